@@ -1,0 +1,79 @@
+"""`hall doctor`: every check names its fix."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from . import journal
+from .errors import HallError
+from .paths import discover
+
+
+def _check(name: str, ok: bool, detail: str, fix: str | None = None, **extra: Any) -> dict[str, Any]:
+    data = {"check": name, "ok": ok, "detail": detail}
+    if not ok and fix:
+        data["fix"] = fix
+    data.update(extra)
+    return data
+
+
+def journal_health(state_dir: Path) -> list[dict[str, Any]]:
+    """Every bad line in every journal, with file and line number."""
+    bad: list[dict[str, Any]] = []
+    files = [state_dir / "events.jsonl", *sorted((state_dir / "items").glob("*/events.jsonl"))]
+    for path in files:
+        if path.exists():
+            bad.extend(b.to_dict() for b in journal.read(path).bad)
+    return bad
+
+
+def run(start: Path) -> dict[str, Any]:
+    checks: list[dict[str, Any]] = []
+    git_path = shutil.which("git")
+    checks.append(_check("git", git_path is not None, git_path or "git not found", "install git"))
+    paths = discover(start, required=False)
+    if paths is None:
+        checks.append(_check("repo", False, f"{start} is not in a git repository", "cd into your repository"))
+        return _finish(checks)
+    checks.append(_check("repo", True, str(paths.main_checkout)))
+    checks.append(_check("state", paths.initialized, str(paths.state_dir), "hall init"))
+    try:
+        from .config import load
+
+        load(paths.main_checkout)
+        checks.append(_check("config", True, "valid"))
+    except HallError as exc:
+        checks.append(_check("config", False, exc.message, "fix the key it names in .hallmark.toml"))
+    if paths.initialized:
+        bad = journal_health(paths.state_dir)
+        detail = "all lines parse" if not bad else "; ".join(f"{b['path']}:{b['line']}: {b['reason']}" for b in bad[:20])
+        checks.append(_check("journal", not bad, detail,
+                             "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
+                             bad_lines=bad))
+        try:
+            db = sqlite3.connect(str(paths.state_dir / "index.sqlite"))
+            db.execute("PRAGMA quick_check").fetchone()
+            db.close()
+            checks.append(_check("index", True, "readable"))
+        except sqlite3.DatabaseError as exc:
+            checks.append(_check("index", False, str(exc), "hall reindex"))
+    try:
+        from .plugin_install import installed_status
+
+        status = installed_status()
+        checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
+    except ImportError:
+        checks.append(_check("hooks", False, "the plugin installer is missing", "reinstall hallmark"))
+    for tool, why in (("claude", "headless review runs"), ("gh", "opening pull requests")):
+        found = shutil.which(tool)
+        checks.append(_check(tool, found is not None, found or f"not on PATH (needed for {why})",
+                             f"install {tool}", optional=True))
+    return _finish(checks)
+
+
+def _finish(checks: list[dict[str, Any]]) -> dict[str, Any]:
+    failed = [c for c in checks if not c["ok"] and not c.get("optional")]
+    return {"ok": not failed, "checks": checks, "next": [c["fix"] for c in failed if c.get("fix")] or ["hall status --all"]}

@@ -1,0 +1,101 @@
+"""Your Office: escalations only, oldest first, derived from the journal (via the index).
+
+A dismissed entry stays hidden until it changes: dismissals remember a fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from . import atomic, journal, states
+from .errors import HallError
+from .repo import Repo
+
+
+def _entry(kind: str, item: str | None, since: str, text: str, key: str, nxt: list[str], **extra: Any) -> dict[str, Any]:
+    fingerprint = hashlib.sha1(f"{key}|{since}|{text}".encode()).hexdigest()[:12]
+    data = {"kind": kind, "item": item, "since": since, "text": text, "key": key, "fingerprint": fingerprint, "next": nxt}
+    data.update(extra)
+    return data
+
+
+def entries(repo: Repo) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for q in repo.index.questions(open_only=True):
+        opts = f" [{', '.join(q['options'])}]" if q["options"] else ""
+        found.append(_entry("question", q["item"], q["asked"] or "", f"{q['question']}{opts}", q["qid"],
+                            [f"hall answer {q['qid']} <answer>"], qid=q["qid"], options=q["options"], default=q["default"]))
+    for view in repo.index.items(include_terminal=False):
+        if view.state == states.ESCALATED:
+            found.append(_entry("escalated", view.id, view.state_since, f"{view.title}: {view.rejects} rejected reviews",
+                                f"escalated:{view.id}", [f'hall retry {view.id} --reason "…"', f"hall log {view.id} --kind verdict"]))
+        elif view.state == states.AWAITING_YOU:
+            found.append(_entry("ready?", view.id, view.state_since, f"{view.title}: {view.summary or 'ready?'}",
+                                f"ready:{view.id}", [f"hall ready {view.id}", f'hall pull-back {view.id} --reason "not yet"']))
+        if view.hold:
+            found.append(_entry(view.hold, view.id, view.updated, f"{view.title}: held ({view.hold}) {view.hold_reason}".strip(),
+                                f"hold:{view.id}", [f'hall retry {view.id} --reason "…"', f"hall log {view.id}"]))
+    for extra in _extra_sources(repo):
+        found.append(extra)
+    found.sort(key=lambda e: e["since"] or "")
+    return found
+
+
+def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
+    """Repo-level escalations written by other parts (daemon stopped, budget, session waiting)."""
+    out = []
+    for event in repo.index.events(kinds=["inbox_entry", "inbox_cleared"], repo_level=True):
+        key = event.get("key", "")
+        if event["event"] == "inbox_cleared":
+            out = [e for e in out if e["key"] != key]
+            continue
+        out = [e for e in out if e["key"] != key]
+        out.append(_entry(event.get("kind", "notice"), event.get("for_item"), event.get("t", ""), event.get("text", ""),
+                          key, list(event.get("next") or [])))
+    return out
+
+
+def _dismissed_path(repo: Repo):
+    return repo.state_dir / "inbox-dismissed.json"
+
+
+def visible(repo: Repo, *, show_all: bool = False) -> list[dict[str, Any]]:
+    all_entries = entries(repo)
+    if show_all:
+        return all_entries
+    dismissed = atomic.read_json(_dismissed_path(repo), {}) or {}
+    return [e for e in all_entries if dismissed.get(e["key"]) != e["fingerprint"]]
+
+
+def dismiss(repo: Repo, number: int | None = None, *, clear: bool = False) -> list[dict[str, Any]]:
+    shown = visible(repo)
+    if clear:
+        chosen = shown
+    else:
+        if number is None or not 1 <= number <= len(shown):
+            raise HallError("USAGE", f"There is no inbox entry {number}; there are {len(shown)}.", ["hall inbox"])
+        chosen = [shown[number - 1]]
+    path = _dismissed_path(repo)
+    with journal.locked(path):
+        data = atomic.read_json(path, {}) or {}
+        for entry in chosen:
+            data[entry["key"]] = entry["fingerprint"]
+        atomic.write_json(path, data)
+    return chosen
+
+
+def notices(repo: Repo) -> list[dict[str, Any]]:
+    """What the loop handles on its own: stuck items, session waiting, learnings (news, never escalated)."""
+    out = []
+    for event in repo.index.events(kinds=["notice"]):
+        out.append({"kind": event.get("kind", "notice"), "item": event.get("item"), "since": event.get("t"),
+                    "text": event.get("text", "")})
+    return out
+
+
+def report(repo: Repo, *, show_all: bool = False) -> dict[str, Any]:
+    shown = visible(repo, show_all=show_all)
+    numbered = [dict(entry, n=i) for i, entry in enumerate(shown, start=1)]
+    nxt = [n for e in numbered[:3] for n in e["next"][:1]] or ["hall status --all"]
+    return {"entries": numbered, "count": len(numbered), "next": nxt}

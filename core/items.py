@@ -1,0 +1,439 @@
+"""The verbs on items: new, adopt, ready, propose-ready, pull-back, drop, retry, ask, answer.
+
+Each verb takes plain values, does one step under the item's lock (fold, check the transition,
+append), and returns a plain dict that always carries `next`. Errors are HallError.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from . import atomic, clock, git, ids, journal, states
+from .errors import HallError
+from .paths import is_within
+from .repo import Repo, current_actor
+
+# -- reading ----------------------------------------------------------------------------
+
+
+def item_events(repo: Repo, item_id: str) -> list[dict[str, Any]]:
+    return journal.read(repo.paths.item_journal(item_id)).events
+
+
+def fold_item(repo: Repo, item_id: str) -> states.ItemView:
+    path = repo.paths.item_journal(item_id)
+    if not path.exists():
+        raise HallError("ITEM_NOT_FOUND", f"There is no item {item_id}.", ["hall status --all", 'hall new --title "…"'])
+    view = states.fold(item_id, journal.read(path).events)
+    if not view.created:
+        raise HallError("ITEM_NOT_FOUND", f"{item_id} has no creation event in its journal.", ["hall doctor"])
+    return view
+
+
+def write_cache(repo: Repo, view: states.ItemView) -> None:
+    """item.json is only a cache: derived, rewritten whole, never read for decisions."""
+    try:
+        atomic.write_json(repo.paths.item_dir(view.id) / "item.json", view.to_dict())
+    except OSError:
+        pass
+
+
+def item_for_path(repo: Repo, where: Path) -> str | None:
+    real = Path(os.path.realpath(where))
+    best: tuple[int, str] | None = None
+    for view in repo.index.items(include_terminal=False):
+        if view.worktree and is_within(real, Path(os.path.realpath(view.worktree))):
+            depth = len(Path(view.worktree).parts)
+            if best is None or depth > best[0]:
+                best = (depth, view.id)
+    return best[1] if best else None
+
+
+def resolve(repo: Repo, given: str | None) -> str:
+    """An explicit ID, or the item whose worktree we are standing in."""
+    if given:
+        item_id = ids.parse_item_id(given)
+        if not repo.paths.item_journal(item_id).exists():
+            raise HallError("ITEM_NOT_FOUND", f"There is no item {item_id}.", ["hall status --all"])
+        return item_id
+    found = item_for_path(repo, repo.cwd)
+    if found is None:
+        raise HallError("NO_ITEM", "No item given, and this directory is not an item's worktree.",
+                        ["hall status --all", "hall status <id>", 'hall new --title "…"'])
+    return found
+
+
+# -- next commands ----------------------------------------------------------------------
+
+
+def next_for(view: states.ItemView) -> list[str]:
+    i = view.id
+    if view.hold:
+        return [f'hall retry {i} --reason "…"', f"hall log {i}", f"hall findings {i}"]
+    return {
+        states.DEVELOPMENT: [f"hall ready {i}", f'hall propose-ready {i} --summary "…"', f"hall status {i}"],
+        states.AWAITING_YOU: [f"hall ready {i}", f'hall pull-back {i} --reason "not yet"'],
+        states.CHECKS: [f"hall status {i}", f"hall log {i}", f"hall pull-back {i}"],
+        states.REVIEW: [f"hall trace {i} --follow", f"hall status {i}", f"hall pull-back {i}"],
+        states.FIXING: [f"hall findings {i}", f"hall status {i}", f"hall pull-back {i}"],
+        states.ESCALATED: [f'hall retry {i} --reason "…"', f"hall log {i} --kind verdict", f"hall pull-back {i}"],
+        states.HALLMARKED: [f"hall status {i}", f"hall log {i}"],
+        states.CLOSED: [f"hall log {i}", 'hall new --title "…"'],
+        states.DROPPED: [f"hall log {i}", 'hall new --title "…"'],
+    }.get(view.state, [f"hall status {i}"])
+
+
+VERB_OF_ACTION = {v: k for k, v in states.ACTION_OF_VERB.items()}
+
+
+def wrong_state(view: states.ItemView, action: str) -> HallError:
+    would = [a for a in states.allowed_actions(view.state) if a in VERB_OF_ACTION]
+    verbs = ", ".join(VERB_OF_ACTION[a] for a in would) or "nothing (it is finished)"
+    verb = VERB_OF_ACTION.get(action, action)
+    return HallError(
+        "WRONG_STATE",
+        f"{view.id} is {view.state}; '{verb}' does not apply there. From {view.state} you can: {verbs}.",
+        next_for(view),
+    )
+
+
+def describe(view: states.ItemView, **extra: Any) -> dict[str, Any]:
+    data = {
+        "item": view.id,
+        "title": view.title,
+        "state": view.state,
+        "branch": view.branch,
+        "worktree": view.worktree,
+        "base": view.base,
+        "sha": view.sha,
+        "round": view.round,
+        "hold": view.hold or None,
+        "tokens": view.tokens,
+        "cost_usd": round(view.cost_usd, 4),
+        "updated": view.updated,
+    }
+    data.update(extra)
+    data.setdefault("next", next_for(view))
+    return data
+
+
+# -- the one step ----------------------------------------------------------------------
+
+
+def transition(repo: Repo, item_id: str, action: str, *, actor: str | None = None,
+               extra_events: list[tuple[str, dict[str, Any]]] | None = None, **fields: Any) -> states.ItemView:
+    """Fold, check the transition, append — as one step under the item's lock."""
+    path = repo.paths.item_journal(item_id)
+    who = actor or current_actor()
+    with journal.locked(path):
+        view = fold_item(repo, item_id)
+        allowed = states.target(view.state, action) is not None or (action == "retried" and bool(view.hold))
+        if not allowed:
+            raise wrong_state(view, action)
+        record = journal.append_unlocked(path, journal.make_event(action, item_id, who, fields))
+        states.apply(view, record)
+        for name, more in extra_events or []:
+            rec = journal.append_unlocked(path, journal.make_event(name, item_id, who, more))
+            states.apply(view, rec)
+    write_cache(repo, view)
+    return view
+
+
+def record(repo: Repo, item_id: str | None, event: str, *, actor: str | None = None, **fields: Any) -> dict[str, Any]:
+    """Append a non-transition event to an item's journal, or the repo journal when item is None."""
+    path = repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
+    if item_id and event in states.TRANSITIONS:
+        raise ValueError(f"{event} is a transition; use transition()")
+    return journal.append(path, event, item=item_id, actor=actor or current_actor(), **fields)
+
+
+# -- verbs ------------------------------------------------------------------------------
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """Fill {placeholders} without quoting (branch names); unknown ones stay as written."""
+    out = text
+    for key, value in values.items():
+        out = out.replace("{" + key + "}", value)
+    return out
+
+
+def _template(text: str, values: dict[str, str]) -> str:
+    """Fill {placeholders}, shell-quoting each value (templates run through sh -c)."""
+    out = text
+    for key, value in values.items():
+        out = out.replace("{" + key + "}", shlex.quote(value))
+    return out
+
+
+def _copy_untracked(repo: Repo, worktree: Path) -> list[str]:
+    copied = []
+    for rel in repo.config.worktree_copy:
+        source = repo.root / rel
+        dest = worktree / rel
+        if source.is_file() and not dest.exists() and is_within(dest.resolve(), worktree.resolve()):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(source.read_bytes())
+            copied.append(rel)
+    return copied
+
+
+def new(repo: Repo, *, title: str | None = None, request: str | None = None, branch: str | None = None,
+        base: str | None = None, actor: str | None = None) -> dict[str, Any]:
+    title = (title or request or "").strip()
+    if not title:
+        raise HallError("USAGE", "An item needs a title or a request.", ['hall new --title "…"'])
+    cfg = repo.config
+    base = base or cfg.base
+    if git.try_head_sha(repo.root) is None:
+        raise HallError("COMMAND_FAILED", "The repository has no commits yet; an item's branch needs one.",
+                        ['git commit --allow-empty -m "start"'])
+    number = ids.allocate(repo.state_dir, "item")
+    item_id = ids.item_id(number)
+    slug = ids.slugify(title)
+    values = {"repo": repo.root.name, "id": item_id, "slug": slug, "title": title, "base": base}
+    branch = branch or fill(cfg.branch, values)
+    values["branch"] = branch
+    if git.branch_exists(repo.root, branch):
+        raise HallError("WRONG_STATE", f"Branch {branch} already exists.", ["hall adopt", f"git branch -D {branch}"])
+    base_ok = git.run(["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], repo.root, check=False).returncode == 0
+    command = _template(cfg.worktree, values)
+    if base_ok and "-b {branch}" in cfg.worktree and "{base}" not in cfg.worktree:
+        command += " " + shlex.quote(base)
+    proc = subprocess.run(["sh", "-c", command], cwd=str(repo.root), capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise HallError("COMMAND_FAILED", f"The worktree command failed: {command}: {proc.stderr.strip()[-400:]}",
+                        ["hall doctor", "edit worktree in .hallmark.toml"])
+    worktree = git.worktree_for_branch(repo.root, branch)
+    if worktree is None:
+        raise HallError("COMMAND_FAILED", f"The worktree command ran but no worktree has branch {branch}.",
+                        ["git worktree list"])
+    copied = _copy_untracked(repo, Path(worktree))
+    path = repo.paths.item_journal(item_id)
+    fields: dict[str, Any] = {"title": title, "branch": branch, "worktree": worktree, "base": base}
+    if request:
+        fields["request"] = request
+    if copied:
+        fields["copied"] = copied
+    with journal.locked(path):
+        rec = journal.append_unlocked(path, journal.make_event("created", item_id, actor or current_actor(), fields))
+    view = states.fold(item_id, [rec])
+    write_cache(repo, view)
+    return describe(view, next=[f"cd {shlex.quote(worktree)}", f'hall propose-ready {item_id} --summary "…"',
+                                f"hall ready {item_id}"])
+
+
+def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None) -> dict[str, Any]:
+    branch = git.current_branch(repo.cwd)
+    if branch is None:
+        raise HallError("WRONG_STATE", "HEAD is detached; adopt needs a branch.", ["git switch -c <branch>"])
+    base = base or repo.config.base
+    if branch == base:
+        raise HallError("WRONG_STATE", f"{branch} is the base branch; adopt a work branch instead.",
+                        ["git switch -c <branch>", 'hall new --title "…"'])
+    for view in repo.index.items():
+        if view.branch == branch and not view.terminal:
+            return describe(view, adopted=False)
+    worktree = str(repo.paths.toplevel)
+    number = ids.allocate(repo.state_dir, "item")
+    item_id = ids.item_id(number)
+    path = repo.paths.item_journal(item_id)
+    fields = {"title": title or branch, "branch": branch, "worktree": worktree, "base": base}
+    with journal.locked(path):
+        rec = journal.append_unlocked(path, journal.make_event("adopted", item_id, actor or current_actor(), fields))
+    view = states.fold(item_id, [rec])
+    write_cache(repo, view)
+    return describe(view, adopted=True)
+
+
+def _require_clean(view: states.ItemView) -> str:
+    if not view.worktree or not Path(view.worktree).is_dir():
+        raise HallError("WRONG_STATE", f"{view.id} has no worktree at {view.worktree or '(none)'}.", [f"hall status {view.id}"])
+    dirty = git.is_dirty(view.worktree)
+    if dirty:
+        shown = ", ".join(line[3:] for line in dirty[:5])
+        raise HallError("DIRTY_WORKTREE", f"{view.id}'s worktree has uncommitted changes: {shown}.",
+                        [f"git -C {shlex.quote(view.worktree)} status", "commit or stash, then run ready again"])
+    return git.head_sha(view.worktree)
+
+
+def _queue(repo: Repo, view: states.ItemView) -> None:
+    atomic.write_json(repo.state_dir / "queue" / f"{view.id}.json",
+                      {"item": view.id, "sha": view.sha, "round": view.round, "t": clock.stamp()})
+
+
+def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> dict[str, Any]:
+    view = fold_item(repo, item_id)
+    sha = _require_clean(view)
+    if view.state in states.IN_LOOP or view.state == states.HALLMARKED:
+        if view.sha == sha or view.hallmark_sha == sha:
+            return describe(view, already=True)
+        raise HallError("ITEM_IN_REVIEW", f"{view.id} is in {view.state}, round {view.round}, at {view.sha[:7]}; HEAD is {sha[:7]}.",
+                        [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
+    fields: dict[str, Any] = {"sha": sha, "round": view.round + 1}
+    if note:
+        fields["note"] = note
+    view = transition(repo, item_id, "ready", actor=actor, **fields)
+    _queue(repo, view)
+    return describe(view, next=[f"hall status {item_id}", f"hall trace {item_id} --follow", f"hall pull-back {item_id}"])
+
+
+def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = None, how: str | None = None,
+                  ask: bool = False, actor: str | None = None) -> dict[str, Any]:
+    if not summary or not summary.strip():
+        raise HallError("USAGE", "propose-ready needs --summary.", [f'hall propose-ready {item_id} --summary "…"'])
+    view = fold_item(repo, item_id)
+    if view.state != states.DEVELOPMENT:
+        raise wrong_state(view, "proposed_ready")
+    sha = _require_clean(view)
+    fields = {"summary": summary, "why": why, "how": how, "ask": ask, "sha": sha}
+    auto = repo.config.auto_ready and not ask and not view.open_questions
+    extra = [("ready", {"sha": sha, "round": view.round + 1, "auto": True})] if auto else None
+    view = transition(repo, item_id, "proposed_ready", actor=actor, extra_events=extra,
+                      **{k: v for k, v in fields.items() if v is not None})
+    if auto:
+        _queue(repo, view)
+    return describe(view)
+
+
+def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None) -> dict[str, Any]:
+    view = transition(repo, item_id, "pulled_back", actor=actor, reason=reason or "")
+    try:
+        (repo.state_dir / "queue" / f"{item_id}.json").unlink()
+    except FileNotFoundError:
+        pass
+    return describe(view)
+
+
+def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None) -> dict[str, Any]:
+    if not reason or not reason.strip():
+        raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
+    view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
+    try:
+        (repo.state_dir / "queue" / f"{item_id}.json").unlink()
+    except FileNotFoundError:
+        pass
+    removed, kept_why = False, "asked to keep it" if keep_worktree else ""
+    if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
+        removed, kept_why = remove_worktree(repo, view, actor=actor)
+    return describe(view, worktree_removed=removed, worktree_kept=kept_why or None,
+                    next=[f"hall log {item_id}", 'hall new --title "…"'])
+
+
+def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:
+    """Remove an item's worktree without --force: a dirty one is kept, and we say why."""
+    wt = Path(view.worktree)
+    if os.path.realpath(wt) == os.path.realpath(repo.root):
+        return False, "it is the main checkout"
+    if git.is_dirty(wt):
+        return False, "it has uncommitted changes"
+    proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
+    if proc.returncode != 0:
+        return False, proc.stderr.strip() or "git worktree remove failed"
+    record(repo, view.id, "worktree_removed", actor=actor, worktree=str(wt))
+    return True, ""
+
+
+def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, actor: str | None = None) -> dict[str, Any]:
+    if not reason or not reason.strip():
+        raise HallError("USAGE", "retry needs --reason.", [f'hall retry {item_id} --reason "…"'])
+    fields: dict[str, Any] = {"reason": reason}
+    if tokens:
+        fields["tokens"] = tokens
+    view = transition(repo, item_id, "retried", actor=actor, **fields)
+    return describe(view)
+
+
+# -- questions ---------------------------------------------------------------------------
+
+
+def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[str] | None = None,
+        default: str | None = None, wait: str | None = None, session: str | None = None,
+        actor: str | None = None) -> dict[str, Any]:
+    if not question.strip():
+        raise HallError("USAGE", "A question needs text.", ['hall ask "…"'])
+    if default is not None and options and default not in options:
+        raise HallError("USAGE", f"The default '{default}' is not one of the options {options}.", ['hall ask "…" --options a,b --default a'])
+    if wait:
+        try:
+            clock.parse_duration(wait)
+        except ValueError as exc:
+            raise HallError("USAGE", f"--wait {wait!r} is not a duration (try 30m, 4h).", []) from exc
+    if item_id:
+        fold_item(repo, item_id)
+    qid = ids.question_id(ids.allocate(repo.state_dir, "question"))
+    fields: dict[str, Any] = {"qid": qid, "question": question, "options": options or []}
+    if default is not None:
+        fields["default"] = default
+    if wait:
+        fields["wait"] = wait
+    if session:
+        fields["session"] = session
+    record(repo, item_id, "question", actor=actor, **fields)
+    return {"qid": qid, "item": item_id, "question": question, "options": options or [], "default": default,
+            "wait": wait, "next": [f"hall answer {qid} <answer>", "hall inbox"]}
+
+
+def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> dict[str, Any]:
+    entry = repo.index.question(qid)
+    if entry is None:
+        raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
+    if entry["answered"]:
+        raise HallError("ALREADY_ANSWERED", f"{qid} was answered already: {entry['answer']!r}.", ["hall inbox"])
+    chosen = text
+    options = entry["options"] or []
+    if options and len(text) == 1 and text.isalpha() and text.lower() not in [o.lower() for o in options]:
+        position = ord(text.lower()) - ord("a")
+        if 0 <= position < len(options):
+            chosen = options[position]
+    path = repo.paths.item_journal(entry["item"]) if entry["item"] else repo.paths.repo_journal
+    with journal.locked(path):
+        # re-check under the lock so two answers can't both land
+        for event in journal.read(path).events:
+            if event.get("event") in ("answered", "question_defaulted") and event.get("qid") == qid:
+                raise HallError("ALREADY_ANSWERED", f"{qid} was answered already.", ["hall inbox"])
+        journal.append_unlocked(path, journal.make_event("answered", entry["item"], actor or current_actor(),
+                                                         {"qid": qid, "answer": chosen}))
+    return {"qid": qid, "item": entry["item"], "answer": chosen, "next": ["hall inbox"] + ([f"hall status {entry['item']}"] if entry["item"] else [])}
+
+
+# -- status and log --------------------------------------------------------------------
+
+
+def status_all(repo: Repo, *, include_terminal: bool = True) -> dict[str, Any]:
+    views = repo.index.items(include_terminal=include_terminal)
+    by_state: dict[str, int] = {}
+    for v in views:
+        by_state[v.state] = by_state.get(v.state, 0) + 1
+    return {
+        "items": [describe(v, next=[]) for v in views],
+        "counts": by_state,
+        "next": ['hall new --title "…"', "hall inbox"] + ([f"hall status {views[0].id}"] if views else []),
+    }
+
+
+def status_one(repo: Repo, item_id: str) -> dict[str, Any]:
+    view = fold_item(repo, item_id)
+    return describe(view, open_questions=view.open_questions, rejects=view.rejects,
+                    check_failures=view.check_failures, hold_reason=view.hold_reason or None, pr=view.pr or None,
+                    created=view.created, state_since=view.state_since, summary=view.summary or None,
+                    events=view.events)
+
+
+def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limit: int | None = None) -> dict[str, Any]:
+    if item_id:
+        fold_item(repo, item_id)
+        events = item_events(repo, item_id)
+    else:
+        events = journal.read(repo.paths.repo_journal).events
+    if kinds:
+        wanted = set(kinds)
+        events = [e for e in events if e.get("event") in wanted or (e.get("event") in ("changes_requested", "hallmarked", "escalated") and "verdict" in wanted)]
+    if limit is not None and limit >= 0:
+        events = events[-limit:] if limit else []
+    nxt = [f"hall status {item_id}"] if item_id else ["hall status --all"]
+    return {"item": item_id, "events": events, "next": nxt}

@@ -1,0 +1,153 @@
+"""The append-only journal: one JSON event per line, appended whole under an exclusive lock.
+
+Reads never stop on a bad line: a torn or garbage line is skipped and reported with its
+file and line number (for `hall doctor`). Nothing is ever rewritten in place.
+Stdlib + filelock only: the hook path appends through this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import clock
+
+JOURNAL_VERSION = 1
+LOCK_TIMEOUT_S = 30.0
+
+
+@dataclass
+class BadLine:
+    path: str
+    line: int
+    reason: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "reason": self.reason, "text": self.text[:200]}
+
+
+@dataclass
+class ReadResult:
+    events: list[dict[str, Any]] = field(default_factory=list)
+    bad: list[BadLine] = field(default_factory=list)
+    offset: int = 0  # bytes consumed (only whole lines)
+    lines: int = 0  # whole lines consumed
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+@contextmanager
+def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the exclusive lock of a journal (or any state file) for one step."""
+    from filelock import FileLock
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(lock_path(path)), timeout=timeout):
+        yield
+
+
+def make_event(event: str, item: str | None, actor: str, fields: dict[str, Any]) -> dict[str, Any]:
+    record: dict[str, Any] = {"v": JOURNAL_VERSION, "t": clock.stamp(), "actor": actor, "event": event, "item": item}
+    for key, value in fields.items():
+        if key in record:
+            raise ValueError(f"event field {key!r} clashes with the envelope")
+        record[key] = value
+    return record
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    if "\n" in line:  # json.dumps escapes newlines; this guards against a bad default=
+        raise ValueError("an event must encode to one line")
+    return (line + "\n").encode("utf-8")
+
+
+def append_unlocked(path: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """Append one whole line; the caller holds the lock.
+
+    If the file ends in a torn line (a crash mid-write), a newline goes first in the same
+    write, so the fragment stays its own bad line and never swallows this event.
+    """
+    data = encode(record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        written = os.write(fd, data)
+        if written != len(data):  # pragma: no cover - a full disk
+            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
+    finally:
+        os.close(fd)
+    return record
+
+
+def append(path: Path, event: str, *, item: str | None, actor: str, **fields: Any) -> dict[str, Any]:
+    """Append one event under the journal's lock and return it."""
+    record = make_event(event, item, actor, fields)
+    with locked(path):
+        return append_unlocked(path, record)
+
+
+def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    if not text.strip():
+        return None, "empty line"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg})"
+    if not isinstance(value, dict):
+        return None, "not a JSON object"
+    if not isinstance(value.get("event"), str) or not isinstance(value.get("t"), str):
+        return None, "missing 'event' or 't'"
+    return value, ""
+
+
+def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool = True) -> ReadResult:
+    """Read events from byte offset on.
+
+    Only whole lines move the offset. A last line without its newline is a torn write: with
+    include_tail it is reported as bad (a full read); without, it is left for the next catch-up.
+    """
+    result = ReadResult(offset=offset, lines=start_line)
+    try:
+        with open(path, "rb") as handle:
+            if offset:
+                handle.seek(offset)
+            data = handle.read()
+    except FileNotFoundError:
+        return result
+    cut = data.rfind(b"\n") + 1
+    whole, tail = data[:cut], data[cut:]
+    lineno = start_line
+    name = str(path)
+    for raw in whole.split(b"\n")[:-1]:
+        lineno += 1
+        record, reason = parse_line(raw)
+        if record is None:
+            if reason != "empty line":
+                result.bad.append(BadLine(name, lineno, reason, raw.decode("utf-8", "replace")))
+            continue
+        result.events.append(record)
+    result.offset = offset + cut
+    result.lines = lineno
+    if include_tail and tail:
+        result.bad.append(BadLine(name, lineno + 1, "torn last line (no newline)", tail.decode("utf-8", "replace")))
+    return result
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    return read(path).events

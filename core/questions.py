@@ -1,0 +1,47 @@
+"""Waiting on a question: the answer, or the default once the wait runs out (and the journal says so)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import clock, journal
+from .errors import HallError
+from .repo import Repo
+
+
+def apply_expired_defaults(repo: Repo) -> list[dict[str, Any]]:
+    """Record `question_defaulted` for every open question whose wait has run out."""
+    applied = []
+    now = clock.now()
+    for q in repo.index.questions(open_only=True):
+        if q["default"] is None or not q["wait"] or not q["asked"]:
+            continue
+        if (now - clock.parse_time(q["asked"])).total_seconds() < clock.parse_duration(q["wait"]):
+            continue
+        path = repo.paths.item_journal(q["item"]) if q["item"] else repo.paths.repo_journal
+        with journal.locked(path):
+            done = any(e.get("qid") == q["qid"] and e.get("event") in ("answered", "question_defaulted")
+                       for e in journal.read(path).events)
+            if not done:
+                journal.append_unlocked(path, journal.make_event(
+                    "question_defaulted", q["item"], "hall",
+                    {"qid": q["qid"], "answer": q["default"], "reason": f"no answer within {q['wait']}; went ahead with the default"}))
+                applied.append(q)
+    return applied
+
+
+def wait_for_answer(repo: Repo, qid: str, wait: str | None, poll: float = 0.5) -> dict[str, Any]:
+    limit = clock.parse_duration(wait) if wait else None
+    started = time.monotonic()
+    while True:
+        apply_expired_defaults(repo)
+        entry = repo.index.question(qid)
+        if entry is None:
+            raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
+        if entry["answered"]:
+            return {"answer": entry["answer"], "answered_by": entry["answered_by"],
+                    "defaulted": entry["answered_by"] == "default"}
+        if limit is not None and time.monotonic() - started > limit + 5:
+            return {"answer": None, "answered_by": None, "defaulted": False}
+        time.sleep(poll)

@@ -1,0 +1,66 @@
+"""One opened repository: its paths, its config (read from the main checkout) and who is acting."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import paths as _paths
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .index import Index
+
+AGENT_ROLES = frozenset({"assayer", "fixer", "shipper", "librarian", "watchman", "agent", "reviewer", "dev"})
+
+
+def current_actor() -> str:
+    """HALL_ACTOR when set; 'agent' inside a Claude Code session; otherwise 'you'."""
+    actor = os.environ.get("HALL_ACTOR", "").strip()
+    if actor:
+        return actor
+    if os.environ.get("CLAUDECODE") == "1" or os.environ.get("CLAUDE_CODE_ENTRYPOINT"):
+        return "agent"
+    return "you"
+
+
+def actor_is_person(actor: str) -> bool:
+    return actor == "you"
+
+
+@dataclass
+class Repo:
+    paths: _paths.RepoPaths
+    cwd: Path = field(default_factory=Path.cwd)
+
+    @cached_property
+    def config(self) -> Config:
+        from .config import load
+
+        return load(self.paths.main_checkout)
+
+    @cached_property
+    def index(self) -> Index:
+        from .index import Index
+
+        return Index(self.paths)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.paths.state_dir
+
+    @property
+    def root(self) -> Path:
+        return self.paths.main_checkout
+
+
+def open_repo(start: str | os.PathLike[str] | None = None, *, initialized: bool = True) -> Repo:
+    where = Path(start) if start is not None else Path.cwd()
+    found = _paths.discover(where)
+    assert found is not None
+    if initialized:
+        found.require_initialized()
+    return Repo(found, Path(os.path.realpath(where)))

@@ -1,0 +1,159 @@
+"""`hall init`: the state directory, a detected .hallmark.toml, the CLAUDE.md section, registration."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from . import atomic, clock, git, journal
+from .config_raw import CONFIG_NAME
+from .paths import RepoPaths, discover, user_data_dir
+
+CLAUDE_START = "<!-- hallmark:start -->"
+CLAUDE_END = "<!-- hallmark:end -->"
+
+CLAUDE_SECTION = f"""{CLAUDE_START}
+## Hallmark
+
+This repository uses Hallmark. Every piece of work is an item with its own branch and worktree.
+
+- Start work: `hall new --title "…"` (or `hall adopt` on an existing branch), then work in the worktree it prints.
+- When the work is done and committed: `hall propose-ready --summary "…"` (a person confirms) or `hall ready`.
+- Where things stand: `hall status`, `hall inbox`, `hall log`.
+- Edits outside an item's worktree and pushes without a hallmark are denied by the gates; never work around them.
+- Every `hall` command prints JSON with a `next` list; follow it.
+{CLAUDE_END}
+"""
+
+
+def detect_gates(root: Path) -> list[str]:
+    gates: list[str] = []
+    package = root / "package.json"
+    if package.is_file():
+        try:
+            scripts = json.loads(package.read_text(encoding="utf-8")).get("scripts", {}) or {}
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+            scripts = {}
+        runner = "npm run"
+        if (root / "pnpm-lock.yaml").exists():
+            runner = "pnpm run"
+        elif (root / "yarn.lock").exists():
+            runner = "yarn"
+        elif (root / "bun.lockb").exists() or (root / "bun.lock").exists():
+            runner = "bun run"
+        for name in ("lint", "typecheck", "build", "test"):
+            if name in scripts:
+                gates.append("npm test" if (name == "test" and runner == "npm run") else f"{runner} {name}")
+    if (root / "Cargo.toml").is_file():
+        gates += ["cargo test", "cargo clippy"]
+    if (root / "go.mod").is_file():
+        gates += ["go test ./...", "go vet ./..."]
+    pyproject = root / "pyproject.toml"
+    uses_pytest = (root / "pytest.ini").is_file() or (root / "conftest.py").is_file() or (root / "tests").is_dir() and any(
+        (root / "tests").glob("test_*.py"))
+    if pyproject.is_file():
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+        uses_pytest = uses_pytest or "pytest" in text
+    if uses_pytest:
+        gates.append("pytest")
+    makefile = root / "Makefile"
+    if makefile.is_file():
+        targets = re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", makefile.read_text(encoding="utf-8", errors="replace"), re.M)
+        for target in targets:
+            if target in ("test", "check", "lint", "build") and f"make {target}" not in gates:
+                gates.append(f"make {target}")
+    justfile = next((p for p in (root / "justfile", root / "Justfile", root / ".justfile") if p.is_file()), None)
+    if justfile:
+        recipes = re.findall(r"^([A-Za-z][\w-]*)(?:\s+[^:=]*)?:(?!=)", justfile.read_text(encoding="utf-8", errors="replace"), re.M)
+        for recipe in recipes:
+            if recipe in ("test", "check", "lint", "build"):
+                gates.append(f"just {recipe}")
+    return gates
+
+
+def _toml_list(values: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
+
+
+def render_config(base: str, gates: list[str], capture: str) -> str:
+    return (
+        "# Hallmark's configuration. Every key has a default; see `hall schema config`.\n"
+        "# Read from the main checkout only, so an item cannot loosen its own gates.\n"
+        f"base = {json.dumps(base)}\n"
+        f"gates = {_toml_list(gates)}\n"
+        "max_rejects = 3\n"
+        "max_check_failures = 3\n"
+        "\n[capture]\n"
+        f"mode = {json.dumps(capture)}\n"
+        'free = ["docs/", "*.md"]\n'
+        'push_guard = "strict"\n'
+    )
+
+
+def write_claude_section(root: Path) -> str:
+    """Insert or replace only the marked section of CLAUDE.md. Returns what it did."""
+    path = root / "CLAUDE.md"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        atomic.write_text(path, CLAUDE_SECTION)
+        return "created"
+    start, end = text.find(CLAUDE_START), text.find(CLAUDE_END)
+    if start != -1 and end != -1 and end > start:
+        updated = text[:start] + CLAUDE_SECTION.rstrip("\n") + text[end + len(CLAUDE_END):]
+        if updated == text:
+            return "unchanged"
+        atomic.write_text(path, updated)
+        return "replaced"
+    sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+    atomic.write_text(path, text + sep + CLAUDE_SECTION)
+    return "appended"
+
+
+def registry_path() -> Path:
+    return user_data_dir() / "repos.json"
+
+
+def register(root: Path) -> None:
+    path = registry_path()
+    with journal.locked(path):
+        data = atomic.read_json(path, {}) or {}
+        repos = data.setdefault("repos", {})
+        repos[str(root)] = {"registered": repos.get(str(root), {}).get("registered", clock.stamp())}
+        atomic.write_json(path, data)
+
+
+def registered_repos() -> list[Path]:
+    data = atomic.read_json(registry_path(), {}) or {}
+    return [Path(p) for p in (data.get("repos") or {})]
+
+
+def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_md: bool = True) -> dict[str, Any]:
+    paths: RepoPaths = discover(start)  # type: ignore[assignment]
+    root = paths.main_checkout
+    state = paths.state_dir
+    created_state = not state.is_dir()
+    for sub in ("items", "runs", "sessions", "queue", "checks-cache", "library"):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+    config_file = root / CONFIG_NAME
+    gates = detect_gates(root)
+    wrote_config = False
+    if not config_file.exists():
+        atomic.write_text(config_file, render_config(base or git.default_base(root), gates, capture))
+        wrote_config = True
+    claude = write_claude_section(root) if claude_md else "skipped"
+    register(root)
+    if created_state:
+        journal.append(paths.repo_journal, "initialized", item=None, actor="you", gates=gates)
+    return {
+        "repo": str(root),
+        "state_dir": str(state),
+        "config": str(config_file),
+        "config_written": wrote_config,
+        "gates": gates,
+        "claude_md": claude,
+        "initialized": created_state,
+        "next": ['hall new --title "…"', "hall setup claude", "hall doctor"],
+    }

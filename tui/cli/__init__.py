@@ -1,0 +1,124 @@
+"""`hall`: parse, call one core verb, print JSON (or text on a TTY). With no arguments on a TTY,
+the terminal app."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+from typing import Any
+
+from hallmark.core.errors import HallError
+
+from .framework import Parser, describe_parser, emit, emit_error, wants_json
+
+# Each module adds its commands with register(sub). New faces of the core add a line here.
+COMMAND_MODULES: tuple[str, ...] = (
+    "hallmark.tui.cli.cmd_items",
+    "hallmark.tui.cli.cmd_meta",
+)
+OPTIONAL_MODULES: tuple[str, ...] = (
+    "hallmark.tui.cli.cmd_gates",
+    "hallmark.tui.cli.cmd_loop",
+    "hallmark.tui.cli.cmd_library",
+    "hallmark.tui.cli.cmd_app",
+    "hallmark.tui.cli.cmd_triage",
+    "hallmark.tui.cli.cmd_demo",
+)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="hall", description="Hallmark: an agent-first development loop for git repositories.")
+    parser.add_argument("-C", dest="chdir", metavar="DIR", help="run as if started in DIR")
+    sub = parser.add_subparsers(dest="cmd", metavar="<command>", parser_class=Parser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    for name in OPTIONAL_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def _open_app_or_status(as_json: bool) -> int:
+    if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
+        try:
+            from hallmark.tui.cli.cmd_app import run_app
+        except ModuleNotFoundError:
+            pass
+        else:
+            return run_app(None)
+    from hallmark.core import items
+    from hallmark.core.repo import open_repo
+
+    try:
+        result = items.status_all(open_repo())
+    except HallError as exc:
+        emit_error(exc, as_json=True)
+        return exc.exit_code
+    emit(result, as_json=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    forced_json = "--json" in args_in
+    args_in = [a for a in args_in if a != "--json"]
+    as_json = wants_json(forced_json)
+    try:
+        if not [a for a in args_in if a not in ("-C",)] or args_in == []:
+            return _finish(_open_app_or_status(as_json))
+        parser = build_parser()
+        args = parser.parse_args(args_in)
+        if args.chdir:
+            os.chdir(args.chdir)
+        if not getattr(args, "handler", None):
+            if args.cmd is None:
+                return _finish(_open_app_or_status(as_json))
+            raise HallError("USAGE", f"hall {args.cmd} needs a subcommand.", [f"hall {args.cmd} --help"])
+        args.as_json = as_json
+        result: dict[str, Any] = args.handler(args)
+        exit_code = int(result.pop("_exit", 0)) if isinstance(result, dict) else 0
+        if result is not None:
+            emit(result, as_json=as_json, text=getattr(args, "text", None))
+        return _finish(exit_code)
+    except HallError as exc:
+        emit_error(exc, as_json=as_json)
+        return _finish(exc.exit_code)
+    except KeyboardInterrupt:
+        return _finish(130)
+    except BrokenPipeError:
+        return _finish(0)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: an internal error is data too
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        if os.environ.get("HALLMARK_DEBUG"):
+            traceback.print_exc()
+        emit_error(HallError("INTERNAL", f"internal error: {detail}", ["hall doctor", "HALLMARK_DEBUG=1 to see the traceback"]),
+                   as_json=as_json)
+        return _finish(1)
+
+
+def _finish(code: int) -> int:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    return code
+
+
+def entry() -> None:
+    raise SystemExit(main())
+
+
+def help_json() -> dict[str, Any]:
+    return {"commands": describe_parser(build_parser())}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entry()

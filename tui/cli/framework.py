@@ -1,0 +1,112 @@
+"""The command line's frame: argparse that raises data errors, JSON-or-text output, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from hallmark.core.errors import HallError
+
+Handler = Callable[[argparse.Namespace], dict[str, Any]]
+TextRenderer = Callable[[dict[str, Any]], Any]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports bad arguments as USAGE errors (exit 2) instead of printing usage."""
+
+    def error(self, message: str) -> NoReturn:
+        raise HallError("USAGE", f"{self.prog}: {message}", [f"{self.prog} --help", "hall help --json"])
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            sys.stderr.write(message)
+        raise SystemExit(status)
+
+
+def add(sub: argparse._SubParsersAction, name: str, handler: Handler, help: str, *,
+        text: TextRenderer | None = None, aliases: list[str] | None = None) -> Parser:
+    parser = sub.add_parser(name, help=help, description=help, aliases=aliases or [])
+    parser.set_defaults(handler=handler, text=text, command=name)
+    return parser
+
+
+def wants_json(forced: bool) -> bool:
+    return forced or not sys.stdout.isatty()
+
+
+def emit(result: dict[str, Any], *, as_json: bool, text: TextRenderer | None = None) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+        return
+    from rich.console import Console
+
+    console = Console()
+    if text is not None:
+        rendered = text(result)
+        if rendered is not None:
+            console.print(rendered)
+    else:
+        console.print(generic_text(result))
+    nxt = result.get("next") or []
+    if nxt:
+        console.print("[dim]next:[/dim] " + "  ·  ".join(f"[bold]{n}[/bold]" for n in nxt))
+
+
+def emit_error(error: HallError, *, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(error.to_dict(), ensure_ascii=False) + "\n")
+        return
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    console.print(f"[bold red]{error.code}[/bold red] {error.message}", highlight=False)
+    if error.next:
+        console.print("[dim]try:[/dim] " + "  ·  ".join(error.next), highlight=False)
+
+
+def generic_text(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan")
+    table.add_column()
+    for key, value in result.items():
+        if key == "next":
+            continue
+        if isinstance(value, dict | list):
+            value = json.dumps(value, ensure_ascii=False, indent=1, default=str)
+        table.add_row(str(key), "" if value is None else str(value))
+    return table
+
+
+def describe_parser(parser: argparse.ArgumentParser, prefix: str = "") -> list[dict[str, Any]]:
+    """Every command with its arguments, for `hall help --json`."""
+    commands: list[dict[str, Any]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if name in action._name_parser_map and sub.prog.split()[-1] != name:
+                    continue  # an alias
+                full = f"{prefix} {name}".strip()
+                nested = describe_parser(sub, full)
+                args = []
+                for arg in sub._actions:
+                    if isinstance(arg, argparse._HelpAction | argparse._SubParsersAction):
+                        continue
+                    args.append({
+                        "name": arg.dest if not arg.option_strings else arg.option_strings[-1],
+                        "flags": arg.option_strings,
+                        "required": bool(arg.required) if arg.option_strings else arg.nargs not in ("?", "*"),
+                        "help": arg.help or "",
+                        "nargs": arg.nargs if isinstance(arg.nargs, str | int) else None,
+                        "choices": list(arg.choices) if arg.choices else None,
+                    })
+                entry = {"command": f"hall {full}", "help": sub.description or "", "arguments": args}
+                if nested:
+                    entry["subcommands"] = [c["command"] for c in nested]
+                commands.append(entry)
+                commands.extend(nested)
+    return commands

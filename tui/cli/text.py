@@ -1,0 +1,83 @@
+"""Readable text for a TTY. JSON stays the API; this is only how a person sees the same data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from hallmark.core.states import SYMBOLS
+
+
+def _state(state: str) -> str:
+    return f"{SYMBOLS.get(state, '·')} {state}"
+
+
+def item(result: dict[str, Any]) -> Any:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold cyan")
+    grid.add_column()
+    for key in ("item", "title", "state", "branch", "worktree", "base", "sha", "round", "hold", "pr", "tokens", "cost_usd"):
+        value = result.get(key)
+        if value in (None, "", 0) and key not in ("item", "state"):
+            continue
+        grid.add_row(key, _state(value) if key == "state" else str(value))
+    for key in ("already", "worktree_removed", "worktree_kept", "adopted"):
+        if result.get(key) not in (None, False):
+            grid.add_row(key, str(result[key]))
+    return grid
+
+
+def status(result: dict[str, Any]) -> Any:
+    if "items" not in result:
+        return item(result)
+    table = Table(title=f"{len(result['items'])} items", show_lines=False)
+    for col in ("item", "state", "title", "round", "hold", "cost", "updated"):
+        table.add_column(col)
+    for entry in result["items"]:
+        table.add_row(entry["item"], _state(entry["state"]), entry["title"], str(entry["round"] or ""),
+                      entry.get("hold") or "", f"${entry['cost_usd']:.2f}" if entry.get("cost_usd") else "",
+                      (entry.get("updated") or "")[:19])
+    return table
+
+
+def log(result: dict[str, Any]) -> Any:
+    table = Table(title=f"journal of {result.get('item') or 'the repo'}")
+    for col in ("time", "actor", "event", "detail"):
+        table.add_column(col)
+    skip = {"v", "t", "actor", "event", "item"}
+    for event in result["events"]:
+        detail = ", ".join(f"{k}={v}" for k, v in event.items() if k not in skip)
+        table.add_row(event.get("t", "")[:19], event.get("actor", ""), event.get("event", ""), Text(detail[:120]))
+    return table
+
+
+def inbox(result: dict[str, Any]) -> Any:
+    if "notices" in result:
+        table = Table(title="notices")
+        for col in ("since", "kind", "item", "text"):
+            table.add_column(col)
+        for n in result["notices"]:
+            table.add_row((n.get("since") or "")[:19], n["kind"], n.get("item") or "", n["text"])
+        return table
+    if "entries" not in result:
+        return None
+    if not result["entries"]:
+        return Text("Nothing waits for you.")
+    table = Table(title="waiting for you")
+    for col in ("#", "since", "kind", "item", "what", "do"):
+        table.add_column(col)
+    for e in result["entries"]:
+        table.add_row(str(e["n"]), (e["since"] or "")[:19], e["kind"], e.get("item") or "", e["text"], e["next"][0] if e["next"] else "")
+    return table
+
+
+def doctor(result: dict[str, Any]) -> Any:
+    table = Table(title="hall doctor")
+    for col in ("", "check", "detail", "fix"):
+        table.add_column(col)
+    for c in result["checks"]:
+        mark = "✓" if c["ok"] else ("–" if c.get("optional") else "✗")
+        table.add_row(mark, c["check"], Text(str(c["detail"])[:200]), c.get("fix", "") if not c["ok"] else "")
+    return table
