@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 OPTIONAL_MODULES: tuple[str, ...] = (
     "hallmark.tui.cli.cmd_gates",
+    "hallmark.tui.cli.cmd_trace",
     "hallmark.tui.cli.cmd_loop",
     "hallmark.tui.cli.cmd_library",
     "hallmark.tui.cli.cmd_app",

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hallmark.core.states import SYMBOLS
 from rich.table import Table
 from rich.text import Text
-
-from hallmark.core.states import SYMBOLS
 
 
 def _state(state: str) -> str:
