@@ -3,7 +3,6 @@ the terminal app."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
