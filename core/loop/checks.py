@@ -1,0 +1,293 @@
+"""The Assay Office's test bench: run the repo's own gates on the frozen commit, in order.
+
+Each gate runs through the platform shell in the item's worktree. Every run is recorded as a
+`check_run` event (command, exit code, duration, failing output) and its full log is kept on
+disk; the fixer reads the condensed text. A pass on the same tree, command, gate list and OS
+is served from `checks-cache/<key>.jsonl` (recorded as `cached`), except for `gates_no_cache`.
+This module does not change the item's state: the loop records checks_passed/checks_failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import clock, git, journal
+from ..repo import Repo
+from . import condense as _condense
+
+TIMEOUT_EXIT = 124  # what `timeout(1)` reports; a gate that ran out of time
+EVENT_OUTPUT_CAP = 8000  # characters of condensed failing output kept in the journal event
+ACTOR = "assayer"
+
+
+@dataclass
+class GateResult:
+    command: str
+    exit_code: int
+    duration_ms: int
+    cached: bool
+    log_path: str
+    condensed: str  # empty for a pass
+    family: str = "verbatim"
+    timed_out: bool = False
+    cache_key: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["passed"] = self.passed
+        return data
+
+
+@dataclass
+class ChecksOutcome:
+    sha: str
+    tree: str | None
+    results: list[GateResult] = field(default_factory=list)
+    cacheable: bool = True  # false when the worktree was not exactly the frozen commit
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> list[GateResult]:
+        return [r for r in self.results if not r.passed]
+
+    @property
+    def condensed(self) -> str:
+        """What the fixer reads: each failing gate's condensed output, passes as one line each."""
+        if not self.results:
+            return "No gates are configured (`gates` in .hallmark.toml), so there was nothing to check."
+        parts: list[str] = []
+        for r in self.results:
+            tag = " (cached)" if r.cached else ""
+            if r.passed:
+                parts.append(f"ok   {r.command}{tag} ({r.duration_ms} ms)")
+            else:
+                why = "timed out" if r.timed_out else f"exit {r.exit_code}"
+                parts.append(f"FAIL {r.command} ({why}, {r.duration_ms} ms); full log: {r.log_path}")
+        for r in self.failed:
+            parts.append("")
+            parts.append(r.condensed.rstrip("\n"))
+        return "\n".join(parts) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sha": self.sha, "tree": self.tree, "passed": self.passed, "cacheable": self.cacheable,
+                "results": [r.to_dict() for r in self.results], "condensed": self.condensed}
+
+
+# -- cache ------------------------------------------------------------------------------
+
+
+def os_tag() -> str:
+    return f"{sys.platform}-{platform.machine() or 'unknown'}"
+
+
+def cache_key(tree: str, command: str, gates: list[str]) -> str:
+    material = json.dumps({"tree": tree, "command": command, "gates": list(gates), "os": os_tag()},
+                          sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
+
+
+def cache_path(repo: Repo, key: str) -> Path:
+    return repo.state_dir / "checks-cache" / f"{key}.jsonl"
+
+
+def cached_pass(repo: Repo, key: str) -> dict[str, Any] | None:
+    """The latest recorded pass under this key, if any."""
+    path = cache_path(repo, key)
+    best = None
+    for record in _read_jsonl(path):
+        if record.get("exit_code") == 0:
+            best = record
+    return best
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    out = []
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def _append_cache(repo: Repo, key: str, record: dict[str, Any]) -> None:
+    path = cache_path(repo, key)
+    with journal.locked(path):
+        journal.append_unlocked(path, record)
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+def _slug(command: str) -> str:
+    return (re.sub(r"[^A-Za-z0-9]+", "-", command).strip("-") or "gate")[:40]
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            proc.kill()
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def run_gate(command: str, cwd: Path, log_path: Path, timeout_s: float | None) -> tuple[int, int, bool]:
+    """Run one gate through the platform shell, stdout and stderr interleaved into log_path.
+
+    Returns (exit_code, duration_ms, timed_out). The whole process group is killed on timeout.
+    """
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    timed_out = False
+    with open(log_path, "wb") as log:
+        try:
+            proc = subprocess.Popen(command, shell=True, cwd=str(cwd), stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=(os.name == "posix"))
+        except OSError as exc:
+            log.write(f"hall: could not start the gate: {exc}\n".encode())
+            return 127, int((time.monotonic() - started) * 1000), False
+        try:
+            code = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            proc.wait()
+            timed_out = True
+            code = TIMEOUT_EXIT
+    duration_ms = int((time.monotonic() - started) * 1000)
+    if timed_out:
+        with open(log_path, "ab") as log:
+            log.write(f"\nhall: the gate ran past its timeout of {timeout_s:g} s and was killed\n".encode())
+    if code < 0:  # killed by a signal: report it the way a shell would
+        code = 128 - code
+    return code, duration_ms, timed_out
+
+
+def _fresh(path: Path) -> Path:
+    """path, or path with -2, -3… when a run in the same millisecond already wrote it."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate
+
+
+def _read_log(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def tree_of(worktree: Path, sha: str) -> str | None:
+    proc = git.run(["rev-parse", "--verify", "-q", f"{sha}^{{tree}}"], worktree, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.strip() or None
+
+
+def _worktree_is_frozen_commit(worktree: Path, sha: str) -> bool:
+    """True when the worktree's HEAD is sha and no tracked file differs (untracked files are ignored)."""
+    head = git.run(["rev-parse", "--verify", "-q", "HEAD"], worktree, check=False).stdout.strip()
+    full = git.run(["rev-parse", "--verify", "-q", f"{sha}^{{commit}}"], worktree, check=False).stdout.strip()
+    if not head or head != full:
+        return False
+    status = git.run(["status", "--porcelain", "--untracked-files=no"], worktree, check=False)
+    return status.returncode == 0 and not status.stdout.strip()
+
+
+def default_timeout(repo: Repo) -> float | None:
+    try:
+        return clock.parse_duration(repo.config.runner.timeout)
+    except (ValueError, AttributeError):
+        return None
+
+
+def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, *,
+               gates: list[str] | None = None, timeout_s: float | None = None,
+               actor: str = ACTOR) -> ChecksOutcome:
+    """Run every configured gate in order on the frozen commit and record each run.
+
+    All gates run (a fixer wants every failure at once). A gate listed in `gates_no_cache` is
+    always rerun; any other gate whose pass is cached for this tree is served as `cached`.
+    Passes are cached only when the worktree is exactly the frozen commit.
+    """
+    worktree = Path(worktree)
+    config = repo.config
+    gate_list = list(config.gates if gates is None else gates)
+    no_cache = set(config.gates_no_cache)
+    timeout_s = default_timeout(repo) if timeout_s is None else timeout_s
+    tree = tree_of(worktree, sha)
+    cacheable = tree is not None and _worktree_is_frozen_commit(worktree, sha)
+    outcome = ChecksOutcome(sha=sha, tree=tree, cacheable=cacheable)
+    moment = clock.now()
+    stamp = moment.strftime("%Y%m%dT%H%M%S") + f"{moment.microsecond // 1000:03d}Z"
+    logs_dir = (repo.paths.item_dir(item_id) / "checks") if item_id else (repo.state_dir / "checks")
+    for number, command in enumerate(gate_list, start=1):
+        key = cache_key(tree, command, gate_list) if tree else None
+        hit = cached_pass(repo, key) if (key and cacheable and command not in no_cache) else None
+        if hit is not None:
+            result = GateResult(command=command, exit_code=0, duration_ms=int(hit.get("duration_ms", 0)),
+                                cached=True, log_path=str(hit.get("log", "")), condensed="", cache_key=key)
+        else:
+            log_path = _fresh(logs_dir / f"{stamp}-{number}-{_slug(command)}.log")
+            code, duration_ms, timed_out = run_gate(command, worktree, log_path, timeout_s)
+            text = ""
+            family = "verbatim"
+            if code != 0:
+                squeezed = _condense.condense(command, _read_log(log_path), code, str(log_path))
+                text, family = squeezed.text, squeezed.family
+            result = GateResult(command=command, exit_code=code, duration_ms=duration_ms, cached=False,
+                                log_path=str(log_path), condensed=text, family=family, timed_out=timed_out,
+                                cache_key=key)
+            if key and cacheable:
+                _append_cache(repo, key, journal.make_event(
+                    "check_run", item_id, actor,
+                    {"command": command, "exit_code": code, "duration_ms": duration_ms, "tree": tree,
+                     "sha": sha, "gates": gate_list, "os": os_tag(), "log": str(log_path)}))
+        outcome.results.append(result)
+        _record(repo, item_id, actor, outcome, result, number, len(gate_list))
+    return outcome
+
+
+def _record(repo: Repo, item_id: str | None, actor: str, outcome: ChecksOutcome, result: GateResult,
+            number: int, total: int) -> None:
+    fields: dict[str, Any] = {
+        "command": result.command, "exit_code": result.exit_code, "duration_ms": result.duration_ms,
+        "cached": result.cached, "sha": outcome.sha, "tree": outcome.tree, "gate": number, "gates": total,
+        "log": result.log_path,
+    }
+    if result.timed_out:
+        fields["timed_out"] = True
+    if not result.passed:
+        fields["output"] = result.condensed[:EVENT_OUTPUT_CAP]
+        fields["family"] = result.family
+    path = repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
+    journal.append(path, "check_run", item=item_id, actor=actor, **fields)
