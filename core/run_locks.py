@@ -1,0 +1,61 @@
+"""Which of an item's runs are live: the runner holds `<stamp>-<role>.lock` for as long as a run lives.
+
+A stream file with no end line whose lock nobody holds is a run that died; only a held lock says
+"running now". Stdlib only (fcntl where there is one, else filelock with no wait).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+
+def runs_dir(repo: Any, item_id: str | None) -> Path:
+    state = repo.paths.state_dir
+    return state / "items" / item_id / "runs" if item_id else state / "runs"
+
+
+def lock_is_held(lock: Path) -> bool:
+    """True when another open file holds an exclusive lock on `lock` (we never keep it)."""
+    if not lock.exists():
+        return False
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        from filelock import FileLock, Timeout
+
+        try:
+            with FileLock(str(lock), timeout=0):
+                return False
+        except Timeout:
+            return True
+    try:
+        fd = os.open(str(lock), os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def live_runs(repo: Any, item_id: str | None) -> list[Path]:
+    """The stream files (`.jsonl`) of the item's runs whose lock is held right now, oldest first."""
+    folder = runs_dir(repo, item_id)
+    if not folder.is_dir():
+        return []
+    return [lock.with_suffix(".jsonl") for lock in sorted(folder.glob("*.lock")) if lock_is_held(lock)]
+
+
+def run_files(repo: Any, item_id: str | None) -> list[Path]:
+    """Every stream file of the item's runs, oldest first (the stamp prefix sorts by time)."""
+    folder = runs_dir(repo, item_id)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.jsonl"))

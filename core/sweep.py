@@ -1,0 +1,73 @@
+"""The sweeper: remove the worktrees of closed and dropped items, and nothing else.
+
+`git worktree remove` without --force, so a dirty worktree is kept (and we say which and why). Never
+the main checkout, never a worktree on another branch, never one a live item still uses. Branches
+and journals stay; each removal is a `worktree_removed` event in the item's journal.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from . import git, items, states
+
+
+def _real(path: str | Path) -> str:
+    return os.path.realpath(path)
+
+
+def plan(repo: Any) -> tuple[list[states.ItemView], list[dict[str, Any]]]:
+    """(items whose worktree can go, items kept with the reason), without touching anything."""
+    views = repo.index.items()
+    registered = {entry["path"]: entry for entry in git.worktrees(repo.root)}
+    live_paths = {_real(v.worktree) for v in views if not v.terminal and v.worktree}
+    main = _real(repo.root)
+    removable: list[states.ItemView] = []
+    kept: list[dict[str, Any]] = []
+    for view in views:
+        if not view.terminal or not view.worktree or not Path(view.worktree).is_dir():
+            continue
+        path = _real(view.worktree)
+        why = ""
+        entry = registered.get(path)
+        if path == main:
+            why = "it is the main checkout"
+        elif entry is None:
+            why = "it is not a git worktree of this repository"
+        elif path in live_paths:
+            why = "a live item still uses it"
+        elif entry.get("branch") != view.branch:
+            on = entry.get("branch") or "a detached HEAD"
+            why = f"it is on {on}, not the item's branch {view.branch}"
+        else:
+            dirty = git.is_dirty(path)
+            if dirty:
+                shown = ", ".join(line[3:] for line in dirty[:5]) + (" …" if len(dirty) > 5 else "")
+                why = f"it has uncommitted changes: {shown}"
+        if why:
+            kept.append({"item": view.id, "state": view.state, "worktree": view.worktree, "why": why})
+        else:
+            removable.append(view)
+    return removable, kept
+
+
+def sweep(repo: Any, dry_run: bool = False, *, actor: str | None = None) -> dict[str, Any]:
+    """Remove the worktrees of closed and dropped items (the daemon's sweeper calls this too)."""
+    removable, kept = plan(repo)
+    removed: list[dict[str, Any]] = []
+    for view in removable:
+        row = {"item": view.id, "state": view.state, "worktree": view.worktree, "branch": view.branch}
+        if dry_run:
+            removed.append(row)
+            continue
+        ok, why = items.remove_worktree(repo, view, actor=actor)
+        if ok:
+            removed.append(row)
+        else:
+            kept.append({"item": view.id, "state": view.state, "worktree": view.worktree, "why": why})
+    nxt = ["hall sweep"] if dry_run and removed else []
+    nxt += [f"git -C {k['worktree']} status" for k in kept if "uncommitted" in k["why"]][:3]
+    return {"dry_run": dry_run, ("would_remove" if dry_run else "removed"): removed, "kept": kept,
+            "next": nxt or ["hall status --all"]}

@@ -1,0 +1,198 @@
+"""Take an item over from the loop: stop its live run, release the lease, and resume the session by hand.
+
+The session id comes from the run's stream; the command is `claude --resume <id>` run in the directory
+the run ran in, with the item's launch environment. The item is pulled back to development (reason
+"taken over") and stays there until the person says `hall ready` again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from . import items, states
+from .errors import HallError
+from .launch_env import launch_env
+from .run_locks import lock_is_held, run_files
+
+STOP_WAIT_S = 5.0
+
+
+def claude_command() -> list[str]:
+    """The Claude Code executable: HALL_CLAUDE (may carry arguments) or `claude`."""
+    override = os.environ.get("HALL_CLAUDE", "").strip()
+    return shlex.split(override) if override else ["claude"]
+
+
+def stream_info(path: Path) -> dict[str, Any]:
+    """session_id, cwd and whether it ended, from a run's stream (the last run in the file wins)."""
+    try:
+        from .runner.trace import run_info  # type: ignore[import-not-found]
+    except ImportError:
+        run_info = None
+    if run_info is not None:
+        try:
+            info = dict(run_info(path))
+            if info.get("session_id"):
+                return info
+        except Exception:  # fall back to reading the lines ourselves
+            pass
+    info: dict[str, Any] = {"session_id": None, "cwd": None, "ended": False}
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return info
+    for raw in text.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(line, dict):
+            continue
+        if line.get("type") == "hall_run_end":
+            info["ended"] = True
+            info["cwd"] = line.get("cwd") or info["cwd"]
+            continue
+        if line.get("session_id"):
+            if line.get("session_id") != info["session_id"]:
+                info["ended"] = False
+            info["session_id"] = line["session_id"]
+        if line.get("type") == "system" and line.get("subtype") == "init" and line.get("cwd"):
+            info["cwd"] = line["cwd"]
+    return info
+
+
+def pick_run(repo: Any, item_id: str, run: int | str | None) -> Path:
+    """Run N (1 = oldest, -1 = latest), a run file name, or by default the latest run with a session."""
+    files = run_files(repo, item_id)
+    if not files:
+        raise HallError("NO_RUN", f"{item_id} has no runs to take over.", [f"hall trace {item_id}", f"hall status {item_id}"])
+    if run is None:
+        for path in reversed(files):
+            if stream_info(path).get("session_id"):
+                return path
+        raise HallError("NO_SESSION", f"None of {item_id}'s runs has a session id in its stream yet.", [f"hall trace {item_id}"])
+    if isinstance(run, str) and not run.lstrip("-").isdigit():
+        for path in files:
+            if path.name == run or path.stem == run:
+                return path
+        raise HallError("NO_RUN", f"{item_id} has no run {run!r}.", [f"hall trace {item_id}"])
+    number = int(run)
+    if number == 0 or abs(number) > len(files):
+        raise HallError("NO_RUN", f"{item_id} has {len(files)} run(s); there is no run {number}.", [f"hall trace {item_id}"])
+    return files[number - 1] if number > 0 else files[number]
+
+
+def _run_pid(repo: Any, item_id: str, run_path: Path) -> int | None:
+    """The live run's process id: `<stem>.pid` beside the stream, else the `run_started` event's pid."""
+    pid_file = run_path.with_suffix(".pid")
+    try:
+        return int(pid_file.read_text().strip())
+    except (OSError, ValueError):
+        pass
+    for event in reversed(items.item_events(repo, item_id)):
+        if event.get("event") == "run_started" and event.get("run") == run_path.name and event.get("pid"):
+            try:
+                return int(event["pid"])
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def stop_run(repo: Any, item_id: str, run_path: Path) -> bool:
+    """Stop a live run (SIGTERM its process group, then SIGKILL); True when it was live and is stopped."""
+    lock = run_path.with_suffix(".lock")
+    if not lock_is_held(lock):
+        return False
+    pid = _run_pid(repo, item_id, run_path)
+    if pid is None:
+        raise HallError("RUN_LIVE", f"{run_path.name} is still running and its process id is unknown; stop it first.",
+                        [f"hall trace {item_id} --follow"])
+    for sig in (signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
+        _signal(pid, sig)
+        deadline = time.monotonic() + STOP_WAIT_S
+        while time.monotonic() < deadline:
+            if not lock_is_held(lock):
+                return True
+            time.sleep(0.05)
+    return not lock_is_held(lock)
+
+
+def _signal(pid: int, sig: int) -> None:
+    """Signal the run's process group when it has its own (never ours), else the process alone."""
+    try:
+        if hasattr(os, "killpg") and os.getpgid(pid) != os.getpgid(0):
+            os.killpg(os.getpgid(pid), sig)
+        else:
+            os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def release_lease(repo: Any, item_id: str) -> bool:
+    """Release the loop's lease on the item when the loop's module exists; True when one was released."""
+    try:
+        from .loop import leases  # type: ignore[attr-defined]
+    except ImportError:
+        return False
+    release = getattr(leases, "release", None)
+    if not callable(release):
+        return False
+    try:
+        return bool(release(repo, item_id))
+    except TypeError:
+        return bool(release(repo, item_id, None))
+
+
+def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: str | None = None) -> dict[str, Any]:
+    """Stop the run, release the lease, record `taken_over`, pull the item back; return how to resume."""
+    view = items.fold_item(repo, item_id)
+    run_path = pick_run(repo, item_id, run)
+    info = stream_info(run_path)
+    session_id = info.get("session_id")
+    if not session_id:
+        raise HallError("NO_SESSION", f"{run_path.name} has no session id in its stream.", [f"hall trace {item_id}"])
+    cwd = info.get("cwd") or _started_cwd(repo, item_id, run_path) or view.worktree
+    if not cwd or not Path(cwd).is_dir():
+        raise HallError("WRONG_STATE", f"The directory {run_path.name} ran in ({cwd or 'unknown'}) is gone.",
+                        [f"hall status {item_id}"])
+    stopped = stop_run(repo, item_id, run_path)
+    released = release_lease(repo, item_id)
+    items.record(repo, item_id, "taken_over", actor=actor, run=run_path.name, session_id=session_id, cwd=str(cwd),
+                 stopped=stopped, lease_released=released)
+    pulled = False
+    if not view.terminal and view.state != states.DEVELOPMENT:
+        items.pull_back(repo, item_id, reason="taken over", actor=actor)
+        pulled = True
+    command = [*claude_command(), "--resume", str(session_id)]
+    env = launch_env(repo, item_id)
+    return {"item": item_id, "run": run_path.name, "session_id": session_id, "command": command, "cwd": str(cwd),
+            "env": env, "stopped": stopped, "lease_released": released, "pulled_back": pulled,
+            "shell": f"cd {shlex.quote(str(cwd))} && " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+                     + " " + shlex.join(command),
+            "next": [f"hall ready {item_id}", f"hall status {item_id}"]}
+
+
+def _started_cwd(repo: Any, item_id: str, run_path: Path) -> str | None:
+    for event in reversed(items.item_events(repo, item_id)):
+        if event.get("event") == "run_started" and event.get("run") == run_path.name:
+            return event.get("cwd")
+    return None
+
+
+def run_command(result: dict[str, Any]) -> int:
+    """Run the resume command in the foreground, inheriting the terminal; returns its exit code."""
+    import subprocess
+
+    env = dict(os.environ)
+    env.update(result["env"])
+    try:
+        return subprocess.call(result["command"], cwd=result["cwd"], env=env)
+    except FileNotFoundError as exc:
+        raise HallError("COMMAND_FAILED", f"{result['command'][0]} is not installed or not on PATH.",
+                        ["install Claude Code", "set HALL_CLAUDE"]) from exc
