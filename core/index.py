@@ -14,11 +14,15 @@ from typing import Any
 from . import journal, states
 from .paths import RepoPaths
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+TAIL_BYTES = 64  # bytes before the offset remembered to notice a journal rewritten in place
+_TABLES = ("meta", "files", "items", "events", "questions")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, offset INTEGER, lines INTEGER, inode INTEGER);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, offset INTEGER, lines INTEGER, inode INTEGER, mtime INTEGER, tail BLOB
+);
 CREATE TABLE IF NOT EXISTS items (
     id TEXT PRIMARY KEY, state TEXT, title TEXT, branch TEXT, worktree TEXT, updated TEXT,
     created TEXT, view TEXT
@@ -46,17 +50,40 @@ class Index:
     def db(self) -> sqlite3.Connection:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            try:
+                self._db = self._connect()
+            except sqlite3.DatabaseError:
+                # derived data: a corrupt or foreign file is thrown away and rebuilt
+                self._unlink()
+                self._db = self._connect()
+        return self._db
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            row = None
+            try:
+                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            except sqlite3.OperationalError:
+                pass
+            if row is None or str(row[0]) != str(SCHEMA_VERSION):
+                for table in _TABLES:
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
             db.executescript(_SCHEMA)
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None or int(row[0]) != SCHEMA_VERSION:
-                for table in ("files", "items", "events", "questions"):
-                    db.execute(f"DELETE FROM {table}")
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            self._db = db
-        return self._db
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _unlink(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(self.path) + suffix)
+            except FileNotFoundError:
+                pass
 
     def close(self) -> None:
         if self._db is not None:
@@ -77,10 +104,9 @@ class Index:
 
     def catch_up(self) -> int:
         """Read what was appended since last time. Returns the number of new events."""
-        lock = self.paths.state_dir / "index.sqlite"
-        with journal.locked(lock):
+        with journal.locked(self.path):
             db = self.db()
-            known = {row[0]: (row[1], row[2], row[3]) for row in db.execute("SELECT path, offset, lines, inode FROM files")}
+            known = {row[0]: row[1:] for row in db.execute("SELECT path, offset, lines, inode, mtime, tail FROM files")}
             added = 0
             db.execute("BEGIN")
             try:
@@ -93,28 +119,28 @@ class Index:
             return added
 
     def _catch_up_file(self, db: sqlite3.Connection, item_id: str | None, path: Path,
-                       known: tuple[int, int, int] | None) -> int:
+                       known: tuple[Any, ...] | None) -> int:
         try:
             st = path.stat()
         except FileNotFoundError:
             if known is not None:
                 self._forget(db, item_id, path)
             return 0
-        offset, lines, inode = known if known else (0, 0, st.st_ino)
-        if known and (st.st_ino != inode or st.st_size < offset):
-            self._forget(db, item_id, path)  # replaced or truncated: refold from nothing
-            offset, lines = 0, 0
-        if known and st.st_size == offset:
-            return 0
+        offset, lines = 0, 0
+        if known is not None:
+            offset, lines, inode, mtime, tail = known
+            if st.st_size == offset and st.st_ino == inode and st.st_mtime_ns == mtime:
+                return 0  # the common case: nothing appended (one stat, no open)
+            if st.st_ino != inode or st.st_size < offset or not _same_tail(path, offset, tail):
+                self._forget(db, item_id, path)  # replaced, truncated or rewritten: refold from nothing
+                offset, lines = 0, 0
         result = journal.read(path, offset, lines, include_tail=False)
         view = None
         if item_id is not None:
-            row = db.execute("SELECT view FROM items WHERE id=?", (item_id,)).fetchone()
-            view = states.ItemView.from_dict(json.loads(row[0])) if row and offset else states.ItemView(id=item_id)
-        line = lines
+            row = db.execute("SELECT view FROM items WHERE id=?", (item_id,)).fetchone() if offset else None
+            view = states.ItemView.from_dict(json.loads(row[0])) if row else states.ItemView(id=item_id)
         rows = []
-        for event in result.events:
-            line += 1  # approximate: bad lines are skipped but still counted below
+        for event, line in zip(result.events, result.numbers, strict=True):
             if view is not None:
                 states.apply(view, event)
             self._index_side_tables(db, item_id, event)
@@ -125,7 +151,9 @@ class Index:
             db.execute("INSERT OR REPLACE INTO items VALUES (?,?,?,?,?,?,?,?)",
                        (item_id, view.state, view.title, view.branch, view.worktree, view.updated,
                         view.created, json.dumps(view.to_dict())))
-        db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?)", (str(path), result.offset, result.lines, st.st_ino))
+        db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
+                   (str(path), result.offset, result.lines, st.st_ino, st.st_mtime_ns,
+                    _tail_of(path, result.offset)))
         return len(result.events)
 
     def _forget(self, db: sqlite3.Connection, item_id: str | None, path: Path) -> None:
@@ -151,13 +179,18 @@ class Index:
                         event.get("qid")))
 
     def rebuild(self) -> int:
-        self.close()
-        for suffix in ("", "-wal", "-shm"):
+        """Throw every derived row away and read every journal again from its first byte."""
+        with journal.locked(self.path):
             try:
-                os.unlink(str(self.path) + suffix)
-            except FileNotFoundError:
-                pass
-        return self.catch_up()
+                db = self.db()
+                db.execute("BEGIN")
+                for table in _TABLES[1:]:
+                    db.execute(f"DELETE FROM {table}")
+                db.execute("COMMIT")
+            except sqlite3.DatabaseError:
+                self.close()
+                self._unlink()
+        return self.catch_up()  # outside the lock: flock is not re-entrant across FileLock objects
 
     # -- queries ----------------------------------------------------------------------
     def items(self, *, include_terminal: bool = True) -> list[states.ItemView]:
@@ -211,3 +244,20 @@ class Index:
             if entry["qid"] == qid:
                 return entry
         return None
+
+
+def _tail_of(path: Path, offset: int) -> bytes:
+    """The bytes just before offset: if they change, the file was rewritten, not appended to."""
+    if offset <= 0:
+        return b""
+    start = max(0, offset - TAIL_BYTES)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            return handle.read(offset - start)
+    except OSError:
+        return b""
+
+
+def _same_tail(path: Path, offset: int, tail: bytes | None) -> bool:
+    return _tail_of(path, offset) == (tail or b"")

@@ -139,7 +139,7 @@ def transition(repo: Repo, item_id: str, action: str, *, actor: str | None = Non
         for name, more in extra_events or []:
             rec = journal.append_unlocked(path, journal.make_event(name, item_id, who, more))
             states.apply(view, rec)
-    write_cache(repo, view)
+        write_cache(repo, view)  # under the lock, so the cache never goes back in time
     return view
 
 
@@ -266,18 +266,37 @@ def _queue(repo: Repo, view: states.ItemView) -> None:
                       {"item": view.id, "sha": view.sha, "round": view.round, "t": clock.stamp()})
 
 
+LOOP_STATES = frozenset({states.CHECKS, states.REVIEW, states.FIXING, states.ESCALATED, states.HALLMARKED})
+
+
+def _ready_again(view: states.ItemView, sha: str) -> dict[str, Any]:
+    """`ready` on an item already in the loop: the current result at the same SHA, else ITEM_IN_REVIEW."""
+    if sha and (view.sha == sha or view.hallmark_sha == sha):
+        return describe(view, already=True)
+    raise HallError("ITEM_IN_REVIEW",
+                    f"{view.id} is in {view.state}, round {view.round}, at {view.sha[:7] or '?'}; HEAD is {sha[:7]}.",
+                    [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
+
+
 def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> dict[str, Any]:
     view = fold_item(repo, item_id)
+    if view.terminal:
+        raise wrong_state(view, "ready")
     sha = _require_clean(view)
-    if view.state in states.IN_LOOP or view.state == states.HALLMARKED:
-        if view.sha == sha or view.hallmark_sha == sha:
-            return describe(view, already=True)
-        raise HallError("ITEM_IN_REVIEW", f"{view.id} is in {view.state}, round {view.round}, at {view.sha[:7]}; HEAD is {sha[:7]}.",
-                        [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
+    if view.state in LOOP_STATES:
+        return _ready_again(view, sha)
     fields: dict[str, Any] = {"sha": sha, "round": view.round + 1}
     if note:
         fields["note"] = note
-    view = transition(repo, item_id, "ready", actor=actor, **fields)
+    try:
+        view = transition(repo, item_id, "ready", actor=actor, **fields)
+    except HallError as exc:
+        if exc.code != "WRONG_STATE":
+            raise
+        again = fold_item(repo, item_id)  # another `ready` won the race: answer like a repeat
+        if again.state not in LOOP_STATES:
+            raise
+        return _ready_again(again, sha)
     _queue(repo, view)
     return describe(view, next=[f"hall status {item_id}", f"hall trace {item_id} --follow", f"hall pull-back {item_id}"])
 

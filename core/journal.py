@@ -38,6 +38,7 @@ class ReadResult:
     bad: list[BadLine] = field(default_factory=list)
     offset: int = 0  # bytes consumed (only whole lines)
     lines: int = 0  # whole lines consumed
+    numbers: list[int] = field(default_factory=list)  # the 1-based line number of each event
 
 
 def lock_path(path: Path) -> Path:
@@ -142,6 +143,7 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
                 result.bad.append(BadLine(name, lineno, reason, raw.decode("utf-8", "replace")))
             continue
         result.events.append(record)
+        result.numbers.append(lineno)
     result.offset = offset + cut
     result.lines = lineno
     if include_tail and tail:

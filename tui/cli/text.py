@@ -1,12 +1,13 @@
-"""Readable text for a TTY. JSON stays the API; this is only how a person sees the same data."""
+"""Readable text for a TTY. JSON stays the API; this is only how a person sees the same data.
+
+rich is imported inside each renderer: agents (JSON on a pipe) never pay for it.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from hallmark.core.states import SYMBOLS
-from rich.table import Table
-from rich.text import Text
 
 
 def _state(state: str) -> str:
@@ -14,6 +15,8 @@ def _state(state: str) -> str:
 
 
 def item(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold cyan")
     grid.add_column()
@@ -29,6 +32,8 @@ def item(result: dict[str, Any]) -> Any:
 
 
 def status(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
     if "items" not in result:
         return item(result)
     table = Table(title=f"{len(result['items'])} items", show_lines=False)
@@ -42,6 +47,9 @@ def status(result: dict[str, Any]) -> Any:
 
 
 def log(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=f"journal of {result.get('item') or 'the repo'}")
     for col in ("time", "actor", "event", "detail"):
         table.add_column(col)
@@ -53,6 +61,9 @@ def log(result: dict[str, Any]) -> Any:
 
 
 def inbox(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
     if "notices" in result:
         table = Table(title="notices")
         for col in ("since", "kind", "item", "text"):
@@ -73,6 +84,9 @@ def inbox(result: dict[str, Any]) -> Any:
 
 
 def doctor(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="hall doctor")
     for col in ("", "check", "detail", "fix"):
         table.add_column(col)
