@@ -1,0 +1,69 @@
+"""`hall new --open [--yolo]`: start Claude Code in an item's worktree, with the hallmark skill.
+
+`--yolo` becomes `--dangerously-skip-permissions` here, at the process boundary, and nowhere else:
+it is never written to config, and Hallmark's gates and approvals (hooks, `hall ready`) stay in force.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from . import items
+from .errors import HallError
+from .launch_env import launch_env
+from .takeover import claude_command
+
+YOLO_FLAG = "--dangerously-skip-permissions"
+
+
+def plugin_dir() -> Path:
+    """The hallmark plugin shipped in the package (it carries the hallmark skill and hooks)."""
+    import hallmark.plugin
+
+    candidates = [Path(p) for p in hallmark.plugin.__path__ if Path(p).is_dir()]
+    for path in candidates:
+        if (path / ".claude-plugin" / "plugin.json").is_file():
+            return path
+    return candidates[0]
+
+
+def _plugin_installed() -> bool:
+    try:
+        from .plugin_install import installed_status  # type: ignore[import-not-found]
+    except ImportError:
+        return False
+    try:
+        return bool(installed_status().get("ok"))
+    except Exception:  # an unreadable settings file: load the plugin explicitly instead
+        return False
+
+
+def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> dict[str, Any]:
+    """The command, directory and environment that start Claude Code on the item (nothing runs)."""
+    view = items.fold_item(repo, item_id)
+    if not view.worktree or not Path(view.worktree).is_dir():
+        raise HallError("WRONG_STATE", f"{item_id} has no worktree at {view.worktree or '(none)'}.", [f"hall status {item_id}"])
+    command = claude_command()
+    if not _plugin_installed():
+        command += ["--plugin-dir", str(plugin_dir())]
+    if yolo:
+        command.append(YOLO_FLAG)
+    if prompt:
+        command.append(prompt)
+    return {"item": item_id, "command": command, "cwd": view.worktree, "env": launch_env(repo, item_id), "yolo": yolo}
+
+
+def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> dict[str, Any]:
+    """Start Claude Code in the foreground in the item's worktree; returns when it exits."""
+    plan = open_command(repo, item_id, yolo=yolo, prompt=prompt)
+    env = dict(os.environ)
+    env.update(plan["env"])
+    try:
+        code = subprocess.call(plan["command"], cwd=plan["cwd"], env=env)
+    except FileNotFoundError as exc:
+        raise HallError("COMMAND_FAILED", f"{plan['command'][0]} is not installed or not on PATH.",
+                        ["install Claude Code", "set HALL_CLAUDE to its path"]) from exc
+    return {**plan, "exit_code": code}
