@@ -24,7 +24,15 @@ def _id(repo, given: str | None) -> str:
 
 def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     request = " ".join(args.request).strip() or None
-    return items.new(_repo(), title=args.title, request=request, branch=args.branch, base=args.base)
+    if args.yolo and not args.open:
+        raise HallError("USAGE", "--yolo only applies with --open.", ["hall new --open --yolo \"…\""])
+    repo = _repo()
+    result = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
+    if args.open:
+        from hallmark.core.open_session import open_session
+
+        result["opened"] = open_session(repo, result["item"], yolo=args.yolo, prompt=request)
+    return result
 
 
 def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
@@ -126,6 +134,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--title", help="a short title (defaults to the request)")
     p.add_argument("--branch", help="branch name (default from the `branch` template)")
     p.add_argument("--base", help="base branch (default from config)")
+    p.add_argument("--open", action="store_true", help="start Claude Code in the new worktree")
+    p.add_argument("--yolo", action="store_true", help="with --open: skip Claude Code's permission prompts")
 
     p = add(sub, "adopt", cmd_adopt, "Turn the current branch and worktree into an item.", text=text.item)
     p.add_argument("--title")
