@@ -2,43 +2,62 @@
 
 Reads never stop on a bad line: a torn or garbage line is skipped and reported with its
 file and line number (for `hall doctor`). Nothing is ever rewritten in place.
-Stdlib + filelock only: the hook path appends through this module.
+Stdlib + filelock only: the hook path appends through this module, so it stays import-light
+(no dataclasses, no typing at run time; filelock is imported only when a lock is taken).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import clock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 JOURNAL_VERSION = 1
 LOCK_TIMEOUT_S = 30.0
 
 
-@dataclass
 class BadLine:
-    path: str
-    line: int
-    reason: str
-    text: str
+    __slots__ = ("path", "line", "reason", "text")
+
+    def __init__(self, path: str, line: int, reason: str, text: str) -> None:
+        self.path = path
+        self.line = line
+        self.reason = reason
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BadLine) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return f"BadLine({self.path!r}, {self.line}, {self.reason!r})"
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "reason": self.reason, "text": self.text[:200]}
 
 
-@dataclass
 class ReadResult:
-    events: list[dict[str, Any]] = field(default_factory=list)
-    bad: list[BadLine] = field(default_factory=list)
-    offset: int = 0  # bytes consumed (only whole lines)
-    lines: int = 0  # whole lines consumed
-    numbers: list[int] = field(default_factory=list)  # the 1-based line number of each event
+    """What one read found (a plain class: see the module docstring)."""
+
+    __slots__ = ("events", "bad", "offset", "lines", "numbers")
+
+    def __init__(self, events: list[dict[str, Any]] | None = None, bad: list[BadLine] | None = None,
+                 offset: int = 0, lines: int = 0, numbers: list[int] | None = None) -> None:
+        self.events = events if events is not None else []
+        self.bad = bad if bad is not None else []
+        self.offset = offset  # bytes consumed (only whole lines)
+        self.lines = lines  # whole lines consumed
+        self.numbers = numbers if numbers is not None else []  # the 1-based line number of each event
+
+    def __repr__(self) -> str:
+        return f"ReadResult(events={len(self.events)}, bad={len(self.bad)}, offset={self.offset}, lines={self.lines})"
 
 
 def lock_path(path: Path) -> Path:

@@ -6,8 +6,6 @@ Pure stdlib and no subprocess on the common path: hooks call this on every tool 
 from __future__ import annotations
 
 import os
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import HallError
@@ -15,14 +13,40 @@ from .errors import HallError
 STATE_DIR_NAME = "hallmark"
 
 
-@dataclass(frozen=True)
 class RepoPaths:
-    """Where things are for one repository, seen from one checkout (main or a worktree)."""
+    """Where things are for one repository, seen from one checkout (main or a worktree).
+
+    A plain frozen value class rather than a dataclass: the hook path imports this module on
+    every tool call, and `dataclasses` pulls in `inspect` (~9 ms).
+    """
+
+    __slots__ = ("toplevel", "git_dir", "common_dir", "main_checkout")
+    _FIELDS = ("toplevel", "git_dir", "common_dir", "main_checkout")
 
     toplevel: Path  # the checkout we are in (a worktree or the main checkout)
     git_dir: Path  # that checkout's own git dir
     common_dir: Path  # the shared .git directory
     main_checkout: Path  # the main working tree (where .hallmark.toml is read)
+
+    def __init__(self, toplevel: Path, git_dir: Path, common_dir: Path, main_checkout: Path) -> None:
+        for name, value in zip(self._FIELDS, (toplevel, git_dir, common_dir, main_checkout), strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RepoPaths is frozen; cannot set {name}")
+
+    def _key(self) -> tuple[Path, Path, Path, Path]:
+        return (self.toplevel, self.git_dir, self.common_dir, self.main_checkout)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RepoPaths) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._FIELDS)
+        return f"RepoPaths({inner})"
 
     @property
     def state_dir(self) -> Path:
@@ -112,6 +136,8 @@ def _fast_discover(start: Path) -> RepoPaths | None:
 
 def _git_discover(start: Path) -> RepoPaths | None:
     """The slow, always-right path: ask git."""
+    import subprocess
+
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir"],
