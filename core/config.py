@@ -100,7 +100,11 @@ class TuiConfig(_Strict):
 
 
 class WorktreeOptions(_Strict):
-    copy_files: list[str] = Field(default_factory=list, alias="copy")
+    """`[worktree]` as a table: `command` (the template) and `copy` (untracked files to copy in)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    files: list[str] = Field(default_factory=list, alias="copy")
 
 
 _LOOSENING_ARGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--permission-mode")
@@ -124,7 +128,7 @@ class Config(_Strict):
     rules: list[str] = Field(default_factory=lambda: ["CLAUDE.md", "AGENTS.md"])
     auto_ready: bool = False
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
-    worktree_opts: dict[str, Any] = Field(default_factory=dict)
+    worktree_opts: WorktreeOptions = Field(default_factory=WorktreeOptions)
     merge: MergeConfig = Field(default_factory=MergeConfig)
     intake: IntakeConfig = Field(default_factory=IntakeConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
@@ -152,25 +156,42 @@ class Config(_Strict):
     @property
     def worktree_copy(self) -> list[str]:
         """`[worktree] copy`: untracked files copied into each new worktree."""
-        raw = self.worktree_opts.get("copy", [])
-        return [str(x) for x in raw] if isinstance(raw, list) else []
+        return list(self.worktree_opts.files)
+
+
+_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _key_parts(text: str) -> list[str]:
+    return [p.strip().strip('"').strip("'") for p in text.split(".")]
 
 
 def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
-    """Best effort: the line where the failing key is written."""
-    if not loc:
+    """The line where the failing key is written: `key =` inside its table, a dotted key, or the table."""
+    names = []
+    for part in loc:
+        if not isinstance(part, str):
+            break  # a list index: the line of the list's key is the best we can say
+        names.append("worktree" if part == "worktree_opts" else part)
+    if not names:
         return None
-    section = [str(p) for p in loc[:-1] if isinstance(p, str)]
-    key = str(loc[-1]) if isinstance(loc[-1], str) else (str(loc[-2]) if len(loc) > 1 else "")
-    current: list[str] = []
+    table: list[str] = []
+    header_line: int | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
-        if stripped.startswith("[") and stripped.endswith("]"):
-            current = stripped.strip("[]").strip().split(".")
+        header = _HEADER.match(stripped)
+        if header:
+            table = _key_parts(header.group(1))
+            if table == names:
+                header_line = number
             continue
-        if re.match(rf"^{re.escape(key)}\s*=", stripped) and current == section[: len(current)]:
+        key, sep, _ = stripped.partition("=")
+        if not sep or stripped.startswith("#"):
+            continue
+        full = table + _key_parts(key)
+        if full == names or (len(full) < len(names) and full == names[: len(full)]):
             return number
-    return None
+    return header_line
 
 
 def _prepare(data: dict[str, Any]) -> dict[str, Any]:
@@ -202,7 +223,7 @@ def load(main_checkout: Path) -> Config:
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first.get("loc", ()))
-        key = ".".join(str(p) for p in loc) or "(top level)"
+        key = ".".join("worktree" if p == "worktree_opts" else str(p) for p in loc) or "(top level)"
         line = _line_of(text, loc)
         where = f"{path}:{line}" if line else str(path)
         raise HallError(

@@ -30,6 +30,22 @@ def journal_health(state_dir: Path) -> list[dict[str, Any]]:
     return bad
 
 
+def _index_check(path: Path) -> dict[str, Any]:
+    """The index is derived: missing is fine (the next read builds it); corrupt needs a reindex."""
+    if not path.exists():
+        return _check("index", True, "not built yet; the next read builds it")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            verdict = db.execute("PRAGMA quick_check").fetchone()
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as exc:
+        return _check("index", False, f"{path}: {exc}", "hall reindex")
+    ok = bool(verdict) and verdict[0] == "ok"
+    return _check("index", ok, "readable" if ok else f"{path}: {verdict[0] if verdict else 'no answer'}", "hall reindex")
+
+
 def run(start: Path) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
     git_path = shutil.which("git")
@@ -53,13 +69,7 @@ def run(start: Path) -> dict[str, Any]:
         checks.append(_check("journal", not bad, detail,
                              "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
                              bad_lines=bad))
-        try:
-            db = sqlite3.connect(str(paths.state_dir / "index.sqlite"))
-            db.execute("PRAGMA quick_check").fetchone()
-            db.close()
-            checks.append(_check("index", True, "readable"))
-        except sqlite3.DatabaseError as exc:
-            checks.append(_check("index", False, str(exc), "hall reindex"))
+        checks.append(_index_check(paths.state_dir / "index.sqlite"))
     try:
         from .plugin_install import installed_status
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from . import atomic, journal
 from .errors import HallError
 
 _ITEM = re.compile(r"^(?:[hH]-?)?0*(\d{1,9})$")
+_ITEM_DIR = re.compile(r"^H-(\d+)$")
 _QUESTION = re.compile(r"^(?:[qQ]-?)?0*(\d{1,9})$")
 
 
@@ -36,24 +38,57 @@ def parse_question_id(text: str) -> str:
 
 
 def allocate(state_dir: Path, kind: str) -> int:
-    """Next number for kind ('item', 'question'); unique across processes."""
+    """Next number for kind ('item', 'question'), under the counters' lock: unique across processes.
+
+    The counter never goes below what the journals already hold, so a lost or stale
+    counters.json can never hand out an ID twice.
+    """
     path = state_dir / "counters.json"
     with journal.locked(path):
         counters = atomic.read_json(path, {}) or {}
+        if not isinstance(counters, dict):
+            counters = {}
+        current = _as_int(counters.get(kind))
         if kind == "item":
-            # never reuse a number whose journal exists, even if counters.json was lost
-            items_dir = state_dir / "items"
-            highest = 0
-            if items_dir.is_dir() and not counters.get(kind):
-                for child in items_dir.iterdir():
-                    match = _ITEM.match(child.name)
-                    if match:
-                        highest = max(highest, int(match.group(1)))
-            counters[kind] = max(int(counters.get(kind, 0)), highest)
-        number = int(counters.get(kind, 0)) + 1
+            current = max(current, _highest_item(state_dir))
+        elif kind == "question" and not current:
+            current = _highest_question(state_dir)
+        number = current + 1
         counters[kind] = number
         atomic.write_json(path, counters)
     return number
+
+
+def _as_int(value: object) -> int:
+    try:
+        return max(0, int(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0
+
+
+def _highest_item(state_dir: Path) -> int:
+    try:
+        names = os.listdir(state_dir / "items")
+    except FileNotFoundError:
+        return 0
+    numbers = [int(m.group(1)) for m in map(_ITEM_DIR.match, names) if m]
+    return max(numbers, default=0)
+
+
+_QID = re.compile(rb'"qid":\s*"Q-(\d+)"')
+
+
+def _highest_question(state_dir: Path) -> int:
+    """Only when counters.json lost its question number: the highest Q-N any journal mentions."""
+    highest = 0
+    for path in [state_dir / "events.jsonl", *(state_dir / "items").glob("*/events.jsonl")]:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        for match in _QID.finditer(data):
+            highest = max(highest, int(match.group(1)))
+    return highest
 
 
 def slugify(title: str, limit: int = 40) -> str:

@@ -50,27 +50,46 @@ def detect_gates(root: Path) -> list[str]:
         gates += ["cargo test", "cargo clippy"]
     if (root / "go.mod").is_file():
         gates += ["go test ./...", "go vet ./..."]
-    pyproject = root / "pyproject.toml"
-    uses_pytest = (root / "pytest.ini").is_file() or (root / "conftest.py").is_file() or (root / "tests").is_dir() and any(
-        (root / "tests").glob("test_*.py"))
-    if pyproject.is_file():
-        text = pyproject.read_text(encoding="utf-8", errors="replace")
-        uses_pytest = uses_pytest or "pytest" in text
-    if uses_pytest:
+    if _uses_pytest(root):
         gates.append("pytest")
-    makefile = root / "Makefile"
-    if makefile.is_file():
-        targets = re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", makefile.read_text(encoding="utf-8", errors="replace"), re.M)
-        for target in targets:
-            if target in ("test", "check", "lint", "build") and f"make {target}" not in gates:
-                gates.append(f"make {target}")
+    makefile = next((p for p in (root / "GNUmakefile", root / "Makefile", root / "makefile") if p.is_file()), None)
+    if makefile:
+        targets = re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", _read(makefile), re.M)
+        gates += [f"make {t}" for t in _ordered_checks(targets)]
     justfile = next((p for p in (root / "justfile", root / "Justfile", root / ".justfile") if p.is_file()), None)
     if justfile:
-        recipes = re.findall(r"^([A-Za-z][\w-]*)(?:\s+[^:=]*)?:(?!=)", justfile.read_text(encoding="utf-8", errors="replace"), re.M)
-        for recipe in recipes:
-            if recipe in ("test", "check", "lint", "build"):
-                gates.append(f"just {recipe}")
+        recipes = re.findall(r"^@?([A-Za-z][\w-]*)(?:\s+[^:=\n]*)?:(?!=)", _read(justfile), re.M)
+        gates += [f"just {r}" for r in _ordered_checks(recipes)]
     return gates
+
+
+# Makefile targets and just recipes that check the code (never install, deploy, clean, release…).
+CHECK_TARGETS = ("lint", "typecheck", "type-check", "vet", "check", "build", "test", "tests")
+
+
+def _ordered_checks(names: list[str]) -> list[str]:
+    seen = dict.fromkeys(n for n in names if n in CHECK_TARGETS)
+    return sorted(seen, key=CHECK_TARGETS.index)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _uses_pytest(root: Path) -> bool:
+    """pytest is configured, declared, or there are test_*.py files where pytest looks for them."""
+    if (root / "pytest.ini").is_file() or (root / "conftest.py").is_file():
+        return True
+    if "[tool:pytest]" in _read(root / "setup.cfg") or "[pytest]" in _read(root / "tox.ini"):
+        return True
+    pyproject = _read(root / "pyproject.toml")
+    if re.search(r"\[tool\.pytest|[\"']pytest\b", pyproject):
+        return True
+    tests = root / "tests"
+    return (root / "pyproject.toml").is_file() and tests.is_dir() and any(tests.glob("test_*.py"))
 
 
 def _toml_list(values: list[str]) -> str:
