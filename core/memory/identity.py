@@ -1,0 +1,173 @@
+"""The project identity that scopes every memory: `.agentmemory-project`, committed at the repo root.
+
+A directory name is not an identity (unrelated repos share basenames, worktrees differ), so the
+scope is a committed value shared by every clone and worktree, and by AgentMemory users. The
+value is the normalised origin URL (github.com/owner/repo) or local/<uuid>. A working-tree value
+that differs from HEAD is refused: a branch must not be able to read another project's memory.
+Stdlib only (the hook path reads it); one `git show` subprocess to read HEAD's value.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import subprocess
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import HallError
+from ..paths import RepoPaths
+
+FILE_NAME = ".agentmemory-project"
+GRAMMAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{1,127}")
+LOCAL_FILE = "identity.local"
+
+
+@dataclass(frozen=True)
+class Identity:
+    value: str
+    source: str  # "file" (committed), "origin" (no file: the normalised origin URL), "local" (no remote)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"project": self.value, "source": self.source}
+
+
+def validate(value: str) -> str:
+    text = value.strip()
+    if not GRAMMAR.fullmatch(text):
+        raise HallError(
+            "USAGE",
+            f"'{value}' is not a valid project identity: it must match [A-Za-z0-9][A-Za-z0-9._:/-]{{1,127}} "
+            "(2-128 characters, no whitespace).",
+            [f"edit {FILE_NAME}", "hall library identity"],
+        )
+    return text
+
+
+def normalise_origin(url: str) -> str | None:
+    """git@github.com:Owner/Repo.git, https://user@github.com/owner/repo, ssh://… -> github.com/owner/repo."""
+    text = url.strip()
+    if not text:
+        return None
+    match = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]+@)?(?P<host>[^/:]+)(?::\d+)?/(?P<path>.+)$", text)
+    if not match:
+        match = re.match(r"^(?:[^@/]+@)?(?P<host>[^/:]+):(?P<path>[^/].*)$", text)
+    if not match:
+        return None
+    host = match.group("host").lower()
+    path = match.group("path").strip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    path = re.sub(r"/+", "/", path)
+    value = f"{host}/{path}"
+    value = re.sub(r"[^A-Za-z0-9._:/-]", "-", value)
+    return value[:128] if GRAMMAR.fullmatch(value[:128]) else None
+
+
+def origin_url(paths: RepoPaths) -> str | None:
+    """The origin remote's URL read from the git config file (no subprocess)."""
+    parser = configparser.RawConfigParser(strict=False)
+    try:
+        parser.read(paths.common_dir / "config", encoding="utf-8")
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return None
+    section = 'remote "origin"'
+    if parser.has_section(section) and parser.has_option(section, "url"):
+        return parser.get(section, "url")
+    return None
+
+
+def _head_value(paths: RepoPaths) -> tuple[bool, str | None]:
+    """(git answered, HEAD's committed value or None when absent)."""
+    try:
+        out = subprocess.run(["git", "show", f"HEAD:{FILE_NAME}"], cwd=paths.toplevel,
+                             capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False, None
+    if out.returncode != 0:
+        return True, None
+    return True, out.stdout.strip()
+
+
+def _local_value(paths: RepoPaths, create: bool) -> str | None:
+    path = paths.state_dir / "library" / LOCAL_FILE
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+        if GRAMMAR.fullmatch(value):
+            return value
+    except OSError:
+        pass
+    if not create:
+        return None
+    value = f"local/{uuid.uuid4()}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(value + "\n", encoding="utf-8")
+    return value
+
+
+def proposal(paths: RepoPaths) -> str:
+    """What `hall init` proposes: the normalised origin URL, else a stable local/<uuid>."""
+    url = origin_url(paths)
+    found = normalise_origin(url) if url else None
+    return found or _local_value(paths, create=True) or f"local/{uuid.uuid4()}"
+
+
+def current(paths: RepoPaths) -> Identity:
+    """The identity memory is scoped to here. Raises WRONG_STATE when the working tree disagrees with HEAD."""
+    file = paths.toplevel / FILE_NAME
+    try:
+        working = file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        working = None
+    except OSError as exc:
+        raise HallError("WRONG_STATE", f"{file} cannot be read: {exc}", ["hall doctor"]) from exc
+    if working is not None:
+        validate(working)
+        answered, committed = _head_value(paths)
+        if answered and committed != working:
+            if committed is None:
+                why = f"{FILE_NAME} ('{working}') is not committed yet"
+            else:
+                why = f"{FILE_NAME} in the working tree ('{working}') differs from HEAD ('{committed}')"
+            raise HallError(
+                "WRONG_STATE",
+                f"Project identity rejected: {why}. Memory is scoped by the committed value only.",
+                [f"git add {FILE_NAME} && git commit -m 'Project identity for memory'",
+                 f"git checkout -- {FILE_NAME}"],
+            )
+        return Identity(working, "file")
+    url = origin_url(paths)
+    found = normalise_origin(url) if url else None
+    if found:
+        return Identity(found, "origin")
+    local = _local_value(paths, create=paths.state_dir.is_dir())
+    if local is None:
+        raise HallError("NOT_INITIALIZED", "No project identity: Hallmark is not set up here.", ["hall init"])
+    return Identity(local, "local")
+
+
+def write_proposal(paths: RepoPaths) -> dict[str, object]:
+    """Write `.agentmemory-project` at the main checkout if it is absent (for `hall init`)."""
+    file = paths.main_checkout / FILE_NAME
+    if file.exists():
+        try:
+            value = file.read_text(encoding="utf-8").strip()
+        except OSError:
+            value = ""
+        return {"file": str(file), "project": value, "written": False}
+    value = proposal(paths)
+    if value.startswith("local/"):
+        local = paths.state_dir / "library" / LOCAL_FILE
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_text(value + "\n", encoding="utf-8")
+    file.write_text(value + "\n", encoding="utf-8")
+    return {"file": str(file), "project": value, "written": True,
+            "commit": f"git add {FILE_NAME} && git commit -m 'Project identity for memory'"}
+
+
+def read_committed_file(root: Path) -> str | None:
+    try:
+        return (root / FILE_NAME).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None

@@ -1,0 +1,205 @@
+"""The library's derived SQLite FTS5 index: `library/search.sqlite`.
+
+It catches up from the audit log by byte offset (every audit line carries the full record),
+so a write costs the index nothing and a read pays only for what is new. Deleting the file
+loses nothing: the next read rebuilds it from the learning files. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from .. import journal
+from .similarity import normalise
+from .store import Learning, Store
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS learnings (
+    num INTEGER PRIMARY KEY, lid TEXT UNIQUE, project TEXT, status TEXT, kind TEXT, norm TEXT,
+    occurrences INTEGER, updated TEXT, paths TEXT, record TEXT
+);
+CREATE INDEX IF NOT EXISTS learnings_norm ON learnings(project, norm);
+CREATE INDEX IF NOT EXISTS learnings_status ON learnings(project, status);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(pattern, rationale, paths, kind, tokenize='unicode61');
+"""
+
+
+def _num(lid: str) -> int:
+    return int(lid.split("-", 1)[1])
+
+
+def fts_query(text: str, mode: str = "AND") -> str:
+    """Words of text as quoted FTS5 terms (no operators leak through from user input)."""
+    terms = [t for t in re.findall(r"\w+", text.lower()) if len(t) >= 2]
+    seen: list[str] = []
+    for term in terms:
+        if term not in seen:
+            seen.append(term)
+    return f" {mode} ".join(f'"{t}"' for t in seen[:32])
+
+
+class SearchIndex:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.path = store.root / "search.sqlite"
+        self._db: sqlite3.Connection | None = None
+
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._db = self._connect()
+            except sqlite3.DatabaseError:
+                self._unlink()
+                self._db = self._connect()
+        return self._db
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None or int(row[0]) != SCHEMA_VERSION:
+            db.executescript("DELETE FROM learnings; DELETE FROM fts; DELETE FROM meta;")
+            db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        return db
+
+    def _unlink(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(self.path) + suffix)
+            except FileNotFoundError:
+                pass
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # -- catching up --------------------------------------------------------------------
+    def _meta(self, key: str) -> str | None:
+        row = self.db().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db().execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def _upsert(self, record: dict[str, Any]) -> None:
+        learning = Learning.from_dict(record)
+        num = _num(learning.id)
+        db = self.db()
+        db.execute("DELETE FROM fts WHERE rowid=?", (num,))
+        db.execute(
+            "INSERT OR REPLACE INTO learnings VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (num, learning.id, learning.project, learning.status, learning.kind, normalise(learning.pattern),
+             learning.occurrences, learning.updated, json.dumps(learning.paths), json.dumps(record)),
+        )
+        db.execute("INSERT INTO fts(rowid, pattern, rationale, paths, kind) VALUES (?,?,?,?,?)",
+                   (num, learning.pattern, learning.rationale, " ".join(learning.paths), learning.kind))
+
+    def catch_up(self) -> None:
+        audit_path = self.store.audit_path
+        try:
+            stat = audit_path.stat()
+        except FileNotFoundError:
+            stat = None
+        offset = int(self._meta("offset") or 0)
+        inode = self._meta("inode")
+        size = stat.st_size if stat else 0
+        if stat is None and offset == 0:
+            return
+        if stat is None or (inode and inode != str(stat.st_ino)) or size < offset:
+            self.rebuild()
+            return
+        if size == offset:
+            return
+        result = journal.read(audit_path, offset, include_tail=False)
+        db = self.db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for event in result.events:
+                if event.get("event") == "library" and isinstance(event.get("record"), dict):
+                    self._upsert(event["record"])
+            self._set_meta("offset", str(result.offset))
+            self._set_meta("inode", str(stat.st_ino))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def rebuild(self) -> None:
+        """From the learning files (the truth), then remember where the audit log ends."""
+        db = self.db()
+        records = self.store.all()
+        try:
+            stat = self.store.audit_path.stat()
+        except FileNotFoundError:
+            stat = None
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM learnings")
+            db.execute("DELETE FROM fts")
+            for learning in records:
+                self._upsert(learning.to_dict())
+            self._set_meta("offset", str(stat.st_size if stat else 0))
+            self._set_meta("inode", str(stat.st_ino if stat else ""))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # -- queries ------------------------------------------------------------------------
+    def by_norm(self, project: str, norm: str) -> list[Learning]:
+        rows = self.db().execute("SELECT record FROM learnings WHERE project=? AND norm=? ORDER BY num",
+                                 (project, norm)).fetchall()
+        return [Learning.from_dict(json.loads(r[0])) for r in rows]
+
+    def search(self, project: str, text: str, *, statuses: tuple[str, ...] = ("accepted", "promoted"),
+               limit: int = 20, mode: str = "AND", exclude: set[str] | None = None) -> list[Learning]:
+        query = fts_query(text, mode)
+        if not query:
+            return []
+        marks = ",".join("?" for _ in statuses)
+        sql = (f"SELECT l.record FROM fts JOIN learnings l ON l.num = fts.rowid "
+               f"WHERE fts MATCH ? AND l.project=? AND l.status IN ({marks}) "
+               f"ORDER BY bm25(fts), l.num LIMIT ?")
+        try:
+            rows = self.db().execute(sql, (query, project, *statuses, limit + len(exclude or ()))).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        out = [Learning.from_dict(json.loads(r[0])) for r in rows]
+        if exclude:
+            out = [x for x in out if x.id not in exclude]
+        return out[:limit]
+
+    def with_status(self, project: str, statuses: tuple[str, ...]) -> list[Learning]:
+        marks = ",".join("?" for _ in statuses)
+        rows = self.db().execute(
+            f"SELECT record FROM learnings WHERE project=? AND status IN ({marks}) ORDER BY num",
+            (project, *statuses)).fetchall()
+        return [Learning.from_dict(json.loads(r[0])) for r in rows]
+
+    def scoped(self, project: str) -> list[Learning]:
+        """Active learnings that carry path globs (the candidates for path-scoped briefing)."""
+        rows = self.db().execute(
+            "SELECT record FROM learnings WHERE project=? AND status IN ('accepted','promoted') "
+            "AND paths != '[]' ORDER BY num", (project,)).fetchall()
+        return [Learning.from_dict(json.loads(r[0])) for r in rows]
+
+
+def open_index(store: Store) -> SearchIndex:
+    index = SearchIndex(store)
+    index.catch_up()
+    return index
+
+
+def index_path(root: Path) -> Path:
+    return root / "search.sqlite"
