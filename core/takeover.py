@@ -140,13 +140,7 @@ def release_lease(repo: Any, item_id: str) -> bool:
         from .loop import leases  # type: ignore[attr-defined]
     except ImportError:
         return False
-    release = getattr(leases, "release", None)
-    if not callable(release):
-        return False
-    try:
-        return bool(release(repo, item_id))
-    except TypeError:
-        return bool(release(repo, item_id, None))
+    return bool(leases.release(repo, item_id))
 
 
 def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: str | None = None) -> dict[str, Any]:

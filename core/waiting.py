@@ -43,14 +43,10 @@ def lease_held(repo: Any, item_id: str) -> bool:
         from .loop import leases  # type: ignore[attr-defined]
     except ImportError:
         return False
-    for name in ("holder", "current", "held_by", "get"):
-        probe = getattr(leases, name, None)
-        if callable(probe):
-            try:
-                return bool(probe(repo, item_id))
-            except Exception:  # a broken lease file must not hide the item
-                return False
-    return False
+    try:
+        return leases.current(repo, item_id) is not None
+    except Exception:  # a broken lease file must not hide the item
+        return False
 
 
 def is_working(repo: Any, view: states.ItemView) -> bool:
