@@ -217,7 +217,10 @@ def load(main_checkout: Path) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise HallError("INVALID_CONFIG", f"{path}: not valid TOML: {exc}.", [f"edit {CONFIG_NAME}", "hall doctor"]) from exc
+        found = re.search(r"at line (\d+)", str(exc))
+        line = int(found.group(1)) if found else max(1, len(text.splitlines()))
+        raise HallError("INVALID_CONFIG", f"{path}:{line}: not valid TOML: {exc}.",
+                        [f"edit {CONFIG_NAME}", "hall doctor"]) from exc
     try:
         return Config.model_validate(_prepare(data))
     except ValidationError as exc:

@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
         "command": "gh pr merge {pr} --squash --match-head-commit {pr_head}",
         "require_ci": True,
         "lit": [],
+        "update": "files",
     },
     "intake": {"split": "auto", "max_parts": 4},
     "budget": {

@@ -1,0 +1,140 @@
+"""Configuration: every key has the seed's default, bad files name key and line, main checkout only."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+from hallmark.core import config_raw
+from hallmark.core.config import Config, load, parse_tokens
+from hallmark.core.errors import HallError
+from hallmark.core.repo import open_repo
+
+
+def _seed_config_block(shared: Path) -> dict:
+    text = (shared / "seeds" / "003_4505e756272ed91a.txt").read_text(encoding="utf-8")
+    section = text[text.index("## Configuration"):]
+    block = re.search(r"```toml\n(.*?)```", section, re.S)
+    assert block, "the seed's Configuration section has a toml block"
+    return tomllib.loads(block.group(1))
+
+
+def test_every_seed_key_has_the_seed_default(shared_dir: Path):
+    seed = _seed_config_block(shared_dir)
+    ours = Config().model_dump(by_alias=True)
+
+    def walk(expected: dict, actual: dict, where: str) -> None:
+        for key, value in expected.items():
+            assert key in actual, f"{where}{key} has no default"
+            if isinstance(value, dict) and value:
+                walk(value, actual[key], f"{where}{key}.")
+            elif not isinstance(value, dict):
+                assert actual[key] == value, f"{where}{key}: {actual[key]!r} != seed {value!r}"
+
+    walk(seed, ours, "")
+
+
+def test_the_stdlib_defaults_agree_with_the_model():
+    """Hooks read config_raw.DEFAULTS (no pydantic); it must say what Config says."""
+    model = Config().model_dump(by_alias=True)
+    raw = config_raw.DEFAULTS
+
+    def walk(a: dict, b: dict, where: str) -> None:
+        for key, value in a.items():
+            if key == "worktree_opts":
+                continue
+            assert key in b, f"{where}{key} missing from config_raw.DEFAULTS"
+            if isinstance(value, dict) and isinstance(b[key], dict):
+                walk(value, b[key], f"{where}{key}.")
+            else:
+                assert b[key] == value, f"{where}{key}"
+
+    walk({k: v for k, v in model.items() if k != "budget"}, raw, "")
+    for key in ("daily", "per_item", "review_model", "fix_model", "intake_model", "librarian_model"):
+        assert raw["budget"][key] == model["budget"][key]
+
+
+def test_missing_file_means_all_defaults(tmp_path: Path):
+    assert load(tmp_path) == Config()
+    assert config_raw.load_raw(tmp_path) == config_raw.DEFAULTS
+
+
+def test_overrides_are_read_and_merged(tmp_path: Path):
+    (tmp_path / ".hallmark.toml").write_text(
+        'gates = ["rig test", "rig run build"]\nworktree = "rig wt new {branch}"\n[capture]\nmode = "ask"\n'
+        "[budget.review]\nmax_usd = 3.0\ndaily = \"2M\"\n")
+    cfg = load(tmp_path)
+    assert cfg.gates == ["rig test", "rig run build"] and cfg.worktree == "rig wt new {branch}"
+    assert cfg.capture.mode == "ask" and cfg.capture.free == ["docs/", "*.md"]
+    assert cfg.budget.room("review").max_usd == 3.0
+    raw = config_raw.load_raw(tmp_path)
+    assert raw["capture"] == {"mode": "ask", "free": ["docs/", "*.md"], "push_guard": "strict", "push_allow": []}
+
+
+def test_the_worktree_table_holds_the_template_and_copies(tmp_path: Path):
+    (tmp_path / ".hallmark.toml").write_text('[worktree]\ncommand = "x {branch}"\ncopy = [".env"]\n')
+    cfg = load(tmp_path)
+    assert cfg.worktree == "x {branch}" and cfg.worktree_copy == [".env"]
+
+
+@pytest.mark.parametrize(("text", "key", "line"), [
+    ("max_rejects = 0\n", "max_rejects", 1),
+    ('base = "main"\n\n[capture]\nfree = ["a"]\nmode = "sometimes"\n', "capture.mode", 5),
+    ('mode = "gate"\n[capture]\nmode = "nope"\n', "capture.mode", 3),  # not fooled by a top-level 'mode'
+    ("capture.mode = 3\n", "capture.mode", 1),
+    ('gates = ["ok", 3]\n', "gates.1", 1),
+    ('[budget]\ndaily = "lots"\n', "budget.daily", 2),
+    ("colour = 1\n", "colour", 1),
+    ("[capture]\nextra = 1\n", "capture.extra", 2),
+    ("[worktree]\ncopy = 3\n", "worktree.copy", 2),
+    ('stuck_after = "soon"\n', "stuck_after", 1),
+    ('claude_args = ["--dangerously-skip-permissions"]\n', "claude_args", 1),
+    ("[intake]\nmax_parts = 99\n", "intake.max_parts", 2),
+])
+def test_an_invalid_value_names_the_key_and_the_line(tmp_path: Path, text: str, key: str, line: int):
+    (tmp_path / ".hallmark.toml").write_text(text)
+    with pytest.raises(HallError) as caught:
+        load(tmp_path)
+    err = caught.value
+    assert err.code == "INVALID_CONFIG" and err.exit_code == 2
+    assert f".hallmark.toml:{line}:" in err.message and f"key '{key}'" in err.message
+    assert "hall schema config" in err.next
+
+
+@pytest.mark.parametrize(("text", "line"), [('base = "main"\ngates = [\n', 2), ('base = "main"\nbase = "x"\nmax = 1\n', 2),
+                                            ("a = 1\n[capture\n", 2)])
+def test_broken_toml_names_the_line(tmp_path: Path, text: str, line: int):
+    (tmp_path / ".hallmark.toml").write_text(text)
+    with pytest.raises(HallError) as caught:
+        load(tmp_path)
+    assert caught.value.code == "INVALID_CONFIG" and f".hallmark.toml:{line}: not valid TOML" in caught.value.message
+
+
+def test_token_sizes():
+    assert parse_tokens("4M") == 4_000_000 and parse_tokens("800k") == 800_000 and parse_tokens(1200) == 1200
+    assert parse_tokens("none") is None
+    with pytest.raises(ValueError):
+        parse_tokens("lots")
+
+
+def test_config_is_read_from_the_main_checkout_not_a_worktree(hall, hall_repo):
+    """An item cannot loosen its own gates: its worktree's .hallmark.toml is never read."""
+    root = hall_repo.root
+    (root / ".hallmark.toml").write_text('base = "main"\nbranch = "main-says/{id}"\n[capture]\nmode = "gate"\n')
+    created = hall("new", "--title", "first", cwd=root)
+    assert created.code == 0, created.stdout
+    worktree = Path(created.json["worktree"])
+    assert created.json["branch"] == "main-says/H-0001"
+    (worktree / ".hallmark.toml").write_text('branch = "worktree-says/{id}"\n[capture]\nmode = "off"\n')
+    assert open_repo(worktree).config.capture.mode == "gate"
+    assert config_raw.load_raw(open_repo(worktree).root)["capture"]["mode"] == "gate"
+    second = hall("new", "--title", "second", cwd=worktree)
+    assert second.code == 0, second.stdout
+    assert second.json["branch"] == "main-says/H-0002"
+    # an invalid file in the worktree breaks nothing either
+    (worktree / ".hallmark.toml").write_text("max_rejects = 'many'\n")
+    assert hall("status", "--all", cwd=worktree).code == 0
+    subprocess.run(["git", "status"], cwd=worktree, check=True, capture_output=True)
