@@ -1,0 +1,339 @@
+"""The daemon: passes over every registered repo — watchman, assayer (checks, review), fixer, shipper.
+
+Each item is worked by one worker at a time (a lease). A pass first records what the journal owes:
+expired question defaults, runs that died (recorded as failed, so the next step retries them),
+stuck items. The daily budget pauses the model workers (checks and shipping go on). Stopping is a
+flag in the state file (`<user data dir>/daemon.json`), so it works the same everywhere.
+`run(until_idle=True)` runs passes in the foreground until a pass finds no work.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .. import atomic, clock, items, journal, states
+from ..errors import HallError
+from ..paths import user_data_dir
+from ..repo import Repo, open_repo
+from . import budget, leases, runs
+
+HEARTBEAT_STALE_S = 300
+DEFAULT_INTERVAL_S = 10.0
+MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
+WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
+
+
+def state_path() -> Path:
+    return user_data_dir() / "daemon.json"
+
+
+def read_state() -> dict[str, Any]:
+    return atomic.read_json(state_path(), {}) or {}
+
+
+def _update_state(**fields: Any) -> dict[str, Any]:
+    path = state_path()
+    with journal.locked(path):
+        data = atomic.read_json(path, {}) or {}
+        data.update(fields)
+        atomic.write_json(path, data)
+    return data
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# -- the steps -------------------------------------------------------------------------------
+
+
+def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
+    """Two failed runs in a row hold the item for a person (`run_failed`)."""
+    view = items.fold_item(repo, item_id)
+    if view.run_failures >= 2 and not view.hold:
+        items.record(repo, item_id, "held", actor="hall", kind="run_failed",
+                     reason=f"{view.run_failures} failed runs in a row; see hall trace {item_id}")
+        return True
+    return False
+
+
+def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from . import checks
+
+    outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    if outcome.passed:
+        items.transition(repo, view.id, "checks_passed", actor="assayer", sha=view.sha,
+                         gates=[r.command for r in outcome.results])
+        return {"item": view.id, "outcome": "checks_passed"}
+    failures = view.check_failures + 1
+    held = failures >= repo.config.max_check_failures
+    fields: dict[str, Any] = {"sha": view.sha, "failed": [r.command for r in outcome.failed],
+                              "condensed": outcome.condensed[:8000], "in_a_row": failures}
+    if held:
+        fields.update(held=True, reason=f"checks failed {failures} times in a row (max_check_failures)")
+    items.transition(repo, view.id, "checks_failed", actor="assayer", **fields)
+    return {"item": view.id, "outcome": "checks_failed", "held": held}
+
+
+def do_review(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from . import review
+
+    result = review.review(repo, view.id)
+    if result["outcome"] == "run_failed":
+        result["held"] = hold_after_failed_runs(repo, view.id)
+    return result
+
+
+def do_fix(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from . import fix
+
+    result = fix.run_fixer(repo, view.id)
+    if result["outcome"] == "run_failed":
+        result["held"] = hold_after_failed_runs(repo, view.id)
+    return result
+
+
+def do_ship(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from . import ship
+
+    return ship.ship(repo, view.id)
+
+
+STEPS: dict[str, tuple[str, Callable[[Repo, states.ItemView], dict[str, Any]], str | None]] = {
+    states.CHECKS: ("assayer", do_checks, None),
+    states.REVIEW: ("assayer", do_review, "review"),
+    states.FIXING: ("fixer", do_fix, "fix"),
+    states.HALLMARKED: ("shipper", do_ship, None),
+}
+
+
+def watchman(repo: Repo) -> list[str]:
+    """Flag in-loop items with no new event for `stuck_after` (a notice, once per quiet spell)."""
+    flagged = []
+    limit = clock.parse_duration(repo.config.stuck_after)
+    now = clock.now()
+    for view in repo.index.items(include_terminal=False):
+        if view.state not in WORK_STATES or not view.updated or view.hold:
+            continue
+        quiet = (now - clock.parse_time(view.updated)).total_seconds()
+        if quiet >= limit:
+            items.record(repo, view.id, "notice", actor="watchman", kind="stuck",
+                         text=f"{view.id} has had no new event for {int(quiet // 60)} min in {view.state}")
+            flagged.append(view.id)
+    return flagged
+
+
+def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
+    """Items with loop work, oldest in their state first; a role keeps only its states."""
+    found = []
+    for view in repo.index.items(include_terminal=False):
+        if view.state not in STEPS or view.hold:
+            continue
+        if role and STEPS[view.state][0] != role:
+            continue
+        found.append(view)
+    found.sort(key=lambda v: (v.state_since, v.id))
+    return found
+
+
+def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """One pass over one repo; returns the steps it took."""
+    from ..questions import apply_expired_defaults
+
+    done: list[dict[str, Any]] = []
+    for q in apply_expired_defaults(repo):
+        done.append({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]})
+    watchman(repo)
+    for view in repo.index.items(include_terminal=False):
+        recovered = runs.recover_dead(repo, view.id)
+        if recovered:
+            done.append({"item": view.id, "outcome": "run_recovered", "runs": recovered,
+                         "held": hold_after_failed_runs(repo, view.id)})
+    ttl = max(leases.DEFAULT_TTL_S, _runner_timeout(repo) + 300)
+    paused = None
+    for view in candidates(repo):
+        role, step, model_role = STEPS[view.state]
+        if model_role is not None:
+            paused = paused or budget.check_daily(repo)
+            if paused:
+                continue
+            block = budget.check_room(repo, model_role) or budget.check_item(repo, view)
+            if block:
+                if block.level == "per_item":
+                    done.append({"item": view.id, "outcome": "held", "hold": "budget", "reason": block.reason})
+                continue
+        try:
+            lease = leases.acquire(repo, view.id, role, holder, ttl_s=ttl)
+        except HallError as exc:
+            if exc.code == "CLAIMED":
+                continue
+            raise
+        try:
+            fresh = items.fold_item(repo, view.id)
+            if fresh.state != view.state or fresh.hold:
+                continue
+            if log:
+                log(f"{repo.root.name} {view.id}: {role} ({view.state})")
+            try:
+                result = step(repo, fresh)
+            except HallError as exc:
+                result = {"item": view.id, "outcome": "error", "error": exc.to_dict()["error"]}
+                items.record(repo, view.id, "notice", actor=role, kind="loop_error", text=f"{exc.code}: {exc.message}")
+            result["step"] = role
+            done.append(result)
+        finally:
+            leases.release(repo, view.id, lease["holder"])
+    return done
+
+
+def _runner_timeout(repo: Repo) -> float:
+    try:
+        return clock.parse_duration(repo.config.runner.timeout)
+    except (AttributeError, ValueError):
+        return 1800.0
+
+
+def _open(root: Path) -> Repo | None:
+    try:
+        return open_repo(root)
+    except HallError:
+        return None
+
+
+def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos: list[Path] | None = None,
+        max_passes: int | None = None, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run passes until stopped (the flag), or with until_idle until a pass finds no work."""
+    from ..setup_repo import registered_repos
+
+    holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
+    started = clock.stamp()
+    _update_state(pid=os.getpid(), started=started, heartbeat=started, stop=False, expected=not until_idle,
+                  host=socket.gethostname(), mode="until_idle" if until_idle else "loop", passes=0)
+    passes, steps = 0, []
+    try:
+        while True:
+            if read_state().get("stop"):
+                break
+            work: list[dict[str, Any]] = []
+            for root in (repos if repos is not None else registered_repos()):
+                repo = _open(root)
+                if repo is None:
+                    continue
+                work += pass_repo(repo, holder, log=log)
+            passes += 1
+            steps += work
+            _update_state(heartbeat=clock.stamp(), passes=passes, last_work=len(work))
+            if until_idle and not [w for w in work if w.get("outcome") != "question_defaulted"]:
+                break
+            if max_passes is not None and passes >= max_passes:
+                break
+            if until_idle and passes >= MAX_IDLE_PASSES:
+                break
+            if not until_idle:
+                _sleep_unless_stopped(interval)
+    finally:
+        _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False,
+                      stop=False)
+    return {"passes": passes, "steps": steps, "next": ["hall status --all", "hall inbox"]}
+
+
+def _sleep_unless_stopped(interval: float) -> None:
+    end = time.monotonic() + interval
+    while time.monotonic() < end:
+        if read_state().get("stop"):
+            return
+        time.sleep(min(0.5, max(0.0, end - time.monotonic())))
+
+
+# -- start, stop, status ---------------------------------------------------------------------
+
+
+def status() -> dict[str, Any]:
+    data = read_state()
+    pid = data.get("pid")
+    running = _pid_alive(pid) and data.get("host", socket.gethostname()) == socket.gethostname()
+    age = None
+    if data.get("heartbeat"):
+        age = round((clock.now() - clock.parse_time(data["heartbeat"])).total_seconds(), 1)
+    stale = bool(data.get("expected")) and (not running or (age is not None and age > HEARTBEAT_STALE_S))
+    return {"running": running, "pid": pid if running else None, "started": data.get("started"),
+            "heartbeat": data.get("heartbeat"), "heartbeat_age_s": age, "passes": data.get("passes", 0),
+            "stop_requested": bool(data.get("stop")), "stale": stale, "state_file": str(state_path()),
+            "next": ["hall daemon stop"] if running else ["hall daemon start", "hall daemon run --until-idle"]}
+
+
+def report_heartbeat(repos: list[Path] | None = None) -> bool:
+    """A daemon that should run but has no heartbeat shows in each repo's inbox (and clears when back)."""
+    from ..setup_repo import registered_repos
+
+    info = status()
+    key = f"daemon:stopped:{read_state().get('started', '')}"
+    for root in repos if repos is not None else registered_repos():
+        repo = _open(root)
+        if repo is None:
+            continue
+        path = repo.paths.repo_journal
+        with journal.locked(path):
+            events = [e for e in journal.read(path).events if e.get("key") == key]
+            shown = bool(events) and events[-1].get("event") == "inbox_entry"
+            if info["stale"] and not shown:
+                journal.append_unlocked(path, journal.make_event("inbox_entry", None, "watchman", {
+                    "kind": "daemon stopped", "key": key,
+                    "text": f"The daemon has no heartbeat since {info['heartbeat']}.",
+                    "for_item": None, "next": ["hall daemon start", "hall daemon status"]}))
+            elif not info["stale"] and shown:
+                journal.append_unlocked(path, journal.make_event("inbox_cleared", None, "watchman", {"key": key}))
+    return bool(info["stale"])
+
+
+def start(log_path: Path | None = None) -> dict[str, Any]:
+    info = status()
+    if info["running"]:
+        return dict(info, already=True)
+    log_path = log_path or (user_data_dir() / "daemon.log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-c", "from hallmark.core.loop.daemon import main; main()"],
+                                stdout=out, stderr=out, stdin=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if read_state().get("pid") == proc.pid:
+            break
+        time.sleep(0.05)
+    return dict(status(), started_pid=proc.pid, log=str(log_path))
+
+
+def stop(wait_s: float = 10.0) -> dict[str, Any]:
+    info = status()
+    if not info["running"]:
+        _update_state(stop=False, expected=False)
+        return dict(info, stopped=False)
+    _update_state(stop=True)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and status()["running"]:
+        time.sleep(0.1)
+    return dict(status(), stopped=not status()["running"])
+
+
+def main() -> None:
+    """The detached daemon's entry point (`hall daemon start` launches it)."""
+    def log(line: str) -> None:
+        sys.stdout.write(f"{clock.stamp()} {line}\n")
+        sys.stdout.flush()
+
+    run(until_idle=False, log=log)

@@ -1,0 +1,181 @@
+"""The Repair Shop: the fixer's headless run in the item's worktree, and `hall fixed`.
+
+The fixer reads the open findings and the failing checks, commits, and records what each commit
+fixes with `hall fixed <ids> [--dispute <id> --reason …]`, which resubmits the item to checks. It can
+dispute but never approve. If its run commits without calling `hall fixed`, the loop resubmits the
+new HEAD itself; a run that neither commits nor disputes is a failed run.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from .. import git, items, states
+from ..errors import HallError
+from ..repo import Repo
+from ..runner import spawn
+from . import findings as _findings
+
+ACTOR = "fixer"
+
+
+def build_prompt(repo: Repo, view: states.ItemView) -> str:
+    found = [f for f in _findings.unresolved(repo, view.id) if f["status"] == "open"]
+    failing = _findings.failing_checks(repo, view.id)
+    parts = [f"# Fix {view.id} round {view.round}: {view.title}", "",
+             f"You are Hallmark's fixer, working in {view.worktree} on branch {view.branch}.",
+             "Address the findings and the failing checks below. Commit your changes, then record what the",
+             "commits fix with `hall fixed <finding ids>`; dispute a finding you believe is wrong with",
+             "`hall fixed --dispute <id> --reason \"…\"`. You can never approve, push or ship.", ""]
+    if failing:
+        parts += ["## Failing checks (condensed; the full log is named in each footer)", ""]
+        for check in failing:
+            parts += [f"### `{check['command']}` exited {check['exit_code']}", "", "```",
+                      str(check.get("output") or "").rstrip(), "```", ""]
+    if found:
+        parts += ["## Open findings", ""]
+        for f in found:
+            where = f"{f['file']}:{f['line']}" if f.get("line") is not None else str(f.get("file"))
+            parts.append(f"- {f['id']} [{f['severity']}, {f['lens']}] {where}: {f.get('title') or ''} {f['scenario']}"
+                         + (f" Suggestion: {f['suggestion']}" if f.get("suggestion") else ""))
+        parts.append("")
+    if not found and not failing:
+        parts += ["Nothing is recorded as open; check `hall findings` and resubmit with `hall fixed`.", ""]
+    return "\n".join(parts)
+
+
+def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
+    """One fixer pass on an item in fixing (not held)."""
+    view = items.fold_item(repo, item_id)
+    if view.state != states.FIXING:
+        raise items.wrong_state(view, "fix_submitted")
+    if view.hold:
+        raise HallError("WRONG_STATE", f"{item_id} is held ({view.hold}); a person releases it.",
+                        [f'hall retry {item_id} --reason "…"'])
+    worktree = Path(view.worktree)
+    if not worktree.is_dir():
+        raise HallError("WRONG_STATE", f"{item_id} has no worktree at {view.worktree}.", [f"hall status {item_id}"])
+    before = git.head_sha(worktree)
+    engine = (repo.config.fixer or "claude -p").strip()
+    if engine in ("claude -p", "claude"):
+        spec = spawn.RunSpec(role="fix", prompt=build_prompt(repo, view), cwd=worktree, item_id=item_id,
+                             permission_mode="acceptEdits", write_dirs=[repo.paths.common_dir],
+                             allowed_tools=["Read", "Edit", "Write", "Glob", "Grep", "Bash(git add:*)",
+                                            "Bash(git commit:*)", "Bash(git status:*)", "Bash(git diff:*)",
+                                            "Bash(git log:*)", "Bash(hall findings:*)", "Bash(hall fixed:*)",
+                                            *(f"Bash({c}:*)" for c in repo.config.gates),
+                                            *(f"Bash({c}:*)" for c in repo.config.dev_commands)])
+        result = spawn.run(repo, spec)
+        if not result.ok:
+            return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name}
+        run_name = result.name
+    else:
+        run_name = _external(repo, view, engine)
+        if run_name.startswith("failed:"):
+            return {"item": item_id, "outcome": "run_failed", "failure": run_name[7:].strip(), "run": None}
+    return settle(repo, item_id, before, run_name)
+
+
+def _external(repo: Repo, view: states.ItemView, engine: str) -> str:
+    """A non-claude fixer engine (`fixer = "…"`): run through the shell in the worktree, unconfined."""
+    prompt_path = repo.paths.item_dir(view.id) / "fix-prompt.md"
+    prompt_path.write_text(build_prompt(repo, view), encoding="utf-8")
+    values = {"id": view.id, "branch": view.branch, "prompt_file": str(prompt_path), "worktree": view.worktree}
+    command = engine
+    for key, value in values.items():
+        command = command.replace("{" + key + "}", shlex.quote(value))
+    env = spawn.launch_environment(repo, view.id, ACTOR)
+    proc = subprocess.run(["sh", "-c", command], cwd=view.worktree, env=env, capture_output=True, text=True,
+                          check=False, timeout=spawn.default_timeout(repo))
+    items.record(repo, view.id, "run_ended", actor=ACTOR, run=None, role="fix", exit_code=proc.returncode,
+                 duration_ms=None, failed=None if proc.returncode == 0 else f"the fixer engine exited {proc.returncode}",
+                 engine=engine)
+    return "external" if proc.returncode == 0 else f"failed: the fixer engine exited {proc.returncode}"
+
+
+def settle(repo: Repo, item_id: str, before: str, run_name: str | None) -> dict[str, Any]:
+    """After the fixer's run: it resubmitted itself, or we resubmit its commits, or it did nothing."""
+    view = items.fold_item(repo, item_id)
+    if view.state != states.FIXING:
+        return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": view.sha, "run": run_name}
+    worktree = Path(view.worktree)
+    dirty = git.is_dirty(worktree)
+    head = git.head_sha(worktree)
+    if dirty:
+        failure = f"the fixer left uncommitted changes ({', '.join(d[3:] for d in dirty[:3])})"
+    elif head == before:
+        failure = "the fixer made no commit and disputed nothing"
+    else:
+        view = items.transition(repo, item_id, "fix_submitted", actor=ACTOR, sha=head, round=view.round + 1,
+                                by="loop", claims=[])
+        return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": head, "run": run_name}
+    items.record(repo, item_id, "run_ended", actor=ACTOR, run=run_name, role="fix", exit_code=0, duration_ms=None,
+                 failed=failure, judged=True)
+    return {"item": item_id, "outcome": "run_failed", "failure": failure, "run": run_name}
+
+
+def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[tuple[str, str]], *,
+               submit: bool = True, actor: str | None = None) -> dict[str, Any]:
+    """`hall fixed`: record which findings HEAD fixes and which are disputed, then resubmit."""
+    from ..repo import current_actor
+
+    who = actor or current_actor()
+    view = items.fold_item(repo, item_id)
+    if view.state != states.FIXING:
+        raise items.wrong_state(view, "fix_submitted")
+    if view.hold:
+        raise HallError("WRONG_STATE", f"{item_id} is held ({view.hold}: {view.hold_reason}); a person releases it.",
+                        [f'hall retry {item_id} --reason "…"'])
+    known = {f["id"]: f for f in _findings.unresolved(repo, item_id)}
+    wanted = [fid.strip().upper() for fid in finding_ids if fid.strip()]
+    wanted = [fid if fid.startswith("F-") else f"F-{fid}" for fid in wanted]
+    disputes = [((fid if fid.upper().startswith("F-") else f"F-{fid}").upper(), reason) for fid, reason in disputes]
+    missing = [fid for fid in wanted + [d[0] for d in disputes] if fid not in known]
+    if missing:
+        raise HallError("USAGE", f"{', '.join(missing)}: not an unresolved finding of {item_id}.",
+                        [f"hall findings {item_id}"])
+    for fid, reason in disputes:
+        if not reason.strip():
+            raise HallError("USAGE", f"--dispute {fid} needs --reason.", [f'hall fixed --dispute {fid} --reason "…"'])
+    if not wanted and not disputes and not submit:
+        raise HallError("USAGE", "Name the findings this commit fixes, or dispute one.", ["hall findings"])
+    worktree = Path(view.worktree)
+    dirty = git.is_dirty(worktree)
+    if dirty:
+        raise HallError("DIRTY_WORKTREE", f"{item_id}'s worktree has uncommitted changes; commit them first.",
+                        [f"git -C {shlex.quote(str(worktree))} status"])
+    head = git.head_sha(worktree)
+    if wanted:
+        items.record(repo, item_id, "fixed", actor=who, findings=wanted, sha=head)
+    for fid, reason in disputes:
+        items.record(repo, item_id, "disputed", actor=who, finding=fid, reason=reason, sha=head)
+    result: dict[str, Any] = {"item": item_id, "fixed": wanted, "disputed": [d[0] for d in disputes], "sha": head}
+    if submit:
+        if head == view.sha and not disputes:
+            raise HallError("WRONG_STATE", f"HEAD is still {head[:12]}, the commit that was reviewed; commit a fix or "
+                                           "dispute a finding first.", [f"hall findings {item_id}"])
+        view = items.transition(repo, item_id, "fix_submitted", actor=who, sha=head, round=view.round + 1,
+                                claims=wanted, disputes=[d[0] for d in disputes])
+        result["state"] = view.state
+        result["next"] = [f"hall status {item_id}", f"hall trace {item_id} --follow"]
+    else:
+        result["state"] = view.state
+        result["next"] = [f"hall fixed {item_id} <more ids>", f"hall findings {item_id}"]
+    return result
+
+
+def findings_report(repo: Repo, item_id: str) -> dict[str, Any]:
+    """`hall findings`: open findings and failing checks."""
+    view = items.fold_item(repo, item_id)
+    found = [f for f in _findings.unresolved(repo, item_id)]
+    failing = _findings.failing_checks(repo, item_id)
+    open_ = [f for f in found if f["status"] == "open"]
+    nxt = []
+    if view.state == states.FIXING and not view.hold:
+        nxt = [f"hall fixed {' '.join(f['id'] for f in open_[:3]) or '<ids>'}", 'hall fixed --dispute <id> --reason "…"']
+    nxt.append(f"hall status {item_id}")
+    return {"item": item_id, "state": view.state, "round": view.round, "findings": found, "open": len(open_),
+            "failing_checks": failing, "next": nxt}

@@ -1,0 +1,58 @@
+"""Isolation and confinement for headless runs (the seed's "Isolation" and "Confinement").
+
+Isolation keeps a run on its task: the reviewer, intake and the librarian read only user-level
+settings (`--setting-sources user`), no MCP servers but ours (`--strict-mcp-config`), no CLAUDE.md
+from the checkout (CLAUDE_CODE_DISABLE_CLAUDE_MDS=1, set by the runner) and no hooks
+(`disableAllHooks` in the settings). Confinement keeps every run off the host: the `--settings`
+file limits file reads to the run's directories, denies credential paths and the web tools, and
+turns on Claude Code's sandbox for commands, with no unsandboxed retry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+ISOLATED_ROLES = frozenset({"review", "intake", "librarian"})
+EDITING_ROLES = frozenset({"fix", "dev"})
+
+DENY_READ = ("~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gh/**", "~/.netrc", "~/.docker/config.json",
+             "~/.kube/**", "~/.npmrc", "~/.pypirc", "**/.env", "**/.env.*")
+REMOVE_ENV = ("GH_TOKEN", "GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+              "NPM_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD", "DOCKER_PASSWORD")
+
+
+def isolation_args(role: str) -> list[str]:
+    """Command-line flags every run gets; isolated roles also drop project settings."""
+    args = ["--strict-mcp-config"]
+    if role in ISOLATED_ROLES:
+        args = ["--setting-sources", "user", *args]
+    return args
+
+
+def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[Path], *,
+                         isolated: bool) -> dict[str, Any]:
+    """The `--settings` JSON for one run."""
+    read_roots = [str(cwd), str(run_dir)]
+    allow = [f"Read({root}/**)" for root in read_roots] + ["Glob", "Grep"]
+    deny = ["WebFetch", "WebSearch"] + [f"Read({p})" for p in DENY_READ]
+    if role not in EDITING_ROLES:
+        deny += ["Edit", "Write", "MultiEdit", "NotebookEdit"]
+    writable = [str(cwd), str(run_dir), *(str(p) for p in write_dirs)] if role in EDITING_ROLES else [str(run_dir)]
+    return {
+        "disableAllHooks": bool(isolated),
+        "permissions": {
+            "allow": allow,
+            "deny": deny,
+            "defaultMode": "acceptEdits" if role in EDITING_ROLES else "default",
+            "disableBypassPermissionsMode": "disable",
+        },
+        "sandbox": {
+            "enabled": True,
+            "autoAllowBashIfSandboxed": True,
+            "allowUnsandboxedCommands": False,
+            "writePaths": writable,
+            "network": {"allowUnixSockets": [], "allowLocalBinding": False},
+        },
+        "env": {name: "" for name in REMOVE_ENV},
+    }

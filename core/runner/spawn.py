@@ -1,0 +1,437 @@
+"""Spawn one headless `claude -p` run and stream it, line by line, into the item's run file.
+
+The run file (`runs/<stamp>-<role>.jsonl`) holds Claude's stream-json exactly as it arrives, then
+one `hall_run_end` line. The runner holds `<stamp>-<role>.lock` for as long as the run lives, so a
+file with no end line whose lock nobody holds is a run that died. The journal gets `run_started`,
+`run_ended` and one `usage` event per model (from `modelUsage`, else the top-level `usage`).
+Stdlib plus filelock: no pydantic, no rich.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import clock, journal
+from ..errors import HallError
+from ..loop import pricing
+from .isolation import ISOLATED_ROLES, REMOVE_ENV, confinement_settings, isolation_args
+
+ROLE_AGENT = {"review": "principal-engineer", "fix": "fixer", "intake": "intake", "librarian": "librarian",
+              "dev": "developer"}
+ROLE_ACTOR = {"review": "assayer", "fix": "fixer", "intake": "intake", "librarian": "librarian", "dev": "dev",
+              "ship": "shipper"}
+DEFAULT_MAX_USD = {"review": 6.0, "fix": 2.0, "intake": 0.10, "librarian": 0.20, "dev": 2.0}
+ROLE_MODEL_KEY = {"review": "review_model", "fix": "fix_model", "intake": "intake_model",
+                  "librarian": "librarian_model"}
+ARG_LIMIT = 100_000  # bytes: a longer prompt goes through stdin instead of argv
+STANDIN_MODEL = "hallmark-standin"
+
+
+@dataclass
+class RunSpec:
+    """What to run: the role decides the agent, the actor, the budget and the isolation."""
+
+    role: str
+    prompt: str
+    cwd: Path
+    item_id: str | None = None
+    json_schema: dict[str, Any] | None = None
+    max_budget_usd: float | None = None  # None: the role's configured cap
+    model: str | None = None  # None: the role's configured model
+    timeout_s: float | None = None  # None: [runner] timeout
+    allowed_tools: list[str] = field(default_factory=list)
+    permission_mode: str | None = None
+    write_dirs: list[Path] = field(default_factory=list)
+    extra_env: dict[str, str] = field(default_factory=dict)
+    validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
+
+
+@dataclass
+class RunResult:
+    path: Path
+    role: str
+    item_id: str | None
+    cwd: str
+    exit_code: int | None
+    duration_ms: int
+    failure: str | None
+    result: dict[str, Any] | None = None
+    structured_output: Any = None
+    usage: list[dict[str, Any]] = field(default_factory=list)
+    model: str = ""
+    session_id: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+# -- where and what ---------------------------------------------------------------------------
+
+
+def plugin_dir() -> Path:
+    """The plugin shipped in the package (agents, skills, schemas)."""
+    from .. import __file__ as core_init
+
+    return Path(core_init).resolve().parent.parent / "plugin"
+
+
+def runs_dir(repo: Any, item_id: str | None) -> Path:
+    return repo.paths.item_dir(item_id) / "runs" if item_id else repo.state_dir / "runs"
+
+
+def run_stamp() -> str:
+    moment = clock.now()
+    return moment.strftime("%Y%m%dT%H%M%S") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def claude_command(repo: Any) -> list[str]:
+    """HALL_CLAUDE, else `[runner] claude`, else `claude` on PATH."""
+    for source, value in (("HALL_CLAUDE", os.environ.get("HALL_CLAUDE", "")),
+                          ("[runner] claude", _config_claude(repo))):
+        if value and value.strip():
+            words = shlex.split(value)
+            if shutil.which(words[0]) is None and not Path(words[0]).is_file():
+                raise HallError("RUN_FAILED", f"{source} names {words[0]!r}, which is not an executable.",
+                                ["hall doctor", "edit [runner] claude in .hallmark.toml"])
+            return words
+    found = shutil.which("claude")
+    if found is None:
+        raise HallError("RUN_FAILED", "The Claude Code CLI `claude` is not on PATH.",
+                        ["install Claude Code", "set [runner] claude in .hallmark.toml", "hall doctor"])
+    return [found]
+
+
+def _config_claude(repo: Any) -> str:
+    try:
+        return repo.config.runner.claude
+    except AttributeError:
+        return ""
+
+
+def role_max_usd(repo: Any, role: str) -> float | None:
+    """`[budget.<role>] max_usd` ("none" turns the cap off), else the role's default."""
+    try:
+        room = repo.config.budget.room(role)
+        value = room.max_usd
+    except AttributeError:
+        value = None
+    if value is None:
+        return DEFAULT_MAX_USD.get(role)
+    if isinstance(value, str) and value.strip().lower() in ("none", "off", ""):
+        return None
+    return float(value)
+
+
+def role_model(repo: Any, role: str) -> str | None:
+    key = ROLE_MODEL_KEY.get(role)
+    try:
+        return getattr(repo.config.budget, key) if key else None
+    except AttributeError:
+        return None
+
+
+def default_timeout(repo: Any) -> float:
+    try:
+        return clock.parse_duration(repo.config.runner.timeout)
+    except (AttributeError, ValueError):
+        return 1800.0
+
+
+def launch_environment(repo: Any, item_id: str | None, actor: str) -> dict[str, str]:
+    """The process environment: ours, plus launch_env (HALL_ITEM, project name), plus HALL_ACTOR."""
+    env = dict(os.environ)
+    for name in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"):
+        env.pop(name, None)  # a run started from inside a session is still a fresh headless run
+    try:
+        from ..launch_env import launch_env
+    except ImportError:  # pragma: no cover - the triage part is absent
+        extra = {"HALL_ITEM": item_id} if item_id else {}
+    else:
+        extra = launch_env(repo, item_id)
+    env.update(extra)
+    for name in REMOVE_ENV:
+        env.pop(name, None)
+    env["HALL_ACTOR"] = actor
+    if item_id:
+        env["HALL_ITEM"] = item_id
+    return env
+
+
+def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_argv: bool) -> list[str]:
+    """`claude -p … --output-format stream-json --verbose` with every flag the role needs."""
+    args = [*claude_command(repo), "-p", "--output-format", "stream-json", "--verbose"]
+    agent = ROLE_AGENT.get(spec.role)
+    if agent:
+        args += ["--agent", f"hallmark:{agent}"]
+    args += ["--plugin-dir", str(plugin_dir())]
+    if spec.json_schema is not None:
+        args += ["--json-schema", json.dumps(spec.json_schema, separators=(",", ":"))]
+    cap = spec.max_budget_usd if spec.max_budget_usd is not None else role_max_usd(repo, spec.role)
+    if cap is not None:
+        args += ["--max-budget-usd", f"{cap:g}"]
+    model = spec.model or role_model(repo, spec.role)
+    if model:
+        args += ["--model", model]
+    args += isolation_args(spec.role)
+    args += ["--settings", str(settings_path)]
+    if spec.permission_mode:
+        args += ["--permission-mode", spec.permission_mode]
+    if spec.allowed_tools:
+        args += ["--allowedTools", *spec.allowed_tools]
+    try:
+        args += list(repo.config.claude_args)
+    except AttributeError:
+        pass
+    if prompt_in_argv:
+        args += ["--", spec.prompt] if spec.prompt.startswith("-") else [spec.prompt]
+    return args
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+class _Tracker:
+    """What the stream says so far: the model, the session and the last result line."""
+
+    def __init__(self) -> None:
+        self.model = ""
+        self.session_id = ""
+        self.result: dict[str, Any] | None = None
+
+    def see(self, raw: bytes) -> None:
+        try:
+            record = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return
+        if not isinstance(record, dict):
+            return
+        kind = record.get("type")
+        if kind == "system" and record.get("subtype") == "init":
+            self.model = str(record.get("model") or self.model)
+            self.session_id = str(record.get("session_id") or self.session_id)
+        elif kind == "result":
+            self.result = record
+            self.session_id = str(record.get("session_id") or self.session_id)
+
+
+def usage_rows(result: dict[str, Any] | None, fallback_model: str) -> list[dict[str, Any]]:
+    """Per-model token counts: `modelUsage` is the source of truth, `usage` the fallback."""
+    if not result:
+        return []
+    rows = []
+    model_usage = result.get("modelUsage")
+    if isinstance(model_usage, dict) and model_usage:
+        for model, u in model_usage.items():
+            if not isinstance(u, dict):
+                continue
+            rows.append({"model": model, "input_tokens": _int(u.get("inputTokens")),
+                         "output_tokens": _int(u.get("outputTokens")),
+                         "cache_read_tokens": _int(u.get("cacheReadInputTokens")),
+                         "cache_write_tokens": _int(u.get("cacheCreationInputTokens")),
+                         "reported_cost_usd": _float(u.get("costUSD"))})
+    else:
+        u = result.get("usage") or {}
+        if isinstance(u, dict):
+            rows.append({"model": fallback_model or "unknown", "input_tokens": _int(u.get("input_tokens")),
+                         "output_tokens": _int(u.get("output_tokens")),
+                         "cache_read_tokens": _int(u.get("cache_read_input_tokens")),
+                         "cache_write_tokens": _int(u.get("cache_creation_input_tokens")),
+                         "reported_cost_usd": _float(result.get("total_cost_usd"))})
+    for row in rows:
+        row["cost_usd"] = pricing.cost(row["model"], row["input_tokens"], row["output_tokens"],
+                                       row["cache_read_tokens"], row["cache_write_tokens"],
+                                       reported=row["reported_cost_usd"])
+        row["standin"] = row["model"] == STANDIN_MODEL
+    return rows
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        proc.kill()
+        return
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _journal_path(repo: Any, item_id: str | None) -> Path:
+    return repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
+
+
+def judge(spec: RunSpec, exit_code: int | None, timed_out: bool, tracker: _Tracker, stderr_tail: str) -> str | None:
+    """Why the run failed, or None."""
+    timeout = spec.timeout_s
+    if timed_out:
+        return f"timed out after {timeout:g} s" if timeout else "timed out"
+    result = tracker.result
+    if result is None:
+        detail = f" (exit code {exit_code}{': ' + stderr_tail if stderr_tail else ''})" if exit_code else ""
+        return f"the stream has no result line{detail}"
+    subtype = result.get("subtype", "success")
+    if subtype != "success" or result.get("is_error"):
+        return f"the run ended with {subtype}"
+    if exit_code not in (0, None):
+        return f"claude exited with code {exit_code}{': ' + stderr_tail if stderr_tail else ''}"
+    if spec.json_schema is not None:
+        if result.get("structured_output") is None:
+            return "the result has no structured_output"
+        if spec.validate is not None:
+            problem = spec.validate(result["structured_output"])
+            if problem:
+                return f"the structured_output is invalid: {problem}"
+    return None
+
+
+def run(repo: Any, spec: RunSpec) -> RunResult:
+    """Run claude once for spec.role, streaming into the run file; never raises on a failed run."""
+    from filelock import FileLock
+
+    spec.timeout_s = spec.timeout_s if spec.timeout_s is not None else default_timeout(repo)
+    folder = runs_dir(repo, spec.item_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = run_stamp()
+    base = folder / f"{stamp}-{spec.role}"
+    while base.with_suffix(".jsonl").exists():  # two runs in one millisecond
+        time.sleep(0.002)
+        stamp = run_stamp()
+        base = folder / f"{stamp}-{spec.role}"
+    run_path, lock_path = base.with_suffix(".jsonl"), base.with_suffix(".lock")
+    stderr_path, prompt_path = base.with_suffix(".stderr"), base.with_suffix(".prompt.md")
+    settings_path = base.with_suffix(".settings.json")
+    actor = ROLE_ACTOR.get(spec.role, spec.role)
+    prompt_path.write_text(spec.prompt, encoding="utf-8")
+    settings = confinement_settings(spec.role, spec.cwd, folder, spec.write_dirs,
+                                    isolated=spec.role in ISOLATED_ROLES)
+    settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    prompt_in_argv = len(spec.prompt.encode("utf-8")) < ARG_LIMIT
+    command = build_command(repo, spec, settings_path, prompt_in_argv=prompt_in_argv)
+    env = launch_environment(repo, spec.item_id, actor)
+    if spec.role in ISOLATED_ROLES:
+        env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] = "1"
+    env.update(spec.extra_env)
+    lock = FileLock(str(lock_path), timeout=30)
+    lock.acquire()
+    tracker = _Tracker()
+    started = time.monotonic()
+    timed_out = False
+    exit_code: int | None = None
+    jpath = _journal_path(repo, spec.item_id)
+    try:
+        with open(stderr_path, "wb") as err, open(run_path, "ab") as out:
+            try:
+                proc = subprocess.Popen(command, cwd=str(spec.cwd), env=env, stdout=subprocess.PIPE, stderr=err,
+                                        stdin=subprocess.DEVNULL if prompt_in_argv else subprocess.PIPE,
+                                        start_new_session=True)
+            except OSError as exc:
+                failure = f"cannot start {command[0]}: {exc.strerror or exc}"
+                return _finish(repo, spec, run_path, stderr_path, tracker, None, 0, failure, actor, jpath)
+            journal.append(jpath, "run_started", item=spec.item_id, actor=actor, run=run_path.name,
+                           role=spec.role, model=spec.model or role_model(repo, spec.role) or "", cwd=str(spec.cwd),
+                           pid=proc.pid)
+            if not prompt_in_argv:
+                threading.Thread(target=_feed, args=(proc, spec.prompt), daemon=True).start()
+
+            def on_timeout() -> None:
+                nonlocal timed_out
+                timed_out = True
+                _kill_group(proc)
+
+            timer = threading.Timer(spec.timeout_s, on_timeout) if spec.timeout_s else None
+            if timer:
+                timer.daemon = True
+                timer.start()
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                line = raw if raw.endswith(b"\n") else raw + b"\n"
+                out.write(line)
+                out.flush()
+                tracker.see(raw)
+            exit_code = proc.wait()
+            if timer:
+                timer.cancel()
+        duration_ms = int((time.monotonic() - started) * 1000)
+        failure = judge(spec, exit_code, timed_out, tracker, _tail(stderr_path))
+        return _finish(repo, spec, run_path, stderr_path, tracker, exit_code, duration_ms, failure, actor, jpath)
+    finally:
+        lock.release()
+
+
+def _feed(proc: subprocess.Popen[bytes], prompt: str) -> None:
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(prompt.encode("utf-8"))
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _tail(path: Path, limit: int = 400) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    return text[-limit:]
+
+
+def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker: _Tracker, exit_code: int | None,
+            duration_ms: int, failure: str | None, actor: str, jpath: Path) -> RunResult:
+    end = {"type": "hall_run_end", "role": spec.role, "item": spec.item_id, "exit_code": exit_code,
+           "duration_ms": duration_ms, "failure": failure, "cwd": str(spec.cwd)}
+    with open(run_path, "ab") as out:
+        out.write((json.dumps(end, ensure_ascii=False) + "\n").encode("utf-8"))
+    try:
+        if stderr_path.stat().st_size == 0:
+            stderr_path.unlink()
+    except OSError:
+        pass
+    rows = usage_rows(tracker.result, tracker.model)
+    result = tracker.result or {}
+    turns = _int(result.get("num_turns"))
+    for row in rows:
+        journal.append(jpath, "usage", item=spec.item_id, actor=actor, run=run_path.name, role=spec.role,
+                       model=row["model"], input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
+                       cache_read_tokens=row["cache_read_tokens"], cache_write_tokens=row["cache_write_tokens"],
+                       turns=turns, duration_ms=_int(result.get("duration_ms")) or duration_ms,
+                       cost_usd=row["cost_usd"], standin=row["standin"], session=tracker.session_id)
+    journal.append(jpath, "run_ended", item=spec.item_id, actor=actor, run=run_path.name, role=spec.role,
+                   exit_code=exit_code, duration_ms=duration_ms, failed=failure, session=tracker.session_id)
+    return RunResult(path=run_path, role=spec.role, item_id=spec.item_id, cwd=str(spec.cwd), exit_code=exit_code,
+                     duration_ms=duration_ms, failure=failure, result=tracker.result,
+                     structured_output=(tracker.result or {}).get("structured_output"), usage=rows,
+                     model=tracker.model, session_id=tracker.session_id)

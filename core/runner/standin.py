@@ -1,0 +1,413 @@
+"""`hall-standin-claude`: the stand-in model, an executable that answers like `claude -p`.
+
+It accepts the flags Hallmark passes to `claude -p`, runs REAL commands in its working directory
+(git log, git diff, the fixer's edits, `git commit`, `hall fixed`) and writes real-format
+stream-json: a `system/init` line, assistant text and tool_use lines, user tool_result lines with
+the real output, and a `result` line with `usage`, `modelUsage` and, when `--json-schema` was
+passed, `structured_output`. It labels itself everywhere: the model is "hallmark-standin", the
+cost is 0 and its text says that no model ran. Hallmark never claims a model ran when none did.
+
+What it decides comes from a scenario:
+- `HALL_STANDIN_SCRIPT` names a JSON file {"review": [step, …], "fix": [step, …], "pace": 0};
+  each call of a role takes the next step (the last one repeats). A counter file beside the
+  script (`<script>.state.json`) remembers how many calls each role made.
+- or a marker in the prompt: `hallmark-standin: {json step}` on one line;
+- otherwise a small heuristic: the reviewer flags every added diff line holding TODO or FIXME
+  (a major finding) and approves when there is none; the fixer deletes those lines and commits.
+
+A review step: {"verdict": {...}} (the structured output), "omit_structured_output": true,
+"exit_code": N, "subtype": "error_max_budget_usd", "die_after_lines": N (exit without a result
+line), "usage": {"input_tokens": …, "output_tokens": …}, "sleep": seconds.
+A fix step: {"edits": [{"file", "append"|"write"|"remove_lines_containing"}], "message": "…",
+"fixed": ["F-1"], "dispute": {"F-2": "reason"}, "commit": true, "no_submit": false}.
+`HALL_STANDIN_PACE` (seconds between lines, default 0.05) sets the pace; tests set 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+MODEL = "hallmark-standin"
+VERSION = "hallmark-standin"
+MARKER = re.compile(r"hallmark-standin:\s*(\{.*\})\s*$", re.M)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="claude", add_help=False)
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true")
+    p.add_argument("--output-format", default="text")
+    p.add_argument("--input-format", default="text")
+    p.add_argument("--verbose", action="store_true")
+    p.add_argument("--json-schema")
+    p.add_argument("--max-budget-usd")
+    p.add_argument("--max-turns")
+    p.add_argument("--agent")
+    p.add_argument("--plugin-dir", action="append", default=[])
+    p.add_argument("--setting-sources")
+    p.add_argument("--settings")
+    p.add_argument("--strict-mcp-config", action="store_true")
+    p.add_argument("--mcp-config", action="append", default=[])
+    p.add_argument("--model")
+    p.add_argument("--fallback-model")
+    p.add_argument("--permission-mode")
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="*", default=[])
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", nargs="*", default=[])
+    p.add_argument("--tools", nargs="*", default=[])
+    p.add_argument("--append-system-prompt")
+    p.add_argument("--system-prompt")
+    p.add_argument("--add-dir", action="append", default=[])
+    p.add_argument("--resume", "-r")
+    p.add_argument("--session-id")
+    p.add_argument("--continue", "-c", dest="cont", action="store_true")
+    p.add_argument("--fork-session", action="store_true")
+    p.add_argument("--no-session-persistence", action="store_true")
+    p.add_argument("--include-partial-messages", action="store_true")
+    p.add_argument("--dangerously-skip-permissions", action="store_true")
+    p.add_argument("--bare", action="store_true")
+    p.add_argument("--version", "-v", action="store_true")
+    p.add_argument("prompt", nargs="*")
+    args, _unknown = p.parse_known_args(argv)
+    return args
+
+
+class Stream:
+    """Writes stream-json lines to stdout at the configured pace, counting them."""
+
+    def __init__(self, pace: float, die_after: int | None) -> None:
+        self.pace = pace
+        self.die_after = die_after
+        self.lines = 0
+        self.session_id = str(uuid.uuid4())
+
+    def emit(self, record: dict[str, Any]) -> None:
+        if self.die_after is not None and self.lines >= self.die_after:
+            sys.stdout.flush()
+            os._exit(137)  # killed mid-stream: no result line
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        self.lines += 1
+        if self.pace > 0:
+            time.sleep(self.pace)
+
+
+class Model:
+    """One run of the stand-in: assistant messages, real tool calls, and the accounting."""
+
+    def __init__(self, stream: Stream, cwd: Path) -> None:
+        self.s = stream
+        self.cwd = cwd
+        self.turns = 0
+        self.output_chars = 0
+
+    def _assistant(self, block: dict[str, Any]) -> None:
+        self.turns += 1
+        text = json.dumps(block)
+        self.output_chars += len(text)
+        self.s.emit({
+            "type": "assistant",
+            "message": {"model": MODEL, "id": f"msg_standin_{uuid.uuid4().hex[:20]}", "type": "message",
+                        "role": "assistant", "content": [block], "stop_reason": None, "stop_sequence": None,
+                        "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                                  "output_tokens": max(1, len(text) // 4), "service_tier": "standard"}},
+            "parent_tool_use_id": None, "session_id": self.s.session_id, "uuid": str(uuid.uuid4()),
+        })
+
+    def say(self, text: str) -> None:
+        self._assistant({"type": "text", "text": text})
+
+    def bash(self, command: str, description: str = "") -> tuple[int, str]:
+        """Run a real command in the working directory and stream the call and its result."""
+        tool_id = f"toolu_standin_{uuid.uuid4().hex[:20]}"
+        self._assistant({"type": "tool_use", "id": tool_id, "name": "Bash",
+                         "input": {"command": command, "description": description or command}})
+        try:
+            proc = subprocess.run(["sh", "-c", command], cwd=str(self.cwd), capture_output=True, text=True,
+                                  timeout=300, stdin=subprocess.DEVNULL)
+            code, out, err = proc.returncode, proc.stdout, proc.stderr
+        except subprocess.TimeoutExpired:
+            code, out, err = 124, "", "timed out after 300 s"
+        content = (out + (("\n" + err) if err else "")).strip() or "(no output)"
+        if code != 0:
+            content = f"Exit code {code}\n{content}"
+        self.s.emit({
+            "type": "user",
+            "message": {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result",
+                                                     "content": content, "is_error": code != 0}]},
+            "parent_tool_use_id": None, "session_id": self.s.session_id, "uuid": str(uuid.uuid4()),
+            "tool_use_result": {"stdout": out, "stderr": err, "interrupted": False, "isImage": False},
+        })
+        return code, out
+
+    def write_file(self, rel: str, text: str, *, append: bool) -> None:
+        tool_id = f"toolu_standin_{uuid.uuid4().hex[:20]}"
+        path = self.cwd / rel
+        name = "Edit" if path.exists() else "Write"
+        self._assistant({"type": "tool_use", "id": tool_id, "name": name,
+                         "input": {"file_path": str(path), "content": text}})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if append and path.exists():
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        self.s.emit({
+            "type": "user",
+            "message": {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result",
+                                                     "content": f"The file {path} has been updated.", "is_error": False}]},
+            "parent_tool_use_id": None, "session_id": self.s.session_id, "uuid": str(uuid.uuid4()),
+        })
+
+
+# -- scenario --------------------------------------------------------------------------------
+
+
+def role_of(agent: str | None, prompt: str) -> str:
+    name = (agent or "").split(":")[-1]
+    if name in ("principal-engineer", "reviewer"):
+        return "review"
+    if name == "fixer":
+        return "fix"
+    if name:
+        return name
+    return "review" if "verdict" in prompt.lower() else "dev"
+
+
+def scenario_step(role: str, prompt: str) -> tuple[dict[str, Any], float | None]:
+    """The step for this call, and the scenario's pace if it sets one."""
+    marker = MARKER.findall(prompt)
+    if marker:
+        try:
+            return json.loads(marker[-1]), None
+        except json.JSONDecodeError:
+            pass
+    script = os.environ.get("HALL_STANDIN_SCRIPT")
+    if not script:
+        return {}, None
+    path = Path(script)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    steps = data.get(role) or []
+    pace = data.get("pace")
+    if not steps:
+        return {}, pace
+    state_path = path.with_name(path.name + ".state.json")
+    from filelock import FileLock
+
+    with FileLock(str(state_path) + ".lock", timeout=30):
+        try:
+            state = json.loads(state_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            state = {}
+        count = int(state.get(role, 0))
+        state[role] = count + 1
+        state_path.write_text(json.dumps(state), encoding="utf-8")
+    return steps[min(count, len(steps) - 1)], pace
+
+
+# -- the roles -------------------------------------------------------------------------------
+
+
+_DIFF_FILE = re.compile(r"^\+\+\+ b/(.+)$")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def todo_findings(prompt: str) -> list[dict[str, Any]]:
+    """The heuristic reviewer: every added line with TODO or FIXME is a major finding."""
+    findings = []
+    current, line_no = None, 0
+    for line in prompt.splitlines():
+        m = _DIFF_FILE.match(line)
+        if m:
+            current = m.group(1)
+            continue
+        h = _HUNK.match(line)
+        if h:
+            line_no = int(h.group(1))
+            continue
+        if current is None:
+            continue
+        if line.startswith("+") and not line.startswith("+++"):
+            if re.search(r"\b(TODO|FIXME)\b", line):
+                findings.append({
+                    "lens": "correctness", "severity": "major", "file": current, "line": line_no,
+                    "title": "Unfinished work left in the change",
+                    "scenario": f"{current}:{line_no} still says {line[1:].strip()!r}: the change ships with "
+                                "work its author marked as not done.",
+                })
+            line_no += 1
+        elif line.startswith(" "):
+            line_no += 1
+    return findings
+
+
+def do_review(model: Model, step: dict[str, Any], prompt: str) -> dict[str, Any] | None:
+    model.say("I am Hallmark's stand-in model, not Claude: no model runs here. "
+              "I read the change with real commands and answer from the test's scenario.")
+    model.bash("git log --oneline -5", "Recent commits")
+    model.bash("git status --short", "Working tree state")
+    if "verdict" in step:
+        verdict = step["verdict"]
+    else:
+        findings = todo_findings(prompt)
+        verdict = {"summary": ("Stand-in review: no TODO or FIXME in the added lines; approved."
+                               if not findings else f"Stand-in review: {len(findings)} unfinished marker(s) in the change."),
+                   "findings": findings, "still_open": [], "learnings_used": []}
+    blocking = [f for f in verdict.get("findings", []) if f.get("severity") in ("blocker", "major")]
+    model.say(f"Verdict: {'approve' if not blocking and not verdict.get('still_open') else 'changes requested'} "
+              f"({len(verdict.get('findings', []))} finding(s)).")
+    return verdict
+
+
+def _apply_edit(model: Model, edit: dict[str, Any]) -> None:
+    rel = edit["file"]
+    if "write" in edit:
+        model.write_file(rel, edit["write"], append=False)
+    elif "append" in edit:
+        model.write_file(rel, edit["append"], append=True)
+    elif "remove_lines_containing" in edit:
+        path = model.cwd / rel
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        except FileNotFoundError:
+            return
+        needle = edit["remove_lines_containing"]
+        model.write_file(rel, "".join(x for x in lines if needle not in x), append=False)
+
+
+def do_fix(model: Model, step: dict[str, Any], prompt: str) -> None:
+    model.say("I am Hallmark's stand-in model, not Claude: no model runs here. "
+              "I make the scenario's edits and commit them for real.")
+    model.bash("hall findings --json", "Open findings and failing checks")
+    edits = step.get("edits")
+    fixed = list(step.get("fixed") or [])
+    if edits is None:  # heuristic: remove the flagged TODO/FIXME lines
+        edits = []
+        for match in re.finditer(r"^- (F-\d+) \[[^\]]*\] ([^:\s]+):\d+", prompt, re.M):
+            fixed.append(match.group(1))
+            edits.append({"file": match.group(2), "remove_lines_containing": "TODO"})
+            edits.append({"file": match.group(2), "remove_lines_containing": "FIXME"})
+    for edit in edits:
+        _apply_edit(model, edit)
+    if step.get("commit", True) and edits:
+        message = step.get("message") or ("Fix " + ", ".join(fixed) if fixed else "Stand-in fix")
+        model.bash(f"git add -A && git commit -q -m {shlex.quote(message)}", "Commit the fix")
+    disputes = step.get("dispute") or {}
+    if fixed or disputes:
+        parts = ["hall", "fixed", *fixed]
+        for fid, reason in disputes.items():
+            parts += ["--dispute", fid, "--reason", reason]
+        if step.get("no_submit"):
+            parts.append("--no-submit")
+        model.bash(shlex.join(parts) + " --json", "Record what the commit fixes")
+    model.say("Done.")
+
+
+def do_other(model: Model, step: dict[str, Any]) -> None:
+    model.say("I am Hallmark's stand-in model, not Claude: no model runs here.")
+    for command in step.get("commands", []):
+        model.bash(command)
+    model.say(step.get("text", "Done."))
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def _usage_numbers(step: dict[str, Any], prompt: str, model: Model) -> dict[str, int]:
+    given = step.get("usage") or {}
+    return {
+        "input_tokens": int(given.get("input_tokens", max(1, len(prompt) // 4))),
+        "output_tokens": int(given.get("output_tokens", max(1, model.output_chars // 4))),
+        "cache_read_input_tokens": int(given.get("cache_read_tokens", 0)),
+        "cache_creation_input_tokens": int(given.get("cache_write_tokens", 0)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.version:
+        print(f"0.0.0 ({VERSION}: Hallmark's stand-in for Claude Code; no model runs)")
+        return 0
+    if args.output_format == "stream-json" and args.print_mode and not args.verbose:
+        sys.stderr.write("Error: When using --print, --output-format=stream-json requires --verbose\n")
+        return 1
+    schema = None
+    if args.json_schema:
+        raw = args.json_schema
+        if not raw.lstrip().startswith("{") and Path(raw).is_file():
+            raw = Path(raw).read_text(encoding="utf-8")
+        try:
+            schema = json.loads(raw)
+            if not isinstance(schema, dict):
+                raise ValueError
+        except ValueError:
+            sys.stderr.write("Error: --json-schema is not a valid JSON Schema\n")
+            return 1
+    prompt = " ".join(args.prompt)
+    if not prompt and not sys.stdin.isatty():
+        prompt = sys.stdin.read()
+    role = role_of(args.agent, prompt)
+    try:
+        step, scenario_pace = scenario_step(role, prompt)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"hallmark-standin: cannot read the scenario: {exc}\n")
+        return 1
+    pace_env = os.environ.get("HALL_STANDIN_PACE")
+    pace = float(pace_env) if pace_env not in (None, "") else (float(scenario_pace) if scenario_pace is not None else 0.05)
+    if step.get("sleep"):
+        time.sleep(float(step["sleep"]))
+    stream = Stream(pace, step.get("die_after_lines"))
+    cwd = Path.cwd()
+    started = time.monotonic()
+    stream.emit({
+        "type": "system", "subtype": "init", "cwd": str(cwd), "session_id": stream.session_id,
+        "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write"], "mcp_servers": [],
+        "model": MODEL, "permissionMode": args.permission_mode or "default", "slash_commands": [],
+        "apiKeySource": "none", "claude_code_version": VERSION, "output_style": "default",
+        "agents": [args.agent] if args.agent else [], "skills": [],
+        "plugins": [{"name": "hallmark", "path": d} for d in args.plugin_dir], "uuid": str(uuid.uuid4()),
+    })
+    model = Model(stream, cwd)
+    structured = None
+    if role == "review":
+        structured = do_review(model, step, prompt)
+    elif role == "fix":
+        do_fix(model, step, prompt)
+    else:
+        do_other(model, step)
+    duration_ms = int((time.monotonic() - started) * 1000)
+    usage = _usage_numbers(step, prompt, model)
+    subtype = step.get("subtype", "success")
+    result: dict[str, Any] = {
+        "type": "result", "subtype": subtype, "is_error": subtype != "success",
+        "duration_ms": duration_ms, "duration_api_ms": 0, "num_turns": max(1, model.turns),
+        "stop_reason": "end_turn", "session_id": stream.session_id, "total_cost_usd": 0,
+        "usage": {**usage, "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+                  "service_tier": "standard"},
+        "modelUsage": {MODEL: {"inputTokens": usage["input_tokens"], "outputTokens": usage["output_tokens"],
+                               "cacheReadInputTokens": usage["cache_read_input_tokens"],
+                               "cacheCreationInputTokens": usage["cache_creation_input_tokens"],
+                               "webSearchRequests": 0, "costUSD": 0, "contextWindow": 200000,
+                               "maxOutputTokens": 64000}},
+        "permission_denials": [], "uuid": str(uuid.uuid4()),
+    }
+    if subtype == "success":
+        result["result"] = "Stand-in run finished (hallmark-standin: no model ran)."
+    else:
+        result["errors"] = [f"stand-in scenario ended the run with {subtype}"]
+    if schema is not None and structured is not None and not step.get("omit_structured_output"):
+        result["structured_output"] = structured
+    stream.emit(result)
+    return int(step.get("exit_code", 0 if subtype == "success" else 1))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""The review loop's commands: verdict, findings, fixed, next, usage, budget, daemon."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from hallmark.core import items
+from hallmark.core.errors import HallError
+from hallmark.core.repo import open_repo
+
+from . import cmd_meta
+from .framework import add
+
+
+def _item(repo, given: str | None) -> str:
+    if not given and os.environ.get("HALL_ITEM") and items.item_for_path(repo, repo.cwd) is None:
+        given = os.environ["HALL_ITEM"]
+    return items.resolve(repo, given)
+
+
+def cmd_verdict(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.loop import review
+
+    repo = open_repo()
+    return review.person_verdict(repo, Path(args.file), args.id)
+
+
+def cmd_findings(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.loop import fix
+
+    repo = open_repo()
+    return fix.findings_report(repo, _item(repo, args.id))
+
+
+def cmd_fixed(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.loop import fix
+
+    repo = open_repo()
+    ids = list(args.ids)
+    given = args.item
+    if ids and ids[0].upper().startswith("H-"):
+        given = given or ids.pop(0)
+    disputes = list(args.dispute or [])
+    reasons = list(args.reason or [])
+    if len(reasons) != len(disputes):
+        raise HallError("USAGE", "Each --dispute needs its own --reason.", ['hall fixed --dispute F-2 --reason "…"'])
+    if not ids and not disputes:
+        raise HallError("USAGE", "Name the findings the commit fixes (F-1 F-2), or --dispute one.",
+                        ["hall findings", "hall fixed F-1"])
+    return fix.mark_fixed(repo, _item(repo, given), ids, list(zip(disputes, reasons, strict=True)),
+                          submit=not args.no_submit)
+
+
+def cmd_next(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.loop import daemon, leases
+
+    repo = open_repo()
+    found = daemon.candidates(repo, args.role)
+    if args.item:
+        wanted = items.resolve(repo, args.item)
+        found = [v for v in found if v.id == wanted]
+        if not found:
+            view = items.fold_item(repo, wanted)
+            raise HallError("WRONG_STATE", f"{wanted} is {view.state}{' (held)' if view.hold else ''}: no "
+                                           f"{args.role} work there.", items.next_for(view))
+    holder = args.holder or leases.default_holder(args.role)
+    claimed_by: list[str] = []
+    for view in found:
+        try:
+            lease = leases.acquire(repo, view.id, args.role, holder, ttl_s=args.ttl, pid=os.getppid())
+        except HallError as exc:
+            if exc.code != "CLAIMED":
+                raise
+            claimed_by.append(view.id)
+            continue
+        work = {"checks": "run the gates", "review": "review the frozen commit", "fixing": "fix the open findings",
+                "hallmarked": "rebase and ship"}[view.state]
+        return {"item": view.id, "state": view.state, "role": args.role, "work": work, "sha": view.sha,
+                "worktree": view.worktree, "lease": lease,
+                "next": [f"hall findings {view.id}" if view.state == "fixing" else f"hall status {view.id}"]}
+    if claimed_by:
+        raise HallError("CLAIMED", f"Every {args.role} item is claimed by another worker: {', '.join(claimed_by)}.",
+                        ["hall daemon status", "try again later"])
+    return {"item": None, "role": args.role, "work": None, "next": ["hall status --all", "hall inbox"]}
+
+
+def cmd_usage(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.loop import usage
+
+    repo = open_repo()
+    item = items.resolve(repo, args.item) if args.item else None
+    return usage.report(repo, by=args.by, since=args.since, item=item)
+
+
+def cmd_budget(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.config import parse_tokens
+    from hallmark.core.loop import budget
+
+    repo = open_repo()
+    result = None
+    for assignment in args.set or []:
+        result = budget.set_value(repo, assignment)
+    if args.grant is not None:
+        tokens = None
+        if args.grant != "":
+            try:
+                tokens = parse_tokens(args.grant)
+            except ValueError as exc:
+                raise HallError("USAGE", str(exc), ["hall budget --grant 2M"]) from exc
+        result = budget.grant(repo, tokens)
+    return result or budget.status(repo)
+
+
+def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.loop import daemon
+
+    action = args.action
+    if action == "status":
+        daemon.report_heartbeat()
+        return daemon.status()
+    if action == "start":
+        return daemon.start()
+    if action == "stop":
+        return daemon.stop()
+    repos = [Path(os.path.realpath(p)) for p in args.repo] if args.repo else None
+    if repos:
+        for root in repos:
+            open_repo(root)  # NOT_INITIALIZED early, with its next steps
+    result = daemon.run(until_idle=args.until_idle, interval=args.interval, repos=repos,
+                        max_passes=args.max_passes)
+    return result
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from hallmark.core.loop import verdict
+
+    cmd_meta.SCHEMAS["verdict"] = verdict.schema
+
+    p = add(sub, "verdict", cmd_verdict, "Record a person's schema-checked verdict (a human override; refused to agents).")
+    p.add_argument("id", nargs="?", help="the item (default: the file's `item`, else this worktree's)")
+    p.add_argument("--file", required=True, help="a JSON verdict (hall schema verdict)")
+
+    p = add(sub, "findings", cmd_findings, "Open findings and failing checks of an item.")
+    p.add_argument("id", nargs="?")
+
+    p = add(sub, "fixed", cmd_fixed, "Record what the commit fixes (and disputes), then resubmit to checks.")
+    p.add_argument("ids", nargs="*", help="finding ids (F-1 F-2); an item id may come first")
+    p.add_argument("--item")
+    p.add_argument("--dispute", action="append", help="a finding you believe is wrong (with --reason)")
+    p.add_argument("--reason", action="append", help="why the disputed finding is wrong")
+    p.add_argument("--no-submit", action="store_true", help="record only; more commits follow")
+
+    p = add(sub, "next", cmd_next, "Claim the next item for a role, with a lease (CLAIMED, exit 7, when taken).")
+    p.add_argument("--role", required=True, choices=["assayer", "fixer", "shipper"])
+    p.add_argument("--item", help="claim this item only")
+    p.add_argument("--holder", help="who holds the lease (default: role@host:pid)")
+    p.add_argument("--ttl", type=float, default=900.0, help="lease lifetime in seconds")
+
+    p = add(sub, "usage", cmd_usage, "Tokens and list-price cost of every model run.")
+    p.add_argument("--by", default="item", choices=["item", "room", "role", "model", "day"])
+    p.add_argument("--since", help="a duration (7d, 24h) or a date (2026-11-01)")
+    p.add_argument("--item")
+
+    p = add(sub, "budget", cmd_budget, "The budget caps and today's spend; --set a cap, --grant past the daily cap.")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="daily=4M, per_item=800k, review.max_usd=3")
+    p.add_argument("--grant", nargs="?", const="", default=None, metavar="TOKENS",
+                   help="let the loop go past the daily cap today (default: another `daily`)")
+
+    p = add(sub, "daemon", cmd_daemon, "The review loop over every registered repo: start, stop, status, run.")
+    p.add_argument("action", choices=["start", "stop", "status", "run"])
+    p.add_argument("--until-idle", action="store_true", help="run passes in the foreground until no work is left")
+    p.add_argument("--interval", type=float, default=10.0, help="seconds between passes")
+    p.add_argument("--max-passes", type=int, default=None)
+    p.add_argument("--repo", action="append", help="only this repo (repeatable; default: every registered repo)")
