@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         if not [a for a in args_in if a not in ("-C",)] or args_in == []:
             return _finish(_open_app_or_status(as_json))
         parser = build_parser()
+        Parser.json_output = as_json
         args = parser.parse_args(args_in)
         if args.chdir:
             os.chdir(args.chdir)
@@ -116,8 +117,14 @@ def entry() -> None:
     raise SystemExit(main())
 
 
+GLOBAL_OPTIONS: list[dict[str, Any]] = [
+    {"name": "--json", "flags": ["--json"], "help": "print JSON even on a TTY (JSON is the default on a pipe)"},
+    {"name": "-C", "flags": ["-C"], "help": "run as if started in DIR"},
+]
+
+
 def help_json() -> dict[str, Any]:
-    return {"commands": describe_parser(build_parser())}
+    return {"commands": describe_parser(build_parser()), "global_options": GLOBAL_OPTIONS}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,10 +15,24 @@ TextRenderer = Callable[[dict[str, Any]], Any]
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports bad arguments as USAGE errors (exit 2) instead of printing usage."""
+    """argparse that reports bad arguments as USAGE errors (exit 2) instead of printing usage.
+
+    With JSON output (stdout not a TTY, or --json), `--help` prints the command's description
+    as JSON too, so an agent never has to read prose.
+    """
+
+    json_output = False  # set by main() before parsing
 
     def error(self, message: str) -> NoReturn:
         raise HallError("USAGE", f"{self.prog}: {message}", [f"{self.prog} --help", "hall help --json"])
+
+    def print_help(self, file: Any = None) -> None:
+        if not Parser.json_output:
+            super().print_help(file)
+            return
+        entry = describe_command(self, self.prog.removeprefix("hall").strip())
+        entry["next"] = ["hall help --json"]
+        sys.stdout.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if message:
@@ -82,6 +96,39 @@ def generic_text(result: dict[str, Any]) -> Any:
     return table
 
 
+def _json_type(arg: argparse.Action) -> str:
+    if isinstance(arg, argparse._StoreTrueAction | argparse._StoreFalseAction | argparse._StoreConstAction):
+        return "boolean"
+    if arg.nargs in ("*", "+") or isinstance(arg.nargs, int) or isinstance(arg, argparse._AppendAction):
+        return "array"
+    if arg.type is int or isinstance(arg, argparse._CountAction):
+        return "integer"
+    if arg.type is float:
+        return "number"
+    return "string"
+
+
+def describe_arguments(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
+    args = []
+    for arg in parser._actions:
+        if isinstance(arg, argparse._HelpAction | argparse._SubParsersAction):
+            continue
+        args.append({
+            "name": arg.dest if not arg.option_strings else arg.option_strings[-1],
+            "flags": arg.option_strings,
+            "required": bool(arg.required) if arg.option_strings else arg.nargs not in ("?", "*"),
+            "help": arg.help or "",
+            "nargs": arg.nargs if isinstance(arg.nargs, str | int) else None,
+            "choices": list(arg.choices) if arg.choices else None,
+            "type": _json_type(arg),
+        })
+    return args
+
+
+def describe_command(parser: argparse.ArgumentParser, full: str) -> dict[str, Any]:
+    return {"command": f"hall {full}".strip(), "help": parser.description or "", "arguments": describe_arguments(parser)}
+
+
 def describe_parser(parser: argparse.ArgumentParser, prefix: str = "") -> list[dict[str, Any]]:
     """Every command with its arguments, for `hall help --json`."""
     commands: list[dict[str, Any]] = []
@@ -92,19 +139,7 @@ def describe_parser(parser: argparse.ArgumentParser, prefix: str = "") -> list[d
                     continue  # an alias
                 full = f"{prefix} {name}".strip()
                 nested = describe_parser(sub, full)
-                args = []
-                for arg in sub._actions:
-                    if isinstance(arg, argparse._HelpAction | argparse._SubParsersAction):
-                        continue
-                    args.append({
-                        "name": arg.dest if not arg.option_strings else arg.option_strings[-1],
-                        "flags": arg.option_strings,
-                        "required": bool(arg.required) if arg.option_strings else arg.nargs not in ("?", "*"),
-                        "help": arg.help or "",
-                        "nargs": arg.nargs if isinstance(arg.nargs, str | int) else None,
-                        "choices": list(arg.choices) if arg.choices else None,
-                    })
-                entry = {"command": f"hall {full}", "help": sub.description or "", "arguments": args}
+                entry = describe_command(sub, full)
                 if nested:
                     entry["subcommands"] = [c["command"] for c in nested]
                 commands.append(entry)

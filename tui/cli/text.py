@@ -94,3 +94,37 @@ def doctor(result: dict[str, Any]) -> Any:
         mark = "✓" if c["ok"] else ("–" if c.get("optional") else "✗")
         table.add_row(mark, c["check"], Text(str(c["detail"])[:200]), c.get("fix", "") if not c["ok"] else "")
     return table
+
+
+def help_table(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(title="hall commands (hall help --json for the machine-readable list)")
+    for col in ("command", "arguments", "does"):
+        table.add_column(col)
+    for entry in result["commands"]:
+        args = " ".join(a["name"] if not a["flags"] else f"[{a['name']}]" for a in entry["arguments"])
+        table.add_row(entry["command"], args, entry["help"])
+    return table
+
+
+def schema(result: dict[str, Any]) -> Any:
+    import json
+
+    from rich.json import JSON
+
+    return JSON(json.dumps({k: v for k, v in result.items() if k != "next"}, ensure_ascii=False, default=str))
+
+
+def init(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold cyan")
+    grid.add_column()
+    grid.add_row("repo", result["repo"])
+    grid.add_row("state", result["state_dir"] + (" (created)" if result.get("initialized") else ""))
+    grid.add_row("config", result["config"] + (" (written)" if result.get("config_written") else " (kept)"))
+    grid.add_row("gates", ", ".join(result.get("gates") or []) or "none detected")
+    grid.add_row("CLAUDE.md", str(result.get("claude_md")))
+    return grid
