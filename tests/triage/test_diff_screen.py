@@ -1,0 +1,193 @@
+"""The diff screen: Pilot tests for every key, snapshots, findings inline, and a 5,000-line diff."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from hallmark.core import items
+from hallmark.tui.screens.diff import DiffScreen
+from hallmark.tui.widgets.diff_view import DiffView, segments_text
+from textual.app import App
+
+SIZE = (110, 32)
+
+
+@pytest.fixture
+def fixed_git_dates(monkeypatch):
+    """Commit dates pinned so SHAs (shown as the merge-base) are the same on every run."""
+    for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.setenv(name, "2026-11-30T09:00:00Z")
+    monkeypatch.setenv("HALLMARK_FIXED_NOW", "2026-11-30T10:00:00Z")
+
+
+class DiffApp(App[None]):
+    """A minimal host: pushes DiffScreen at start (the main app pushes it on D)."""
+
+    def __init__(self, repo, item_id: str) -> None:
+        super().__init__()
+        self.repo, self.item_id = repo, item_id
+        self.animation_level = "none"  # scrolling jumps; timings measure rendering, not easing
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.push_screen(DiffScreen(self.repo, self.item_id))
+
+
+async def _ready(pilot) -> DiffScreen:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, DiffScreen)
+    for _ in range(50):
+        if screen.diff is not None or screen.error:
+            break
+        await pilot.pause(0.02)
+    return screen
+
+
+def _multi_file_item(repo, new_item, commit_all):
+    item_id, wt = new_item("divide")
+    (wt / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a / b\n")
+    (wt / "README.md").write_text("# demo\n\nNow with division.\n")
+    (wt / "test_app.py").write_text("from app import div\n\n\ndef test_div():\n    assert div(4, 2) == 2\n")
+    sha = commit_all(wt, "division")
+    (wt / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a / b\n\n\nPI = 3\n")
+    items.record(repo, item_id, "verdict", actor="assayer", round=1, sha=sha, outcome="changes_requested",
+                 still_open=[], findings=[{"id": "F-1", "lens": "correctness", "severity": "major", "file": "app.py",
+                                           "line": 6, "title": "zero", "scenario": "div(1, 0) raises"}])
+    return item_id, wt
+
+
+def _visible_text(view: DiffView) -> list[str]:
+    return [segments_text(view.render_line(y)).rstrip() for y in range(view.scrollable_content_region.height)]
+
+
+def test_keys_step_files_and_hunks_and_toggle_whitespace(hall_repo, new_item, commit_all):
+    async def scenario() -> None:
+        pytest.importorskip("hallmark.core.loop.findings")
+        item_id, wt = _multi_file_item(hall_repo, new_item, commit_all)
+        app = DiffApp(hall_repo, item_id)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _ready(pilot)
+            view = screen.query_one(DiffView)
+            assert [f.path for f in screen.diff.files] == ["README.md", "app.py", "test_app.py"]
+            assert view.cursor == 0
+            await pilot.press("right_square_bracket")
+            assert view.cursor == view.file_starts[1]
+            lines = _visible_text(view)
+            assert lines[view.cursor - view.top_row].startswith("━━ app.py  +7 -0  (modified)")
+            finding_row = next(i for i, t in enumerate(lines) if "F-1" in t)
+            assert "▲ F-1 major [correctness] zero: div(1, 0) raises" in lines[finding_row]
+            assert lines[finding_row - 1].endswith("+     return a / b")  # inline, under its line
+            await pilot.press("right_square_bracket")
+            assert view.cursor == view.file_starts[2]
+            await pilot.press("left_square_bracket", "left_square_bracket")
+            assert view.cursor == 0
+            await pilot.press("right_curly_bracket")
+            assert view.cursor == view.hunk_starts[0]
+            await pilot.press("right_curly_bracket")
+            assert view.cursor == view.hunk_starts[1]
+            await pilot.press("left_curly_bracket")
+            assert view.cursor == view.hunk_starts[0]
+            files = screen.query_one("#diff-files")
+            assert files.highlighted == 0
+            # whitespace: a whitespace-only change disappears with w and comes back with w
+            (wt / "README.md").write_text("# demo\n\nNow with division.   \n")
+            (wt / "test_app.py").write_text("from app import div\n\n\ndef test_div():\n    assert div(4, 2) == 2\n")
+            await pilot.press("w")
+            screen = await _ready(pilot)
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            assert screen.diff.ignore_whitespace is True
+            await pilot.press("w")
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            assert screen.diff.ignore_whitespace is False
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, DiffScreen)
+
+    asyncio.run(scenario())
+
+
+def test_file_list_enter_jumps_and_follows(hall_repo, new_item, commit_all):
+    async def scenario() -> None:
+        item_id, _ = _multi_file_item(hall_repo, new_item, commit_all)
+        app = DiffApp(hall_repo, item_id)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _ready(pilot)
+            view = screen.query_one(DiffView)
+            await pilot.press("tab")
+            files = screen.query_one("#diff-files")
+            assert files.has_focus
+            await pilot.press("down", "down", "enter")
+            await pilot.pause()
+            assert view.cursor == view.file_starts[2] and view.has_focus
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+            assert files.highlighted == 1  # the list follows the view
+
+    asyncio.run(scenario())
+
+
+def test_unknown_item_shows_the_error(hall_repo):
+    async def scenario() -> None:
+        from hallmark.core import setup_repo  # noqa: F401 - the repo is initialised by the fixture
+
+        app = DiffApp(hall_repo, "H-0999")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _ready(pilot)
+            assert screen.error and "no item H-0999" in screen.error
+
+    asyncio.run(scenario())
+
+
+def test_a_5000_line_diff_opens_in_under_a_second(hall_repo, new_item, commit_all):
+    async def scenario() -> None:
+        item_id, wt = new_item("big")
+        body = "".join(f"value_{n} = {n} * 2  # a line of generated code\n" for n in range(5000))
+        (wt / "big.py").write_text(body)
+        app = DiffApp(hall_repo, item_id)
+        async with app.run_test(size=SIZE) as pilot:
+            started = time.perf_counter()
+            screen = await _ready(pilot)
+            view = screen.query_one(DiffView)
+            await pilot.pause()
+            elapsed = time.perf_counter() - started
+            assert screen.diff.added == 5000 and len(view.rows) == 5002
+            assert elapsed < 1.0, f"opened in {elapsed:.2f}s"
+            assert len(view.children) == 0  # lines are rendered, not mounted as widgets
+            started = time.perf_counter()
+            await pilot.press("end")
+            await pilot.pause()
+            assert time.perf_counter() - started < 0.5
+            assert "value_4999" in "".join(_visible_text(view))
+
+    asyncio.run(scenario())
+
+
+def test_snapshot_multi_file_with_finding(hall_repo, new_item, commit_all, snap_compare, fixed_git_dates):
+    pytest.importorskip("hallmark.core.loop.findings")
+    item_id, _ = _multi_file_item(hall_repo, new_item, commit_all)
+
+    async def settle(pilot):
+        await _ready(pilot)
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+
+    assert snap_compare(DiffApp(hall_repo, item_id), terminal_size=SIZE, run_before=settle)
+
+
+def test_snapshot_whitespace_ignored(hall_repo, new_item, snap_compare, fixed_git_dates):
+    item_id, wt = new_item("spaces")
+    (wt / "app.py").write_text("def add(a, b):\n    return  a + b\n")
+
+    async def toggle(pilot):
+        await _ready(pilot)
+        await pilot.press("w")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(DiffApp(hall_repo, item_id), terminal_size=SIZE, run_before=toggle)

@@ -1,0 +1,149 @@
+"""D: an item's change against the merge-base with its base branch, findings inline.
+
+Left, the files with their +/- counts; right, the unified diff (the Line API `DiffView`).
+]/[ step files, }/{ step hunks, w toggles whitespace, enter in the file list jumps to the file.
+The diff is computed in a worker thread; the widgets only show what it returns.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from hallmark.core.diff import Diff, item_diff
+from hallmark.core.errors import HallError
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..widgets.diff_view import DiffView
+
+
+class DiffScreen(Screen):
+    """An item's diff: file list, unified diff, findings anchored at their lines."""
+
+    DEFAULT_CSS = """
+    DiffScreen #diff-title { height: 1; padding: 0 1; background: $panel; color: $text; }
+    DiffScreen #diff-body { height: 1fr; }
+    DiffScreen #diff-files { width: 38; max-width: 40%; border-right: solid $panel; }
+    DiffScreen DiffView { width: 1fr; }
+    """
+    BINDINGS = [
+        Binding("right_square_bracket", "file(1)", "Next file", key_display="]", id="diff.next_file"),
+        Binding("left_square_bracket", "file(-1)", "Prev file", key_display="[", id="diff.prev_file"),
+        Binding("right_curly_bracket", "hunk(1)", "Next hunk", key_display="}", id="diff.next_hunk"),
+        Binding("left_curly_bracket", "hunk(-1)", "Prev hunk", key_display="{", id="diff.prev_hunk"),
+        Binding("w", "whitespace", "Whitespace", id="diff.whitespace"),
+        Binding("tab", "switch_pane", "Files/diff", show=False, id="diff.switch"),
+        Binding("escape,q", "close", "Back", id="diff.close"),
+    ]
+
+    def __init__(self, repo: Any, item_id: str, *, ignore_whitespace: bool = False) -> None:
+        super().__init__()
+        self.repo = repo
+        self.item_id = item_id
+        self.ignore_whitespace = ignore_whitespace
+        self.diff: Diff | None = None
+        self.error: str | None = None
+        self.load_seconds: float | None = None
+        self._syncing = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"{self.item_id}: loading the diff…", id="diff-title")
+        with Horizontal(id="diff-body"):
+            yield OptionList(id="diff-files")
+            yield DiffView(id="diff-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DiffView).focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="diff")
+    def load(self) -> None:
+        """Compute the diff off the UI thread (git subprocesses), then hand it to `show`."""
+        from hallmark.core.repo import Repo
+
+        started = time.perf_counter()
+        repo = Repo(self.repo.paths, self.repo.cwd)  # our own handles in this thread
+        try:
+            diff = item_diff(repo, self.item_id, ignore_whitespace=self.ignore_whitespace)
+        except HallError as exc:
+            self.app.call_from_thread(self.show_error, exc.message)
+            return
+        try:
+            from hallmark.core import waiting
+
+            waiting.mark_seen(repo, self.item_id)
+        except Exception:  # seen marks are a convenience; never fail the diff for them
+            pass
+        self.app.call_from_thread(self.show, diff, time.perf_counter() - started)
+
+    def show(self, diff: Diff, seconds: float) -> None:
+        self.diff = diff
+        self.error = None
+        self.load_seconds = seconds
+        files = self.query_one("#diff-files", OptionList)
+        files.clear_options()
+        files.add_options([Option(f"{f.added:>+5} {-f.removed:>+5}  {f.path}", id=str(i)) for i, f in enumerate(diff.files)])
+        self.query_one(DiffView).set_diff(diff)
+        if diff.files:
+            self._syncing = True
+            files.highlighted = 0
+            self._syncing = False
+        self._title()
+
+    def show_error(self, message: str) -> None:
+        self.error = message
+        self.query_one("#diff-title", Static).update(f"{self.item_id}: {message}")
+
+    def _title(self) -> None:
+        d = self.diff
+        if d is None:
+            return
+        findings = sum(len(h.findings) for f in d.files for h in f.hunks) + sum(len(f.findings) for f in d.files) + len(d.findings)
+        ws = " · whitespace ignored" if d.ignore_whitespace else ""
+        self.query_one("#diff-title", Static).update(
+            f"{d.item} against {d.base} (merge-base {d.merge_base[:7]}) · {len(d.files)} files · "
+            f"+{d.added} -{d.removed} · {findings} open findings{ws}")
+
+    # -- actions -------------------------------------------------------------------------------
+    def action_file(self, direction: int) -> None:
+        if not self.query_one(DiffView).next_file(direction):
+            self.app.bell()
+
+    def action_hunk(self, direction: int) -> None:
+        if not self.query_one(DiffView).next_hunk(direction):
+            self.app.bell()
+
+    def action_whitespace(self) -> None:
+        self.ignore_whitespace = not self.ignore_whitespace
+        self.load()
+
+    def action_switch_pane(self) -> None:
+        view = self.query_one(DiffView)
+        files = self.query_one("#diff-files", OptionList)
+        (files if view.has_focus else view).focus()
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    @on(OptionList.OptionSelected, "#diff-files")
+    def _file_chosen(self, event: OptionList.OptionSelected) -> None:
+        if self._syncing or event.option.id is None:
+            return
+        view = self.query_one(DiffView)
+        view.show_file(int(event.option.id))
+        view.focus()
+
+    @on(DiffView.FileChanged)
+    def _follow_file(self, event: DiffView.FileChanged) -> None:
+        files = self.query_one("#diff-files", OptionList)
+        if 0 <= event.index < files.option_count and files.highlighted != event.index:
+            self._syncing = True
+            files.highlighted = event.index
+            self._syncing = False
