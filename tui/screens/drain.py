@@ -1,0 +1,360 @@
+"""l: the reflect drain. One proposed learning a screen, decided with one key, through the
+memory store (`hallmark.core.memory.api`). The queue is fixed when the drain opens (new
+proposals join at the end), so "3 of 12" stays true while you work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hallmark.core.repo import Repo
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from .. import optional
+from ..messages import CoreDone
+from .base import HallScreen
+from .modals import ConfirmModal, ReasonModal
+
+MEMORY = "hallmark.core.memory.api"
+DECISION_WORDS = {"accept": "✓ accepted", "skip": "↷ skipped", "reject": "✗ rejected", "edit": "✎ edited and accepted",
+                  "undo": "↶ undone", "accept_all": "✓ accepted"}
+
+
+@dataclass
+class Card:
+    lid: str
+    learning: dict[str, Any]
+    preview: dict[str, Any] | None
+    tombstone: dict[str, Any] | None
+    came_back: bool = False  # a rejected pattern that was proposed again
+
+
+@dataclass
+class DrainData:
+    available: bool = False
+    cards: dict[str, Card] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # pending, oldest first
+    summary: dict[str, Any] | None = None
+
+
+def _came_back(library: Any, repo: Repo) -> list[Any]:
+    """Rejected learnings proposed again since their rejection (the last audit line is a merge)."""
+    out = []
+    for learning in library.list_learnings(repo, status="rejected"):
+        if not learning.reproposed:
+            continue
+        lines = library.audit_log(repo, learning.id)
+        if lines and lines[-1].get("action") == "merge":
+            out.append(learning)
+    return out
+
+
+def load_drain(repo: Repo) -> DrainData:
+    library = optional.load(MEMORY)
+    if library is None:
+        return DrainData(available=False)
+    data = DrainData(available=True)
+    for learning, came_back in [(x, False) for x in library.pending(repo)] + [(x, True) for x in _came_back(library, repo)]:
+        try:
+            preview = library.preview(repo, learning.id)
+        except Exception as exc:  # noqa: BLE001 - shown on the card as the reason it can't be written
+            preview = {"target": "?", "where": "unknown", "path": None, "text": "", "problem": str(exc)}
+        tomb = library.tombstone_for(repo, learning.id)
+        data.cards[learning.id] = Card(learning.id, learning.to_dict(), preview, tomb, came_back)
+        data.order.append(learning.id)
+    data.summary = library.last_drain_summary(repo)
+    return data
+
+
+def _accept_all(repo: Repo, lids: list[str]) -> dict[str, Any]:
+    library = optional.load(MEMORY)
+    assert library is not None
+    done = [library.accept(repo, lid, actor="you").id for lid in lids]
+    return {"accepted": done}
+
+
+def _accept_reopened(repo: Repo, lid: str) -> dict[str, Any]:
+    library = optional.load(MEMORY)
+    assert library is not None
+    library.reopen(repo, lid, actor="you", reason="accepted in the drain after it came back")
+    return library.accept(repo, lid, actor="you").to_dict()
+
+
+class DrainScreen(HallScreen):
+    BINDINGS = [
+        Binding("a", "decide('accept')", "Accept", id="drain.accept"),
+        Binding("s", "decide('skip')", "Skip", id="drain.skip"),
+        Binding("x", "decide('reject')", "Reject", id="drain.reject"),
+        Binding("e", "decide('edit')", "Edit + accept", id="drain.edit"),
+        Binding("u", "undo", "Undo", id="drain.undo"),
+        Binding("A", "accept_all", "Accept all", id="drain.accept_all"),
+        Binding("right,j", "move(1)", "Next", show=False, id="drain.next"),
+        Binding("left,k", "move(-1)", "Previous", show=False, id="drain.prev"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data = DrainData()
+        self.queue: list[str] = []
+        self.pos = 0
+        self.decided: dict[str, str] = {}
+        self.history: list[tuple[str, str]] = []
+        self.last_note = ""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        yield Static("", id="drain-progress")
+        with VerticalScroll(id="drain-card"):
+            yield Static("", id="drain-body")
+        yield Static("", id="drain-last")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Reflect drain"
+        super().on_mount()
+
+    def load(self, repo: Repo) -> DrainData:
+        return load_drain(repo)
+
+    def show(self, data: DrainData) -> None:
+        self.data = data
+        for lid in data.order:
+            if lid not in self.queue:
+                self.queue.append(lid)
+        self.pos = min(self.pos, max(0, len(self.queue) - 1))
+        self._render_card()
+
+    def current(self) -> Card | None:
+        if not self.queue or not self.data.available:
+            return None
+        lid = self.queue[self.pos]
+        if lid in self.decided:
+            return None
+        return self.data.cards.get(lid)
+
+    def _remaining(self) -> list[str]:
+        return [lid for lid in self.queue if lid not in self.decided and lid in self.data.cards]
+
+    def _render_card(self) -> None:
+        progress = self.query_one("#drain-progress", Static)
+        body = self.query_one("#drain-body", Static)
+        self.query_one("#drain-last", Static).update(self.last_note)
+        if not self.data.available:
+            progress.update("Reflect drain")
+            body.update("The memory store (hallmark.core.memory.api) is not available in this build, so there is "
+                        "nothing to review.")
+            self.refresh_bindings()
+            return
+        if not self._remaining():
+            progress.update("Reflect drain · nothing pending")
+            body.update(self._empty_text())
+            self.refresh_bindings()
+            return
+        if self.queue[self.pos] in self.decided or self.queue[self.pos] not in self.data.cards:
+            self._advance()
+        card = self.current()
+        if card is None:
+            body.update(self._empty_text())
+            return
+        decided = sum(1 for lid in self.queue if lid in self.decided)
+        progress.update(f"{self.pos + 1} of {len(self.queue)}  ·  {decided} decided  ·  {len(self._remaining())} left")
+        body.update(self._card_text(card))
+        self.query_one("#drain-card", VerticalScroll).scroll_home(animate=False)
+        self.refresh_bindings()
+
+    def _empty_text(self) -> Text:
+        text = Text("✓ Nothing to review: no learning is waiting.\n\n", style="bold")
+        summary = self.data.summary or {}
+        if summary.get("decisions"):
+            text.append(f"Last drain {summary.get('started', '')} → {summary.get('ended', '')}: "
+                        f"{summary.get('decisions')} decisions — {summary.get('accepted', 0)} accepted, "
+                        f"{summary.get('skipped', 0)} skipped, {summary.get('rejected', 0)} rejected, "
+                        f"{summary.get('retired', 0)} retired, {summary.get('undone', 0)} undone.")
+        else:
+            text.append("No drain has happened yet.")
+        return text
+
+    def _card_text(self, card: Card) -> Text:
+        x = card.learning
+        text = Text()
+        retire = bool(x.get("retire_proposal"))
+        if card.came_back and card.tombstone:
+            t = card.tombstone
+            text.append("✗ PROPOSED AGAIN — this pattern was rejected\n", style="bold")
+            text.append(f"tombstone {t.get('id')}: “{t.get('pattern')}”\n")
+            text.append(f"rejected {t.get('rejected', '')} by {t.get('rejected_by', '')}: {t.get('reason', '')}\n")
+            text.append(f"proposed again {t.get('reproposed', 0)} time(s); evidence now {t.get('evidence', 0)}\n")
+            text.append("a: reopen and accept it anyway · s or x: leave it rejected\n\n", style="italic")
+        elif card.tombstone:
+            t = card.tombstone
+            text.append(f"✗ Like rejected {t.get('id')}: “{t.get('pattern')}” — {t.get('reason', '')}\n\n", style="bold")
+        kind = x.get("kind", "")
+        text.append(f"{'⌫ RETIRE ' if retire else ''}{kind}", style="bold")
+        text.append(f"   {card.lid}   status {x.get('status', '')}")
+        if x.get("skip_count"):
+            text.append(f"   skipped {x['skip_count']}×")
+        text.append("\n\n")
+        text.append(str(x.get("pattern", "")) + "\n", style="bold")
+        if x.get("rationale"):
+            text.append(f"\nWhy: {x['rationale']}\n")
+        if retire:
+            text.append(f"\nRetirement proposed: {(x.get('retire_proposal') or {}).get('reason', '')}\n")
+        evidence = x.get("evidence") or []
+        text.append(f"\nEvidence ({len(evidence)}), occurrences {x.get('occurrences', 1)}\n", style="bold")
+        for ev in evidence:
+            where = " · ".join(str(ev[k]) for k in ("item", "file", "session") if ev.get(k))
+            text.append(f"  “{ev.get('quote', '')}”\n")
+            text.append(f"    — {ev.get('source', '')}, {ev.get('date', '')}{' · ' + where if where else ''}\n",
+                        style="dim")
+        scope = x.get("scope") or {}
+        paths = ", ".join(scope.get("paths") or []) or "the whole project"
+        text.append(f"\nScope: {scope.get('project', '')} · {paths}\n")
+        preview = card.preview or {}
+        text.append("\nAccepting writes: ", style="bold")
+        text.append(f"{preview.get('where', preview.get('target', ''))}")
+        if preview.get("path"):
+            text.append(f" → {preview['path']}")
+        text.append("\n")
+        if preview.get("problem"):
+            text.append(f"  ⚠ {preview['problem']} (it stays in the library)\n")
+        for line in str(preview.get("text") or "").splitlines():
+            text.append(f"  │ {line}\n", style="dim")
+        return text
+
+    # -- keys ------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("decide", "accept_all", "move"):
+            if not self.data.available:
+                return False
+            card = self.current()
+            if card is None:
+                return None
+            if action == "decide" and card.came_back and parameters and parameters[0] == "edit":
+                return None
+            return True
+        if action == "undo":
+            return True if self.history else None
+        return True
+
+    def _advance(self) -> None:
+        if not self.queue:
+            return
+        for step in range(len(self.queue)):
+            index = (self.pos + step) % len(self.queue)
+            lid = self.queue[index]
+            if lid not in self.decided and lid in self.data.cards:
+                self.pos = index
+                return
+
+    def action_move(self, step: int) -> None:
+        remaining = self._remaining()
+        if not remaining:
+            return
+        index = self.pos
+        for _ in range(len(self.queue)):
+            index = (index + step) % len(self.queue)
+            if self.queue[index] in remaining:
+                self.pos = index
+                break
+        self._render_card()
+
+    def action_decide(self, what: str) -> None:
+        card = self.current()
+        library = optional.load(MEMORY)
+        if card is None or library is None:
+            return
+        lid = card.lid
+        if card.came_back:
+            if what == "accept":
+                self.hall.core_call("accept", _accept_reopened, lid, item=lid)
+            else:
+                self._record(lid, "skip", f"↷ left {lid} rejected")
+                self._render_card()
+            return
+        if what == "accept":
+            self.hall.core_call("accept", library.accept, lid, actor="you", item=lid)
+        elif what == "skip":
+            self.hall.core_call("skip", library.skip, lid, actor="you", item=lid)
+        elif what == "reject":
+            def rejected(reason: str | None) -> None:
+                if reason:
+                    self.hall.core_call("reject", library.reject, lid, reason, actor="you", item=lid)
+
+            self.app.push_screen(ReasonModal(f"Reject {lid}", f"“{card.learning.get('pattern', '')}”\n\nWhy reject it? "
+                                             "The reason stays as its tombstone."), rejected)
+        elif what == "edit":
+            def edited(pattern: str | None) -> None:
+                if pattern:
+                    self.hall.core_call("edit", library.accept, lid, actor="you", pattern=pattern, item=lid)
+
+            self.app.push_screen(ReasonModal(f"Edit {lid}, then accept", "The pattern, in your words:",
+                                             value=str(card.learning.get("pattern", "")), placeholder="pattern"),
+                                 edited)
+
+    def action_undo(self) -> None:
+        library = optional.load(MEMORY)
+        if not self.history or library is None:
+            return
+        lid, what = self.history[-1]
+        if what == "local":
+            self.history.pop()
+            self.decided.pop(lid, None)
+            self.pos = self.queue.index(lid)
+            self.last_note = f"↶ back to {lid}"
+            self._render_card()
+            return
+        self.hall.core_call("undo", library.undo, lid, actor="you", item=lid)
+
+    def action_accept_all(self) -> None:
+        remaining = [lid for lid in self._remaining() if not self.data.cards[lid].came_back]
+        if not remaining:
+            return
+        lines = [f"{lid}: {self.data.cards[lid].learning.get('pattern', '')}" for lid in remaining]
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.hall.core_call("accept_all", _accept_all, remaining)
+
+        self.app.push_screen(ConfirmModal(f"Accept all {len(remaining)} remaining?", lines), confirmed)
+
+    def _record(self, lid: str, what: str, note: str) -> None:
+        self.decided[lid] = what
+        self.history.append((lid, "local" if what == "skip" and self.data.cards[lid].came_back else what))
+        self.last_note = note
+        self._advance()
+
+    def core_done(self, message: CoreDone) -> None:
+        if message.error is not None:
+            return
+        lid = message.item or ""
+        label = message.label
+        if label == "accept_all":
+            for done in (message.result or {}).get("accepted", []):
+                self.decided[done] = "accept"
+                self.history.append((done, "accept"))
+            self.last_note = f"✓ accepted {len((message.result or {}).get('accepted', []))} learnings"
+        elif label == "undo":
+            if self.history:
+                self.history.pop()
+            self.decided.pop(lid, None)
+            if lid in self.queue:
+                self.pos = self.queue.index(lid)
+            self.last_note = f"↶ undid the last decision on {lid}"
+        elif lid:
+            note = f"{DECISION_WORDS.get(label, label)} {lid}"
+            if label == "reject":
+                result = message.result or {}
+                note += f" — tombstone: “{result.get('pattern', '')}”, reason: {result.get('reason', '')}"
+            elif label in ("accept", "edit"):
+                promo = (message.result or {}).get("promotion") or {}
+                if promo.get("path"):
+                    note += f" → written to {promo['path']}"
+            self.decided[lid] = label
+            self.history.append((lid, label))
+            self.last_note = note
+            self._advance()
+        self.reload()

@@ -1,0 +1,61 @@
+"""?: every key binding, with its id (for `[tui] keymap`) and its current keys."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label
+
+from ..widgets.lists import VimTable
+
+
+def binding_classes() -> list[tuple[str, type]]:
+    from ..app import HallmarkApp
+    from . import board, drain, floor, handoffs, inbox, item, modals, runs, setup, trace, usage
+
+    return [
+        ("everywhere", HallmarkApp),
+        ("floor plan", floor.FloorScreen),
+        ("boards", board.BoardScreen),
+        ("item", item.ItemScreen),
+        ("runs", runs.RunsScreen),
+        ("trace", trace.TraceScreen),
+        ("trace view", trace.TraceView),
+        ("reflect drain", drain.DrainScreen),
+        ("inbox", inbox.InboxScreen),
+        ("usage", usage.UsageScreen),
+        ("handoffs", handoffs.HandoffsScreen),
+        ("reason modal", modals.ReasonModal),
+        ("confirm modal", modals.ConfirmModal),
+        ("setup", setup.NotInitialisedScreen),
+    ]
+
+
+def all_bindings() -> list[tuple[str, Binding]]:
+    out: list[tuple[str, Binding]] = []
+    for where, cls in binding_classes():
+        for binding in cls.__dict__.get("BINDINGS", []):
+            if isinstance(binding, Binding):
+                out.append((where, binding))
+    return out
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Label("Keys — remap any by its id in [tui.keymap] of your config.toml", id="help-title")
+            yield VimTable(id="help-table")
+
+    def on_mount(self) -> None:
+        table = self.query_one(VimTable)
+        table.add_columns("where", "keys", "does", "id")
+        keymap = getattr(self.app, "settings", None)
+        overrides = keymap.keymap if keymap else {}
+        for where, binding in all_bindings():
+            keys = overrides.get(binding.id or "", binding.key_display or binding.key)
+            table.add_row(where, keys, binding.description or binding.action, binding.id or "")
+        table.focus()

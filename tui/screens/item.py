@@ -1,0 +1,271 @@
+"""Item detail: the header facts, the journal as a timeline, findings, and runs."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hallmark.core import items, states
+from hallmark.core.config import parse_tokens
+from hallmark.core.repo import Repo
+from hallmark.core.states import ItemView
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from .. import optional, rooms
+from ..widgets.lists import VimTable
+from .base import HallScreen
+from .board import TRIAGE_BINDINGS, TriageActions
+
+ENVELOPE = {"v", "t", "actor", "event", "item"}
+
+
+def event_summary(event: dict[str, Any], width: int = 90, root: Path | None = None) -> str:
+    """The fields that say what happened, in one line (the full event expands on enter).
+    Paths are shown relative to the main checkout, as `../repo-H-0001`."""
+    fields = {k: v for k, v in event.items() if k not in ENVELOPE}
+    if root is not None:
+        for key in ("worktree", "cwd"):
+            value = fields.get(key)
+            if isinstance(value, str) and os.path.isabs(value):
+                fields[key] = os.path.relpath(value, root)
+    preferred = ("reason", "summary", "question", "answer", "title", "sha", "round", "run", "role", "verdict",
+                 "kind", "text", "exit_code", "cost_usd")
+    parts = []
+    for key in preferred:
+        if key in fields and fields[key] not in (None, "", [], {}):
+            value = fields.pop(key)
+            if key == "sha" and isinstance(value, str):
+                value = value[:7]
+            parts.append(f"{key}={value}")
+    for key, value in fields.items():
+        if value in (None, "", [], {}):
+            continue
+        parts.append(f"{key}={json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value}")
+    line = "  ".join(parts)
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def run_files(repo: Repo, item_id: str) -> list[dict[str, Any]]:
+    """The run stream files of an item by name (role and start), newest first; facts only."""
+    folder = repo.paths.item_dir(item_id) / "runs"
+    try:
+        names = sorted((p for p in folder.iterdir() if p.suffix == ".jsonl"), reverse=True)
+    except OSError:
+        return []
+    out = []
+    for path in names:
+        stamp, _, role = path.stem.partition("-")
+        out.append({"file": path.name, "role": role, "started": stamp, "path": str(path)})
+    return out
+
+
+@dataclass
+class ItemData:
+    view: ItemView
+    events: list[dict[str, Any]]
+    findings: list[dict[str, Any]] | None  # None: the findings module is not available
+    runs: list[dict[str, Any]]
+    runs_detailed: bool
+    budget_tokens: int | None
+    questions: list[dict[str, Any]] = field(default_factory=list)
+
+
+class ItemScreen(TriageActions, HallScreen):
+    BINDINGS = [
+        *TRIAGE_BINDINGS,
+        Binding("enter", "expand", "Expand / open", id="item.enter"),
+        Binding("tab", "next_tab", "Next tab", id="item.tab"),
+        Binding("escape", "app.pop_screen", "Back", id="item.back"),
+    ]
+
+    def __init__(self, item_id: str) -> None:
+        super().__init__()
+        self.item_id = item_id
+        self.data: ItemData | None = None
+        self.expanded: int | None = None
+        self._optional: dict[str, bool] = {}
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        yield Static("", id="item-head")
+        with TabbedContent(id="item-tabs"):
+            with TabPane("Journal", id="tab-journal"):
+                yield VimTable(id="journal")
+                yield Static("", id="event-detail", classes="-hidden")
+            with TabPane("Findings", id="tab-findings"):
+                yield VimTable(id="findings")
+            with TabPane("Runs", id="tab-runs"):
+                yield VimTable(id="runs")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.item_id
+        self._optional = {
+            "diff": optional.has("hallmark.tui.screens.diff", "DiffScreen"),
+            "waiting": optional.has("hallmark.core.waiting", "waiting_items"),
+        }
+        self.query_one("#journal", VimTable).add_columns("when", "actor", "event", "summary")
+        self.query_one("#findings", VimTable).add_columns("id", "lens", "severity", "file:line", "status", "round")
+        self.query_one("#runs", VimTable).add_columns("run", "role", "duration", "tokens", "cost $", "outcome")
+        super().on_mount()
+
+    def journal_changed(self, changed: list[str]) -> None:
+        if not changed or self.item_id in changed:
+            self.reload()
+
+    # -- data ------------------------------------------------------------------------------
+    def load(self, repo: Repo) -> ItemData:
+        view = items.fold_item(repo, self.item_id)
+        events = items.item_events(repo, self.item_id)
+        findings_mod = optional.load("hallmark.core.loop.findings")
+        findings = findings_mod.list_findings(repo, self.item_id) if findings_mod is not None else None
+        runs_mod = optional.load("hallmark.core.loop.runs") or optional.load("hallmark.core.runner.runs")
+        if runs_mod is not None and hasattr(runs_mod, "list_runs"):
+            runs, detailed = list(runs_mod.list_runs(repo, self.item_id)), True
+        else:
+            runs, detailed = run_files(repo, self.item_id), False
+        try:
+            budget = parse_tokens(repo.config.budget.per_item)
+        except Exception:  # noqa: BLE001 - a bad config shows as "no budget" here; `hall doctor` names it
+            budget = None
+        questions = [q for q in repo.index.questions(open_only=True) if q["item"] == self.item_id]
+        return ItemData(view, events, findings, runs, detailed, budget, questions)
+
+    def show(self, data: ItemData) -> None:
+        self.data = data
+        view = data.view
+        head = Text()
+        head.append(f"{states.SYMBOLS.get(view.state, '·')} {view.state.replace('_', ' ')}", style="bold")
+        head.append(f"   {view.id}  {view.title}\n", style="bold")
+        worktree = view.worktree
+        if worktree and self.hall.repo is not None:
+            try:
+                worktree = os.path.relpath(worktree, self.hall.repo.root)
+            except ValueError:
+                pass
+        used = f"{rooms_tokens(view.tokens)}" + (f" of {rooms_tokens(data.budget_tokens)}" if data.budget_tokens else "")
+        facts = [("branch", view.branch or "—"), ("worktree", worktree or "—"), ("round", str(view.round)),
+                 ("budget used", f"{used} tokens, ${view.cost_usd:.2f}")]
+        if view.hold:
+            facts.append(("held", f"⏸ {view.hold} {view.hold_reason}".strip()))
+        if view.open_questions:
+            facts.append(("questions", ", ".join(view.open_questions)))
+        if view.pr:
+            facts.append(("PR", view.pr))
+        head.append("   ".join(f"{k}: {v}" for k, v in facts), style="")
+        self.query_one("#item-head", Static).update(head)
+
+        journal = self.query_one("#journal", VimTable)
+        row = journal.cursor_row
+        journal.clear()
+        for n, event in enumerate(data.events):
+            journal.add_row(rooms.since(event.get("t", "")) + " ago", event.get("actor", ""), event.get("event", ""),
+                            event_summary(event, root=self.repo.root), key=str(n))
+        if row and data.events:
+            journal.move_cursor(row=min(row, len(data.events) - 1))
+        self._show_expanded()
+
+        findings = self.query_one("#findings", VimTable)
+        findings.clear()
+        if data.findings is None:
+            findings.add_row("", "", "", "findings are not available in this build", "", "")
+        elif not data.findings:
+            findings.add_row("", "", "", "no findings", "", "")
+        for f in data.findings or []:
+            where = f"{f.get('file', '')}:{f.get('line', '')}" if f.get("line") else str(f.get("file", ""))
+            findings.add_row(str(f.get("id", "")), str(f.get("lens", "")), str(f.get("severity", "")), where,
+                             str(f.get("status", "")), str(f.get("round", "")))
+
+        runs = self.query_one("#runs", VimTable)
+        runs.clear()
+        for n, run in enumerate(data.runs):
+            duration = run.get("duration_ms")
+            tokens = run.get("tokens")
+            cost = run.get("cost_usd")
+            outcome = run.get("outcome") or ("● live" if run.get("live") else ("—" if not data.runs_detailed else ""))
+            runs.add_row(str(run.get("file", "")), str(run.get("role", "")),
+                         f"{duration / 1000:.1f}s" if isinstance(duration, int | float) else "—",
+                         rooms_tokens(tokens) if isinstance(tokens, int | float) else "—",
+                         f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
+        if not data.runs:
+            runs.add_row("no runs yet", "", "", "", "", "")
+        if self.focused is None:
+            journal.focus()
+
+    def _show_expanded(self) -> None:
+        detail = self.query_one("#event-detail", Static)
+        if self.expanded is None or self.data is None or self.expanded >= len(self.data.events):
+            detail.add_class("-hidden")
+            return
+        event = self.data.events[self.expanded]
+        detail.update(Text(json.dumps(event, indent=2, ensure_ascii=False)))
+        detail.remove_class("-hidden")
+
+    # -- triage hooks ----------------------------------------------------------------------
+    def selected(self) -> ItemView | None:
+        return self.data.view if self.data else None
+
+    def open_questions(self, item_id: str) -> list[dict[str, Any]]:
+        return self.data.questions if self.data else []
+
+    def action_next_waiting(self) -> None:
+        waiting = optional.load("hallmark.core.waiting")
+        if waiting is None:
+            return
+        ids = [v.id for v in waiting.waiting_items(self.repo) if v.id != self.item_id]
+        if ids:
+            self.app.pop_screen()
+            self.hall.open_item(ids[0])
+        else:
+            self.notify("Nothing else is waiting on you.")
+
+    # -- keys ------------------------------------------------------------------------------
+    def action_next_tab(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        order = ["tab-journal", "tab-findings", "tab-runs"]
+        tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
+        table_id = {"tab-journal": "#journal", "tab-findings": "#findings", "tab-runs": "#runs"}[tabs.active]
+        self.query_one(table_id, VimTable).focus()
+
+    def action_expand(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        if tabs.active == "tab-runs":
+            self._open_run(self.query_one("#runs", VimTable).cursor_row)
+            return
+        if tabs.active == "tab-journal" and self.data and self.data.events:
+            row = self.query_one("#journal", VimTable).cursor_row
+            self.expanded = None if self.expanded == row else row
+            self._show_expanded()
+
+    @on(DataTable.RowSelected, "#journal")
+    def _journal_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_expand()
+
+    @on(DataTable.RowSelected, "#runs")
+    def _run_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self._open_run(event.cursor_row)
+
+    def _open_run(self, row: int) -> None:
+        if not self.data or not (0 <= row < len(self.data.runs)):
+            return
+        run = self.data.runs[row]
+        path = run.get("path") or str(self.repo.paths.item_dir(self.item_id) / "runs" / str(run.get("file", "")))
+        self.hall.open_trace(Path(path), item=self.item_id)
+
+
+def rooms_tokens(n: float | None) -> str:
+    if n is None:
+        return "—"
+    for unit, size in (("M", 1_000_000), ("k", 1_000)):
+        if abs(n) >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(int(n))

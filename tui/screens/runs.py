@@ -1,0 +1,102 @@
+"""t (from anywhere): every headless run of the repo, newest first; enter opens its live trace."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hallmark.core.repo import Repo
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Label
+
+from ..widgets.lists import VimTable
+from .base import HallScreen
+
+
+def all_runs(repo: Repo, limit: int = 500) -> list[dict[str, Any]]:
+    """Run stream files under items/*/runs and the repo-level runs/, newest first (by stamp)."""
+    found: list[dict[str, Any]] = []
+    folders = [(None, repo.state_dir / "runs")]
+    try:
+        folders += [(name, repo.paths.items_dir / name / "runs") for name in os.listdir(repo.paths.items_dir)]
+    except OSError:
+        pass
+    for item, folder in folders:
+        try:
+            names = [n for n in os.listdir(folder) if n.endswith(".jsonl")]
+        except OSError:
+            continue
+        for name in names:
+            stamp, _, role = name[: -len(".jsonl")].partition("-")
+            path = folder / name
+            try:
+                size = path.stat().st_size
+            except OSError:
+                size = 0
+            found.append({"item": item, "file": name, "stamp": stamp, "role": role, "path": str(path), "size": size})
+    found.sort(key=lambda r: r["stamp"], reverse=True)
+    return found[:limit]
+
+
+def started(stamp: str) -> str:
+    """20261130T094312123Z -> 2026-11-30 09:43:12"""
+    if len(stamp) < 15:
+        return stamp
+    return f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]} {stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}"
+
+
+class RunsScreen(HallScreen):
+    BINDINGS = [Binding("enter", "open_run", "Open trace", id="runs.open")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[dict[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        yield Label("Runs: every headless run, newest first. enter follows its trace.", classes="screen-note")
+        yield VimTable(id="runs-table")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Runs"
+        self.query_one(VimTable).add_columns("started (UTC)", "item", "role", "size", "file")
+        super().on_mount()
+
+    def load(self, repo: Repo) -> list[dict[str, Any]]:
+        return all_runs(repo)
+
+    def show(self, data: list[dict[str, Any]]) -> None:
+        self.runs = data
+        table = self.query_one(VimTable)
+        row = table.cursor_row
+        table.clear()
+        for run in data:
+            table.add_row(started(run["stamp"]), run["item"] or "repo", run["role"], f"{run['size'] / 1024:.1f} KB",
+                          run["file"])
+        if not data:
+            table.add_row("", "", "", "", "no runs yet")
+        elif row:
+            table.move_cursor(row=min(row, len(data) - 1))
+        table.focus()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_run":
+            return True if self.runs else None
+        return True
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_run()
+
+    def action_open_run(self) -> None:
+        row = self.query_one(VimTable).cursor_row
+        if 0 <= row < len(self.runs):
+            run = self.runs[row]
+            from pathlib import Path
+
+            self.hall.open_trace(Path(run["path"]), item=run["item"])

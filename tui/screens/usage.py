@@ -1,0 +1,164 @@
+"""$: tokens and cost by item, role, model and day; a 14-day bar chart; today against budgets.
+
+The numbers come from hallmark.core.loop.usage and .budget; until those exist the screen
+says so instead of guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from hallmark.core import clock
+from hallmark.core.repo import Repo
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static, TabbedContent, TabPane
+
+from .. import optional
+from ..widgets.lists import VimTable
+from .base import HallScreen
+
+GROUPS = ("item", "role", "model", "day")
+DAYS = 14
+
+
+@dataclass
+class UsageData:
+    available: bool = False
+    reports: dict[str, dict[str, Any]] = field(default_factory=dict)
+    days: list[tuple[str, int, float]] = field(default_factory=list)  # (YYYY-MM-DD, tokens, cost)
+    budget: dict[str, Any] | None = None
+
+
+def tokens_of(row: dict[str, Any]) -> int:
+    return sum(int(row.get(k, 0) or 0) for k in ("input_tokens", "output_tokens", "cache_read_tokens",
+                                                  "cache_write_tokens"))
+
+
+def human(n: float) -> str:
+    for unit, size in (("M", 1_000_000), ("k", 1_000)):
+        if abs(n) >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(int(n))
+
+
+def bar_chart(days: list[tuple[str, int, float]], width: int) -> Text:
+    """One row a day: date, a bar scaled to the busiest day, tokens and cost (readable without colour)."""
+    peak = max((t for _, t, _ in days), default=0) or 1
+    label_w = 6 + 1 + 8 + 9
+    bar_w = max(5, width - label_w - 4)
+    out = Text()
+    for i, (day, tokens, cost) in enumerate(days):
+        filled = round(bar_w * tokens / peak)
+        out.append(f"{day[5:]} ", style="dim")
+        out.append("█" * filled, style="bold")
+        out.append("·" * (bar_w - filled), style="dim")
+        out.append(f" {human(tokens):>7} ${cost:>7.2f}")
+        if i < len(days) - 1:
+            out.append("\n")
+    return out
+
+
+def budget_lines(status: dict[str, Any]) -> list[str]:
+    lines = []
+    for key, value in status.items():
+        if key in ("next",):
+            continue
+        if isinstance(value, dict):
+            used = value.get("used", value.get("spent", value.get("tokens")))
+            limit = value.get("limit", value.get("budget", value.get("max")))
+            if used is not None and limit:
+                try:
+                    pct = f" ({100 * float(used) / float(limit):.0f}%)"
+                except (TypeError, ValueError, ZeroDivisionError):
+                    pct = ""
+                lines.append(f"{key}: {used} of {limit}{pct}")
+            else:
+                lines.append(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
+        elif isinstance(value, list):
+            for entry in value:
+                if isinstance(entry, dict):
+                    lines.append(", ".join(f"{k}={v}" for k, v in entry.items()))
+        else:
+            lines.append(f"{key}: {value}")
+    return lines
+
+
+class UsageScreen(HallScreen):
+    BINDINGS = [Binding("tab", "next_tab", "Next table", id="usage.tab")]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        with VerticalScroll(id="usage-body"):
+            yield Static("", id="usage-budget")
+            yield Static("", id="usage-chart")
+            with TabbedContent(id="usage-tabs"):
+                for group in GROUPS:
+                    with TabPane(f"by {group}", id=f"tab-{group}"):
+                        yield VimTable(id=f"usage-{group}")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Usage"
+        for group in GROUPS:
+            self.query_one(f"#usage-{group}", VimTable).add_columns(group, "runs", "input", "output", "cache read",
+                                                                    "cache write", "cost $")
+        super().on_mount()
+
+    def load(self, repo: Repo) -> UsageData:
+        usage = optional.load("hallmark.core.loop.usage")
+        budget = optional.load("hallmark.core.loop.budget")
+        data = UsageData(available=usage is not None)
+        if usage is not None:
+            for group in GROUPS:
+                data.reports[group] = usage.report(repo, by=group)
+            today = clock.now().date()
+            since = clock.stamp(clock.now() - timedelta(days=DAYS - 1)).split("T")[0]
+            rows = {str(r.get("key", ""))[:10]: r for r in usage.report(repo, by="day", since=since).get("rows", [])}
+            for back in range(DAYS - 1, -1, -1):
+                day = (today - timedelta(days=back)).isoformat()
+                row = rows.get(day, {})
+                data.days.append((day, tokens_of(row), float(row.get("cost_usd", 0) or 0)))
+        if budget is not None:
+            data.budget = budget.status(repo)
+        return data
+
+    def show(self, data: UsageData) -> None:
+        budget = self.query_one("#usage-budget", Static)
+        chart = self.query_one("#usage-chart", Static)
+        if not data.available:
+            budget.update("Usage accounting (hallmark.core.loop.usage) is not available in this build: no runs "
+                          "have been counted.")
+            chart.update("")
+            return
+        if data.budget is None:
+            budget.update("Budgets: not available in this build.")
+        else:
+            budget.update("Today against each budget\n" + "\n".join(f"  {line}" for line in budget_lines(data.budget)))
+        width = max(40, self.size.width - 4)
+        chart.update(Text(f"Last {DAYS} days (tokens)\n") + bar_chart(data.days, width))
+        for group in GROUPS:
+            table = self.query_one(f"#usage-{group}", VimTable)
+            table.clear()
+            report = data.reports.get(group, {})
+            for row in report.get("rows", []):
+                table.add_row(str(row.get("key", "")), str(row.get("runs", "")), human(row.get("input_tokens", 0) or 0),
+                              human(row.get("output_tokens", 0) or 0), human(row.get("cache_read_tokens", 0) or 0),
+                              human(row.get("cache_write_tokens", 0) or 0), f"{float(row.get('cost_usd', 0) or 0):.2f}")
+            total = report.get("total") or {}
+            if total:
+                table.add_row("total", str(total.get("runs", "")), human(total.get("input_tokens", 0) or 0),
+                              human(total.get("output_tokens", 0) or 0), human(total.get("cache_read_tokens", 0) or 0),
+                              human(total.get("cache_write_tokens", 0) or 0),
+                              f"{float(total.get('cost_usd', 0) or 0):.2f}")
+            if not report.get("rows"):
+                table.add_row("no runs yet", "", "", "", "", "", "")
+
+    def action_next_tab(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        ids = [f"tab-{g}" for g in GROUPS]
+        tabs.active = ids[(ids.index(tabs.active) + 1) % len(ids)] if tabs.active in ids else ids[0]

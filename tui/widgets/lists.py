@@ -1,0 +1,29 @@
+"""OptionList and DataTable with vim keys beside the arrows (j/k, g/G)."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.widgets import DataTable, OptionList
+
+
+class VimOptionList(OptionList):
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="list.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="list.up"),
+        Binding("g", "first", "First", show=False, id="list.first"),
+        Binding("G", "last", "Last", show=False, id="list.last"),
+    ]
+
+
+class VimTable(DataTable):
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="table.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="table.up"),
+        Binding("g", "scroll_top", "First", show=False, id="table.first"),
+        Binding("G", "scroll_bottom", "Last", show=False, id="table.last"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("cursor_type", "row")
+        kwargs.setdefault("zebra_stripes", False)
+        super().__init__(*args, **kwargs)
