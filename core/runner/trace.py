@@ -1,0 +1,642 @@
+"""Claude's stream-json, read back as steps: init, text, thinking, tool calls, tool results, result.
+
+One parser for every reader: `hall trace`, the runner (result line, structured_output, session,
+usage), the TUI's live trace (which calls `parse_line` per line) and take-over. It is total: a
+line that is not JSON, not an object, torn or of an unknown type becomes an `error` or `unknown`
+step, never an exception. Several runs appended to one file are numbered (a new `system/init`,
+or anything after a run's `result`/`hall_run_end`, starts the next run). Stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+KINDS = ("init", "text", "thinking", "tool_call", "tool_result", "result", "retry", "system", "end", "error",
+         "unknown")
+SUMMARY_MAX = 200
+WHOLE_FILE_MAX = 64 * 1024 * 1024  # a pretty-printed single message is parsed whole up to this size
+_STARTUP_SUBTYPES = frozenset({"hook_started", "hook_progress", "hook_response", "plugin_install"})
+
+
+class Step:
+    """One thing that happened in a run. `detail` (the full text) is built only when asked for."""
+
+    __slots__ = ("kind", "run", "summary", "raw", "line", "tool", "tool_use_id", "is_error", "parent",
+                 "_detail", "_block")
+
+    def __init__(self, kind: str, summary: str, raw: Any = None, *, run: int = 1, line: int = 0,
+                 tool: str | None = None, tool_use_id: str | None = None, is_error: bool = False,
+                 parent: str | None = None, detail: str | None = None, block: Any = None) -> None:
+        self.kind = kind
+        self.run = run
+        self.summary = summary
+        self.raw = raw
+        self.line = line
+        self.tool = tool
+        self.tool_use_id = tool_use_id
+        self.is_error = is_error
+        self.parent = parent
+        self._detail = detail
+        self._block = block
+
+    @property
+    def detail(self) -> str:
+        if self._detail is None:
+            self._detail = _detail_of(self)
+        return self._detail
+
+    def to_dict(self, *, raw: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"run": self.run, "line": self.line, "kind": self.kind, "summary": self.summary,
+                                "detail": self.detail}
+        if self.tool:
+            data["tool"] = self.tool
+        if self.tool_use_id:
+            data["tool_use_id"] = self.tool_use_id
+        if self.is_error:
+            data["is_error"] = True
+        if self.parent:
+            data["parent_tool_use_id"] = self.parent
+        if raw:
+            data["raw"] = self.raw
+        return data
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Step({self.kind!r}, run={self.run}, line={self.line}, {self.summary[:40]!r})"
+
+
+# -- small helpers ----------------------------------------------------------------------
+
+
+def one_line(text: Any, limit: int = SUMMARY_MAX) -> str:
+    """The first non-blank line of text, cut to limit characters (with an ellipsis when cut)."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    stripped = text.strip()
+    if not stripped:
+        return ""
+    first, _, rest = stripped.partition("\n")
+    first = first.strip()
+    more = bool(rest.strip())
+    if len(first) > limit:
+        return first[: limit - 1] + "…"
+    return first + (" …" if more else "")
+
+
+def _pretty(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # pragma: no cover - default=str makes this near impossible
+        return repr(value)
+
+
+def _compact(value: Any, limit: int = SUMMARY_MAX) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    except (TypeError, ValueError):  # pragma: no cover
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def _seconds(ms: Any) -> str:
+    value = _num(ms)
+    return "?" if value is None else f"{value / 1000:.1f} s"
+
+
+def content_text(content: Any) -> str:
+    """A tool_result's or message's content (string or blocks) as plain text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "text":
+                    parts.append(str(block.get("text", "")))
+                elif kind == "image":
+                    parts.append("[image]")
+                elif kind == "tool_reference":
+                    parts.append(f"[tool {block.get('tool_name', '')}]")
+                else:
+                    parts.append(_compact(block, 2000))
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    if content is None:
+        return ""
+    return _compact(content, 100_000)
+
+
+_TOOL_ARG_KEYS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description",
+                  "prompt", "skill", "subagent_type")
+
+
+def tool_call_summary(name: str, tool_input: Any) -> str:
+    """`Bash: git status`, `Read: src/a.py`, `Grep: TODO in src` — what the call is about, on one line."""
+    if not isinstance(tool_input, dict):
+        return f"{name}: {_compact(tool_input, 120)}" if tool_input is not None else name
+    if name in ("Task", "Agent"):
+        who = tool_input.get("subagent_type") or "agent"
+        return f"{name} ({who}): {one_line(tool_input.get('description') or tool_input.get('prompt'), 150)}"
+    if name == "TodoWrite":
+        todos = tool_input.get("todos")
+        if isinstance(todos, list):
+            active = [t.get("content") for t in todos if isinstance(t, dict) and t.get("status") == "in_progress"]
+            tail = f"; now: {one_line(active[0], 100)}" if active else ""
+            return f"TodoWrite: {len(todos)} todo(s){tail}"
+    if name in ("Grep", "Glob") and tool_input.get("pattern") is not None:
+        where = tool_input.get("path")
+        return f"{name}: {one_line(tool_input.get('pattern'), 120)}" + (f" in {where}" if where else "")
+    if name == "MultiEdit" and isinstance(tool_input.get("edits"), list):
+        return f"MultiEdit: {tool_input.get('file_path', '?')} ({len(tool_input['edits'])} edits)"
+    for key in _TOOL_ARG_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return f"{name}: {one_line(value, 180)}"
+    return f"{name}: {_compact(tool_input, 150)}" if tool_input else name
+
+
+# -- parse_line -------------------------------------------------------------------------
+
+
+def parse_line(record: Any, *, run: int = 1, line: int = 0, tools: dict[str, str] | None = None) -> list[Step]:
+    """The steps of one decoded stream-json line. Never raises; garbage becomes an error/unknown step.
+
+    `tools` (tool_use_id -> tool name), when given, names the tool of each tool_result and learns
+    from each tool_use; readers that follow a whole file pass one dict for the whole file.
+    """
+    try:
+        return _parse(record, run, line, tools)
+    except Exception as exc:  # noqa: BLE001 - total by contract: a parser bug shows as a step, not a crash
+        return [Step("error", f"could not read this line: {type(exc).__name__}: {exc}", record, run=run, line=line)]
+
+
+def _parse(record: Any, run: int, line: int, tools: dict[str, str] | None) -> list[Step]:
+    if not isinstance(record, dict):
+        return [Step("error", f"not a JSON object: {_compact(record, 120)}", record, run=run, line=line)]
+    kind = record.get("type")
+    if kind == "assistant":
+        return _assistant(record, run, line, tools)
+    if kind == "user":
+        return _user(record, run, line, tools)
+    if kind == "system":
+        return [_system(record, run, line)]
+    if kind == "result":
+        return [_result(record, run, line)]
+    if kind == "hall_run_end":
+        return [_end(record, run, line)]
+    if kind == "stream_event":
+        event = record.get("event")
+        label = event.get("type") if isinstance(event, dict) else None
+        return [Step("system", f"stream_event {label or ''}".strip(), record, run=run, line=line)]
+    label = kind if isinstance(kind, str) and kind else "no type"
+    return [Step("unknown", f"{label}: {_compact(record, 160)}", record, run=run, line=line)]
+
+
+def _message(record: dict[str, Any]) -> dict[str, Any]:
+    message = record.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+def _parent(record: dict[str, Any]) -> str | None:
+    parent = record.get("parent_tool_use_id")
+    return parent if isinstance(parent, str) and parent else None
+
+
+def _assistant(record: dict[str, Any], run: int, line: int, tools: dict[str, str] | None) -> list[Step]:
+    message = _message(record)
+    content = message.get("content")
+    parent = _parent(record)
+    sub = "[subagent] " if parent else ""
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list) or not content:
+        error = record.get("error")
+        if error:
+            return [Step("error", f"assistant error: {one_line(error)}", record, run=run, line=line, parent=parent)]
+        return [Step("unknown", f"assistant message with no content {_compact(message, 120)}", record, run=run,
+                     line=line, parent=parent)]
+    steps: list[Step] = []
+    for block in content:
+        if not isinstance(block, dict):
+            steps.append(Step("unknown", f"assistant block {_compact(block, 120)}", record, run=run, line=line,
+                              parent=parent, block=block))
+            continue
+        btype = block.get("type")
+        if btype == "text":
+            text = block.get("text", "")
+            steps.append(Step("text", sub + one_line(text), record, run=run, line=line, parent=parent,
+                              detail=text if isinstance(text, str) else str(text)))
+        elif btype in ("thinking", "redacted_thinking"):
+            text = block.get("thinking", "") if btype == "thinking" else "[redacted thinking]"
+            steps.append(Step("thinking", sub + one_line(text), record, run=run, line=line, parent=parent,
+                              detail=text if isinstance(text, str) else str(text)))
+        elif btype in ("tool_use", "server_tool_use", "mcp_tool_use"):
+            name = str(block.get("name") or "tool")
+            use_id = block.get("id") if isinstance(block.get("id"), str) else None
+            if tools is not None and use_id:
+                tools[use_id] = name
+            steps.append(Step("tool_call", sub + tool_call_summary(name, block.get("input")), record, run=run,
+                              line=line, tool=name, tool_use_id=use_id, parent=parent, block=block))
+        else:
+            steps.append(Step("unknown", f"{sub}assistant {btype or 'block'}: {_compact(block, 120)}", record,
+                              run=run, line=line, parent=parent, block=block))
+    return steps
+
+
+def _user(record: dict[str, Any], run: int, line: int, tools: dict[str, str] | None) -> list[Step]:
+    content = _message(record).get("content")
+    parent = _parent(record)
+    sub = "[subagent] " if parent else ""
+    if isinstance(content, str):
+        return [Step("text", f"{sub}user: {one_line(content)}", record, run=run, line=line, parent=parent,
+                     detail=content)]
+    if not isinstance(content, list) or not content:
+        return [Step("unknown", f"user message with no content {_compact(record.get('message'), 120)}", record,
+                     run=run, line=line, parent=parent)]
+    steps: list[Step] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            use_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+            name = (tools or {}).get(use_id or "")
+            is_error = block.get("is_error") is True
+            text = content_text(block.get("content"))
+            label = name or (f"result of {use_id}" if use_id else "tool result")
+            mark = " ERROR" if is_error else ""
+            first = one_line(text) or "(no output)"
+            steps.append(Step("tool_result", f"{sub}{label}{mark}: {first}", record, run=run, line=line, tool=name,
+                              tool_use_id=use_id, is_error=is_error, parent=parent, detail=text))
+        elif isinstance(block, dict) and block.get("type") == "text":
+            text = str(block.get("text", ""))
+            steps.append(Step("text", f"{sub}user: {one_line(text)}", record, run=run, line=line, parent=parent,
+                              detail=text))
+        else:
+            steps.append(Step("unknown", f"{sub}user block {_compact(block, 120)}", record, run=run, line=line,
+                              parent=parent, block=block))
+    return steps
+
+
+def _system(record: dict[str, Any], run: int, line: int) -> Step:
+    sub = record.get("subtype")
+    if sub == "init":
+        tools = record.get("tools")
+        parts = [str(record.get("model") or "model ?")]
+        if record.get("cwd"):
+            parts.append(f"in {record['cwd']}")
+        if record.get("session_id"):
+            parts.append(f"session {record['session_id']}")
+        if isinstance(tools, list):
+            parts.append(f"{len(tools)} tools")
+        if record.get("claude_code_version"):
+            parts.append(f"claude {record['claude_code_version']}")
+        if record.get("plugin_errors"):
+            parts.append(f"{len(record['plugin_errors'])} plugin error(s)")
+        return Step("init", " · ".join(parts), record, run=run, line=line)
+    if sub == "api_retry":
+        attempt, most = record.get("attempt"), record.get("max_retries")
+        status = record.get("error_status")
+        why = one_line(record.get("error"), 120)
+        text = f"API retry {attempt}/{most} in {record.get('retry_delay_ms')} ms"
+        if status or why:
+            text += ": " + " ".join(str(x) for x in (status, why) if x)
+        return Step("retry", text, record, run=run, line=line, is_error=True)
+    label = f"system/{sub}" if isinstance(sub, str) and sub else "system"
+    extra = ""
+    if sub == "compact_boundary" and isinstance(record.get("compact_metadata"), dict):
+        extra = f" ({record['compact_metadata'].get('trigger', '')})"
+    elif isinstance(record.get("hook_name"), str):
+        extra = f" {record['hook_name']}"
+    elif isinstance(record.get("status"), str):
+        extra = f" {record['status']}"
+    return Step("system", label + extra, record, run=run, line=line)
+
+
+def _result(record: dict[str, Any], run: int, line: int) -> Step:
+    sub = record.get("subtype") or "result"
+    is_error = record.get("is_error") is True or (isinstance(sub, str) and sub.startswith("error"))
+    parts = [str(sub) + (" (is_error)" if record.get("is_error") is True else "")]
+    if record.get("num_turns") is not None:
+        turns = record.get("num_turns")
+        parts.append(f"{turns} turn" + ("" if turns == 1 else "s"))
+    if record.get("duration_ms") is not None:
+        parts.append(_seconds(record.get("duration_ms")))
+    cost = _num(record.get("total_cost_usd"))
+    if cost is None:
+        cost = _num(record.get("cost_usd"))
+    if cost is not None:
+        parts.append(f"${cost:.4f}")
+    if record.get("structured_output") is not None:
+        parts.append("structured output")
+    text = record.get("result")
+    if isinstance(text, str) and text.strip():
+        parts.append(one_line(text, 120))
+    elif record.get("errors"):
+        parts.append(one_line("; ".join(str(e) for e in record["errors"]) if isinstance(record["errors"], list)
+                              else record["errors"], 120))
+    return Step("result", " · ".join(parts), record, run=run, line=line, is_error=is_error)
+
+
+def _end(record: dict[str, Any], run: int, line: int) -> Step:
+    failure = record.get("failure")
+    parts = [f"run ended: exit {record.get('exit_code')}", _seconds(record.get("duration_ms"))]
+    if record.get("role"):
+        parts.insert(1, str(record["role"]))
+    if failure:
+        parts.append(f"failed: {one_line(failure, 150)}")
+    return Step("end", " · ".join(parts), record, run=run, line=line, is_error=bool(failure))
+
+
+def _detail_of(step: Step) -> str:
+    """The full text of a step, built on demand (tool inputs and whole records are pretty JSON)."""
+    raw = step.raw
+    if step.kind == "tool_call" and isinstance(step._block, dict):
+        return _pretty(step._block.get("input"))
+    if step.kind == "result" and isinstance(raw, dict):
+        parts = []
+        if isinstance(raw.get("result"), str):
+            parts.append(raw["result"])
+        if raw.get("structured_output") is not None:
+            parts.append("structured_output:\n" + _pretty(raw["structured_output"]))
+        if raw.get("errors"):
+            parts.append("errors:\n" + _pretty(raw["errors"]))
+        usage = usage_from_result(raw)
+        if usage["source"]:
+            parts.append(f"usage ({usage['source']}): " + _compact({k: usage[k] for k in (
+                "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")}, 400))
+        if raw.get("permission_denials"):
+            parts.append("permission denials:\n" + _pretty(raw["permission_denials"]))
+        return "\n\n".join(parts) if parts else _pretty(raw)
+    if step._block is not None:
+        return _pretty(step._block)
+    if raw is None:
+        return step.summary
+    if isinstance(raw, str | bytes):
+        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return _pretty(raw)
+
+
+# -- usage ------------------------------------------------------------------------------
+
+
+def usage_from_result(result: dict[str, Any] | None) -> dict[str, Any]:
+    """Tokens of a run: `modelUsage` is the source of truth (it covers subagents), `usage` the fallback."""
+    out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0,
+                           "cost_usd": None, "by_model": {}, "source": None}
+    if not isinstance(result, dict):
+        return out
+    model_usage = result.get("modelUsage")
+    if isinstance(model_usage, dict) and model_usage:
+        cost = 0.0
+        for model, u in model_usage.items():
+            if not isinstance(u, dict):
+                continue
+            row = {"input_tokens": int(_num(u.get("inputTokens")) or 0),
+                   "output_tokens": int(_num(u.get("outputTokens")) or 0),
+                   "cache_read_tokens": int(_num(u.get("cacheReadInputTokens")) or 0),
+                   "cache_write_tokens": int(_num(u.get("cacheCreationInputTokens")) or 0),
+                   "cost_usd": _num(u.get("costUSD"))}
+            out["by_model"][str(model)] = row
+            for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+                out[key] += row[key]
+            cost += row["cost_usd"] or 0.0
+        out["source"] = "modelUsage"
+        total = _num(result.get("total_cost_usd"))
+        out["cost_usd"] = total if total is not None else cost
+        return out
+    usage = result.get("usage")
+    if isinstance(usage, dict):
+        out["input_tokens"] = int(_num(usage.get("input_tokens")) or 0)
+        out["output_tokens"] = int(_num(usage.get("output_tokens")) or 0)
+        out["cache_read_tokens"] = int(_num(usage.get("cache_read_input_tokens")) or 0)
+        out["cache_write_tokens"] = int(_num(usage.get("cache_creation_input_tokens")) or 0)
+        out["source"] = "usage"
+    total = _num(result.get("total_cost_usd"))
+    out["cost_usd"] = total if total is not None else _num(result.get("cost_usd"))
+    return out
+
+
+# -- reading files ----------------------------------------------------------------------
+
+
+class StreamReader:
+    """Turns raw lines into numbered steps, in order: run numbering and tool names carry across lines.
+
+    Use one reader per file, feeding every line (whole lines, without or with their newline).
+    """
+
+    def __init__(self) -> None:
+        self.run = 0  # no line seen yet
+        self.line = 0
+        self.tools: dict[str, str] = {}
+        self._has_init = False
+        self._has_body = False
+        self._closed = False  # a result or an end line was seen: what follows is another run
+
+    def _begin_run(self) -> None:
+        self.run += 1
+        self._has_init = self._has_body = self._closed = False
+
+    def _place(self, record: Any) -> None:
+        """Decide which run a decoded line belongs to."""
+        if self.run == 0:
+            self._begin_run()
+        kind = record.get("type") if isinstance(record, dict) else None
+        sub = record.get("subtype") if kind == "system" else None
+        if kind == "hall_run_end":
+            self._closed = True
+            return
+        if self._closed or (sub == "init" and (self._has_init or self._has_body)):
+            self._begin_run()
+        if sub == "init":
+            self._has_init = True
+        elif kind == "result":
+            self._closed = True
+        elif not (kind == "system" and sub in _STARTUP_SUBTYPES):
+            self._has_body = True
+
+    def feed_record(self, record: Any) -> list[Step]:
+        self.line += 1
+        self._place(record)
+        return parse_line(record, run=self.run, line=self.line, tools=self.tools)
+
+    def feed(self, raw: bytes | str, *, torn: bool = False) -> list[Step]:
+        """One raw line. Blank lines count as lines but give no step; garbage gives an error step."""
+        if isinstance(raw, bytes):
+            text = raw.decode("utf-8", "replace")
+        else:
+            text = raw
+        text = text.rstrip("\r\n")
+        if not text.strip():
+            self.line += 1
+            return []
+        try:
+            record = json.loads(text)
+        except ValueError as exc:
+            self.line += 1
+            if self.run == 0:
+                self._begin_run()
+            why = "torn last line (the file ends mid-line)" if torn else f"not JSON ({exc.msg})"
+            return [Step("error", f"line {self.line}: {why}: {one_line(text, 120)}", text, run=self.run,
+                         line=self.line, is_error=True, detail=text)]
+        return self.feed_record(record)
+
+
+def _whole_file(path: Path) -> Any:
+    """A file that is one pretty-printed JSON value (a single message or an array of them), or None."""
+    try:
+        if path.stat().st_size > WHOLE_FILE_MAX:
+            return None
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def iter_steps(path: str | os.PathLike[str]) -> Iterator[Step]:
+    """Every step of a stream file, streamed (constant memory for the lines themselves).
+
+    A last line without its newline that does not parse is reported as a torn line. A file whose
+    first line is not JSON but whose whole text is (a pretty-printed message) is read whole.
+    """
+    path = Path(path)
+    reader = StreamReader()
+    with open(path, "rb") as handle:
+        first = True
+        for raw in handle:
+            if first and raw.strip():
+                first = False
+                stripped = raw.strip()
+                if stripped[:1] in (b"{", b"[") and not _parses(stripped):
+                    whole = _whole_file(path)
+                    if whole is not None:
+                        yield from _steps_of_value(whole, reader)
+                        return
+            torn = not raw.endswith(b"\n")
+            yield from reader.feed(raw, torn=torn)
+
+
+def _parses(raw: bytes) -> bool:
+    try:
+        json.loads(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def _steps_of_value(value: Any, reader: StreamReader) -> Iterator[Step]:
+    records = value if isinstance(value, list) else [value]
+    for record in records:
+        yield from reader.feed_record(record)
+
+
+def read_steps(path: str | os.PathLike[str]) -> list[Step]:
+    """Every step of a stream file (see iter_steps)."""
+    return list(iter_steps(path))
+
+
+def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(run, record) for every JSON object line, with the same run numbering as the steps."""
+    path = Path(path)
+    reader = StreamReader()
+    with open(path, "rb") as handle:
+        for raw in handle:
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                reader.line += 1
+                reader._place(record)
+                yield reader.run, record
+
+
+def run_info(path: str | os.PathLike[str], run: int | None = None) -> dict[str, Any]:
+    """What a stream file says about one run (default: its last): session, model, result, usage, end.
+
+    Keys: session_id, model, cwd, ended (a `hall_run_end` line closed it), exit_code, failure,
+    has_result, result (its text), subtype, is_error, structured_output, cost_usd, num_turns,
+    duration_ms, usage (see usage_from_result), runs (how many runs the file holds), result_line.
+    """
+    runs: dict[int, dict[str, Any]] = {}
+    total = 0
+    try:
+        records = list(iter_records(path))
+    except OSError:
+        records = []
+    if not records:
+        whole = _whole_file(Path(path))
+        if isinstance(whole, dict | list):
+            reader = StreamReader()
+            for record in (whole if isinstance(whole, list) else [whole]):
+                if isinstance(record, dict):
+                    reader.line += 1
+                    reader._place(record)
+                    records.append((reader.run, record))
+    for number, record in records:
+        total = max(total, number)
+        info = runs.setdefault(number, _empty_info())
+        kind = record.get("type")
+        if record.get("session_id") and not info["session_id"]:
+            info["session_id"] = record.get("session_id")
+        if kind == "system" and record.get("subtype") == "init":
+            info["model"] = record.get("model") or info["model"]
+            info["cwd"] = record.get("cwd") or info["cwd"]
+            info["session_id"] = record.get("session_id") or info["session_id"]
+            info["claude_code_version"] = record.get("claude_code_version")
+        elif kind == "assistant" and not info["model"]:
+            message = record.get("message")
+            if isinstance(message, dict) and message.get("model"):
+                info["model"] = message["model"]
+        elif kind == "result":
+            info["result_line"] = record
+            info["has_result"] = True
+            info["session_id"] = record.get("session_id") or info["session_id"]
+        elif kind == "hall_run_end":
+            info["ended"] = True
+            info["exit_code"] = record.get("exit_code")
+            info["failure"] = record.get("failure")
+            info["end_duration_ms"] = record.get("duration_ms")
+            info["cwd"] = record.get("cwd") or info["cwd"]
+    chosen = runs.get(run if run is not None else total) if runs else None
+    info = chosen or _empty_info()
+    result = info.get("result_line")
+    if isinstance(result, dict):
+        usage = usage_from_result(result)
+        info.update({
+            "result": result.get("result") if isinstance(result.get("result"), str) else None,
+            "subtype": result.get("subtype"),
+            "is_error": result.get("is_error") is True or str(result.get("subtype", "")).startswith("error"),
+            "structured_output": result.get("structured_output"),
+            "cost_usd": usage["cost_usd"],
+            "num_turns": result.get("num_turns"),
+            "duration_ms": result.get("duration_ms"),
+            "usage": usage,
+        })
+    else:
+        info["usage"] = usage_from_result(None)
+    if info.get("duration_ms") is None:
+        info["duration_ms"] = info.get("end_duration_ms")
+    info.pop("end_duration_ms", None)
+    info["runs"] = total
+    info["run"] = run if run is not None else total
+    return info
+
+
+def _empty_info() -> dict[str, Any]:
+    return {"session_id": None, "model": None, "cwd": None, "claude_code_version": None, "ended": False,
+            "exit_code": None, "failure": None, "has_result": False, "result": None, "subtype": None,
+            "is_error": False, "structured_output": None, "cost_usd": None, "num_turns": None,
+            "duration_ms": None, "end_duration_ms": None, "usage": None, "result_line": None}

@@ -1,0 +1,249 @@
+"""`hall trace <id> [--run N] [--follow]` and `hall trace --file PATH`: a run's steps, streamed.
+
+Readable text (one line per step, `--full` adds each step's full text) or, with `--json` (the
+default on a pipe, like every hall command), one JSON object per step. Output is written as the
+file is read, so a 200,000-line stream never sits in memory. `--follow` tails a live run until
+its `hall_run_end` line or until its lock is released (the runner died or finished).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from hallmark.core.errors import HallError
+from hallmark.core.runner import trace
+
+from .framework import add
+
+POLL_S = 0.2
+MARKS = {
+    "init": "▶ init", "text": "✎ text", "thinking": "… think", "tool_call": "→ call", "tool_result": "← result",
+    "result": "■ result", "retry": "↻ retry", "system": "· system", "end": "⏹ end", "error": "✗ error",
+    "unknown": "? line",
+}
+_COLOURS = {"init": "36", "tool_call": "33", "tool_result": "2", "result": "1;32", "end": "1", "error": "1;31",
+            "retry": "35", "thinking": "2;3", "unknown": "2"}
+
+
+class Printer:
+    """Writes steps as text or JSON lines, buffering a little and flushing per batch."""
+
+    def __init__(self, out: IO[str], *, as_json: bool, full: bool, raw: bool, colour: bool) -> None:
+        self.out = out
+        self.as_json = as_json
+        self.full = full
+        self.raw = raw
+        self.colour = colour
+        self.run = 0
+        self.count = 0
+        self.ended = False
+
+    def step(self, step: trace.Step) -> None:
+        self.count += 1
+        if step.kind == "end":
+            self.ended = True
+        if self.as_json:
+            self.out.write(json.dumps(step.to_dict(raw=self.raw), ensure_ascii=False, default=str) + "\n")
+            return
+        if step.run != self.run:
+            self.run = step.run
+            self.out.write(("" if self.count == 1 else "\n") + self._paint(f"── run {step.run} ──", "1") + "\n")
+        mark = MARKS.get(step.kind, step.kind)
+        if step.is_error and step.kind == "tool_result":
+            mark = "← ERROR"
+        label = self._paint(f"{mark:<9}", _COLOURS.get(step.kind, "0") if not step.is_error else "31")
+        self.out.write(f"{step.line:>6}  {label} {step.summary}\n")
+        if self.full:
+            detail = step.detail
+            if detail and detail != step.summary:
+                for text in detail.splitlines():
+                    self.out.write(f"{'':>17}{text}\n")
+
+    def _paint(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.colour else text
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def _lock_held(lock: Path) -> bool:
+    try:
+        from hallmark.core.run_locks import lock_is_held
+    except ImportError:  # pragma: no cover - the run-locks module ships with the triage part
+        return lock.exists()
+    return lock_is_held(lock)
+
+
+def print_file(path: Path, printer: Printer) -> None:
+    """The whole file as it is now, streamed."""
+    try:
+        steps = trace.iter_steps(path)
+        first = next(steps, None)
+    except OSError as exc:
+        raise HallError("RUN_NOT_FOUND", f"Cannot read {path}: {exc.strerror or exc}.", ["hall trace --help"]) from exc
+    if first is None:
+        return
+    printer.step(first)
+    for step in steps:
+        printer.step(step)
+    printer.flush()
+
+
+def follow_file(path: Path, printer: Printer, *, lock: Path, poll_s: float = POLL_S,
+                max_wait_s: float | None = None) -> str:
+    """Print the steps so far, then new ones as they are written, until the run ends.
+
+    Returns why it stopped: "ended" (the hall_run_end line), "released" (no live process holds
+    the run's lock any more: it finished without an end line or died) or "timeout".
+    """
+    reader = trace.StreamReader()
+    pending = b""
+    offset = 0
+    started = time.monotonic()
+    while True:
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(offset)
+                chunk = handle.read()
+        except FileNotFoundError:
+            chunk = b""
+        offset += len(chunk)
+        data = pending + chunk
+        cut = data.rfind(b"\n") + 1
+        whole, pending = data[:cut], data[cut:]
+        for raw in whole.splitlines():
+            for step in reader.feed(raw):
+                printer.step(step)
+        printer.flush()
+        if printer.ended:
+            return "ended"
+        if not chunk:
+            if not _lock_held(lock):
+                # one last read: lines written just before the lock was let go
+                with open(path, "rb") as handle:
+                    handle.seek(offset)
+                    rest = pending + handle.read()
+                lines = rest.split(b"\n")
+                for number, raw in enumerate(lines):
+                    torn = number == len(lines) - 1
+                    if raw.strip():
+                        for step in reader.feed(raw, torn=torn):
+                            printer.step(step)
+                printer.flush()
+                return "ended" if printer.ended else "released"
+            if max_wait_s is not None and time.monotonic() - started > max_wait_s:
+                return "timeout"
+            time.sleep(poll_s)
+
+
+def _pick_run(files: list[Path], run: str | None, item_id: str) -> Path:
+    """Run N (1 = oldest, -1 = latest), a run file name, or the latest run by default."""
+    if not files:
+        raise HallError("RUN_NOT_FOUND", f"{item_id} has no runs yet.", [f"hall status {item_id}"])
+    if run is None:
+        return files[-1]
+    if not run.lstrip("-").isdigit():
+        for path in files:
+            if run in (path.name, path.stem):
+                return path
+        raise HallError("RUN_NOT_FOUND", f"{item_id} has no run {run!r}.", [f"hall trace {item_id} --list"])
+    number = int(run)
+    if number == 0 or abs(number) > len(files):
+        raise HallError("RUN_NOT_FOUND", f"{item_id} has {len(files)} run(s); there is no run {number}.",
+                        [f"hall trace {item_id} --list"])
+    return files[number - 1] if number > 0 else files[number]
+
+
+def _run_files(repo: Any, item_id: str) -> list[Path]:
+    from hallmark.core.run_locks import run_files
+
+    return run_files(repo, item_id)
+
+
+def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
+    as_json = bool(getattr(args, "as_json", False)) and not args.as_text
+    if args.file:
+        if args.id or args.run is not None or args.list:
+            raise HallError("USAGE", "--file reads one stream file; it takes no item, --run or --list.",
+                            ["hall trace --file PATH", "hall trace <id> --run N"])
+        path = Path(args.file)
+        if not path.is_file():
+            raise HallError("RUN_NOT_FOUND", f"There is no stream file {path}.", ["hall trace <id> --list"])
+        item_id = None
+    else:
+        from hallmark.core import items
+        from hallmark.core.repo import open_repo
+
+        repo = open_repo()
+        item_id = items.resolve(repo, args.id)
+        files = _run_files(repo, item_id)
+        if args.list:
+            return _listing(repo, item_id, files)
+        path = _pick_run(files, args.run, item_id)
+    colour = (not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    printer = Printer(sys.stdout, as_json=as_json, full=args.full, raw=args.raw, colour=colour)
+    try:
+        _print(args, path, item_id, printer, as_json)
+    except BrokenPipeError:
+        # the reader went away (| head): stop quietly, and keep the interpreter's last flush quiet too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return None
+
+
+def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: Printer, as_json: bool) -> None:
+    if not as_json and item_id:
+        sys.stdout.write(f"{item_id} · {path.name}\n")
+    if args.follow:
+        why = follow_file(path, printer, lock=path.with_suffix(".lock"))
+        if not as_json and why == "released":
+            sys.stdout.write("(the run's lock was released without an end line: the run died)\n")
+    else:
+        print_file(path, printer)
+    if printer.count == 0 and not as_json:
+        sys.stdout.write("(no steps yet)\n")
+
+
+def _listing(repo: Any, item_id: str, files: list[Path]) -> dict[str, Any]:
+    try:
+        from hallmark.core.loop.runs import list_runs
+    except ImportError:  # pragma: no cover - the loop part ships list_runs
+        rows = [{"file": p.name} for p in files]
+    else:
+        rows = list_runs(repo, item_id)
+    for number, row in enumerate(rows, start=1):
+        row.setdefault("run", number)
+    nxt = [f"hall trace {item_id} --run {len(rows)}"] if rows else [f"hall status {item_id}"]
+    return {"item": item_id, "runs": rows, "next": nxt}
+
+
+def _listing_text(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"{result['item']} runs", show_edge=False)
+    for column in ("run", "file", "role", "outcome", "tokens", "cost_usd", "live"):
+        table.add_column(column)
+    for row in result["runs"]:
+        table.add_row(*[str(row.get(c, "")) for c in ("run", "file", "role", "outcome", "tokens", "cost_usd", "live")])
+    return table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = add(sub, "trace", cmd_trace, "Print a headless run's steps (init, text, tool calls and results, result).",
+                 text=_listing_text)
+    parser.add_argument("id", nargs="?", help="the item (default: the item whose worktree you are in)")
+    parser.add_argument("--run", help="run N of the item (1 = oldest, -1 = latest; default latest) or its file name")
+    parser.add_argument("--file", help="read this stream-json file instead of an item's run")
+    parser.add_argument("--follow", "-f", action="store_true",
+                        help="keep printing new steps until the run's end line or until its lock is released")
+    parser.add_argument("--full", action="store_true", help="print each step's full text under it")
+    parser.add_argument("--raw", action="store_true", help="with --json: include each step's raw stream line")
+    parser.add_argument("--text", dest="as_text", action="store_true", help="readable text even when stdout is not a terminal")
+    parser.add_argument("--list", action="store_true", help="list the item's runs instead")
