@@ -14,7 +14,6 @@ skip() leaves it for next time. Stdlib only (the hooks propose through here).
 
 from __future__ import annotations
 
-import fnmatch
 from datetime import timedelta
 from typing import Any
 
@@ -148,9 +147,11 @@ def audit_log(repo: Any, lid: str | None = None) -> list[dict[str, Any]]:
 
 
 # -- proposing ---------------------------------------------------------------------------------
-def _evidence(entry: dict[str, Any] | None, item: str | None) -> list[dict[str, Any]]:
+def _evidence(entry: dict[str, Any] | list[dict[str, Any]] | None, item: str | None) -> list[dict[str, Any]]:
     if not entry:
         return []
+    if isinstance(entry, list):
+        return [e for one in entry for e in _evidence(one, item)]
     source = entry.get("source") or "user_statement"
     if source not in SOURCES:
         raise HallError("USAGE", f"unknown evidence source '{source}' (one of: {', '.join(SOURCES)})",
@@ -161,9 +162,11 @@ def _evidence(entry: dict[str, Any] | None, item: str | None) -> list[dict[str, 
     return [{k: v for k, v in out.items() if v not in (None, "")}]
 
 
-def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "", evidence: dict[str, Any] | None = None,
+def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "",
+            evidence: dict[str, Any] | list[dict[str, Any]] | None = None,
             paths: list[str] | None = None, item: str | None = None, actor: str = PERSON,
-            details: dict[str, Any] | None = None, origin: str = "propose") -> dict[str, Any]:
+            details: dict[str, Any] | None = None, origin: str = "propose", occurrences: int = 1,
+            project: str | None = None) -> dict[str, Any]:
     """Record a learning, or add this occurrence to the one (or the tombstone) it repeats."""
     if kind not in KINDS:
         raise HallError("USAGE", f"unknown kind '{kind}' (one of: {', '.join(KINDS)})", ["hall library propose --help"])
@@ -174,12 +177,13 @@ def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "", evidence
     secrets.refuse_if_secret({"pattern": pattern, "rationale": rationale, "evidence": new_evidence,
                               "paths": paths or [], "details": details or {}}, "the learning")
     store = store_of(repo)
-    project = project_of(repo)
+    here = project_of(repo)
+    project = project or here
     with store.locked():
         match, how = _find_match(store, project, pattern)
         if match is not None:
             before = match.status
-            match.occurrences += 1
+            match.occurrences += max(1, occurrences)
             match.evidence.extend(new_evidence)
             for glob in paths or []:
                 if glob not in match.scope.setdefault("paths", []):
@@ -198,8 +202,8 @@ def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "", evidence
             return reply
         learning = Learning(id=store.next_id(), kind=kind, pattern=pattern, rationale=rationale.strip(),
                             evidence=new_evidence, scope={"project": project, "paths": list(paths or [])},
-                            origin=origin, details=dict(details or {}))
-        auto = kind in (_config(repo).get("auto_accept") or [])
+                            origin=origin, details=dict(details or {}), occurrences=max(1, occurrences))
+        auto = kind in (_config(repo).get("auto_accept") or []) and project == here
         if auto:
             learning.status = "accepted"
             learning.decided_by = actor
@@ -506,9 +510,80 @@ def verify_audit(repo: Any) -> list[str]:
 
 
 def matches_paths(learning: Learning, changed: list[str]) -> bool:
-    """Does any of the learning's globs match any changed path (or the other way round)?"""
-    for glob in learning.paths:
-        for path in changed:
-            if fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(glob, path) or path.startswith(glob.rstrip("*")):
-                return True
-    return False
+    """Does a changed path fall under one of the learning's globs (see globs.py)?"""
+    from .globs import any_match
+
+    return any_match(changed, learning.paths)
+
+
+# -- reconcile ----------------------------------------------------------------------------------
+def _edited_pattern(learning: Learning, current: str) -> str:
+    """The pattern inside a hand-edited CLAUDE.md block (its first bullet), or the whole text."""
+    if (learning.promotion or {}).get("target") == "claude_md":
+        first = current.strip().splitlines()[0] if current.strip() else ""
+        return first[2:].strip() if first.startswith("- ") else current.strip()
+    return learning.pattern
+
+
+def reconcile(repo: Any, *, update: list[str] | None = None, retire_ids: list[str] | None = None,
+              restore: list[str] | None = None, actor: str = PERSON) -> dict[str, Any]:
+    """Find promoted blocks/files a person edited or deleted; record each in the audit log once;
+    then apply what was asked: update (adopt the edit), retire, or restore (write ours back)."""
+    root = _paths(repo).main_checkout
+    store = store_of(repo)
+    project = project_of(repo)
+    update = [parse_id(x) for x in update or []]
+    retire_ids = [parse_id(x) for x in retire_ids or []]
+    restore = [parse_id(x) for x in restore or []]
+    drift: list[dict[str, Any]] = []
+    with store.locked():
+        for learning in store.all():
+            if learning.project != project or learning.status != "promoted":
+                continue
+            seen = promote.inspect(root, learning)
+            if seen["state"] == "intact":
+                continue
+            entry = {"id": learning.id, "state": seen["state"], "path": (learning.promotion or {}).get("path"),
+                     "pattern": learning.pattern, "current": seen["current"],
+                     "offers": (["update", "retire", "restore"] if seen["state"] == "edited" else ["retire", "restore"])}
+            marker = {"state": seen["state"], "digest": promote.digest(seen["current"] or "")}
+            if learning.details.get("drift") != marker:
+                learning.details["drift"] = marker
+                store.save(learning, action="reconcile", actor=actor, from_status=learning.status,
+                           why=f"promoted {'block' if learning.promotion.get('target') == 'claude_md' else 'file'} "
+                               f"{seen['state']} by hand in {entry['path']}")
+                entry["recorded"] = True
+            drift.append(entry)
+    done = []
+    by_id = {d["id"]: d for d in drift}
+    for lid in update:
+        entry = by_id.get(lid)
+        if not entry or entry["state"] != "edited":
+            raise HallError("WRONG_STATE", f"{lid} has no hand edit to adopt.", ["hall library reconcile"])
+        learning = get(repo, lid)
+        new_pattern = _edited_pattern(learning, entry["current"] or "")
+        secrets.refuse_if_secret({"pattern": new_pattern}, "the adopted edit")
+        with store.locked():
+            learning = _load(store, lid, project)
+            learning.pattern = new_pattern
+            promo = dict(learning.promotion or {})
+            promo["digest"] = promote.digest(entry["current"] or "")
+            learning.promotion = promo
+            learning.details.pop("drift", None)
+            store.save(learning, action="edit", actor=actor, from_status=learning.status,
+                       why="adopted the hand edit of its promoted text")
+        done.append({"id": lid, "did": "updated"})
+    for lid in retire_ids:
+        retire(repo, lid, f"retired at reconcile ({by_id.get(lid, {}).get('state', 'by request')})", actor=actor)
+        done.append({"id": lid, "did": "retired"})
+    for lid in restore:
+        with store.locked():
+            learning = _load(store, lid, project)
+            if learning.status != "promoted":
+                raise HallError("WRONG_STATE", f"{lid} is {learning.status}, not promoted.", [f"hall library show {lid}"])
+            learning.promotion = promote.write(root, learning)  # replaces a CLAUDE.md block in place
+            learning.details.pop("drift", None)
+            store.save(learning, action="edit", actor=actor, from_status=learning.status,
+                       why="restored its promoted text")
+        done.append({"id": lid, "did": "restored"})
+    return {"drift": drift, "applied": done}

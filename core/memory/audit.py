@@ -22,7 +22,8 @@ def read(path: Path, lid: str | None = None) -> list[dict[str, Any]]:
 
 def summary(event: dict[str, Any]) -> dict[str, Any]:
     """The line without its record: who, when, what, from, to, why."""
-    return {k: event.get(k) for k in ("t", "actor", "lid", "action", "from", "to", "why", "version")}
+    keys = ("t", "actor", "event", "lid", "slug", "decision", "action", "from", "to", "why", "version")
+    return {k: event.get(k) for k in keys if k in event}
 
 
 def replay(path: Path) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,109 @@
+"""The reviewer's briefing: accepted learnings for the changed paths, within a token cap.
+
+Order: learnings whose path globs match the changed paths come first (most seen first), then
+a full-text (FTS5) search of the rest on the words of the paths and the query, then general
+learnings with no path scope. The cap follows the review's effort: low 2k tokens, medium 4k,
+high `briefing_limit` (default 6k), and never more than briefing_limit. Tokens are ESTIMATED
+as UTF-8 bytes / 4 (rounded up); no tokenizer is run. Only accepted (or promoted) learnings of
+this project are ever read here. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from ..paths import RepoPaths
+from . import identity
+from .api import matches_paths
+from .search_index import SearchIndex
+from .store import Learning, Store
+
+EFFORT_CAPS = {"low": 2000, "medium": 4000}
+TOKEN_METHOD = "estimated as UTF-8 bytes / 4, rounded up"
+
+
+def parse_tokens(value: Any, default: int = 6000) -> int:
+    """'6k' -> 6000, '1.5k' -> 1500, 4000 -> 4000."""
+    if isinstance(value, int | float):
+        return int(value)
+    text = str(value or "").strip().lower()
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([km]?)", text)
+    if not match:
+        return default
+    number = float(match.group(1)) * {"": 1, "k": 1000, "m": 1_000_000}[match.group(2)]
+    return int(number)
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def cap_for(effort: str | None, limit: int) -> int:
+    return min(EFFORT_CAPS.get(effort or "high", limit), limit)
+
+
+def line(learning: Learning) -> str:
+    text = f"- [{learning.id} · {learning.kind}] {learning.pattern.strip()}"
+    if learning.rationale:
+        text += f" (why: {learning.rationale.strip()})"
+    if learning.paths:
+        text += " [paths: " + ", ".join(learning.paths) + "]"
+    return text
+
+
+HEADER = ("Library briefing: learnings a person accepted for this repository. Current git and the "
+          "approved spec outrank them. Token cap {cap} ({method}).")
+
+
+def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | None = None,
+          query: str = "", limit: int | None = None) -> dict[str, Any]:
+    from ..config_raw import load_raw
+
+    if limit is None:
+        try:
+            limit = parse_tokens((load_raw(paths.main_checkout).get("library") or {}).get("briefing_limit", "6k"))
+        except Exception:  # noqa: BLE001 - a broken config falls back to the default cap
+            limit = 6000
+    cap = cap_for(effort, limit)
+    changed = [c.strip() for c in changed or [] if c.strip()]
+    project = identity.current(paths).value
+    index = SearchIndex(Store(paths))
+    index.catch_up()
+    chosen: list[tuple[Learning, str]] = []
+    seen: set[str] = set()
+
+    def offer(candidates: list[Learning], why: str) -> None:
+        for learning in candidates:
+            if learning.id not in seen and learning.status in ("accepted", "promoted") and learning.project == project:
+                seen.add(learning.id)
+                chosen.append((learning, why))
+
+    if changed:
+        scoped = [x for x in index.scoped(project) if matches_paths(x, changed)]
+        offer(sorted(scoped, key=lambda x: (-x.occurrences, x.id)), "scoped to the changed paths")
+    words = " ".join(re.split(r"[/._\-\s*]+", " ".join(changed))) + " " + (query or "")
+    if words.strip():
+        offer(index.search(project, words, limit=200, mode="OR", exclude=seen), "matched by search")
+    general = [x for x in index.with_status(project, ("accepted", "promoted")) if not x.paths]
+    offer(sorted(general, key=lambda x: (-x.occurrences, x.id)), "general (no path scope)")
+
+    header = HEADER.format(cap=cap, method=TOKEN_METHOD)
+    used = estimate_tokens(header + "\n")
+    included, omitted = [], 0
+    lines = [header]
+    for learning, why in chosen:
+        text = line(learning)
+        cost = estimate_tokens(text + "\n")
+        if used + cost > cap:
+            omitted += 1
+            continue
+        used += cost
+        lines.append(text)
+        included.append({"id": learning.id, "kind": learning.kind, "pattern": learning.pattern,
+                         "paths": learning.paths, "why": why, "tokens": cost})
+    text = "\n".join(lines) + "\n" if included else ""
+    return {"project": project, "effort": effort or "high", "cap_tokens": cap, "limit_tokens": limit,
+            "tokens": used if included else 0, "token_estimate": TOKEN_METHOD, "learnings": included,
+            "omitted": omitted, "text": text, "memory_restored": True}

@@ -1,0 +1,121 @@
+"""Locked decisions: a specification, its allowed variations and its anti-patterns, fixed by a person.
+
+Locking shows exactly what will be locked first (without --confirm nothing is written), so a
+decision never becomes a standard by accident. A decision is never edited: a new one supersedes
+it, and the old one stays with a link to its replacement. Stdlib only.
+
+Layout: library/decisions/D-0001.md (JSON front matter + a readable body).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .. import atomic, clock, journal
+from ..errors import HallError
+from ..paths import RepoPaths
+from . import identity, secrets
+
+_ID = re.compile(r"^(?:[dD]-?)?0*(\d{1,9})$")
+
+
+def parse_id(text: str) -> str:
+    match = _ID.match(str(text).strip())
+    if not match or int(match.group(1)) == 0:
+        raise HallError("USAGE", f"'{text}' is not a decision ID (try D-1).", ["hall library lock --list"])
+    return f"D-{int(match.group(1)):04d}"
+
+
+def folder(paths: RepoPaths) -> Path:
+    return paths.state_dir / "library" / "decisions"
+
+
+def _render(decision: dict[str, Any]) -> str:
+    lines = ["---", json.dumps(decision, indent=2, ensure_ascii=False), "---", "",
+             f"# {decision['id']} · {decision['title']} · {decision['status']}", "",
+             f"**Specification:** {decision['specification']}", ""]
+    if decision.get("applies_to"):
+        lines += ["**Applies to:** " + ", ".join(f"`{p}`" for p in decision["applies_to"]), ""]
+    if decision.get("allowed"):
+        lines += ["**Allowed variations:**", *[f"- {a}" for a in decision["allowed"]], ""]
+    if decision.get("anti_patterns"):
+        lines += ["**Anti-patterns:**", *[f"- {a}" for a in decision["anti_patterns"]], ""]
+    if decision.get("superseded_by"):
+        lines += [f"Superseded by {decision['superseded_by']}.", ""]
+    return "\n".join(lines)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text[4:text.find("\n---\n", 4)])
+
+
+def list_decisions(paths: RepoPaths, *, include_superseded: bool = True) -> list[dict[str, Any]]:
+    project = identity.current(paths).value
+    out = []
+    for path in sorted(folder(paths).glob("D-*.md")):
+        try:
+            decision = _read(path)
+        except (OSError, ValueError):
+            continue
+        if decision.get("project") != project:
+            continue
+        if include_superseded or decision.get("status") == "locked":
+            out.append(decision)
+    return out
+
+
+def get(paths: RepoPaths, did: str) -> dict[str, Any]:
+    did = parse_id(did)
+    project = identity.current(paths).value
+    try:
+        decision = _read(folder(paths) / f"{did}.md")
+    except FileNotFoundError:
+        raise HallError("LEARNING_NOT_FOUND", f"No decision {did}.", ["hall library lock --list"]) from None
+    if decision.get("project") != project:
+        raise HallError("LEARNING_NOT_FOUND", f"No decision {did} in project {project}.", ["hall library lock --list"])
+    return decision
+
+
+def lock(paths: RepoPaths, *, title: str, specification: str, allowed: list[str] | None = None,
+         anti_patterns: list[str] | None = None, applies_to: list[str] | None = None, context: str = "",
+         supersedes: str | None = None, confirm: bool = False, actor: str = "you") -> dict[str, Any]:
+    """Without confirm: what would be locked. With: lock it (and mark what it supersedes)."""
+    title, specification = (title or "").strip(), (specification or "").strip()
+    if not title or not specification:
+        raise HallError("USAGE", "a decision needs --title and --spec", ["hall library lock --help"])
+    draft = {"title": title, "specification": specification, "allowed": list(allowed or []),
+             "anti_patterns": list(anti_patterns or []), "applies_to": list(applies_to or []),
+             "context": context.strip()}
+    secrets.refuse_if_secret(draft, "the decision")
+    old = get(paths, supersedes) if supersedes else None
+    if old and old.get("status") != "locked":
+        raise HallError("WRONG_STATE", f"{old['id']} is already superseded by {old.get('superseded_by')}.",
+                        [f"hall library lock --show {old.get('superseded_by')}"])
+    if not confirm:
+        return {"would_lock": draft, "supersedes": old["id"] if old else None, "locked": False}
+    if actor != "you":
+        raise HallError("GATE_DENIED", f"Only a person can lock a decision (actor is '{actor}').",
+                        ["ask the person to run the same command with --confirm"])
+    project = identity.current(paths).value
+    base = folder(paths)
+    with journal.locked(base / "decisions"):
+        numbers = [int(_ID.match(p.stem).group(1)) for p in base.glob("D-*.md") if _ID.match(p.stem)]
+        did = f"D-{(max(numbers) if numbers else 0) + 1:04d}"
+        decision = {"id": did, **draft, "status": "locked", "project": project, "locked_by": actor,
+                    "created": clock.stamp(), "supersedes": old["id"] if old else None, "superseded_by": None}
+        atomic.write_text(base / f"{did}.md", _render(decision))
+        if old:
+            old.update(status="superseded", superseded_by=did, superseded=clock.stamp())
+            atomic.write_text(base / f"{old['id']}.md", _render(old))
+        journal.append(paths.state_dir / "library" / "audit.jsonl", "decision", item=None, actor=actor,
+                       decision=did, action="lock", why=title, supersedes=old["id"] if old else None)
+    return {"locked": True, "decision": decision}
+
+
+def context_lines(paths: RepoPaths) -> list[str]:
+    return [f"- {d['id']} {d['title']}: {d['specification'][:200]}"
+            for d in list_decisions(paths, include_superseded=False)]

@@ -1,0 +1,107 @@
+"""What SessionStart injects: the checkpoint, the authority order, locked decisions, the notes
+index and accepted learnings, capped; or, when memory cannot be read, a plain statement that it
+was not restored (degraded mode), never a silent or a false claim of continuity.
+
+Only accepted learnings appear (pending, skipped, rejected and retired ones never do; their
+number is mentioned so a person knows to drain). STDLIB ONLY: `hall-hook session-start` imports
+this on every session start and must not pull in pydantic, rich, textual or GitPython.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..paths import RepoPaths
+from . import identity
+from .briefing import estimate_tokens, line
+from .lifecycle import ACTIVE, PENDING
+from .search_index import SearchIndex
+from .store import Store
+
+AUTHORITY = ("Authority order when these disagree: 1) current git and approved issues/specs; "
+             "2) the repository's docs and ADRs; 3) the workflow checkpoint; 4) accepted learnings; "
+             "5) raw observations. Verify recalled state against current files before relying on it.")
+LEARNINGS_CAP_TOKENS = 2000  # tokens estimated as bytes/4
+NOTES_MAX = 40
+
+
+def degraded_text(reason: str) -> str:
+    return ("Hallmark memory was NOT restored for this session: " + reason.strip().rstrip(".") + ". "
+            "No checkpoint, notes or learnings were loaded; work only from current git and the repository's "
+            "documents, and do not claim that earlier context was restored.")
+
+
+def session_context(paths: RepoPaths) -> str:
+    """The SessionStart additionalContext for this repository (always a string)."""
+    try:
+        return _context(paths)
+    except Exception as exc:  # noqa: BLE001 - any failure is degraded mode, said plainly
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        return degraded_text(f"the memory store could not be read ({message})")
+
+
+def _context(paths: RepoPaths) -> str:
+    from . import checkpoint, decisions, notes
+
+    if not paths.state_dir.is_dir():
+        return degraded_text("Hallmark is not set up in this repository (run `hall init`)")
+    project = identity.current(paths).value
+    store = Store(paths)
+    library = store.root
+    if library.exists() and not library.is_dir():
+        return degraded_text(f"{library} is not a directory")
+    parts: list[str] = [f"Hallmark memory for project {project} (restored from {library})."]
+
+    slot = checkpoint.show(paths)
+    if slot.get("text"):
+        parts.append("Workflow checkpoint (the handoff state; replace it at milestones with "
+                     "`hall checkpoint set`):\n" + slot["text"].rstrip())
+    else:
+        parts.append("Workflow checkpoint: none recorded yet for this project (`hall checkpoint set`).")
+    parts.append(AUTHORITY)
+
+    locked = decisions.context_lines(paths)
+    if locked:
+        parts.append("Locked decisions (follow exactly; `hall library lock --show ID` for allowed variations "
+                     "and anti-patterns):\n" + "\n".join(locked))
+
+    all_notes = notes.list_notes(paths, project=project)
+    if all_notes:
+        lines = [notes.index_line(n) for n in all_notes[-NOTES_MAX:]]
+        more = f"\n({len(all_notes) - NOTES_MAX} older notes: `hall note list`)" if len(all_notes) > NOTES_MAX else ""
+        parts.append("Notes (one line each; read the body with `hall note show <slug>` when the work touches it):\n"
+                     + "\n".join(lines) + more)
+
+    index = SearchIndex(store)
+    index.catch_up()
+    active = index.with_status(project, tuple(ACTIVE))
+    unpromoted = sorted((x for x in active if x.status == "accepted"), key=lambda x: (-x.occurrences, x.id))
+    promoted = len(active) - len(unpromoted)
+    if unpromoted:
+        lines, used, left = [], 0, 0
+        for learning in unpromoted:
+            text = line(learning)
+            cost = estimate_tokens(text + "\n")
+            if used + cost > LEARNINGS_CAP_TOKENS:
+                left += 1
+                continue
+            used += cost
+            lines.append(text)
+        tail = f"\n({left} more: `hall library search <words>`)" if left else ""
+        parts.append("Accepted learnings (approved by a person):\n" + "\n".join(lines) + tail)
+    if promoted:
+        parts.append(f"{promoted} accepted learnings are promoted into CLAUDE.md and .claude/ and load from there.")
+    waiting = len(index.with_status(project, tuple(PENDING)))
+    if waiting:
+        parts.append(f"{waiting} proposed learnings wait for a person's review (`hall library review`); "
+                     "they are not part of this context.")
+    if store.unreadable:
+        parts.append(f"{len(store.unreadable)} learning files could not be read and were left out (`hall doctor`).")
+    return "\n\n".join(parts) + "\n"
+
+
+def hook_output(paths: RepoPaths | None) -> dict[str, Any] | None:
+    """The whole SessionStart reply, for a hook that wants it ready-made."""
+    if paths is None:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": session_context(paths)}}

@@ -1,0 +1,125 @@
+"""Durable notes: one fact per file, with a facet and an as-of date; a one-line index is injected.
+
+A note is the kind of thing a person would tell a new colleague ("staging deploys need the VPN",
+"Ana owns billing"). SessionStart injects one line per note (the fact, facet, as-of date and
+the file); the body is read on demand. Staleness is handled by the date, not a TTL: the reader
+is told "as of". Stdlib only.
+
+Layout: library/notes/<as-of>-<slug>.md (JSON front matter + the fact and its provenance);
+removed notes move to library/notes/removed/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from .. import atomic, clock, journal
+from ..errors import HallError
+from ..paths import RepoPaths
+from . import identity, secrets
+
+FACETS = ("infrastructure", "tooling", "ownership", "process", "convention", "gotcha")
+
+
+def notes_dir(paths: RepoPaths) -> Path:
+    return paths.state_dir / "library" / "notes"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40].rstrip("-") or "note"
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---\n") or "\n---\n" not in text[4:]:
+        raise ValueError(f"{path}: no front matter")
+    data = json.loads(text[4:text.find("\n---\n", 4)])
+    data["file"] = str(path)
+    return data
+
+
+def _render(note: dict[str, Any]) -> str:
+    record = {k: v for k, v in note.items() if k != "file"}
+    body = f"{note['fact']}\n"
+    if note.get("provenance"):
+        body += f"\n{note['provenance']}\n"
+    return "---\n" + json.dumps(record, indent=2, ensure_ascii=False) + "\n---\n\n" + body
+
+
+def add(paths: RepoPaths, *, fact: str, facet: str, provenance: str = "", as_of: str | None = None,
+        slug: str | None = None, actor: str = "you") -> dict[str, Any]:
+    fact = (fact or "").strip()
+    if not fact:
+        raise HallError("USAGE", "a note needs its fact", ["hall note add --facet … --fact '…'"])
+    if facet not in FACETS:
+        raise HallError("USAGE", f"unknown facet '{facet}' (one of: {', '.join(FACETS)})", ["hall note add --help"])
+    when = as_of or clock.now().date().isoformat()
+    try:
+        date.fromisoformat(when)
+    except ValueError:
+        raise HallError("USAGE", f"--as-of '{when}' is not a date (YYYY-MM-DD)", ["hall note add --help"]) from None
+    secrets.refuse_if_secret({"fact": fact, "provenance": provenance, "slug": slug or ""}, "the note")
+    project = identity.current(paths).value
+    name = _slug(slug or fact)
+    folder = notes_dir(paths)
+    with journal.locked(folder / "notes"):
+        for existing in list_notes(paths, project=project):
+            if existing["slug"] == name:
+                raise HallError("WRONG_STATE", f"a note '{name}' exists already ({existing['file']})",
+                                [f"hall note show {name}", f"hall note remove {name} --reason '…'"])
+        note = {"slug": name, "facet": facet, "fact": fact, "provenance": provenance.strip(), "as_of": when,
+                "project": project, "created": clock.stamp(), "by": actor}
+        path = folder / f"{when}-{name}.md"
+        atomic.write_text(path, _render(note))
+        journal.append(paths.state_dir / "library" / "audit.jsonl", "note", item=None, actor=actor,
+                       action="add", slug=name, why=facet)
+    note["file"] = str(path)
+    return note
+
+
+def list_notes(paths: RepoPaths, project: str | None = None) -> list[dict[str, Any]]:
+    project = project or identity.current(paths).value
+    out = []
+    for path in sorted(notes_dir(paths).glob("*.md")):
+        try:
+            note = _parse(path)
+        except (ValueError, OSError, json.JSONDecodeError):
+            continue
+        if note.get("project") == project:
+            out.append(note)
+    return out
+
+
+def find(paths: RepoPaths, slug: str) -> dict[str, Any]:
+    for note in list_notes(paths):
+        if note["slug"] == slug or Path(note["file"]).stem == slug:
+            return note
+    raise HallError("LEARNING_NOT_FOUND", f"No note '{slug}'.", ["hall note list"])
+
+
+def show(paths: RepoPaths, slug: str) -> dict[str, Any]:
+    note = find(paths, slug)
+    note["body"] = Path(note["file"]).read_text(encoding="utf-8").split("\n---\n", 1)[1].strip()
+    return note
+
+
+def remove(paths: RepoPaths, slug: str, reason: str, actor: str = "you") -> dict[str, Any]:
+    if not (reason or "").strip():
+        raise HallError("USAGE", "removing a note needs a reason", [f"hall note remove {slug} --reason '…'"])
+    note = find(paths, slug)
+    source = Path(note["file"])
+    target = source.parent / "removed" / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source.replace(target)
+    journal.append(paths.state_dir / "library" / "audit.jsonl", "note", item=None, actor=actor,
+                   action="remove", slug=note["slug"], why=reason)
+    return {**note, "file": str(target), "removed": True}
+
+
+def index_line(note: dict[str, Any], root: Path | None = None) -> str:
+    where = Path(note["file"]).name
+    return f"- {note['fact'].splitlines()[0][:160]} ({note['facet']}, as of {note['as_of']}) — notes/{where}"
