@@ -177,6 +177,8 @@ def role_of(agent: str | None, prompt: str) -> str:
         return "review"
     if name == "fixer":
         return "fix"
+    if name == "developer":
+        return "dev"
     if name:
         return name
     return "review" if "verdict" in prompt.lower() else "dev"

@@ -1,0 +1,145 @@
+"""The runner across the process boundary: flags, environment, timeouts, and a run killed mid-stream."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hallmark.core import items, states
+from hallmark.core.loop import runs
+from hallmark.core.runner import spawn
+
+BIN = Path(sys.executable).parent
+
+RECORDER = """#!/bin/sh
+# records how the runner started `claude`, then hands over to the stand-in
+python3 - "$@" <<'PY'
+import json, os, sys
+with open(os.environ["RECORD"], "a") as fh:
+    fh.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(),
+                         "env": {k: os.environ.get(k) for k in ("HALL_ITEM", "HALL_ACTOR",
+                                 "CLAUDE_CODE_DISABLE_CLAUDE_MDS", "AGENTMEMORY_PROJECT_NAME", "GH_TOKEN")}}) + "\\n")
+PY
+exec hall-standin-claude "$@"
+"""
+
+
+def test_the_reviewer_is_started_with_every_isolation_flag(loop_repo, ready_item, scenario, kit, tmp_path, monkeypatch):
+    recorder = tmp_path / "claude-recorder"
+    recorder.write_text(RECORDER)
+    recorder.chmod(0o755)
+    record = tmp_path / "record.jsonl"
+    monkeypatch.setenv("HALL_CLAUDE", str(recorder))  # HALL_CLAUDE wins over PATH
+    monkeypatch.setenv("RECORD", str(record))
+    monkeypatch.setenv("GH_TOKEN", "secret-token")
+    scenario({"review": [kit.approve()]})
+    item_id = ready_item()
+    kit.run_loop(loop_repo)
+    assert items.fold_item(loop_repo, item_id).state == states.CLOSED
+    (call,) = [json.loads(x) for x in record.read_text().splitlines()]
+    argv = call["argv"]
+
+    def value(flag: str) -> str:
+        return argv[argv.index(flag) + 1]
+
+    assert argv[0] == "-p" and value("--output-format") == "stream-json" and "--verbose" in argv
+    assert value("--agent") == "hallmark:principal-engineer"
+    assert Path(value("--plugin-dir"), "agents", "principal-engineer.md").is_file()
+    assert json.loads(value("--json-schema"))["title"] == "Hallmark verdict"
+    assert value("--max-budget-usd") == "6"
+    assert value("--setting-sources") == "user" and "--strict-mcp-config" in argv
+    settings = json.loads(Path(value("--settings")).read_text())
+    assert settings["disableAllHooks"] is True and "WebFetch" in settings["permissions"]["deny"]
+    assert settings["sandbox"]["enabled"] is True and settings["sandbox"]["allowUnsandboxedCommands"] is False
+    assert value("--model") == "opus"
+    assert argv[-1].startswith(f"# Review {item_id} round 1")
+    env = call["env"]
+    assert env["HALL_ITEM"] == item_id and env["HALL_ACTOR"] == "assayer"
+    assert env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] == "1" and env["AGENTMEMORY_PROJECT_NAME"]
+    assert env["GH_TOKEN"] is None
+    assert call["cwd"] == items.fold_item(loop_repo, item_id).worktree
+
+
+def test_runner_config_names_the_executable_and_a_missing_one_is_a_clear_error(loop_repo, kit):
+    kit.write_config(loop_repo.root, "", gates=[])
+    with open(loop_repo.root / ".hallmark.toml", "a") as fh:
+        fh.write("")
+    text = (loop_repo.root / ".hallmark.toml").read_text().replace('[runner]\n', '[runner]\nclaude = "/nowhere/claude"\n')
+    (loop_repo.root / ".hallmark.toml").write_text(text)
+    repo = kit.reopen(loop_repo)
+    import pytest
+    from hallmark.core.errors import HallError
+
+    with pytest.raises(HallError) as caught:
+        spawn.claude_command(repo)
+    assert caught.value.code == "RUN_FAILED" and "[runner] claude" in caught.value.message
+
+
+def test_a_run_past_its_timeout_is_killed_and_failed(loop_repo, scenario, tmp_path):
+    scenario({"dev": [{"sleep": 30}]})
+    started = time.monotonic()
+    result = spawn.run(loop_repo, spawn.RunSpec(role="dev", prompt="hello", cwd=loop_repo.root, timeout_s=1))
+    assert time.monotonic() - started < 15
+    assert result.failure == "timed out after 1 s"
+    last = json.loads(result.path.read_text().splitlines()[-1])
+    assert last["type"] == "hall_run_end" and last["failure"] == "timed out after 1 s"
+    ended = [e for e in loop_repo.index.events(kinds=["run_ended"], repo_level=True)]
+    assert ended[-1]["failed"] == "timed out after 1 s"
+
+
+def test_a_run_killed_mid_stream_is_recorded_failed_and_retried_on_the_next_pass(loop_repo, ready_item, scenario, kit):
+    scenario({"review": [kit.approve("approved after the crash")], "pace": 0.4})
+    item_id = ready_item()
+    env = dict(os.environ)
+    env["HALL_STANDIN_PACE"] = "0.4"  # slow enough to kill it mid-stream
+    daemon = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
+                              cwd=loop_repo.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              start_new_session=True)
+    run_dir = loop_repo.paths.item_dir(item_id) / "runs"
+    deadline = time.monotonic() + 60
+    stream = None
+    while time.monotonic() < deadline:
+        found = sorted(run_dir.glob("*-review.jsonl")) if run_dir.is_dir() else []
+        if found and len(found[0].read_text().splitlines()) >= 2:
+            stream = found[0]
+            break
+        time.sleep(0.05)
+    assert stream is not None, "the review run never started"
+    started = [e for e in kit.events(loop_repo, item_id, "run_started")][-1]
+    os.killpg(daemon.pid, signal.SIGKILL)  # the daemon dies: nobody writes the end line
+    try:
+        os.kill(started["pid"], signal.SIGKILL)  # and its claude
+    except ProcessLookupError:
+        pass
+    daemon.wait(timeout=10)
+    assert "hall_run_end" not in stream.read_text()
+    (described,) = runs.list_runs(loop_repo, item_id)
+    assert described["outcome"] == "died" and described["live"] is False
+    kit.run_loop(loop_repo)  # the next pass: recorded as failed, then retried
+    ended = kit.events(loop_repo, item_id, "run_ended")
+    assert ended[0]["failed"] == runs.DIED and ended[0]["run"] == stream.name and ended[0]["recovered"] is True
+    assert ended[1]["failed"] is None
+    view = items.fold_item(loop_repo, item_id)
+    assert view.state == states.CLOSED and view.hold == ""
+    assert json.loads(stream.read_text().splitlines()[-1])["failure"] == runs.DIED
+    assert [r["outcome"] for r in runs.list_runs(loop_repo, item_id)] == ["failed: " + runs.DIED, "ok"]
+    assert runs.recover_dead(loop_repo, item_id) == []  # counted once
+
+
+def test_a_live_run_is_never_taken_for_dead(loop_repo, scenario):
+    from filelock import FileLock
+
+    folder = spawn.runs_dir(loop_repo, None)
+    folder.mkdir(parents=True, exist_ok=True)
+    stream = folder / "20261130T094312123Z-dev.jsonl"
+    stream.write_text(json.dumps({"type": "system", "subtype": "init", "model": "x"}) + "\n")
+    lock = FileLock(str(stream.with_suffix(".lock")))
+    with lock:
+        assert runs.dead_runs(loop_repo, None) == []
+        assert runs.list_runs(loop_repo, None)[0]["live"] is True
+    assert runs.dead_runs(loop_repo, None) == [stream]
