@@ -29,21 +29,70 @@ OPTIONAL_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> Parser:
+# Commands that describe every other command: they need every module registered.
+_NEEDS_ALL = frozenset({"help", "schema"})
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The argument parser. Given the command being run, only the modules that can define it are
+    imported (each optional module may pull in heavy libraries at registration); without one, or
+    when the guess misses, every module is, so the result is always the same parser for `command`."""
     parser = Parser(prog="hall", description="Hallmark: an agent-first development loop for git repositories.")
     parser.add_argument("-C", dest="chdir", metavar="DIR", help="run as if started in DIR")
     sub = parser.add_subparsers(dest="cmd", metavar="<command>", parser_class=Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
-    for name in OPTIONAL_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        module.register(sub)
+    pending = [name for name in OPTIONAL_MODULES if _exists(name)]
+    if command is not None and command not in _NEEDS_ALL:
+        if command in sub.choices:
+            return parser
+        owners = [name for name in pending if _mentions(name, command)]
+        for name in owners:
+            importlib.import_module(name).register(sub)
+        if command in sub.choices:
+            return parser
+        pending = [name for name in pending if name not in owners]
+    for name in pending:
+        importlib.import_module(name).register(sub)
     return parser
+
+
+def _exists(module: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(module) is not None
+
+
+def _mentions(module: str, command: str) -> bool:
+    """Cheap guess, no import: does the module's source register `command` on the top-level `sub`?"""
+    import re
+    from importlib.util import find_spec
+
+    spec = find_spec(module)
+    if spec is None or not spec.origin:
+        return False
+    try:
+        with open(spec.origin, encoding="utf-8") as handle:
+            source = handle.read()
+    except OSError:
+        return True
+    return re.search(r"\(\s*sub\s*,\s*[\"']" + re.escape(command) + r"[\"']", source) is not None
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The subcommand named in argv (skipping -C DIR), without parsing the rest."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "-C":
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        return arg
+    return None
 
 
 def _open_app_or_status(as_json: bool) -> int:
@@ -74,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not [a for a in args_in if a not in ("-C",)] or args_in == []:
             return _finish(_open_app_or_status(as_json))
-        parser = build_parser()
+        parser = build_parser(command_of(args_in))
         Parser.json_output = as_json
         args = parser.parse_args(args_in)
         if args.chdir:
