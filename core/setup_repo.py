@@ -166,6 +166,9 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
     register(root)
     if created_state:
         journal.append(paths.repo_journal, "initialized", item=None, actor="you", gates=gates)
+    from .memory import identity as memory_identity
+
+    project = memory_identity.write_proposal(paths)  # proposes .agentmemory-project; the person commits it
     return {
         "repo": str(root),
         "state_dir": str(state),
@@ -174,5 +177,7 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         "gates": gates,
         "claude_md": claude,
         "initialized": created_state,
-        "next": ['hall new --title "…"', "hall setup claude", "hall doctor"],
+        "project_identity": project,
+        "next": ([project["commit"]] if project.get("written") else [])
+        + ['hall new --title "…"', "hall setup claude", "hall doctor"],
     }
