@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 import pytest
 from hallmark.core import items
@@ -20,6 +21,26 @@ def fixed_git_dates(monkeypatch):
     for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
         monkeypatch.setenv(name, "2026-11-30T09:00:00Z")
     monkeypatch.setenv("HALLMARK_FIXED_NOW", "2026-11-30T10:00:00Z")
+
+
+@pytest.fixture
+def snap_repo(fixed_git_dates, git_repo):
+    """Initialised but with `hall init`'s files left uncommitted: the merge-base is the fixture's own
+    first commit, so the snapshot does not churn when init's output changes."""
+    from hallmark.core import setup_repo
+    from hallmark.core.repo import open_repo
+
+    setup_repo.init(git_repo)
+    return open_repo(git_repo)
+
+
+@pytest.fixture
+def snap_item(snap_repo):
+    def make(title: str) -> tuple[str, Path]:
+        result = items.new(snap_repo, title=title)
+        return result["item"], Path(result["worktree"])
+
+    return make
 
 
 class DiffApp(App[None]):
@@ -168,20 +189,20 @@ def test_a_5000_line_diff_opens_in_under_a_second(hall_repo, new_item, commit_al
     asyncio.run(scenario())
 
 
-def test_snapshot_multi_file_with_finding(hall_repo, new_item, commit_all, snap_compare, fixed_git_dates):
+def test_snapshot_multi_file_with_finding(snap_repo, snap_item, commit_all, snap_compare):
     pytest.importorskip("hallmark.core.loop.findings")
-    item_id, _ = _multi_file_item(hall_repo, new_item, commit_all)
+    item_id, _ = _multi_file_item(snap_repo, snap_item, commit_all)
 
     async def settle(pilot):
         await _ready(pilot)
         await pilot.press("right_square_bracket")
         await pilot.pause()
 
-    assert snap_compare(DiffApp(hall_repo, item_id), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(DiffApp(snap_repo, item_id), terminal_size=SIZE, run_before=settle)
 
 
-def test_snapshot_whitespace_ignored(hall_repo, new_item, snap_compare, fixed_git_dates):
-    item_id, wt = new_item("spaces")
+def test_snapshot_whitespace_ignored(snap_repo, snap_item, snap_compare):
+    item_id, wt = snap_item("spaces")
     (wt / "app.py").write_text("def add(a, b):\n    return  a + b\n")
 
     async def toggle(pilot):
@@ -190,4 +211,4 @@ def test_snapshot_whitespace_ignored(hall_repo, new_item, snap_compare, fixed_gi
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 
-    assert snap_compare(DiffApp(hall_repo, item_id), terminal_size=SIZE, run_before=toggle)
+    assert snap_compare(DiffApp(snap_repo, item_id), terminal_size=SIZE, run_before=toggle)

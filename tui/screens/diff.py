@@ -29,7 +29,7 @@ class DiffScreen(Screen):
     DEFAULT_CSS = """
     DiffScreen #diff-title { height: 1; padding: 0 1; background: $panel; color: $text; }
     DiffScreen #diff-body { height: 1fr; }
-    DiffScreen #diff-files { width: 38; max-width: 40%; border-right: solid $panel; }
+    DiffScreen #diff-files { width: 38; max-width: 40%; height: 1fr; }
     DiffScreen DiffView { width: 1fr; }
     """
     BINDINGS = [
@@ -89,7 +89,7 @@ class DiffScreen(Screen):
         self.load_seconds = seconds
         files = self.query_one("#diff-files", OptionList)
         files.clear_options()
-        files.add_options([Option(f"{f.added:>+5} {-f.removed:>+5}  {f.path}", id=str(i)) for i, f in enumerate(diff.files)])
+        files.add_options([Option(f"{'+' + str(f.added):>6} {'-' + str(f.removed):>6}  {f.path}", id=str(i)) for i, f in enumerate(diff.files)])
         self.query_one(DiffView).set_diff(diff)
         if diff.files:
             self._syncing = True
@@ -109,7 +109,7 @@ class DiffScreen(Screen):
         ws = " · whitespace ignored" if d.ignore_whitespace else ""
         self.query_one("#diff-title", Static).update(
             f"{d.item} against {d.base} (merge-base {d.merge_base[:7]}) · {len(d.files)} files · "
-            f"+{d.added} -{d.removed} · {findings} open findings{ws}")
+            f"+{d.added} -{d.removed} · {findings} open finding{'' if findings == 1 else 's'}{ws}")
 
     # -- actions -------------------------------------------------------------------------------
     def action_file(self, direction: int) -> None:
