@@ -1,0 +1,198 @@
+"""`hall trace`: an item's runs by number, --list, --file, --json lines, and --follow on a live run."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hallmark.core import items
+from hallmark.tui.cli import cmd_trace
+
+WRITER = r"""
+import json, sys, time
+from filelock import FileLock
+stream, lock_path, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+lock = FileLock(lock_path, timeout=5)
+lock.acquire()
+open(stream + ".ready", "w").close()
+lines = [
+    {"type": "system", "subtype": "init", "session_id": "s-1", "model": "hallmark-standin", "cwd": "/tmp", "tools": []},
+    {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "working"}]},
+     "parent_tool_use_id": None, "session_id": "s-1"},
+    {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "duration_ms": 900,
+     "result": "done", "session_id": "s-1", "total_cost_usd": 0},
+]
+with open(stream, "ab") as out:
+    for line in lines:
+        time.sleep(0.3)
+        data = json.dumps(line).encode() + b"\n"
+        if mode == "torn" and line["type"] == "result":
+            out.write(data[:25]); out.flush(); break
+        out.write(data[:10]); out.flush(); time.sleep(0.1)   # a line arrives in two writes
+        out.write(data[10:]); out.flush()
+    if mode == "end":
+        time.sleep(0.3)
+        out.write(json.dumps({"type": "hall_run_end", "role": "review", "item": "H-0001", "exit_code": 0,
+                              "duration_ms": 1500, "failure": None, "cwd": "/tmp"}).encode() + b"\n")
+        out.flush()
+        time.sleep(2)  # the end line, not the lock, must stop the follower
+lock.release()
+"""
+
+
+def _start_writer(tmp_path: Path, stream: Path, mode: str) -> subprocess.Popen:
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    proc = subprocess.Popen([sys.executable, str(script), str(stream), str(stream.with_suffix(".lock")), mode])
+    ready = Path(str(stream) + ".ready")
+    deadline = time.monotonic() + 10
+    while not ready.exists():
+        assert time.monotonic() < deadline, "the writer never took its lock"
+        time.sleep(0.02)
+    return proc
+
+
+def _printer(as_json: bool = True) -> tuple[cmd_trace.Printer, io.StringIO]:
+    out = io.StringIO()
+    return cmd_trace.Printer(out, as_json=as_json, full=False, raw=False, colour=False), out
+
+
+def test_follow_stops_at_the_end_line(tmp_path):
+    stream = tmp_path / "20261130T094312123Z-review.jsonl"
+    stream.touch()
+    writer = _start_writer(tmp_path, stream, "end")
+    try:
+        printer, out = _printer()
+        started = time.monotonic()
+        why = cmd_trace.follow_file(stream, printer, lock=stream.with_suffix(".lock"), poll_s=0.05, max_wait_s=20)
+        took = time.monotonic() - started
+    finally:
+        writer.wait(timeout=20)
+    assert why == "ended"
+    kinds = [json.loads(line)["kind"] for line in out.getvalue().splitlines()]
+    assert kinds == ["init", "text", "result", "end"]
+    assert took < 1.9 + 1.5  # it did not wait for the writer to let go of its lock
+
+
+def test_follow_stops_when_the_lock_is_released_without_an_end_line(tmp_path):
+    stream = tmp_path / "20261130T094312123Z-fix.jsonl"
+    stream.touch()
+    writer = _start_writer(tmp_path, stream, "torn")
+    try:
+        printer, out = _printer()
+        why = cmd_trace.follow_file(stream, printer, lock=stream.with_suffix(".lock"), poll_s=0.05, max_wait_s=20)
+    finally:
+        writer.wait(timeout=20)
+    assert why == "released"
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["kind"] for r in rows] == ["init", "text", "error"]
+    assert "torn last line" in rows[-1]["summary"]
+
+
+def test_follow_of_a_finished_file_returns_at_once(tmp_path):
+    stream = tmp_path / "done.jsonl"
+    stream.write_text(json.dumps({"type": "system", "subtype": "init", "session_id": "s"}) + "\n")
+    printer, out = _printer(as_json=False)
+    assert cmd_trace.follow_file(stream, printer, lock=stream.with_suffix(".lock"), max_wait_s=5) == "released"
+    assert "▶ init" in out.getvalue()
+
+
+def test_hall_trace_follow_through_the_cli(tmp_path, hall):
+    stream = tmp_path / "20261130T094312123Z-review.jsonl"
+    stream.touch()
+    writer = _start_writer(tmp_path, stream, "end")
+    try:
+        result = hall("trace", "--file", str(stream), "--follow", "--text", cwd=tmp_path, timeout=30)
+    finally:
+        writer.wait(timeout=20)
+    assert result.code == 0, result.stderr
+    assert "working" in result.stdout and "■ result" in result.stdout and "⏹ end" in result.stdout
+
+
+# -- an item's runs ----------------------------------------------------------------------
+
+
+def _runs(repo, item_id: str) -> list[Path]:
+    folder = repo.paths.item_dir(item_id) / "runs"
+    folder.mkdir(parents=True)
+    paths = []
+    for number, (stamp, role) in enumerate([("20261130T090000000Z", "review"), ("20261130T091500000Z", "fix"),
+                                            ("20261130T093000000Z", "review")], start=1):
+        path = folder / f"{stamp}-{role}.jsonl"
+        lines = [
+            {"type": "system", "subtype": "init", "session_id": f"session-{number}", "model": "hallmark-standin",
+             "cwd": str(repo.root), "tools": ["Bash"]},
+            {"type": "assistant", "message": {"id": f"m{number}", "role": "assistant", "content": [
+                {"type": "tool_use", "id": f"t{number}", "name": "Bash", "input": {"command": f"echo run {number}"}}]},
+             "parent_tool_use_id": None, "session_id": f"session-{number}"},
+            {"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"t{number}", "content": f"run {number}", "is_error": False}]},
+             "parent_tool_use_id": None, "session_id": f"session-{number}"},
+            {"type": "result", "subtype": "success", "is_error": False, "num_turns": 2, "duration_ms": 1000,
+             "result": f"finished {number}", "session_id": f"session-{number}", "total_cost_usd": 0},
+            {"type": "hall_run_end", "role": role, "item": item_id, "exit_code": 0, "duration_ms": 1100,
+             "failure": None, "cwd": str(repo.root)},
+        ]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        paths.append(path)
+    return paths
+
+
+def test_hall_trace_item_picks_runs_by_number(hall_repo, hall):
+    item_id = items.new(hall_repo, title="traced")["item"]
+    _runs(hall_repo, item_id)
+    root = hall_repo.root
+
+    latest = hall("trace", item_id, "--json", cwd=root)
+    assert latest.code == 0, latest.stderr
+    rows = [json.loads(line) for line in latest.stdout.splitlines()]
+    assert [r["kind"] for r in rows] == ["init", "tool_call", "tool_result", "result", "end"]
+    assert rows[1]["summary"] == "Bash: echo run 3" and rows[2]["tool"] == "Bash"
+
+    first = hall("trace", item_id, "--run", "1", "--json", cwd=root)
+    assert "echo run 1" in first.stdout and "echo run 3" not in first.stdout
+    previous = hall("trace", item_id, "--run", "-2", "--text", cwd=root)
+    assert previous.stdout.startswith(f"{item_id} · 20261130T091500000Z-fix.jsonl")
+    assert "Bash: echo run 2" in previous.stdout
+    by_name = hall("trace", item_id, "--run", "20261130T090000000Z-review", "--json", cwd=root)
+    assert "echo run 1" in by_name.stdout
+
+    missing = hall("trace", item_id, "--run", "9", cwd=root)
+    assert missing.code == 3 and missing.json["error"]["code"] == "RUN_NOT_FOUND"
+    assert "3 run(s)" in missing.json["error"]["message"]
+
+    listing = hall("trace", item_id, "--list", cwd=root)
+    assert listing.code == 0
+    assert [r["run"] for r in listing.json["runs"]] == [1, 2, 3]
+
+
+def test_hall_trace_from_inside_the_items_worktree_and_full_detail(hall_repo, hall):
+    made = items.new(hall_repo, title="worktree trace")
+    _runs(hall_repo, made["item"])
+    result = hall("trace", "--full", "--text", cwd=Path(made["worktree"]))
+    assert result.code == 0, result.stderr
+    assert '"command": "echo run 3"' in result.stdout  # --full prints the tool input under the call
+
+
+def test_hall_trace_errors(hall_repo, hall, tmp_path):
+    item_id = items.new(hall_repo, title="no runs")["item"]
+    none = hall("trace", item_id, cwd=hall_repo.root)
+    assert none.code == 3 and none.json["error"]["code"] == "RUN_NOT_FOUND"
+    mixed = hall("trace", item_id, "--file", str(tmp_path / "x.jsonl"), cwd=hall_repo.root)
+    assert mixed.code == 2 and mixed.json["error"]["code"] == "USAGE"
+    unknown = hall("trace", "H-0999", cwd=hall_repo.root)
+    assert unknown.code == 3 and unknown.json["error"]["code"] == "ITEM_NOT_FOUND"
+
+
+def test_hall_trace_into_a_closed_pipe_is_quiet(tmp_path):
+    stream = tmp_path / "big.jsonl"
+    line = json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": "x" * 80}]}}) + "\n"
+    stream.write_text(line * 20000)
+    proc = subprocess.run(f"'{Path(sys.executable).parent / 'hall'}' trace --file '{stream}' --text | head -3",
+                          shell=True, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.count("\n") == 3
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
