@@ -4,7 +4,8 @@ Rule (used for merging a re-proposal into an existing learning and for sending i
 tombstone):
 1. normalise: Unicode NFKC, lower case, every run of non-alphanumeric characters becomes one
    space, trimmed. Equal normalised texts are the SAME pattern.
-2. otherwise take the set of words of three or more characters from each normalised text;
+2. otherwise take the set of words from each normalised text (words of three or more
+   characters, and every word holding a digit, so "H-12" and "H-13" differ);
    two patterns are NEAR-DUPLICATES when the Jaccard similarity of those sets is >= 0.8 and
    each set has at least 3 words (shorter patterns must match exactly).
 """
@@ -24,7 +25,7 @@ def normalise(text: str) -> str:
 
 
 def words(text: str) -> frozenset[str]:
-    return frozenset(w for w in normalise(text).split() if len(w) >= 3)
+    return frozenset(w for w in normalise(text).split() if len(w) >= 3 or any(c.isdigit() for c in w))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
