@@ -148,15 +148,15 @@ def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[
         raise HallError("DIRTY_WORKTREE", f"{item_id}'s worktree has uncommitted changes; commit them first.",
                         [f"git -C {shlex.quote(str(worktree))} status"])
     head = git.head_sha(worktree)
+    if submit and head == view.sha and not disputes:
+        raise HallError("WRONG_STATE", f"HEAD is still {head[:12]}, the commit that was reviewed; commit a fix or "
+                                       "dispute a finding first.", [f"hall findings {item_id}"])
     if wanted:
         items.record(repo, item_id, "fixed", actor=who, findings=wanted, sha=head)
     for fid, reason in disputes:
         items.record(repo, item_id, "disputed", actor=who, finding=fid, reason=reason, sha=head)
     result: dict[str, Any] = {"item": item_id, "fixed": wanted, "disputed": [d[0] for d in disputes], "sha": head}
     if submit:
-        if head == view.sha and not disputes:
-            raise HallError("WRONG_STATE", f"HEAD is still {head[:12]}, the commit that was reviewed; commit a fix or "
-                                           "dispute a finding first.", [f"hall findings {item_id}"])
         view = items.transition(repo, item_id, "fix_submitted", actor=who, sha=head, round=view.round + 1,
                                 claims=wanted, disputes=[d[0] for d in disputes])
         result["state"] = view.state
