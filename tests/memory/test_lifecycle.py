@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from hallmark.core.errors import HallError
 from hallmark.core.memory import api, audit, lifecycle, similarity
 from hallmark.core.memory.store import Store
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def propose(repo, pattern, kind="map", **kw):
@@ -270,6 +269,15 @@ def test_unknown_learning_and_bad_ids(repo):
         api.propose(repo, kind="rule", pattern="   ")
 
 
+def _apply(repo, action, lid):
+    if action == "accept":
+        api.accept(repo, lid, promote_it=False)
+    elif action in ("reject", "retire"):
+        getattr(api, action)(repo, lid, "r")
+    else:
+        getattr(api, action)(repo, lid)
+
+
 ACTIONS = st.sampled_from(["propose", "accept", "skip", "reject", "retire", "reopen", "undo"])
 
 
@@ -291,10 +299,7 @@ def test_property_any_sequence_keeps_the_audit_log_and_files_in_step(repo, steps
             existing = [x for x in api.list_learnings(repo) if x.pattern == pattern]
             if not existing:
                 continue
-            lid = existing[0].id
-            {"accept": lambda: api.accept(repo, lid, promote_it=False), "skip": lambda: api.skip(repo, lid),
-             "reject": lambda: api.reject(repo, lid, "r"), "retire": lambda: api.retire(repo, lid, "r"),
-             "reopen": lambda: api.reopen(repo, lid), "undo": lambda: api.undo(repo, lid)}[action]()
+            _apply(repo, action, existing[0].id)
         except HallError as exc:
             assert exc.code == "WRONG_STATE"
     assert api.verify_audit(repo) == []
