@@ -1,0 +1,1 @@
+"""`hall demo`: a throwaway repository driven through the real loop by the stand-in model."""
