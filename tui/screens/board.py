@@ -63,6 +63,10 @@ def card(view: ItemView, question: bool) -> Text:
     return text
 
 
+class BoardScroll(HorizontalScroll, inherit_bindings=False):
+    """Scrolls sideways to the focused column; the arrows belong to the board, not the scroller."""
+
+
 class BoardColumn(Vertical):
     def __init__(self, state: str) -> None:
         super().__init__(id=f"col-{state}", classes="board-column")
@@ -204,21 +208,17 @@ class TriageActions:
             self.app.push_screen(module.DiffScreen(self.repo, view.id))
 
     def action_next_waiting(self) -> None:
+        """n: the next item waiting on you after the selected one (core.waiting's order)."""
         waiting = optional.load("hallmark.core.waiting")
         if waiting is None:
             return
-        found = waiting.waiting_items(self.repo)
         current = self.selected()
-        ids = [v.id for v in found]
-        if not ids:
+        found = waiting.next_waiting(self.repo, after=current.id if current else None)
+        if found is None:
             self.notify("Nothing is waiting on you.", severity="information")
             return
-        start = (ids.index(current.id) + 1) if current and current.id in ids else 0
-        for candidate in ids[start:] + ids[:start]:
-            if self.select_item(candidate):
-                return
-        self.notify(f"{ids[0]} is waiting but not on this board.", severity="information")
-
+        if not self.select_item(found.id):
+            self.notify(f"{found.id} is waiting but not on this board.", severity="information")
 
 
 class BoardScreen(TriageActions, HallScreen):
@@ -252,7 +252,7 @@ class BoardScreen(TriageActions, HallScreen):
         yield from self.compose_header()
         yield Input(placeholder="filter: id, title or branch (enter to keep, escape to clear)", id="board-filter",
                     classes="-hidden")
-        with HorizontalScroll(id="board"):
+        with BoardScroll(id="board"):
             for state in self.columns_states():
                 yield BoardColumn(state)
         yield Label("", id="board-empty")

@@ -128,7 +128,7 @@ class ItemScreen(TriageActions, HallScreen):
         findings = findings_mod.list_findings(repo, self.item_id) if findings_mod is not None else None
         runs_mod = optional.load("hallmark.core.loop.runs") or optional.load("hallmark.core.runner.runs")
         if runs_mod is not None and hasattr(runs_mod, "list_runs"):
-            runs, detailed = list(runs_mod.list_runs(repo, self.item_id)), True
+            runs, detailed = list(reversed(runs_mod.list_runs(repo, self.item_id))), True
         else:
             runs, detailed = run_files(repo, self.item_id), False
         try:
@@ -189,8 +189,9 @@ class ItemScreen(TriageActions, HallScreen):
             duration = run.get("duration_ms")
             tokens = run.get("tokens")
             cost = run.get("cost_usd")
-            outcome = run.get("outcome") or ("● live" if run.get("live") else ("—" if not data.runs_detailed else ""))
-            runs.add_row(str(run.get("file", "")), str(run.get("role", "")),
+            outcome = run.get("outcome") or ("—" if not data.runs_detailed else "")
+            outcome = {"live": "● live", "ok": "✓ ok", "died": "✗ died"}.get(str(outcome), str(outcome))
+            runs.add_row(str(run.get("name") or Path(str(run.get("file", ""))).name), str(run.get("role", "")),
                          f"{duration / 1000:.1f}s" if isinstance(duration, int | float) else "—",
                          rooms_tokens(tokens) if isinstance(tokens, int | float) else "—",
                          f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
@@ -258,7 +259,9 @@ class ItemScreen(TriageActions, HallScreen):
         if not self.data or not (0 <= row < len(self.data.runs)):
             return
         run = self.data.runs[row]
-        path = run.get("path") or str(self.repo.paths.item_dir(self.item_id) / "runs" / str(run.get("file", "")))
+        path = str(run.get("path") or run.get("file") or "")
+        if not os.path.isabs(path):
+            path = str(self.repo.paths.item_dir(self.item_id) / "runs" / path)
         self.hall.open_trace(Path(path), item=self.item_id)
 
 

@@ -64,27 +64,35 @@ def bar_chart(days: list[tuple[str, int, float]], width: int) -> Text:
 
 
 def budget_lines(status: dict[str, Any]) -> list[str]:
+    """core.loop.budget.status() in words: the day, each room, and items near their cap."""
     lines = []
-    for key, value in status.items():
-        if key in ("next",):
-            continue
-        if isinstance(value, dict):
-            used = value.get("used", value.get("spent", value.get("tokens")))
-            limit = value.get("limit", value.get("budget", value.get("max")))
-            if used is not None and limit:
-                try:
-                    pct = f" ({100 * float(used) / float(limit):.0f}%)"
-                except (TypeError, ValueError, ZeroDivisionError):
-                    pct = ""
-                lines.append(f"{key}: {used} of {limit}{pct}")
-            else:
-                lines.append(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
-        elif isinstance(value, list):
-            for entry in value:
-                if isinstance(entry, dict):
-                    lines.append(", ".join(f"{k}={v}" for k, v in entry.items()))
+    daily = status.get("daily") or {}
+    if daily:
+        limit = daily.get("limit")
+        used = int(daily.get("used") or 0)
+        if limit:
+            pct = 100 * used / limit if limit else 0
+            lines.append(f"daily: {human(used)} of {human(limit)} tokens ({pct:.0f}%) · ${float(daily.get('cost_usd') or 0):.2f}"
+                         + (" · ⏸ paused: the daily budget is spent" if daily.get("paused") else ""))
         else:
-            lines.append(f"{key}: {value}")
+            lines.append(f"daily: {human(used)} tokens · ${float(daily.get('cost_usd') or 0):.2f} · no cap")
+        if daily.get("granted"):
+            lines.append(f"  granted today: {human(daily['granted'])}")
+    for role, room in (status.get("rooms") or {}).items():
+        cap = room.get("daily")
+        used = int(room.get("used") or 0)
+        if not used and not cap:
+            continue
+        text = f"{role}: {human(used)}" + (f" of {human(cap)}" if cap else "")
+        if room.get("closed"):
+            text += " · ✗ closed for today"
+        lines.append(text)
+    per_item = status.get("per_item") or {}
+    cap = per_item.get("cap")
+    if cap:
+        near = [row for row in per_item.get("items") or [] if row.get("allowance") and row.get("tokens", 0) >= 0.8 * row["allowance"]]
+        held = [row for row in per_item.get("items") or [] if row.get("held")]
+        lines.append(f"per item: {human(cap)} tokens · {len(near)} near or over · {len(held)} held for budget")
     return lines
 
 

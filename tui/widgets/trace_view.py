@@ -29,6 +29,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from .. import optional
 from .trace_steps import KIND_MARK, StepView, steps_for
 
 CHUNK = 8 * 1024 * 1024
@@ -49,7 +50,11 @@ def newline_ends(data: bytes, base: int) -> array:
 
 
 def lock_held(lock_path: Path) -> bool:
-    """Is the runner's exclusive lock on this run held right now? (probe, never block)"""
+    """Is the runner's exclusive lock on this run held right now? The loop's probe when it is
+    there, else a non-blocking flock test (never blocks, never creates the file)."""
+    runs = optional.load("hallmark.core.loop.runs")
+    if runs is not None and hasattr(runs, "lock_is_held"):
+        return bool(runs.lock_is_held(lock_path))
     import fcntl
 
     try:

@@ -1,0 +1,263 @@
+"""Every board key, pressed in the real app, checked against the journal through the core."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from hallmark.core import items, journal
+from textual.widgets import OptionList
+
+from .conftest import make_app, run, settle
+
+
+def board_app(repo, **kw):
+    return make_app(repo.root, start_mode="board", **kw)
+
+
+async def _select(pilot, item_id: str) -> None:
+    await settle(pilot)
+    assert pilot.app.screen.select_item(item_id), f"{item_id} is not on the board"
+    await pilot.pause()
+
+
+def test_drop_asks_for_a_reason_and_drops_in_the_journal(busy):
+    repo, ids = busy
+    target = ids["development"]
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, target)
+            await pilot.press("d")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ReasonModal"
+            await pilot.press("enter")  # empty: refused, the modal stays
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ReasonModal"
+            await pilot.press(*"superseded by H-0009")
+            await pilot.press("enter")
+            await settle(pilot)
+    run(go())
+    view = items.fold_item(repo, target)
+    assert view.state == "dropped"
+    dropped = [e for e in journal.read(repo.paths.item_journal(target)).events if e["event"] == "dropped"]
+    assert dropped[-1]["reason"] == "superseded by H-0009"
+
+
+def test_escape_in_the_drop_modal_changes_nothing(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["review"])
+            await pilot.press("d", "x", "escape")
+            await settle(pilot)
+    run(go())
+    assert items.fold_item(repo, ids["review"]).state == "review"
+
+
+def test_ready_on_an_item_awaiting_you(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["awaiting_you"])
+            await pilot.press("r")
+            await settle(pilot)
+    run(go())
+    assert items.fold_item(repo, ids["awaiting_you"]).state == "checks"
+
+
+def test_pull_back_from_review(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["review"])
+            await pilot.press("p")
+            await settle(pilot)
+    run(go())
+    assert items.fold_item(repo, ids["review"]).state == "development"
+
+
+def test_retry_an_escalated_item_with_a_reason(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["escalated"])
+            await pilot.press("R")
+            await pilot.press(*"one more try")
+            await pilot.press("enter")
+            await settle(pilot)
+    run(go())
+    view = items.fold_item(repo, ids["escalated"])
+    assert view.state == "fixing"
+    assert [e for e in items.item_events(repo, view.id) if e["event"] == "retried"][-1]["reason"] == "one more try"
+
+
+def test_answer_the_items_open_question_by_option_letter(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["development"])
+            await pilot.press("a")
+            await pilot.pause()
+            assert "Keep the old cookie name?" in str(app.screen.query_one("#modal-prompt").render())
+            await pilot.press("b", "enter")
+            await settle(pilot)
+    run(go())
+    answered = [q for q in repo.index.questions() if q["item"] == ids["development"]]
+    assert answered[0]["answer"] == "no"
+
+
+def test_keys_that_do_not_apply_are_greyed_and_do_nothing(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["dropped"])
+            screen = app.screen
+            assert screen.check_action("ready", ()) is None
+            assert screen.check_action("drop", ()) is None
+            assert screen.check_action("answer", ()) is None
+            await pilot.press("r", "p", "R")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "BoardScreen"  # no modal opened for R
+            await _select(pilot, ids["development"])
+            assert screen.check_action("ready", ()) is True
+            assert screen.check_action("answer", ()) is True
+            assert screen.check_action("retry", ()) is None
+    run(go())
+    assert items.fold_item(repo, ids["dropped"]).state == "dropped"
+
+
+def test_a_core_error_is_a_notification_with_its_next_commands(busy):
+    repo, ids = busy
+    view = items.fold_item(repo, ids["development"])
+    Path(view.worktree, "scratch.txt").write_text("uncommitted\n")
+    seen = []
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test(notifications=True) as pilot:
+            await _select(pilot, view.id)
+            await pilot.press("r")
+            await settle(pilot)
+            seen.extend(app._notifications)
+    run(go())
+    assert items.fold_item(repo, view.id).state == "development"
+    errors = [n for n in seen if n.title == "DIRTY_WORKTREE"]
+    assert errors and "next:" in errors[0].message and "status" in errors[0].message
+
+
+def test_h_l_cross_columns_and_j_k_move_within(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo, )
+        async with app.run_test(size=(160, 48)) as pilot:
+            await _select(pilot, ids["development"])
+            screen = app.screen
+            await pilot.press("l")
+            assert screen.selected().state == "awaiting_you"
+            await pilot.press("l")
+            assert screen.selected().state == "checks"
+            await pilot.press("h", "h")
+            assert screen.selected().id == ids["development"]
+            await pilot.press("right")
+            assert screen.selected().state == "awaiting_you"
+            await pilot.press("left", "j")
+            assert screen.selected().state == "development"  # one item in the column: j stays
+            await pilot.press("k")
+            assert screen.selected().id == ids["development"]
+    run(go())
+
+
+def test_filter_narrows_the_cards_and_escape_clears_it(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            await pilot.press("slash", *"csv")
+            await pilot.pause()
+            counts = {o.id: o.option_count for o in app.screen.query(OptionList)}
+            assert sum(counts.values()) == 1 and counts["list-fixing"] == 1
+            await pilot.press("enter")
+            assert app.screen.selected().id == ids["fixing"]
+            await pilot.press("escape")
+            await pilot.pause()
+            assert sum(o.option_count for o in app.screen.query(OptionList)) == 8
+    run(go())
+
+
+def test_o_opens_the_worktree_in_the_editor(busy, tmp_path, monkeypatch):
+    repo, ids = busy
+    marker = tmp_path / "editor-args"
+    editor = tmp_path / "fake-editor"
+    editor.write_text(f"#!/bin/sh\nprintf '%s' \"$1\" > {marker}\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("EDITOR", str(editor))
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["review"])
+            await pilot.press("o")
+            await settle(pilot)
+    run(go())
+    assert marker.read_text() == items.fold_item(repo, ids["review"]).worktree
+    assert os.path.isdir(marker.read_text())
+
+
+def test_enter_opens_the_item_and_t_its_latest_trace(busy):
+    repo, ids = busy
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["review"])
+            await pilot.press("enter")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == ids["review"]
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "TraceScreen"
+            assert app.screen.path.name.endswith("-review.jsonl")
+    run(go())
+
+
+def test_n_walks_the_items_waiting_on_you_and_D_opens_the_diff(busy):
+    repo, ids = busy
+    from hallmark.core import waiting
+
+    expected = [v.id for v in waiting.waiting_items(repo)]
+
+    async def go():
+        app = board_app(repo)
+        async with app.run_test() as pilot:
+            await _select(pilot, ids["review"])  # not waiting: n goes to the oldest waiting
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.screen.selected().id == expected[0]
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.screen.selected().id == expected[1 % len(expected)]
+            assert len(expected) >= 2
+            await pilot.press("D")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "DiffScreen"
+    run(go())
