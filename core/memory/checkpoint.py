@@ -75,7 +75,7 @@ def set_checkpoint(paths: RepoPaths, values: dict[str, str], *, actor: str = "yo
     project = identity.current(paths).value
     base = folder(paths, project)
     current = base / "current.md"
-    fields: dict[str, str] = dict(DEFAULTS)
+    fields: dict[str, str] = {name: DEFAULTS.get(name, "") for name in FIELDS}
     if not fresh:
         try:
             fields.update(parse(current.read_text(encoding="utf-8")))
