@@ -15,6 +15,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+try:  # orjson parses a run file about four times faster; stdlib json stays the (more lenient) fallback
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a dependency, but the parser must not need it
+    _orjson = None
+_fast_loads = _orjson.loads if _orjson is not None else json.loads
+
+
+def loads(raw: bytes | str) -> Any:
+    """Decode one JSON text: fast when it can be, exactly as lenient as the json module otherwise."""
+    try:
+        return _fast_loads(raw)
+    except ValueError:  # orjson refuses a few things json accepts (NaN, huge integers, lone surrogates)
+        return json.loads(raw)
+
+
 KINDS = ("init", "text", "thinking", "tool_call", "tool_result", "result", "retry", "system", "end", "error",
          "unknown")
 SUMMARY_MAX = 200
@@ -86,7 +101,22 @@ def one_line(text: Any, limit: int = SUMMARY_MAX) -> str:
     return first + (" …" if more else "")
 
 
+def dumps_line(value: Any) -> str:
+    """One compact JSON line (no newline), fast when it can be."""
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(value, default=str).decode("utf-8")
+        except (TypeError, ValueError):  # integers past 64 bits, odd keys: the json module copes
+            pass
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _pretty(value: Any) -> str:
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(value, default=str, option=_orjson.OPT_INDENT_2).decode("utf-8")
+        except (TypeError, ValueError):
+            pass
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, default=str)
     except (TypeError, ValueError):  # pragma: no cover - default=str makes this near impossible
@@ -473,21 +503,18 @@ class StreamReader:
 
     def feed(self, raw: bytes | str, *, torn: bool = False) -> list[Step]:
         """One raw line. Blank lines count as lines but give no step; garbage gives an error step."""
-        if isinstance(raw, bytes):
-            text = raw.decode("utf-8", "replace")
-        else:
-            text = raw
-        text = text.rstrip("\r\n")
-        if not text.strip():
-            self.line += 1
-            return []
         try:
-            record = json.loads(text)
-        except ValueError as exc:
+            record = loads(raw)
+        except ValueError as exc:  # includes UnicodeDecodeError
+            text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+            text = text.rstrip("\r\n")
             self.line += 1
+            if not text.strip():
+                return []
             if self.run == 0:
                 self._begin_run()
-            why = "torn last line (the file ends mid-line)" if torn else f"not JSON ({exc.msg})"
+            reason = getattr(exc, "msg", None) or "not UTF-8"
+            why = "torn last line (the file ends mid-line)" if torn else f"not JSON ({reason})"
             return [Step("error", f"line {self.line}: {why}: {one_line(text, 120)}", text, run=self.run,
                          line=self.line, is_error=True, detail=text)]
         return self.feed_record(record)
@@ -498,7 +525,7 @@ def _whole_file(path: Path) -> Any:
     try:
         if path.stat().st_size > WHOLE_FILE_MAX:
             return None
-        return json.loads(path.read_bytes())
+        return loads(path.read_bytes())
     except (OSError, ValueError):
         return None
 
@@ -528,7 +555,7 @@ def iter_steps(path: str | os.PathLike[str]) -> Iterator[Step]:
 
 def _parses(raw: bytes) -> bool:
     try:
-        json.loads(raw)
+        loads(raw)
     except ValueError:
         return False
     return True
@@ -554,7 +581,7 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw)
+                record = loads(raw)
             except ValueError:
                 continue
             if isinstance(record, dict):

@@ -9,7 +9,6 @@ its `hall_run_end` line or until its lock is released (the runner died or finish
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -43,21 +42,23 @@ class Printer:
         self.run = 0
         self.count = 0
         self.ended = False
+        self._labels = {kind: self._paint(f"{mark:<9}", _COLOURS.get(kind, "0")) for kind, mark in MARKS.items()}
+        self._error_result = self._paint(f"{'← ERROR':<9}", "31")
 
     def step(self, step: trace.Step) -> None:
         self.count += 1
         if step.kind == "end":
             self.ended = True
         if self.as_json:
-            self.out.write(json.dumps(step.to_dict(raw=self.raw), ensure_ascii=False, default=str) + "\n")
+            self.out.write(trace.dumps_line(step.to_dict(raw=self.raw)) + "\n")
             return
         if step.run != self.run:
             self.run = step.run
             self.out.write(("" if self.count == 1 else "\n") + self._paint(f"── run {step.run} ──", "1") + "\n")
-        mark = MARKS.get(step.kind, step.kind)
         if step.is_error and step.kind == "tool_result":
-            mark = "← ERROR"
-        label = self._paint(f"{mark:<9}", _COLOURS.get(step.kind, "0") if not step.is_error else "31")
+            label = self._error_result
+        else:
+            label = self._labels.get(step.kind) or f"{step.kind:<9}"
         self.out.write(f"{step.line:>6}  {label} {step.summary}\n")
         if self.full:
             detail = step.detail
