@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -28,6 +29,26 @@ def journal_health(state_dir: Path) -> list[dict[str, Any]]:
         if path.exists():
             bad.extend(b.to_dict() for b in journal.read(path).bad)
     return bad
+
+
+def claude_config_dir() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
+def hooks_status(root: Path) -> dict[str, Any]:
+    """Without the plugin installer: is `hall-hook` wired into any settings or plugin hooks file?"""
+    config = claude_config_dir()
+    candidates = [config / "settings.json", root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+    plugins = config / "plugins"
+    if plugins.is_dir():
+        candidates += sorted(plugins.glob("**/hooks/hooks.json"))[:200]
+    for path in candidates:
+        try:
+            if "hall-hook" in path.read_text(encoding="utf-8", errors="replace"):
+                return {"ok": True, "detail": f"hall-hook is wired in {path}"}
+        except OSError:
+            continue
+    return {"ok": False, "detail": f"no Claude Code settings or plugin under {config} runs hall-hook"}
 
 
 def _index_check(path: Path) -> dict[str, Any]:
@@ -72,11 +93,11 @@ def run(start: Path) -> dict[str, Any]:
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
     try:
         from .plugin_install import installed_status
-
-        status = installed_status()
-        checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
     except ImportError:
-        checks.append(_check("hooks", False, "the plugin installer is missing", "reinstall hallmark"))
+        status = hooks_status(paths.main_checkout)
+    else:
+        status = installed_status()
+    checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
     for tool, why in (("claude", "headless review runs"), ("gh", "opening pull requests")):
         found = shutil.which(tool)
         checks.append(_check(tool, found is not None, found or f"not on PATH (needed for {why})",

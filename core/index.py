@@ -195,7 +195,7 @@ class Index:
     # -- queries ----------------------------------------------------------------------
     def items(self, *, include_terminal: bool = True) -> list[states.ItemView]:
         self.catch_up()
-        rows = self.db().execute("SELECT view FROM items ORDER BY id").fetchall()
+        rows = self.db().execute("SELECT view FROM items ORDER BY length(id), id").fetchall()  # H-9999 < H-10000
         views = [states.ItemView.from_dict(json.loads(r[0])) for r in rows]
         if not include_terminal:
             views = [v for v in views if not v.terminal]

@@ -112,10 +112,11 @@ def append_unlocked(path: Path, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def append(path: Path, event: str, *, item: str | None, actor: str, **fields: Any) -> dict[str, Any]:
-    """Append one event under the journal's lock and return it."""
-    record = make_event(event, item, actor, fields)
+    """Append one event under the journal's lock and return it (stamped once the lock is held,
+    so the times in a file never run backwards)."""
+    make_event(event, item, actor, fields)  # refuse a bad event before waiting for the lock
     with locked(path):
-        return append_unlocked(path, record)
+        return append_unlocked(path, make_event(event, item, actor, fields))
 
 
 def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:

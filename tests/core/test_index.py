@@ -157,3 +157,10 @@ def test_status_all_reads_the_index_not_every_journal(tmp_path: Path, monkeypatc
     opened.clear()
     assert [i["state"] for i in items.status_all(repo)["items"]] == [CHECKS, CHECKS, REVIEW, CHECKS, CHECKS]
     assert opened == [repo.paths.item_journal("H-0003")]  # only the one that grew
+
+
+def test_items_come_in_number_order_past_9999(tmp_path: Path):
+    repo = bare_repo(tmp_path)
+    for item_id in ("H-10000", "H-9999", "H-0002"):
+        make_item(repo, item_id)
+    assert [v.id for v in repo.index.items()] == ["H-0002", "H-9999", "H-10000"]

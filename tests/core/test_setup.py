@@ -161,3 +161,14 @@ def test_doctor_checks_and_every_failure_names_its_fix(git_repo: Path, tmp_path:
     db.execute("CREATE TABLE t (x)")
     db.close()
     assert _checks(doctor.run(git_repo))["index"]["ok"] is True
+
+
+def test_hooks_status_finds_hall_hook_in_settings(tmp_path: Path, isolated_env: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    assert doctor.hooks_status(root)["ok"] is False
+    settings = isolated_env / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"command": "/x/bin/hall-hook pre-tool-use"}]}]}}))
+    found = doctor.hooks_status(root)
+    assert found["ok"] is True and str(settings) in found["detail"]
