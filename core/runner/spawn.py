@@ -36,6 +36,13 @@ ROLE_MODEL_KEY = {"review": "review_model", "fix": "fix_model", "intake": "intak
                   "librarian": "librarian_model"}
 ARG_LIMIT = 100_000  # bytes: a longer prompt goes through stdin instead of argv
 STANDIN_MODEL = "hallmark-standin"
+STANDIN_COMMANDS = ("hall-standin-claude", "hallmark.core.runner.standin")
+STANDIN_LABEL = " (stand-in)"  # appended to the actor of a stand-in run: the journal never says a model ran
+
+
+def is_standin(command: list[str]) -> bool:
+    """True when the command runs Hallmark's stand-in model rather than Claude."""
+    return any(Path(word).name in STANDIN_COMMANDS for word in command[:4])
 
 
 @dataclass
@@ -175,7 +182,10 @@ def launch_environment(repo: Any, item_id: str | None, actor: str) -> dict[str, 
 
 def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_argv: bool) -> list[str]:
     """`claude -p … --output-format stream-json --verbose` with every flag the role needs."""
-    args = [*claude_command(repo), "-p", "--output-format", "stream-json", "--verbose"]
+    args = [*claude_command(repo), "-p"]
+    if prompt_in_argv:  # first, so no variadic flag (--allowedTools) can swallow it
+        args.append(spec.prompt)
+    args += ["--output-format", "stream-json", "--verbose"]
     agent = ROLE_AGENT.get(spec.role)
     if agent:
         args += ["--agent", f"hallmark:{agent}"]
@@ -193,13 +203,11 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     if spec.permission_mode:
         args += ["--permission-mode", spec.permission_mode]
     if spec.allowed_tools:
-        args += ["--allowedTools", *spec.allowed_tools]
+        args += ["--allowedTools", ",".join(spec.allowed_tools)]
     try:
         args += list(repo.config.claude_args)
     except AttributeError:
         pass
-    if prompt_in_argv:
-        args += ["--", spec.prompt] if spec.prompt.startswith("-") else [spec.prompt]
     return args
 
 
@@ -339,8 +347,11 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     settings = confinement_settings(spec.role, spec.cwd, folder, spec.write_dirs,
                                     isolated=spec.role in ISOLATED_ROLES)
     settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    prompt_in_argv = len(spec.prompt.encode("utf-8")) < ARG_LIMIT
+    prompt_in_argv = len(spec.prompt.encode("utf-8")) < ARG_LIMIT and not spec.prompt.startswith("-")
     command = build_command(repo, spec, settings_path, prompt_in_argv=prompt_in_argv)
+    standin = is_standin(command)
+    if standin:
+        actor += STANDIN_LABEL
     env = launch_environment(repo, spec.item_id, actor)
     if spec.role in ISOLATED_ROLES:
         env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] = "1"
@@ -362,7 +373,8 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
                 failure = f"cannot start {command[0]}: {exc.strerror or exc}"
                 return _finish(repo, spec, run_path, stderr_path, tracker, None, 0, failure, actor, jpath)
             journal.append(jpath, "run_started", item=spec.item_id, actor=actor, run=run_path.name,
-                           role=spec.role, model=spec.model or role_model(repo, spec.role) or "", cwd=str(spec.cwd),
+                           role=spec.role, model=STANDIN_MODEL if standin else (spec.model or role_model(repo, spec.role) or ""),
+                           cwd=str(spec.cwd),
                            pid=proc.pid)
             if not prompt_in_argv:
                 threading.Thread(target=_feed, args=(proc, spec.prompt), daemon=True).start()

@@ -185,3 +185,17 @@ def test_two_runs_without_structured_output_hold_the_item(loop_repo, ready_item,
     scenario({"review": [kit.approve()]})
     kit.run_loop(loop_repo)
     assert items.fold_item(loop_repo, item_id).state == states.CLOSED
+
+
+def test_without_a_scenario_the_standin_flags_todos_and_the_fixer_removes_them(loop_repo, ready_item, kit):
+    item_id = ready_item({"app.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    # TODO: overflow\n"
+                                    "    return a * b\n"})
+    kit.run_loop(loop_repo)
+    view = items.fold_item(loop_repo, item_id)
+    assert view.state == states.CLOSED
+    first, second = kit.events(loop_repo, item_id, "verdict")
+    assert first["decision"] == "changes_requested" and first["findings"][0]["line"] == 6
+    assert second["decision"] == "approve" and second["still_open"] == []
+    assert "TODO" not in (Path(view.worktree) / "app.py").read_text()
+    assert findings.list_findings(loop_repo, item_id)[0]["status"] == "fixed"
+    assert kit.events(loop_repo, item_id, "fixed")[0]["actor"] == "fixer"

@@ -57,7 +57,8 @@ def test_the_reviewer_is_started_with_every_isolation_flag(loop_repo, ready_item
     assert settings["disableAllHooks"] is True and "WebFetch" in settings["permissions"]["deny"]
     assert settings["sandbox"]["enabled"] is True and settings["sandbox"]["allowUnsandboxedCommands"] is False
     assert value("--model") == "opus"
-    assert argv[-1].startswith(f"# Review {item_id} round 1")
+    assert argv[1].startswith(f"# Review {item_id} round 1") and "BASE-RULE-7731" in argv[1]
+    assert "Bash(git diff:*)" in value("--allowedTools").split(",")
     env = call["env"]
     assert env["HALL_ITEM"] == item_id and env["HALL_ACTOR"] == "assayer"
     assert env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] == "1" and env["AGENTMEMORY_PROJECT_NAME"]
@@ -143,3 +144,16 @@ def test_a_live_run_is_never_taken_for_dead(loop_repo, scenario):
         assert runs.dead_runs(loop_repo, None) == []
         assert runs.list_runs(loop_repo, None)[0]["live"] is True
     assert runs.dead_runs(loop_repo, None) == [stream]
+
+
+def test_a_prompt_too_long_for_argv_goes_through_stdin(loop_repo):
+    from hallmark.core.loop import verdict
+
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1,1 +1,2 @@\n x = 1\n+y = 2  # FIXME later\n"
+    prompt = "# Review\n" + ("filler line\n" * 12_000) + diff
+    assert len(prompt) > spawn.ARG_LIMIT
+    result = spawn.run(loop_repo, spawn.RunSpec(role="review", prompt=prompt, cwd=loop_repo.root,
+                                                json_schema=verdict.schema()))
+    assert result.ok, result.failure
+    (finding,) = result.structured_output["findings"]
+    assert (finding["file"], finding["line"]) == ("app.py", 2)
