@@ -11,13 +11,19 @@ What it decides comes from a scenario:
 - `HALL_STANDIN_SCRIPT` names a JSON file {"review": [step, …], "fix": [step, …], "pace": 0};
   each call of a role takes the next step (the last one repeats). A counter file beside the
   script (`<script>.state.json`) remembers how many calls each role made.
+  A scenario may also key steps by item: {"items": {"H-0001": {"review": [...]}}} is used for the
+  run whose HALL_ITEM is H-0001 (its own counter); roles it does not list fall back to the top level.
 - or a marker in the prompt: `hallmark-standin: {json step}` on one line;
 - otherwise a small heuristic: the reviewer flags every added diff line holding TODO or FIXME
   (a major finding) and approves when there is none; the fixer deletes those lines and commits.
 
 A review step: {"verdict": {...}} (the structured output), "omit_structured_output": true,
 "exit_code": N, "subtype": "error_max_budget_usd", "die_after_lines": N (exit without a result
-line), "usage": {"input_tokens": …, "output_tokens": …}, "sleep": seconds.
+line), "usage": {"input_tokens": …, "output_tokens": …}, "sleep": seconds, "commands": [extra read-only
+commands run before the verdict], "say": [text lines said before the verdict].
+Any other role (dev, librarian, intake): {"say": […], "edits": […], "message": "commit message",
+"commands": [...], "text": "last words", "structured_output": {...}} (returned when --json-schema was
+passed, as the real CLI does).
 A fix step: {"edits": [{"file", "append"|"write"|"remove_lines_containing"}], "message": "…",
 "fixed": ["F-1"], "dispute": {"F-2": "reason"}, "commit": true, "no_submit": false}.
 `HALL_STANDIN_PACE` (seconds between lines, default 0.05) sets the pace; tests set 0.
@@ -197,8 +203,12 @@ def scenario_step(role: str, prompt: str) -> tuple[dict[str, Any], float | None]
         return {}, None
     path = Path(script)
     data = json.loads(path.read_text(encoding="utf-8"))
-    steps = data.get(role) or []
     pace = data.get("pace")
+    item = os.environ.get("HALL_ITEM", "")
+    per_item = (data.get("items") or {}).get(item) or {}
+    steps = per_item.get(role) or []
+    counter = f"{item}:{role}" if steps else role
+    steps = steps or data.get(role) or []
     if not steps:
         return {}, pace
     state_path = path.with_name(path.name + ".state.json")
@@ -209,8 +219,8 @@ def scenario_step(role: str, prompt: str) -> tuple[dict[str, Any], float | None]
             state = json.loads(state_path.read_text(encoding="utf-8"))
         except (FileNotFoundError, json.JSONDecodeError):
             state = {}
-        count = int(state.get(role, 0))
-        state[role] = count + 1
+        count = int(state.get(counter, 0))
+        state[counter] = count + 1
         state_path.write_text(json.dumps(state), encoding="utf-8")
     return steps[min(count, len(steps) - 1)], pace
 
@@ -256,6 +266,10 @@ def do_review(model: Model, step: dict[str, Any], prompt: str) -> dict[str, Any]
               "I read the change with real commands and answer from the test's scenario.")
     model.bash("git log --oneline -5", "Recent commits")
     model.bash("git status --short", "Working tree state")
+    for text in step.get("say") or []:
+        model.say(str(text))
+    for command in step.get("commands") or []:
+        model.bash(str(command))
     if "verdict" in step:
         verdict = step["verdict"]
     else:
@@ -315,6 +329,12 @@ def do_fix(model: Model, step: dict[str, Any], prompt: str) -> None:
 
 def do_other(model: Model, step: dict[str, Any]) -> None:
     model.say("I am Hallmark's stand-in model, not Claude: no model runs here.")
+    for text in step.get("say") or []:
+        model.say(str(text))
+    for edit in step.get("edits") or []:
+        _apply_edit(model, edit)
+    if step.get("edits") and step.get("message"):
+        model.bash(f"git add -A && git commit -q -m {shlex.quote(step['message'])}", "Commit the work")
     for command in step.get("commands", []):
         model.bash(command)
     model.say(step.get("text", "Done."))
@@ -385,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
         do_fix(model, step, prompt)
     else:
         do_other(model, step)
+        if isinstance(step.get("structured_output"), dict):
+            structured = step["structured_output"]
     duration_ms = int((time.monotonic() - started) * 1000)
     usage = _usage_numbers(step, prompt, model)
     subtype = step.get("subtype", "success")
