@@ -88,8 +88,27 @@ def origin_url(root: Path) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
+def _memory_identity(repo: Any) -> str | None:
+    """The memory store's own identity when it is installed and agrees (so memory tools and the store
+    see one project); None when it is absent or refuses (e.g. an uncommitted identity file)."""
+    paths = getattr(repo, "paths", None) or (repo if hasattr(repo, "common_dir") else None)
+    if paths is None:
+        return None
+    try:
+        from .memory import identity
+    except ImportError:
+        return None
+    try:
+        return identity.current(paths).value
+    except Exception:  # a refused or unreadable identity: fall back to our own chain
+        return None
+
+
 def project_name(repo: Any) -> str:
     """The project identity shared by every worktree of this repository."""
+    found = _memory_identity(repo)
+    if found:
+        return found
     root = _main_checkout(repo)
     name = read_project_file(root)
     if name:

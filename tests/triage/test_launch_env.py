@@ -49,7 +49,18 @@ def test_same_identity_from_a_worktree(hall_repo) -> None:
     root = hall_repo.root
     wt = root.parent / "wt"
     git(root, "worktree", "add", "-q", "-b", "side", str(wt))
-    assert project_name(open_repo(wt)) == project_name(hall_repo) == root.name
+    committed = (root / ".agentmemory-project").read_text().strip()  # proposed by hall init
+    assert project_name(open_repo(wt)) == project_name(hall_repo) == committed
+
+
+def test_agrees_with_the_memory_store(hall_repo):
+    identity = pytest.importorskip("hallmark.core.memory.identity")
+    assert launch_env(hall_repo, "H-0001")["AGENTMEMORY_PROJECT_NAME"] == identity.current(hall_repo.paths).value
+
+
+def test_uncommitted_identity_file_falls_back_to_main_checkouts_file(git_repo):
+    (git_repo / ".agentmemory-project").write_text("acme-widgets\n")  # not committed
+    assert project_name(git_repo) == "acme-widgets"
 
 
 def test_json_project_file(git_repo: Path) -> None:

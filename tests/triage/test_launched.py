@@ -16,6 +16,11 @@ from hallmark.core.takeover import takeover
 SESSION = "1d1e46f9-35c7-4834-b529-846d5bb82288"
 
 
+def _identity(repo) -> str:
+    """The committed project identity `hall init` proposed (what memory tools are keyed by)."""
+    return (repo.root / ".agentmemory-project").read_text().strip()
+
+
 def _stream(path: Path, cwd: Path, *, ended: bool) -> None:
     lines = [
         {"type": "system", "subtype": "init", "cwd": str(cwd), "session_id": SESSION, "model": "hallmark-standin",
@@ -82,7 +87,7 @@ def test_takeover_stops_the_live_run_and_resumes_by_hand(hall_repo, new_item, co
     assert launched[0]["argv"] == ["--resume", SESSION]
     assert Path(launched[0]["cwd"]).resolve() == wt.resolve()
     assert launched[0]["env"]["HALL_ITEM"] == item_id
-    assert launched[0]["env"]["AGENTMEMORY_PROJECT_NAME"] == hall_repo.root.name
+    assert launched[0]["env"]["AGENTMEMORY_PROJECT_NAME"] == _identity(hall_repo)
     events = items.item_events(hall_repo, item_id)
     names = [e["event"] for e in events]
     assert names[-2:] == ["taken_over", "pulled_back"]
@@ -101,7 +106,7 @@ def test_takeover_print_runs_nothing_and_picks_run_n(hall_repo, new_item, commit
     (runs / "20261130T091000000Z-dev.jsonl").write_text('{"type":"system","subtype":"init"}\n')  # no session yet
     data = hall("takeover", item_id, "--print", "--run", "1", cwd=hall_repo.root).json
     assert data["ran"] is False and data["command"] == ["claude", "--resume", SESSION]
-    assert data["env"] == {"HALL_ITEM": item_id, "AGENTMEMORY_PROJECT_NAME": hall_repo.root.name}
+    assert data["env"] == {"HALL_ITEM": item_id, "AGENTMEMORY_PROJECT_NAME": _identity(hall_repo)}
     assert data["pulled_back"] is False and data["stopped"] is False
     assert f"--resume {SESSION}" in data["shell"]
     assert standin_claude() == []
@@ -139,7 +144,7 @@ def test_new_open_starts_claude_in_the_worktree(hall_repo, standin_claude, hall)
     run = launched[0]
     assert Path(run["cwd"]).resolve() == Path(data["worktree"]).resolve()
     assert run["env"]["HALL_ITEM"] == data["item"]
-    assert run["env"]["AGENTMEMORY_PROJECT_NAME"] == hall_repo.root.name
+    assert run["env"]["AGENTMEMORY_PROJECT_NAME"] == _identity(hall_repo)
     assert "--dangerously-skip-permissions" not in run["argv"]
     plugin = Path(run["argv"][run["argv"].index("--plugin-dir") + 1])
     assert (plugin / ".claude-plugin" / "plugin.json").is_file()

@@ -109,7 +109,9 @@ class DiffView(ScrollView, can_focus=True):
         self.file_starts: list[int] = []
         self.hunk_starts: list[int] = []
         self._cache: LRUCache[tuple[int, int], Strip] = LRUCache(2000)
-        self._syntax: dict[int, Syntax] = {}
+        self._lexers: dict[int, Any] = {}
+        self._styles: dict[str, Style] = {}
+        self._theme = Syntax.get_theme("ansi_dark")
         self._current_file = -1
         self.cursor = 0  # the file or hunk header ]/[ and }/{ last landed on
 
@@ -118,7 +120,7 @@ class DiffView(ScrollView, can_focus=True):
         self.diff = diff
         self.rows, self.file_starts, self.hunk_starts = flatten(diff)
         self._cache.clear()
-        self._syntax.clear()
+        self._lexers.clear()
         longest = 0
         for f in diff.files:
             for hunk in f.hunks:
@@ -133,6 +135,7 @@ class DiffView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._styles.clear()
 
     # -- navigation ----------------------------------------------------------------------------
     @property
@@ -215,21 +218,37 @@ class DiffView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
 
     def _highlight(self, file_index: int, text: str) -> Text:
-        syntax = self._syntax.get(file_index)
-        if syntax is None:
-            assert self.diff is not None
-            path = self.diff.files[file_index].path
-            lexer = Syntax.guess_lexer(path, code="")
-            syntax = Syntax("", lexer, theme="ansi_dark", background_color="default")
-            self._syntax[file_index] = syntax
+        """One line, highlighted with the file's pygments lexer (created once per file)."""
         if len(text) > MAX_LINE:
             text = text[:MAX_LINE] + "…"
-        highlighted = syntax.highlight(text)
-        highlighted.rstrip()
-        return highlighted
+        lexer = self._lexers.get(file_index, False)
+        if lexer is False:
+            lexer = self._lexer_for(file_index)
+            self._lexers[file_index] = lexer
+        if lexer is None:
+            return Text(text)
+        out = Text()
+        style_for = self._theme.get_style_for_token
+        for token_type, value in lexer.get_tokens(text):
+            out.append(value.rstrip("\n"), style_for(token_type))
+        return out
+
+    def _lexer_for(self, file_index: int) -> Any:
+        from pygments.lexers import get_lexer_for_filename
+        from pygments.util import ClassNotFound
+
+        assert self.diff is not None
+        path = self.diff.files[file_index].path
+        try:
+            return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
+        except ClassNotFound:
+            return None
 
     def _build(self, row: Row, width: int) -> Strip:
         console = self.app.console
