@@ -29,13 +29,11 @@ def main(lines: int = 5000) -> None:
     (root / "app.py").write_text("x = 1\n")
     git("add", "-A")
     git("commit", "-q", "-m", "start")
-    from textual.app import App
-
     from hallmark.core import items, setup_repo
     from hallmark.core.diff import item_diff
     from hallmark.core.repo import open_repo
     from hallmark.tui.screens.diff import DiffScreen
-    from hallmark.tui.widgets.diff_view import DiffView
+    from textual.app import App
 
     setup_repo.init(root)
     repo = open_repo(root)
@@ -69,7 +67,6 @@ def main(lines: int = 5000) -> None:
                 await pilot.pause(0.005)
             await pilot.pause()
             opened = time.perf_counter() - started
-            view = screen.query_one(DiffView)
             started = time.perf_counter()
             for _ in range(20):
                 await pilot.press("pagedown")
