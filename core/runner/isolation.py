@@ -31,14 +31,23 @@ def isolation_args(role: str) -> list[str]:
 
 
 def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[Path], *,
-                         isolated: bool) -> dict[str, Any]:
-    """The `--settings` JSON for one run."""
+                         isolated: bool, git_dir: Path | None = None) -> dict[str, Any]:
+    """The `--settings` JSON for one run.
+
+    File tools read only the run's directories; commands run in Claude Code's sandbox and write
+    only the working directory (editing roles), the run's directory, the temp dir and the git
+    directory (never its hooks or config); no network; no unsandboxed retry.
+    """
     read_roots = [str(cwd), str(run_dir)]
     allow = [f"Read({root}/**)" for root in read_roots] + ["Glob", "Grep"]
     deny = ["WebFetch", "WebSearch"] + [f"Read({p})" for p in DENY_READ]
+    deny_write: list[str] = []
     if role not in EDITING_ROLES:
         deny += ["Edit", "Write", "MultiEdit", "NotebookEdit"]
-    writable = [str(cwd), str(run_dir), *(str(p) for p in write_dirs)] if role in EDITING_ROLES else [str(run_dir)]
+        deny_write.append(str(cwd))
+    allow_write = [str(run_dir), *(str(p) for p in write_dirs)]
+    if git_dir is not None:
+        deny_write += [str(git_dir / "hooks"), str(git_dir / "config")]
     return {
         "disableAllHooks": bool(isolated),
         "permissions": {
@@ -51,8 +60,8 @@ def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[P
             "enabled": True,
             "autoAllowBashIfSandboxed": True,
             "allowUnsandboxedCommands": False,
-            "writePaths": writable,
-            "network": {"allowUnixSockets": [], "allowLocalBinding": False},
+            "network": {"allowedDomains": [], "allowUnixSockets": [], "allowLocalBinding": False},
+            "filesystem": {"allowWrite": allow_write, "denyWrite": deny_write, "denyRead": list(DENY_READ)},
         },
         "env": {name: "" for name in REMOVE_ENV},
     }

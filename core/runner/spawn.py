@@ -345,7 +345,7 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     actor = ROLE_ACTOR.get(spec.role, spec.role)
     prompt_path.write_text(spec.prompt, encoding="utf-8")
     settings = confinement_settings(spec.role, spec.cwd, folder, spec.write_dirs,
-                                    isolated=spec.role in ISOLATED_ROLES)
+                                    isolated=spec.role in ISOLATED_ROLES, git_dir=_git_dir(repo))
     settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
     prompt_in_argv = len(spec.prompt.encode("utf-8")) < ARG_LIMIT and not spec.prompt.startswith("-")
     command = build_command(repo, spec, settings_path, prompt_in_argv=prompt_in_argv)
@@ -402,6 +402,13 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
         return _finish(repo, spec, run_path, stderr_path, tracker, exit_code, duration_ms, failure, actor, jpath)
     finally:
         lock.release()
+
+
+def _git_dir(repo: Any) -> Path | None:
+    try:
+        return Path(repo.paths.common_dir)
+    except AttributeError:
+        return None
 
 
 def _feed(proc: subprocess.Popen[bytes], prompt: str) -> None:
