@@ -104,6 +104,7 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
         included.append({"id": learning.id, "kind": learning.kind, "pattern": learning.pattern,
                          "paths": learning.paths, "why": why, "tokens": cost})
     text = "\n".join(lines) + "\n" if included else ""
+    # the per-line sum of rounded-up estimates bounds the whole, so the cap holds for the text
     return {"project": project, "effort": effort or "high", "cap_tokens": cap, "limit_tokens": limit,
-            "tokens": used if included else 0, "token_estimate": TOKEN_METHOD, "learnings": included,
+            "tokens": estimate_tokens(text), "token_estimate": TOKEN_METHOD, "learnings": included,
             "omitted": omitted, "text": text, "memory_restored": True}
