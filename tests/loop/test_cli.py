@@ -177,3 +177,27 @@ def test_a_daemon_without_heartbeat_shows_in_the_inbox(loop_repo, hall):
     daemon._update_state(expected=False)
     hall("daemon", "status", cwd=loop_repo.root)
     assert inbox.report(loop_repo)["entries"] == []
+
+
+def test_text_renderers_show_what_a_person_needs(loop_repo, ready_item, scenario, kit):
+    import io
+
+    from hallmark.core.loop import budget, fix, usage
+    from hallmark.tui.cli import cmd_loop
+    from rich.console import Console
+
+    scenario({"review": [kit.reject()]})
+    item_id = _to_review(loop_repo, ready_item, kit)
+    review.review(loop_repo, item_id)
+
+    def render(thing) -> str:
+        out = io.StringIO()
+        Console(file=out, width=200).print(thing)
+        return out.getvalue()
+
+    shown = render(cmd_loop.text_findings(fix.findings_report(loop_repo, item_id)))
+    assert "F-1" in shown and "major" in shown and "app.py:5" in shown and "1 open finding" in shown
+    shown = render(cmd_loop.text_usage(usage.report(loop_repo, by="role")))
+    assert "review" in shown and "total" in shown and "$0.00" in shown
+    shown = render(cmd_loop.text_budget(budget.status(loop_repo)))
+    assert "daily total" in shown and "4,000,000" in shown and "max $6 a run" in shown and item_id in shown

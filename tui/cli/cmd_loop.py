@@ -134,6 +134,63 @@ def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+# -- readable text on a TTY (JSON stays the API) ------------------------------------------------
+
+
+def text_findings(result: dict[str, Any]) -> Any:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    parts: list[Any] = [Text(f"{result['item']} · {result['state']} · round {result['round']} · "
+                             f"{result['open']} open finding(s)", style="bold")]
+    if result["findings"]:
+        table = Table()
+        for col in ("id", "status", "severity", "lens", "where", "scenario"):
+            table.add_column(col)
+        for f in result["findings"]:
+            where = f"{f['file']}:{f['line']}" if f.get("line") is not None else str(f.get("file"))
+            table.add_row(f["id"], f["status"], f["severity"], f["lens"], where, Text(f["scenario"]))
+        parts.append(table)
+    for check in result["failing_checks"]:
+        parts.append(Text(f"✗ {check['command']} exited {check['exit_code']}", style="red"))
+        parts.append(Text(str(check.get("output") or "")))
+    return Group(*parts)
+
+
+def text_usage(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"usage by {result['by']}" + (f" since {result['since'][:10]}" if result.get("since") else ""))
+    for col in ("key", "runs", "input", "output", "cache read", "cache write", "cost (list)"):
+        table.add_column(col, justify="left" if col == "key" else "right")
+    for row in [*result["rows"], dict(result["total"], key="total")]:
+        table.add_row(str(row["key"]), str(row["runs"]), f"{row['input_tokens']:,}", f"{row['output_tokens']:,}",
+                      f"{row['cache_read_tokens']:,}", f"{row['cache_write_tokens']:,}", f"${row['cost_usd']:.2f}")
+    return table
+
+
+def text_budget(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    def cap(value: Any) -> str:
+        return "none" if value is None else f"{value:,}"
+
+    daily = result["daily"]
+    table = Table(title=f"budget for {result['day']}" + (" · PAUSED" if daily["paused"] else ""))
+    for col in ("level", "used", "cap", "note"):
+        table.add_column(col)
+    table.add_row("daily total", f"{daily['used']:,}", cap(daily["limit"]),
+                  f"granted {daily['granted']:,}" if daily["granted"] else "")
+    for role, room in result["rooms"].items():
+        note = f"max ${room['max_usd_per_run']:g} a run" if room["max_usd_per_run"] is not None else "no per-run cap"
+        table.add_row(f"room {role}", f"{room['used']:,}", cap(room["daily"]), note + (" · closed" if room["closed"] else ""))
+    for entry in result["per_item"]["items"]:
+        table.add_row(f"item {entry['item']}", f"{entry['tokens']:,}", cap(entry["allowance"]),
+                      "held (budget)" if entry["held"] else "")
+    return table
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from hallmark.core.loop import verdict
 
@@ -143,7 +200,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", nargs="?", help="the item (default: the file's `item`, else this worktree's)")
     p.add_argument("--file", required=True, help="a JSON verdict (hall schema verdict)")
 
-    p = add(sub, "findings", cmd_findings, "Open findings and failing checks of an item.")
+    p = add(sub, "findings", cmd_findings, "Open findings and failing checks of an item.", text=text_findings)
     p.add_argument("id", nargs="?")
 
     p = add(sub, "fixed", cmd_fixed, "Record what the commit fixes (and disputes), then resubmit to checks.")
@@ -159,12 +216,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--holder", help="who holds the lease (default: role@host:pid)")
     p.add_argument("--ttl", type=float, default=900.0, help="lease lifetime in seconds")
 
-    p = add(sub, "usage", cmd_usage, "Tokens and list-price cost of every model run.")
+    p = add(sub, "usage", cmd_usage, "Tokens and list-price cost of every model run.", text=text_usage)
     p.add_argument("--by", default="item", choices=["item", "room", "role", "model", "day"])
     p.add_argument("--since", help="a duration (7d, 24h) or a date (2026-11-01)")
     p.add_argument("--item")
 
-    p = add(sub, "budget", cmd_budget, "The budget caps and today's spend; --set a cap, --grant past the daily cap.")
+    p = add(sub, "budget", cmd_budget, "The budget caps and today's spend; --set a cap, --grant past the daily cap.",
+            text=text_budget)
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="daily=4M, per_item=800k, review.max_usd=3")
     p.add_argument("--grant", nargs="?", const="", default=None, metavar="TOKENS",
                    help="let the loop go past the daily cap today (default: another `daily`)")
