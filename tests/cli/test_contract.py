@@ -207,3 +207,11 @@ def test_every_verb_in_every_state_through_the_cli(hall_repo):
             assert proc.returncode == 4, (verb, state, proc.stdout)
             assert reply["error"]["code"] == expected, (verb, state, reply)
             assert repo.paths.item_journal(item_id).read_bytes() == before, (verb, state)
+
+
+def test_bare_hall_off_a_tty_prints_the_status_as_json(hall, hall_repo):
+    new_item(hall, hall_repo.root, "bare")
+    reply = hall(cwd=hall_repo.root)
+    assert reply.code == 0 and reply.json["items"][0]["title"] == "bare" and reply.json["next"]
+    elsewhere = hall("-C", str(hall_repo.root), "status", cwd=hall_repo.root.parent)
+    assert elsewhere.code == 0 and elsewhere.json["items"][0]["item"] == "H-0001"
