@@ -74,6 +74,24 @@ def finding_text(finding: dict[str, Any], *, where: bool = False) -> str:
     return f"{mark} {finding.get('id', '')} {severity} [{finding.get('lens') or '?'}] {place}{text}".rstrip()
 
 
+_LEXERS: dict[str, Any] = {}
+
+
+def lexer_for_path(path: str) -> Any:
+    """A pygments lexer for the file name, shared per suffix (finding one scans every lexer)."""
+    name = path.rsplit("/", 1)[-1]
+    key = "." + name.rsplit(".", 1)[-1] if "." in name else name
+    if key not in _LEXERS:
+        from pygments.lexers import get_lexer_for_filename
+        from pygments.util import ClassNotFound
+
+        try:
+            _LEXERS[key] = get_lexer_for_filename(name, stripnl=False, ensurenl=False)
+        except ClassNotFound:
+            _LEXERS[key] = None
+    return _LEXERS[key]
+
+
 class DiffView(ScrollView, can_focus=True):
     """The unified diff of every file of an item's change, rendered lazily."""
 
@@ -240,15 +258,8 @@ class DiffView(ScrollView, can_focus=True):
         return out
 
     def _lexer_for(self, file_index: int) -> Any:
-        from pygments.lexers import get_lexer_for_filename
-        from pygments.util import ClassNotFound
-
         assert self.diff is not None
-        path = self.diff.files[file_index].path
-        try:
-            return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
-        except ClassNotFound:
-            return None
+        return lexer_for_path(self.diff.files[file_index].path)
 
     def _build(self, row: Row, width: int) -> Strip:
         console = self.app.console
