@@ -117,6 +117,26 @@ def check_daily(repo: Repo) -> Block | None:
     return Block("daily", reason)
 
 
+PLAN_PAUSE_S = 3600  # when the limit's reset time is unknown
+
+
+def pause_for_plan(repo: Repo, resets_at: str | None) -> dict[str, Any]:
+    """A rate or plan limit: the model workers pause until it resets (recorded as `paused`)."""
+    until = resets_at or clock.stamp(clock.now() + timedelta(seconds=PLAN_PAUSE_S))
+    return journal.append(repo.paths.repo_journal, "paused", item=None, actor=ACTOR, level="plan", until=until,
+                          reason="Claude's rate or plan limit was reached; model runs wait until it resets")
+
+
+def check_plan(repo: Repo) -> Block | None:
+    pauses = [e for e in repo.index.events(kinds=["paused"], repo_level=True) if e.get("level") == "plan"]
+    if not pauses:
+        return None
+    until = pauses[-1].get("until")
+    if until and clock.parse_time(until) > clock.now():
+        return Block("plan", f"Claude's limit was reached; model runs wait until {until}")
+    return None
+
+
 def check_room(repo: Repo, role: str) -> Block | None:
     cap = room_cap(repo, role)
     if cap is None:

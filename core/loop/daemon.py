@@ -65,6 +65,9 @@ def _pid_alive(pid: int | None) -> bool:
 def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
     """Two failed runs in a row hold the item for a person (`run_failed`)."""
     view = items.fold_item(repo, item_id)
+    ended = [e for e in items.item_events(repo, item_id) if e.get("event") == "run_ended"]
+    if ended and ended[-1].get("rate_limited"):
+        return False  # the plan's limit is not the item's fault: the loop pauses instead
     if view.run_failures >= 2 and not view.hold:
         items.record(repo, item_id, "held", actor="hall", kind="run_failed",
                      reason=f"{view.run_failures} failed runs in a row; see hall trace {item_id}")
@@ -93,8 +96,14 @@ def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
 def do_review(repo: Repo, view: states.ItemView) -> dict[str, Any]:
     from . import review
 
-    result = review.review(repo, view.id)
+    return _after_run(repo, view, review.review(repo, view.id))
+
+
+def _after_run(repo: Repo, view: states.ItemView, result: dict[str, Any]) -> dict[str, Any]:
     if result["outcome"] == "run_failed":
+        if result.get("rate_limited"):
+            budget.pause_for_plan(repo, result.get("resets_at"))
+            result["paused"] = True
         result["held"] = hold_after_failed_runs(repo, view.id)
     return result
 
@@ -102,10 +111,7 @@ def do_review(repo: Repo, view: states.ItemView) -> dict[str, Any]:
 def do_fix(repo: Repo, view: states.ItemView) -> dict[str, Any]:
     from . import fix
 
-    result = fix.run_fixer(repo, view.id)
-    if result["outcome"] == "run_failed":
-        result["held"] = hold_after_failed_runs(repo, view.id)
-    return result
+    return _after_run(repo, view, fix.run_fixer(repo, view.id))
 
 
 def do_ship(repo: Repo, view: states.ItemView) -> dict[str, Any]:
@@ -169,7 +175,7 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
     for view in candidates(repo):
         role, step, model_role = STEPS[view.state]
         if model_role is not None:
-            paused = paused or budget.check_daily(repo)
+            paused = paused or budget.check_plan(repo) or budget.check_daily(repo)
             if paused:
                 continue
             block = budget.check_room(repo, model_role) or budget.check_item(repo, view)

@@ -70,7 +70,8 @@ def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
                                             *(f"Bash({c}:*)" for c in repo.config.dev_commands)])
         result = spawn.run(repo, spec)
         if not result.ok:
-            return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name}
+            return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name,
+                    "rate_limited": result.rate_limited, "resets_at": result.resets_at}
         run_name = result.name
     else:
         run_name = _external(repo, view, engine)

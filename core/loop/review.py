@@ -167,7 +167,8 @@ def review(repo: Repo, item_id: str) -> dict[str, Any]:
                                         "Bash(git show:*)", "Bash(git status:*)"])
     result = spawn.run(repo, spec)
     if not result.ok:
-        return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name}
+        return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name,
+                "rate_limited": result.rate_limited, "resets_at": result.resets_at}
     verdict = _verdict.parse(result.structured_output, source="structured_output")
     outcome = apply_verdict(repo, item_id, verdict, actor=ACTOR, model=result.model, run=result.name)
     outcome["run"] = result.name

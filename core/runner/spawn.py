@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -78,6 +79,8 @@ class RunResult:
     usage: list[dict[str, Any]] = field(default_factory=list)
     model: str = ""
     session_id: str = ""
+    rate_limited: bool = False
+    resets_at: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -302,6 +305,31 @@ def _journal_path(repo: Any, item_id: str | None) -> Path:
     return repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
 
 
+_RESET = re.compile(r"limit reached\|(\d{9,11})")
+
+
+def rate_limit(result: dict[str, Any] | None, stderr_tail: str) -> tuple[bool, str | None]:
+    """Whether the run hit the API's rate limit or the plan's usage limit, and when it resets."""
+    text = stderr_tail
+    if result:
+        text += " " + json.dumps({k: result.get(k) for k in ("result", "errors", "api_error_status")})
+        if result.get("api_error_status") == 429:
+            return True, _reset_time(text)
+    lowered = text.lower()
+    if "usage limit reached" in lowered or "rate limit" in lowered or "rate_limit_error" in lowered:
+        return True, _reset_time(text)
+    return False, None
+
+
+def _reset_time(text: str) -> str | None:
+    match = _RESET.search(text)
+    if not match:
+        return None
+    from datetime import UTC, datetime
+
+    return clock.stamp(datetime.fromtimestamp(int(match.group(1)), UTC))
+
+
 def judge(spec: RunSpec, exit_code: int | None, timed_out: bool, tracker: _Tracker, stderr_tail: str) -> str | None:
     """Why the run failed, or None."""
     timeout = spec.timeout_s
@@ -440,6 +468,7 @@ def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker
     except OSError:
         pass
     rows = usage_rows(tracker.result, tracker.model)
+    limited, resets = rate_limit(tracker.result, _tail(stderr_path)) if failure else (False, None)
     result = tracker.result or {}
     turns = _int(result.get("num_turns"))
     for row in rows:
@@ -448,9 +477,10 @@ def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker
                        cache_read_tokens=row["cache_read_tokens"], cache_write_tokens=row["cache_write_tokens"],
                        turns=turns, duration_ms=_int(result.get("duration_ms")) or duration_ms,
                        cost_usd=row["cost_usd"], standin=row["standin"], session=tracker.session_id)
+    extra = {"rate_limited": True, "resets_at": resets} if limited else {}
     journal.append(jpath, "run_ended", item=spec.item_id, actor=actor, run=run_path.name, role=spec.role,
-                   exit_code=exit_code, duration_ms=duration_ms, failed=failure, session=tracker.session_id)
+                   exit_code=exit_code, duration_ms=duration_ms, failed=failure, session=tracker.session_id, **extra)
     return RunResult(path=run_path, role=spec.role, item_id=spec.item_id, cwd=str(spec.cwd), exit_code=exit_code,
                      duration_ms=duration_ms, failure=failure, result=tracker.result,
                      structured_output=(tracker.result or {}).get("structured_output"), usage=rows,
-                     model=tracker.model, session_id=tracker.session_id)
+                     model=tracker.model, session_id=tracker.session_id, rate_limited=limited, resets_at=resets)

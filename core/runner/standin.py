@@ -423,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
                                "maxOutputTokens": 64000}},
         "permission_denials": [], "uuid": str(uuid.uuid4()),
     }
+    if step.get("api_error_status"):
+        result["api_error_status"] = step["api_error_status"]
     if subtype == "success":
         result["result"] = "Stand-in run finished (hallmark-standin: no model ran)."
     else:

@@ -118,3 +118,20 @@ def test_trace_reads_the_runners_files(loop_repo, ready_item, scenario, kit, hal
     assert info["model"] == "hallmark-standin" and info["ended"] is True and info["failure"] is None
     r = hall("trace", "--file", str(path), "--json", cwd=loop_repo.root)
     assert r.code == 0
+
+
+def test_a_rate_limit_pauses_the_loop_without_holding_the_item(loop_repo, ready_item, scenario, kit, monkeypatch):
+    scenario({"review": [{"subtype": "error_during_execution", "api_error_status": 429}, kit.approve()]})
+    item_id = ready_item()
+    kit.run_loop(loop_repo)
+    view = items.fold_item(loop_repo, item_id)
+    assert view.state == states.REVIEW and view.hold == ""
+    (ended,) = kit.events(loop_repo, item_id, "run_ended")
+    assert ended["rate_limited"] is True
+    (paused,) = [e for e in loop_repo.index.events(kinds=["paused"], repo_level=True)]
+    assert paused["level"] == "plan"
+    kit.run_loop(loop_repo)  # still paused: nothing runs
+    assert len(kit.events(loop_repo, item_id, "run_ended")) == 1
+    monkeypatch.setenv("HALLMARK_FIXED_NOW", clock.stamp(clock.now() + timedelta(hours=2)))
+    kit.run_loop(loop_repo)
+    assert items.fold_item(loop_repo, item_id).state == states.CLOSED
