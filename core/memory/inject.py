@@ -95,8 +95,10 @@ def _context(paths: RepoPaths) -> str:
     if waiting:
         parts.append(f"{waiting} proposed learnings wait for a person's review (`hall library review`); "
                      "they are not part of this context.")
-    if store.unreadable:
-        parts.append(f"{len(store.unreadable)} learning files could not be read and were left out (`hall doctor`).")
+    unreadable = index.unreadable()
+    if unreadable:
+        parts.append(f"{len(unreadable)} learning files could not be read and were left out "
+                     "(`hall library audit --verify`).")
     return "\n\n".join(parts) + "\n"
 
 

@@ -187,6 +187,24 @@ class SearchIndex:
             (project, *statuses)).fetchall()
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
+    def known_ids(self) -> set[str]:
+        return {row[0] for row in self.db().execute("SELECT lid FROM learnings")}
+
+    def unreadable(self) -> list[str]:
+        """Learning files on disk the index could not take in (corrupt, or written behind its back)."""
+        from .store import parse
+
+        out = []
+        known = self.known_ids()
+        for path in self.store.learnings_dir.glob("L-*.md"):
+            if path.stem in known:
+                continue
+            try:
+                parse(path.read_text(encoding="utf-8"), str(path))
+            except (ValueError, OSError, TypeError):
+                out.append(str(path))
+        return out
+
     def scoped(self, project: str) -> list[Learning]:
         """Active learnings that carry path globs (the candidates for path-scoped briefing)."""
         rows = self.db().execute(

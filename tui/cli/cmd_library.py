@@ -6,6 +6,7 @@ Each handler calls one verb in hallmark.core.memory and returns a dict with `nex
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -189,6 +190,10 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
             raise
         return {"memory_restored": False, "degraded": exc.message, "learnings": [], "tokens": 0,
                 "text": inject.degraded_text(exc.message), "next": ["hall doctor", *exc.next]}
+    except (OSError, sqlite3.Error, ValueError) as exc:  # the store cannot be read: say so, plainly
+        reason = f"the memory store could not be read ({type(exc).__name__}: {exc})"
+        return {"memory_restored": False, "degraded": reason, "learnings": [], "tokens": 0,
+                "text": inject.degraded_text(reason), "next": ["hall doctor"]}
     result["next"] = ["hall library search <words>", "hall library list"]
     return result
 
