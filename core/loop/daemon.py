@@ -28,6 +28,7 @@ HEARTBEAT_STALE_S = 300
 DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
+IDLE_OUTCOMES = frozenset({"question_defaulted", "error"})  # not progress: --until-idle may stop
 
 
 def state_path() -> Path:
@@ -200,6 +201,9 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
             except HallError as exc:
                 result = {"item": view.id, "outcome": "error", "error": exc.to_dict()["error"]}
                 items.record(repo, view.id, "notice", actor=role, kind="loop_error", text=f"{exc.code}: {exc.message}")
+            except Exception as exc:  # noqa: BLE001 - one item's surprise must not stop the loop for the rest
+                result = {"item": view.id, "outcome": "error", "error": {"code": "INTERNAL", "message": repr(exc)}}
+                items.record(repo, view.id, "notice", actor=role, kind="loop_error", text=f"internal error: {exc!r}")
             result["step"] = role
             done.append(result)
         finally:
@@ -244,7 +248,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
             passes += 1
             steps += work
             _update_state(heartbeat=clock.stamp(), passes=passes, last_work=len(work))
-            if until_idle and not [w for w in work if w.get("outcome") != "question_defaulted"]:
+            if until_idle and not [w for w in work if w.get("outcome") not in IDLE_OUTCOMES]:
                 break
             if max_passes is not None and passes >= max_passes:
                 break

@@ -135,3 +135,19 @@ def test_a_rate_limit_pauses_the_loop_without_holding_the_item(loop_repo, ready_
     monkeypatch.setenv("HALLMARK_FIXED_NOW", clock.stamp(clock.now() + timedelta(hours=2)))
     kit.run_loop(loop_repo)
     assert items.fold_item(loop_repo, item_id).state == states.CLOSED
+
+
+def test_one_broken_item_neither_stops_the_loop_nor_spins_it(loop_repo, ready_item, scenario, kit):
+    import shutil
+    from pathlib import Path
+
+    scenario({"review": [kit.approve()]})
+    broken = ready_item(title="broken")
+    shutil.rmtree(items.fold_item(loop_repo, broken).worktree)
+    fine = ready_item(title="fine")
+    result = kit.run_loop(loop_repo)
+    assert result["passes"] < 10
+    assert items.fold_item(loop_repo, fine).state == states.CLOSED
+    notices = kit.events(loop_repo, broken, "notice")
+    assert notices and notices[0]["kind"] == "loop_error"
+    assert not Path(items.fold_item(loop_repo, broken).worktree).exists()
