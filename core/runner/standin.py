@@ -25,7 +25,7 @@ Any other role (dev, librarian, intake): {"say": […], "edits": […], "message
 "commands": [...], "text": "last words", "structured_output": {...}} (returned when --json-schema was
 passed, as the real CLI does).
 A fix step: {"edits": [{"file", "append"|"write"|"remove_lines_containing"}], "message": "…",
-"fixed": ["F-1"], "dispute": {"F-2": "reason"}, "commit": true, "no_submit": false}.
+"fixed": ["F-1"], "dispute": {"F-2": "reason"}, "commit": true, "no_submit": false, "commands": [...]}.
 `HALL_STANDIN_PACE` (seconds between lines, default 0.05) sets the pace; tests set 0.
 """
 
@@ -313,6 +313,8 @@ def do_fix(model: Model, step: dict[str, Any], prompt: str) -> None:
             edits.append({"file": match.group(2), "remove_lines_containing": "FIXME"})
     for edit in edits:
         _apply_edit(model, edit)
+    for command in step.get("commands") or []:  # e.g. run the tests before committing
+        model.bash(str(command))
     if step.get("commit", True) and edits:
         message = step.get("message") or ("Fix " + ", ".join(fixed) if fixed else "Stand-in fix")
         model.bash(f"git add -A && git commit -q -m {shlex.quote(message)}", "Commit the fix")
