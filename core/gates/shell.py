@@ -1,0 +1,378 @@
+"""Read a Bash command the way bash would: a real parser (tree-sitter-bash), never text matching.
+
+`walk(text, on_command)` calls `on_command(cmd)` for every simple command bash could run,
+including those inside compound commands, functions, subshells, command and process
+substitutions, and the heredocs, here-strings and pipes a shell reads as code. Wrappers and
+git/gh meaning live in push.py; this module only knows the shell's grammar.
+
+A command made only of plain words (no quotes, no expansions, no operators) is split without
+loading the parser: for that subset, splitting on blanks is exactly what bash does, and it keeps
+the common `git push origin main` free of the 18 ms parser import.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+MAX_LENGTH = 16_384  # longer commands are not followed (strict mode denies them)
+MAX_DEPTH = 8  # nested sh -c / eval / aliases
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "busybox"})
+
+_PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,-]+(?:[ \t]+[A-Za-z0-9_./:=@%+,-]+)*")
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
+                       "until", "do", "done", "in", "function", "time", "coproc", "{", "}", "[[", "]]", "!"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+class Word:
+    """One shell word: its value when literal, else its source text (literal=False)."""
+
+    __slots__ = ("text", "literal")
+
+    def __init__(self, text: str, literal: bool = True) -> None:
+        self.text = text
+        self.literal = literal
+
+    def __repr__(self) -> str:
+        return f"Word({self.text!r}{'' if self.literal else ', dynamic'})"
+
+
+class Command:
+    """One simple command as bash would run it (before any wrapper is unwrapped)."""
+
+    __slots__ = ("words", "env", "cwd", "stdin", "source", "depth")
+
+    def __init__(self, words: list[Word], env: dict[str, str], cwd: str | None, stdin: str | None,
+                 source: str, depth: int) -> None:
+        self.words = words
+        self.env = env  # literal VAR=value prefixes
+        self.cwd = cwd  # the directory it runs in; None when a computed `cd` made it unknowable
+        self.stdin = stdin  # literal text a heredoc, here-string or pipe feeds it; None if none/unknown
+        self.source = source
+        self.depth = depth
+
+    @property
+    def argv(self) -> list[str]:
+        return [w.text for w in self.words]
+
+    def __repr__(self) -> str:
+        return f"Command({self.argv!r})"
+
+
+class Problem:
+    """Something the parser could not follow (a parse error, an over-long or over-deep command)."""
+
+    __slots__ = ("kind", "detail", "source")
+
+    def __init__(self, kind: str, detail: str, source: str) -> None:
+        self.kind = kind
+        self.detail = detail
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Problem({self.kind!r}, {self.detail!r})"
+
+
+def plain_split(text: str) -> list[str] | None:
+    """Split a command made only of plain words (the subset where blanks are the only syntax)."""
+    stripped = text.strip(" \t")
+    if not stripped or not _PLAIN.fullmatch(stripped):
+        return None
+    words = stripped.split()
+    if any(w in _RESERVED for w in words):
+        return None
+    return words
+
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return _PARSER
+
+
+# -- word values -------------------------------------------------------------------------
+
+_DQ_ESCAPES = re.compile(r"\\([$`\"\\\n])")
+_ANSI = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.S)
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+                "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
+                      "arithmetic_expansion", "brace_expression"})
+
+
+def _unescape_word(raw: str) -> str:
+    out = []
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\" and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            if nxt != "\n":
+                out.append(nxt)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _ansi_c(body: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        head = code[0]
+        if head in "xuU":
+            return chr(int(code[1:], 16)) if int(code[1:], 16) < 0x110000 else ""
+        if head.isdigit():
+            return chr(int(code, 8) & 0xFF)
+        if head == "c":
+            return chr(ord(code[1]) & 0x1F)
+        return _ANSI_SIMPLE.get(code, "\\" + code)
+
+    return _ANSI.sub(one, body)
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def word_value(node) -> Word:
+    kind = node.type
+    if kind in ("word", "number", "special_variable_name"):
+        raw = _text(node)
+        value = _unescape_word(raw)
+        if value.startswith("~") and (len(value) == 1 or value[1] == "/"):
+            value = os.path.expanduser("~") + value[1:]
+        return Word(value, True)
+    if kind == "raw_string":
+        return Word(_text(node)[1:-1], True)
+    if kind == "ansi_c_string":
+        return Word(_ansi_c(_text(node)[2:-1]), True)
+    if kind in ("string", "translated_string"):
+        if any(child.type in _DYNAMIC for child in node.children):
+            return Word(_text(node), False)
+        raw = _text(node)
+        raw = raw[1:] if raw.startswith("$") else raw
+        return Word(_DQ_ESCAPES.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), raw[1:-1]), True)
+    if kind == "concatenation":
+        parts = [word_value(child) for child in node.children]
+        return Word("".join(p.text for p in parts), all(p.literal for p in parts))
+    if kind in _DYNAMIC:
+        return Word(_text(node), False)
+    return Word(_text(node), False)
+
+
+# -- the walk ----------------------------------------------------------------------------
+
+UNKNOWN = "\x00dynamic"  # stdin or a value the shell computes at run time
+
+
+class Walker:
+    """Walks bash source and reports every simple command and every problem."""
+
+    def __init__(self, on_command: Callable[[Command], None], on_problem: Callable[[Problem], None]) -> None:
+        self.on_command = on_command
+        self.on_problem = on_problem
+
+    # entry point, also used for nested sources (sh -c, eval, heredocs read by a shell, aliases)
+    def source(self, text: str, cwd: str | None, depth: int = 0, env: dict[str, str] | None = None,
+               stdin: str | None = None) -> None:
+        if depth > MAX_DEPTH:
+            self.on_problem(Problem("too_deep", f"nested more than {MAX_DEPTH} levels", text))
+            return
+        if len(text) > MAX_LENGTH:
+            self.on_problem(Problem("too_long", f"{len(text)} characters (over {MAX_LENGTH})", text[:200]))
+            return
+        plain = plain_split(text)
+        if plain is not None:
+            words = [Word(w) for w in plain]
+            cmd_env = dict(env or {})
+            while words and _ASSIGNMENT.match(words[0].text) and len(words) > 0:
+                name, _, value = words[0].text.partition("=")
+                cmd_env[name] = value
+                words = words[1:]
+            if words:
+                self.on_command(Command(words, cmd_env, cwd, stdin, text, depth))
+            return
+        tree = _parser().parse(text.encode("utf-8"))
+        root = tree.root_node
+        if root.has_error:
+            self.on_problem(Problem("parse_error", "bash cannot parse this command", text[:200]))
+        state = {"cwd": cwd}
+        self._block(root, state, depth, env or {})
+
+    # statements in sequence share the shell state (a literal `cd` moves later commands)
+    def _block(self, node, state: dict, depth: int, env: dict[str, str]) -> None:
+        for child in node.children:
+            self._node(child, state, depth, env)
+
+    def _node(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None = None) -> None:
+        kind = node.type
+        if kind == "command":
+            self._command(node, state, depth, env, stdin)
+        elif kind == "pipeline":
+            self._pipeline(list(node.named_children), state, depth, env)
+        elif kind == "redirected_statement":
+            self._redirected(node, state, depth, env, stdin)
+        elif kind in ("subshell", "command_substitution", "process_substitution"):
+            self._block(node, dict(state), depth, env)
+        elif kind in ("comment", "heredoc_start", "heredoc_end"):
+            return
+        elif node.child_count:
+            self._block(node, state, depth, env)
+
+    def _subs(self, node, state: dict, depth: int, env: dict[str, str]) -> None:
+        """Run the command substitutions inside a word (they execute even when the word is data)."""
+        if node.type in ("command_substitution", "process_substitution"):
+            self._block(node, dict(state), depth, env)
+            return
+        for child in node.children:
+            self._subs(child, state, depth, env)
+
+    def _command(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
+        words: list[Word] = []
+        cmd_env = dict(env)
+        for child in node.children:
+            kind = child.type
+            if kind == "variable_assignment":
+                self._subs(child, state, depth, env)
+                name = child.child_by_field_name("name")
+                value = child.child_by_field_name("value")
+                if name is not None:
+                    val = word_value(value) if value is not None else Word("")
+                    cmd_env[_text(name)] = val.text if val.literal else UNKNOWN
+            elif kind == "command_name":
+                self._subs(child, state, depth, env)
+                inner = child.named_children[0] if child.named_children else child
+                words.append(word_value(inner))
+            elif kind == "herestring_redirect":
+                self._subs(child, state, depth, env)
+                target = child.named_children[-1] if child.named_children else None
+                if target is not None:
+                    val = word_value(target)
+                    stdin = val.text + "\n" if val.literal else None
+            elif kind in ("file_redirect", "heredoc_redirect"):
+                self._subs(child, state, depth, env)
+            elif child.is_named:
+                self._subs(child, state, depth, env)
+                words.append(word_value(child))
+        if not words:
+            return
+        self.on_command(Command(words, cmd_env, state.get("cwd"), stdin, _text(node), depth))
+        self._track_cd(words, state)
+
+    def _track_cd(self, words: list[Word], state: dict) -> None:
+        if words[0].text not in ("cd", "pushd") or not words[0].literal:
+            return
+        args = [w for w in words[1:] if not (w.literal and w.text.startswith("-") and w.text != "-")]
+        if not args:
+            state["cwd"] = os.path.expanduser("~")
+            return
+        target = args[0]
+        if not target.literal or target.text == "-":
+            state["cwd"] = None
+            return
+        base = state.get("cwd")
+        if base is None and not os.path.isabs(target.text):
+            return
+        state["cwd"] = os.path.normpath(os.path.join(base or "/", target.text))
+
+    def _redirected(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
+        body = node.child_by_field_name("body")
+        heredocs: list[tuple[int, str]] = []
+        continuation: list = []
+        for child in node.children:
+            if child is body or child == body:
+                continue
+            if child.type == "heredoc_redirect":
+                text = ""
+                for part in child.children:
+                    if part.type == "heredoc_body":
+                        self._subs(part, state, depth, env)
+                        text = _text(part)
+                    elif part.type == "pipeline" and part.children and part.children[0].type == "|":
+                        continuation.extend(part.named_children)
+                    elif part.type in ("&&", "||", ";", "&"):
+                        continue
+                    elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
+                                                             "file_redirect"):
+                        continuation.append(("after", part))
+                    elif part.type == "file_redirect":
+                        self._subs(part, state, depth, env)
+                heredocs.append((child.start_byte, text))
+            elif child.type == "herestring_redirect":
+                self._subs(child, state, depth, env)
+                target = child.named_children[-1] if child.named_children else None
+                if target is not None:
+                    val = word_value(target)
+                    heredocs.append((child.start_byte, val.text + "\n" if val.literal else UNKNOWN))
+            else:
+                self._subs(child, state, depth, env)
+        if body is None:
+            return
+        piped = [c for c in continuation if not isinstance(c, tuple)]
+        later = [c[1] for c in continuation if isinstance(c, tuple)]
+        if body.type == "pipeline" or piped:
+            elements = list(body.named_children) if body.type == "pipeline" else [body]
+            feeds: dict[int, str | None] = {}
+            for start, text in heredocs:
+                receiver = 0
+                for index, element in enumerate(elements):
+                    if element.start_byte <= start:
+                        receiver = index
+                feeds[receiver] = text
+            self._pipeline(elements + piped, state, depth, env, feeds)
+        else:
+            fed = heredocs[-1][1] if heredocs else stdin
+            self._node(body, state, depth, env, fed)
+        for part in later:
+            self._node(part, state, depth, env)
+
+    def _pipeline(self, elements: list, state: dict, depth: int, env: dict[str, str],
+                  feeds: dict[int, str] | None = None) -> None:
+        """Each element runs in its own subshell; what flows into a shell is code."""
+        feeds = feeds or {}
+        upstream: str | None = None
+        for index, element in enumerate(elements):
+            if index in feeds:
+                fed: str | None = feeds[index]
+            elif index == 0:
+                fed = None
+            else:
+                fed = upstream if upstream is not None else UNKNOWN
+            self._node(element, dict(state), depth, env, fed)
+            upstream = output_of(element, fed)
+
+
+def output_of(node, fed: str | None) -> str | None:
+    """What a pipeline element writes, when it is plainly data (echo, printf, cat of a heredoc)."""
+    if node.type != "command":
+        return None
+    words = [word_value(c.named_children[0] if c.type == "command_name" and c.named_children else c)
+             for c in node.children if c.type == "command_name" or (c.is_named and c.type not in (
+                 "variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect"))]
+    if not words or not all(w.literal for w in words):
+        return None
+    name = os.path.basename(words[0].text)
+    args = [w.text for w in words[1:]]
+    if name == "echo":
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            args = args[1:]
+        return " ".join(args) + "\n"
+    if name == "printf":
+        return " ".join(args) + "\n" if args else ""
+    if name == "cat" and not args:
+        return fed if fed != UNKNOWN else None
+    return None
