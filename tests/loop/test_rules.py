@@ -151,3 +151,17 @@ def test_one_broken_item_neither_stops_the_loop_nor_spins_it(loop_repo, ready_it
     notices = kit.events(loop_repo, broken, "notice")
     assert notices and notices[0]["kind"] == "loop_error"
     assert not Path(items.fold_item(loop_repo, broken).worktree).exists()
+
+
+def test_a_room_over_its_daily_cap_closes_and_items_wait(loop_repo, ready_item, scenario, kit):
+    kit.write_config(loop_repo.root, '[budget.review]\ndaily = "1k"\n')
+    repo = kit.reopen(loop_repo)
+    scenario({"review": [dict(kit.reject(), usage={"input_tokens": 2000}), kit.approve()],
+              "fix": [{"edits": [{"file": "app.py", "append": "# x\n"}], "fixed": ["F-1"]}]})
+    item_id = ready_item()
+    kit.run_loop(repo)
+    view = items.fold_item(repo, item_id)
+    assert view.state == states.REVIEW and view.hold == "" and view.round == 2  # fixed, then waits for review
+    assert len(kit.events(repo, item_id, "verdict")) == 1
+    (entry,) = inbox.report(repo)["entries"]
+    assert entry["kind"] == "budget" and "review room" in entry["text"]

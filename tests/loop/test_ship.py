@@ -78,3 +78,21 @@ def test_the_pr_link_from_the_ship_command_is_recorded(loop_repo, ready_item, sc
     assert view.state == states.CLOSED and view.pr == "https://github.com/o/r/pull/42"
     body = (repo.paths.item_dir(item_id) / "pr-body.md").read_text()
     assert body.startswith("## What") and "## How" in body and item_id in body
+
+
+def test_a_rebase_that_changes_the_patch_pulls_the_item_back(loop_repo, ready_item, scenario, kit):
+    lines = [f"line {n}\n" for n in range(1, 11)]
+    (loop_repo.root / "data.txt").write_text("".join(lines))
+    kit.git(loop_repo.root, "add", "-A")
+    kit.git(loop_repo.root, "commit", "-q", "-m", "data")
+    kit.git(loop_repo.root, "push", "-q", "origin", "main")
+    changed = list(lines)
+    changed[1] = "line 2 changed by the item\n"
+    item_id = _hallmarked(loop_repo, ready_item, scenario, kit, {"data.txt": "".join(changed)})
+    on_main = list(lines)
+    on_main[3] = "line 4 changed on main\n"  # in the item's context, but no conflict
+    _move_base(loop_repo, kit, "data.txt", "".join(on_main))
+    result = ship.ship(loop_repo, item_id)
+    assert result["outcome"] == "pulled_back" and "changed the approved patch" in result["reason"]
+    assert items.fold_item(loop_repo, item_id).state == states.DEVELOPMENT
+    assert kit.git(loop_repo.bare, "branch", "--list", items.fold_item(loop_repo, item_id).branch) == ""
