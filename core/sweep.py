@@ -8,6 +8,7 @@ and journals stay; each removal is a `worktree_removed` event in the item's jour
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +19,18 @@ def _real(path: str | Path) -> str:
     return os.path.realpath(path)
 
 
-def plan(repo: Any) -> tuple[list[states.ItemView], list[dict[str, Any]]]:
+def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.ItemView], list[dict[str, Any]]]:
     """(items whose worktree can go, items kept with the reason), without touching anything."""
     views = repo.index.items()
+    wanted = set(item_ids) if item_ids is not None else None
     registered = {entry["path"]: entry for entry in git.worktrees(repo.root)}
     live_paths = {_real(v.worktree) for v in views if not v.terminal and v.worktree}
     main = _real(repo.root)
     removable: list[states.ItemView] = []
     kept: list[dict[str, Any]] = []
     for view in views:
+        if wanted is not None and view.id not in wanted:
+            continue
         if not view.terminal or not view.worktree or not Path(view.worktree).is_dir():
             continue
         path = _real(view.worktree)
@@ -53,9 +57,11 @@ def plan(repo: Any) -> tuple[list[states.ItemView], list[dict[str, Any]]]:
     return removable, kept
 
 
-def sweep(repo: Any, dry_run: bool = False, *, actor: str | None = None) -> dict[str, Any]:
-    """Remove the worktrees of closed and dropped items (the daemon's sweeper calls this too)."""
-    removable, kept = plan(repo)
+def sweep(repo: Any, dry_run: bool = False, *, actor: str | None = None,
+          item_ids: Iterable[str] | None = None) -> dict[str, Any]:
+    """Remove the worktrees of closed and dropped items (the daemon's sweeper calls this too, with
+    `item_ids` = the items whose PR is done and `actor="sweeper"`)."""
+    removable, kept = plan(repo, item_ids)
     removed: list[dict[str, Any]] = []
     for view in removable:
         row = {"item": view.id, "state": view.state, "worktree": view.worktree, "branch": view.branch}

@@ -127,3 +127,30 @@ def test_parse_survives_hypothesis_text():
         assert f.removed == sum(1 for h in f.hunks for ln in h.lines if ln.kind == "-")
 
     check()
+
+
+def test_binary_file_and_text_rendering(hall_repo, new_item):
+    from hallmark.tui.cli.cmd_triage import diff_text
+    from rich.console import Console
+
+    item_id, wt = new_item()
+    (wt / "logo.bin").write_bytes(bytes(range(256)) * 4)
+    (wt / "app.py").write_text("def add(a, b):\n    return b + a\n")
+    d = diffmod.item_diff(hall_repo, item_id)
+    binary = next(f for f in d.files if f.path == "logo.bin")
+    assert binary.binary and binary.hunks == []
+    data = d.to_dict()
+    data["unanchored_findings"] = [{"file": "elsewhere.py", "line": 3, "severity": "minor", "lens": "docs",
+                                    "scenario": "stale"}]
+    data["files"][0]["hunks"][0]["findings"] = [{"id": "F-9", "severity": "major", "lens": "correctness",
+                                                 "scenario": "swapped", "line_index": 2}]
+    console = Console(width=100, record=True, color_system=None)
+    console.print(diff_text(data))
+    out = console.export_text()
+    assert "app.py" in out and "+    return b + a" in out and "-    return a + b" in out
+    assert "▲ F-9 major [correctness]: swapped" in out
+    assert "elsewhere.py:3 minor [docs]: stale" in out
+    stat_only = {**d.stat(), "stat_only": True}
+    console = Console(width=100, record=True, color_system=None)
+    console.print(diff_text(stat_only))
+    assert "logo.bin" in console.export_text() and "@@" not in console.export_text()

@@ -76,3 +76,15 @@ def test_sweep_text_names_the_reason(hall_repo, new_item):
     (wt / "app.py").write_text("changed\n")
     rendered = sweep_text(sweep(hall_repo, dry_run=True)).plain
     assert f"kept {dirty} (dropped)" in rendered and "uncommitted changes: app.py" in rendered
+
+
+def test_sweep_only_the_items_named(hall_repo, new_item):
+    first, first_wt = new_item("one")
+    second, second_wt = new_item("two")
+    for item_id in (first, second):
+        items.drop(hall_repo, item_id, reason="x", keep_worktree=True)
+    result = sweep(hall_repo, item_ids=[second], actor="sweeper")
+    assert [r["item"] for r in result["removed"]] == [second]
+    assert first_wt.exists() and not second_wt.exists()
+    removed = [e for e in items.item_events(hall_repo, second) if e["event"] == "worktree_removed"]
+    assert removed[0]["actor"] == "sweeper"

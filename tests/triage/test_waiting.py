@@ -141,3 +141,17 @@ def test_seen_file_survives_garbage(hall_repo, new_item):
     stamp = seen.mark_seen(hall_repo, a, when=clock.stamp())
     assert seen.last_seen(hall_repo, a) == stamp
     assert journal  # the journal module stays untouched by seen marks
+
+
+def test_cli_waiting_and_cost(hall_repo, new_item, hall):
+    a, _ = new_item("asks")
+    items.ask(hall_repo, "which db?", item_id=a)
+    _usage(hall_repo, a, "r1-dev.jsonl", 0.125, role="dev")
+    data = hall("waiting", cwd=hall_repo.root).json
+    assert data["waiting"] == [a] and data["waiting_count"] == 1
+    row = next(r for r in data["items"] if r["item"] == a)
+    assert (row["kind"], row["word"], row["symbol"], row["reason"]) == ("waiting", "waiting for you", "◆", "question Q-1")
+    cost = hall("cost", a, cwd=hall_repo.root).json
+    assert cost["total"]["cost_usd"] == 0.125 and cost["runs"][0]["role"] == "dev"
+    status = hall("status", a, cwd=hall_repo.root).json
+    assert status["cost_usd"] == 0.125 and status["tokens"] == 120
