@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import clock, git, journal
+from ..errors import HallError
 from ..repo import Repo
 from . import condense as _condense
 
@@ -42,6 +43,7 @@ class GateResult:
     family: str = "verbatim"
     timed_out: bool = False
     cache_key: str | None = None
+    measure: dict[str, Any] | None = None  # bytes/lines in and out of the condensing, for a failure
 
     @property
     def passed(self) -> bool:
@@ -240,6 +242,10 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
     Passes are cached only when the worktree is exactly the frozen commit.
     """
     worktree = Path(worktree)
+    if not worktree.is_dir():
+        where = f" of {item_id}" if item_id else ""
+        raise HallError("COMMAND_FAILED", f"The worktree{where} is missing: {worktree}. The checks run there.",
+                        [f"hall status {item_id}" if item_id else "hall status", "git worktree list"])
     config = repo.config
     gate_list = list(config.gates if gates is None else gates)
     no_cache = set(config.gates_no_cache)
@@ -261,12 +267,15 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
             code, duration_ms, timed_out = run_gate(command, worktree, log_path, timeout_s)
             text = ""
             family = "verbatim"
+            measure = None
             if code != 0:
                 squeezed = _condense.condense(command, _read_log(log_path), code, str(log_path))
                 text, family = squeezed.text, squeezed.family
+                measure = {k: v for k, v in squeezed.to_dict().items()
+                           if k in ("bytes_in", "bytes_out", "lines_in", "lines_out", "tokens_saved_estimate")}
             result = GateResult(command=command, exit_code=code, duration_ms=duration_ms, cached=False,
                                 log_path=str(log_path), condensed=text, family=family, timed_out=timed_out,
-                                cache_key=key)
+                                cache_key=key, measure=measure)
             if key and cacheable:
                 _append_cache(repo, key, journal.make_event(
                     "check_run", item_id, actor,
@@ -289,5 +298,7 @@ def _record(repo: Repo, item_id: str | None, actor: str, outcome: ChecksOutcome,
     if not result.passed:
         fields["output"] = result.condensed[:EVENT_OUTPUT_CAP]
         fields["family"] = result.family
+        if result.measure:
+            fields["condensed"] = result.measure
     path = repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
     journal.append(path, "check_run", item=item_id, actor=actor, **fields)

@@ -484,6 +484,8 @@ class StreamReader:
             self._begin_run()
         kind = record.get("type") if isinstance(record, dict) else None
         sub = record.get("subtype") if kind == "system" else None
+        if not isinstance(sub, str):
+            sub = None
         if kind == "hall_run_end":
             self._closed = True
             return
@@ -530,11 +532,12 @@ def _whole_file(path: Path) -> Any:
         return None
 
 
-def iter_steps(path: str | os.PathLike[str]) -> Iterator[Step]:
+def iter_steps(path: str | os.PathLike[str], *, live: bool = False) -> Iterator[Step]:
     """Every step of a stream file, streamed (constant memory for the lines themselves).
 
-    A last line without its newline that does not parse is reported as a torn line. A file whose
-    first line is not JSON but whose whole text is (a pretty-printed message) is read whole.
+    A last line without its newline that does not parse is reported as a torn line, unless the
+    run is live (its writer is mid-line: the line is simply not there yet). A file whose first
+    line is not JSON but whose whole text is (a pretty-printed message) is read whole.
     """
     path = Path(path)
     reader = StreamReader()
@@ -550,6 +553,8 @@ def iter_steps(path: str | os.PathLike[str]) -> Iterator[Step]:
                         yield from _steps_of_value(whole, reader)
                         return
             torn = not raw.endswith(b"\n")
+            if torn and live and not _parses(raw):
+                return
             yield from reader.feed(raw, torn=torn)
 
 

@@ -61,6 +61,7 @@ def test_passing_and_failing_gates_are_recorded_in_order(item_repo):
     assert events[0]["actor"] == "assayer"
     assert "output" not in events[0]
     assert "boom" in events[1]["output"]
+    assert events[1]["family"] == "verbatim" and events[1]["condensed"]["bytes_in"] == len("boom\n")
     assert events[1]["sha"] == sha and events[1]["tree"]
     assert all(isinstance(e["duration_ms"], int) and e["duration_ms"] >= 0 for e in events)
     # full logs on disk, named in the result and the event
@@ -219,3 +220,26 @@ def test_repo_level_checks_without_an_item_use_the_repo_journal(item_repo):
     assert outcome.passed
     events = [e for e in journal.read(repo.paths.repo_journal).events if e["event"] == "check_run"]
     assert len(events) == 1 and events[0]["item"] is None
+
+
+def test_a_missing_worktree_is_a_clear_error(item_repo, tmp_path):
+    from hallmark.core.errors import HallError
+
+    repo = _reopen(item_repo.root)
+    item_id, wt, sha = _new_item(repo)
+    with pytest.raises(HallError) as caught:
+        checks.run_checks(repo, item_id, sha, tmp_path / "gone")
+    assert "missing" in caught.value.message and caught.value.code == "COMMAND_FAILED"
+    assert _check_runs(repo, item_id) == []
+
+
+def test_a_worktree_at_another_commit_is_checked_but_not_cached(item_repo):
+    root = item_repo.root
+    _configure(root, ["true"])
+    repo = _reopen(root)
+    item_id, wt, sha = _new_item(repo)
+    core_git.run(["commit", "-q", "--allow-empty", "-m", "moved on"], wt)
+    outcome = checks.run_checks(repo, item_id, sha, wt)
+    assert outcome.passed and outcome.cacheable is False
+    again = checks.run_checks(repo, item_id, sha, wt)
+    assert again.results[0].cached is False

@@ -276,6 +276,12 @@ def test_a_torn_last_line_is_an_error_step_and_everything_before_it_reads(tmp_pa
     assert info["session_id"] == SID and info["has_result"] is False and info["ended"] is False
 
 
+def test_a_live_runs_half_written_line_is_not_yet_a_step(tmp_path):
+    whole = json.dumps(text("almost done")).encode()
+    path = write_stream(tmp_path / "r.jsonl", [init(), text("hello")], tail=whole[:30])
+    assert [s.kind for s in trace.iter_steps(path, live=True)] == ["init", "text"]
+
+
 def test_a_last_line_without_newline_that_parses_is_a_normal_step(tmp_path):
     path = write_stream(tmp_path / "r.jsonl", [init()], tail=json.dumps(result()).encode())
     assert [s.kind for s in trace.read_steps(path)] == ["init", "result"]
@@ -334,7 +340,7 @@ typed = st.fixed_dictionaries({"type": st.sampled_from(["system", "assistant", "
     "result": json_values, "errors": json_values, "duration_ms": json_values, "failure": json_values})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.one_of(json_values, typed))
 def test_parse_line_is_total(record):
     steps = trace.parse_line(record)
@@ -346,7 +352,7 @@ def test_parse_line_is_total(record):
     trace.usage_from_result(record if isinstance(record, dict) else None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.binary(max_size=60) | st.one_of(json_values, typed).map(lambda v: json.dumps(v).encode()),
                 max_size=20))
 def test_reading_any_bytes_never_raises(tmp_path_factory, lines):
@@ -356,3 +362,10 @@ def test_reading_any_bytes_never_raises(tmp_path_factory, lines):
     runs = [s.run for s in steps]
     assert runs == sorted(runs)
     trace.run_info(path)
+
+
+def test_odd_field_types_do_not_break_run_numbering(tmp_path):
+    # found by hypothesis: an unhashable subtype once raised inside the run bookkeeping
+    records = [b'{"type":"system","subtype":[]}', b'{"type":"system","subtype":{"a":1}}', json.dumps(init()).encode()]
+    steps = trace.read_steps(write_stream(tmp_path / "r.jsonl", records))
+    assert [(s.run, s.kind) for s in steps] == [(1, "system"), (1, "system"), (1, "init")]

@@ -81,10 +81,10 @@ def _lock_held(lock: Path) -> bool:
     return lock_is_held(lock)
 
 
-def print_file(path: Path, printer: Printer) -> None:
-    """The whole file as it is now, streamed."""
+def print_file(path: Path, printer: Printer, *, live: bool = False) -> None:
+    """The whole file as it is now, streamed (a live run's half-written last line is left out)."""
     try:
-        steps = trace.iter_steps(path)
+        steps = trace.iter_steps(path, live=live)
         first = next(steps, None)
     except OSError as exc:
         raise HallError("RUN_NOT_FOUND", f"Cannot read {path}: {exc.strerror or exc}.", ["hall trace --help"]) from exc
@@ -207,7 +207,11 @@ def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: P
         if not as_json and why == "released":
             sys.stdout.write("(the run's lock was released without an end line: the run died)\n")
     else:
-        print_file(path, printer)
+        live = _lock_held(path.with_suffix(".lock"))
+        print_file(path, printer, live=live)
+        if live and not as_json:
+            what = f"{item_id} --run {path.stem}" if item_id else f"--file {path}"
+            sys.stdout.write(f"(the run is live: hall trace {what} --follow)\n")
     if printer.count == 0 and not as_json:
         sys.stdout.write("(no steps yet)\n")
 
