@@ -125,6 +125,10 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
             parts += [f"### {path} (at {base})", "", text.rstrip(), ""]
     else:
         parts += ["(none of the configured rule files exist on the base branch)", ""]
+    briefing = library_briefing(repo, cwd, git.merge_base(cwd, base, sha) or base, sha, view.title)
+    if briefing:
+        parts += ["## Library briefing (accepted learnings; name the ones you use in `learnings_used`)", "",
+                  briefing.rstrip(), ""]
     if since:
         changed = _diff(repo, cwd, since, sha).rstrip() if since != sha else ""
         parts += [f"## What changed since the last reviewed commit {since[:12]}", "",
@@ -144,6 +148,20 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
 
 
 # -- the run ----------------------------------------------------------------------------------
+
+
+def library_briefing(repo: Repo, cwd: str | Path, start: str, sha: str, query: str) -> str:
+    """Accepted learnings for the changed paths, within the briefing cap; empty when there are none.
+
+    Fails open: a broken or absent Library never blocks a review.
+    """
+    try:
+        from ..memory import briefing
+
+        changed = git.out(["diff", "--name-only", f"{start}..{sha}"], cwd).splitlines()
+        return str(briefing.build(repo.paths, changed=changed, query=query).get("text") or "")
+    except Exception:  # noqa: BLE001 - the Library is advice, never a gate
+        return ""
 
 
 def _validate(data: Any) -> str | None:

@@ -199,3 +199,16 @@ def test_without_a_scenario_the_standin_flags_todos_and_the_fixer_removes_them(l
     assert "TODO" not in (Path(view.worktree) / "app.py").read_text()
     assert findings.list_findings(loop_repo, item_id)[0]["status"] == "fixed"
     assert kit.events(loop_repo, item_id, "fixed")[0]["actor"] == "fixer"
+
+
+def test_the_review_prompt_carries_the_library_briefing(loop_repo, ready_item, scenario, kit):
+    from hallmark.core.memory import api as library
+
+    made = library.propose(loop_repo, kind="rule", pattern="LIB-RULE-5150: arithmetic helpers reject bools",
+                           rationale="True + True == 2 surprised someone", paths=["app.py"])
+    library.accept(loop_repo, made["id"], promote_it=False)
+    scenario({"review": [kit.approve()]})
+    item_id = ready_item()
+    kit.run_loop(loop_repo)
+    prompt = next((loop_repo.paths.item_dir(item_id) / "runs").glob("*-review.prompt.md")).read_text()
+    assert "## Library briefing" in prompt and "LIB-RULE-5150" in prompt
