@@ -215,6 +215,34 @@ def _untracked(cwd: Path) -> list[str]:
     return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
 
 
+BINARY_SNIFF = 8000
+
+
+def untracked_file(worktree: Path, rel: str) -> FileDiff:
+    """An untracked file as an all-added FileDiff, read directly (no subprocess per file)."""
+    entry = FileDiff(path=rel, old_path="", status="untracked")
+    try:
+        data = (worktree / rel).read_bytes()
+    except OSError:
+        return entry
+    if b"\0" in data[:BINARY_SNIFF]:
+        entry.binary = True
+        return entry
+    lines = data.decode("utf-8", "replace").split("\n")
+    ends_with_newline = lines[-1] == ""
+    if ends_with_newline:
+        lines.pop()
+    if not lines:
+        return entry
+    hunk = Hunk(f"@@ -0,0 +1,{len(lines)} @@", 0, 0, 1, len(lines), "")
+    hunk.lines = [DiffLine("+", text, None, number) for number, text in enumerate(lines, start=1)]
+    if not ends_with_newline:
+        hunk.lines.append(DiffLine("\\", "No newline at end of file", None, None))
+    entry.hunks.append(hunk)
+    entry.added = len(lines)
+    return entry
+
+
 def load_findings(repo: Any, item_id: str) -> list[dict[str, Any]]:
     """The item's open findings from the review loop; none when the loop's module is absent."""
     try:
@@ -274,11 +302,7 @@ def item_diff(repo: Any, item_id: str, ignore_whitespace: bool = False) -> Diff:
     args = ["-M", *ws, mb] if worktree else ["-M", *ws, mb, tip]
     files = parse_unified(_git_diff(cwd, args))
     if worktree:
-        for rel in _untracked(worktree):
-            extra = parse_unified(_git_diff(worktree, ["--no-index", *ws, "--", "/dev/null", rel]))
-            for f in extra:
-                f.status, f.path, f.old_path = "untracked", rel, ""
-            files.extend(extra)
+        files.extend(untracked_file(worktree, rel) for rel in _untracked(worktree))
     files.sort(key=lambda f: f.path)
     diff = Diff(item=item_id, base=base_ref, merge_base=mb, head=head, worktree=str(worktree or ""),
                 ignore_whitespace=ignore_whitespace, files=files)

@@ -154,3 +154,17 @@ def test_binary_file_and_text_rendering(hall_repo, new_item):
     console = Console(width=100, record=True, color_system=None)
     console.print(diff_text(stat_only))
     assert "logo.bin" in console.export_text() and "@@" not in console.export_text()
+
+
+def test_untracked_files_read_directly(hall_repo, new_item):
+    item_id, wt = new_item()
+    (wt / "nl.txt").write_text("a\nb")  # no newline at the end
+    (wt / "blob.dat").write_bytes(b"\x00\x01binary")
+    (wt / "empty.txt").write_text("")
+    (wt / "ignored.log").write_text("x\n")
+    (wt / ".gitignore").write_text("*.log\n")
+    files = {f.path: f for f in diffmod.item_diff(hall_repo, item_id).files}
+    assert set(files) == {"nl.txt", "blob.dat", "empty.txt", ".gitignore"}
+    nl = files["nl.txt"]
+    assert nl.added == 2 and [ln.kind for ln in nl.hunks[0].lines] == ["+", "+", "\\"]
+    assert files["blob.dat"].binary and files["empty.txt"].added == 0
