@@ -59,7 +59,10 @@ def default_holder(role: str) -> str:
 
 def acquire(repo: Repo, item_id: str, role: str, holder: str | None = None, *, ttl_s: float = DEFAULT_TTL_S,
             pid: int | None = None) -> dict[str, Any]:
-    """Take (or renew) the item's lease; CLAIMED when another live holder has it."""
+    """Take (or renew) the item's lease; CLAIMED when another live holder has it.
+
+    pid (default: this process) ends the lease early when that process dies; 0 means "only the ttl".
+    """
     holder = holder or default_holder(role)
     path = lease_path(repo, item_id)
     with journal.locked(path):
@@ -69,7 +72,7 @@ def acquire(repo: Repo, item_id: str, role: str, holder: str | None = None, *, t
                                        f"until {existing.get('expires')}.",
                             [f"hall status {item_id}", "hall next --role …  (another item)"])
         now = clock.now()
-        lease = {"item": item_id, "holder": holder, "role": role, "pid": pid or os.getpid(),
+        lease = {"item": item_id, "holder": holder, "role": role, "pid": os.getpid() if pid is None else pid,
                  "host": socket.gethostname(), "acquired": clock.stamp(now),
                  "expires": clock.stamp(now + timedelta(seconds=ttl_s))}
         atomic.write_json(path, lease)

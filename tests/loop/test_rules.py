@@ -165,3 +165,25 @@ def test_a_room_over_its_daily_cap_closes_and_items_wait(loop_repo, ready_item, 
     assert len(kit.events(repo, item_id, "verdict")) == 1
     (entry,) = inbox.report(repo)["entries"]
     assert entry["kind"] == "budget" and "review room" in entry["text"]
+
+
+def test_leases_end_with_their_holder_or_their_ttl(loop_repo, ready_item, monkeypatch):
+    import subprocess
+
+    import pytest
+    from hallmark.core.errors import HallError
+    from hallmark.core.loop import leases
+
+    item_id = ready_item()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    leases.acquire(loop_repo, item_id, "assayer", "a", pid=dead.pid)
+    assert leases.current(loop_repo, item_id) is None  # its process is gone
+    leases.acquire(loop_repo, item_id, "assayer", "b", pid=0, ttl_s=60)
+    with pytest.raises(HallError) as caught:
+        leases.acquire(loop_repo, item_id, "fixer", "c")
+    assert caught.value.code == "CLAIMED" and caught.value.exit_code == 7
+    assert leases.acquire(loop_repo, item_id, "assayer", "b", pid=0)["holder"] == "b"  # renewal by its holder
+    monkeypatch.setenv("HALLMARK_FIXED_NOW", clock.stamp(clock.now() + timedelta(minutes=20)))
+    assert leases.current(loop_repo, item_id) is None  # expired
+    assert leases.acquire(loop_repo, item_id, "fixer", "c")["holder"] == "c"

@@ -70,7 +70,8 @@ def cmd_next(args: argparse.Namespace) -> dict[str, Any]:
     claimed_by: list[str] = []
     for view in found:
         try:
-            lease = leases.acquire(repo, view.id, args.role, holder, ttl_s=args.ttl, pid=os.getppid())
+            # an agent's shell ends with each command: its lease lives by its lifetime (--ttl), not a pid
+            lease = leases.acquire(repo, view.id, args.role, holder, ttl_s=args.ttl, pid=0)
         except HallError as exc:
             if exc.code != "CLAIMED":
                 raise
