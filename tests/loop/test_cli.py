@@ -157,11 +157,13 @@ def test_daemon_start_status_stop(loop_repo, hall):
     r = hall("daemon", "status", cwd=loop_repo.root)
     assert r.code == 0 and r.json["running"] is False
     r = hall("daemon", "start", cwd=loop_repo.root)
-    assert r.code == 0 and r.json["running"] is True, r.stdout
-    again = hall("daemon", "start", cwd=loop_repo.root)
-    assert again.json.get("already") is True and again.json["pid"] == r.json["pid"]
-    r = hall("daemon", "stop", cwd=loop_repo.root)
-    assert r.code == 0 and r.json["stopped"] is True and r.json["running"] is False
+    try:
+        assert r.code == 0 and r.json["running"] is True, r.stdout
+        again = hall("daemon", "start", cwd=loop_repo.root)
+        assert again.json.get("already") is True and again.json["pid"] == r.json["pid"]
+    finally:
+        stopped = hall("daemon", "stop", cwd=loop_repo.root)
+    assert stopped.code == 0 and stopped.json["stopped"] is True and stopped.json["running"] is False
     assert hall("daemon", "status", cwd=loop_repo.root).json["stale"] is False
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +131,12 @@ def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
     if repos:
         for root in repos:
             open_repo(root)  # NOT_INITIALIZED early, with its next steps
-    result = daemon.run(until_idle=args.until_idle, interval=args.interval, repos=repos,
-                        max_passes=args.max_passes)
-    return result
+    def log(line: str) -> None:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    return daemon.run(until_idle=args.until_idle, interval=args.interval, repos=repos,
+                      max_passes=args.max_passes, log=log if sys.stderr.isatty() else None)
 
 
 # -- readable text on a TTY (JSON stays the API) ------------------------------------------------
