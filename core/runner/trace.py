@@ -34,7 +34,6 @@ KINDS = ("init", "text", "thinking", "tool_call", "tool_result", "result", "retr
          "unknown")
 SUMMARY_MAX = 200
 WHOLE_FILE_MAX = 64 * 1024 * 1024  # a pretty-printed single message is parsed whole up to this size
-_STARTUP_SUBTYPES = frozenset({"hook_started", "hook_progress", "hook_response", "plugin_install"})
 
 
 class Step:
@@ -495,7 +494,7 @@ class StreamReader:
             self._has_init = True
         elif kind == "result":
             self._closed = True
-        elif not (kind == "system" and sub in _STARTUP_SUBTYPES):
+        elif kind != "system":  # hook, status and plugin lines may precede a run's init
             self._has_body = True
 
     def feed_record(self, record: Any) -> list[Step]:
