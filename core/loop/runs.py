@@ -42,7 +42,7 @@ def _started(stamp: str) -> str:
 
 def _scan(path: Path) -> dict[str, Any]:
     """The result line, the end line and the init model of one run file (the last run in it)."""
-    found: dict[str, Any] = {"end": None, "result": None, "model": "", "lines": 0}
+    found: dict[str, Any] = {"end": None, "result": None, "model": "", "lines": 0, "session_id": "", "cwd": ""}
     try:
         with open(path, "rb") as handle:
             for raw in handle:
@@ -62,6 +62,8 @@ def _scan(path: Path) -> dict[str, Any]:
                     found["result"] = record
                 elif kind == "system" and record.get("subtype") == "init":
                     found["model"] = str(record.get("model") or "")
+                    found["session_id"] = str(record.get("session_id") or "")
+                    found["cwd"] = str(record.get("cwd") or "")
     except OSError:
         pass
     return found
@@ -94,7 +96,8 @@ def describe_run(path: Path) -> dict[str, Any]:
             "duration_ms": end.get("duration_ms") if end else None, "exit_code": end.get("exit_code") if end else None,
             "tokens": tokens, "cost_usd": round(sum(r["cost_usd"] for r in rows), 6), "model": scan["model"],
             "outcome": outcome, "failure": end.get("failure") if end else (None if live else DIED), "live": live,
-            "lines": scan["lines"]}
+            "lines": scan["lines"], "session_id": scan["session_id"] or None,
+            "cwd": (end or {}).get("cwd") or scan["cwd"] or None}
 
 
 def list_runs(repo: Any, item_id: str | None) -> list[dict[str, Any]]:

@@ -131,7 +131,9 @@ def test_a_run_killed_mid_stream_is_recorded_failed_and_retried_on_the_next_pass
     view = items.fold_item(loop_repo, item_id)
     assert view.state == states.CLOSED and view.hold == ""
     assert json.loads(stream.read_text().splitlines()[-1])["failure"] == runs.DIED
-    assert [r["outcome"] for r in runs.list_runs(loop_repo, item_id)] == ["failed: " + runs.DIED, "ok"]
+    listed = runs.list_runs(loop_repo, item_id)
+    assert [r["outcome"] for r in listed] == ["failed: " + runs.DIED, "ok"]
+    assert listed[1]["session_id"] and listed[1]["cwd"] == view.worktree and listed[1]["tokens"] > 0
     assert runs.recover_dead(loop_repo, item_id) == []  # counted once
 
 
