@@ -36,6 +36,26 @@ SUMMARY_MAX = 200
 WHOLE_FILE_MAX = 64 * 1024 * 1024  # a pretty-printed single message is parsed whole up to this size
 
 
+STEP_SCHEMA: dict[str, Any] = {
+    "title": "hall trace step",
+    "description": "One line of `hall trace --json`: one step of a headless run's stream-json.",
+    "type": "object",
+    "required": ["run", "line", "kind", "summary", "detail"],
+    "properties": {
+        "run": {"type": "integer", "minimum": 1, "description": "which run of the file (runs appended to one file are numbered)"},
+        "line": {"type": "integer", "minimum": 1, "description": "the line of the file the step comes from"},
+        "kind": {"enum": list(KINDS)},
+        "summary": {"type": "string", "description": "one line"},
+        "detail": {"type": "string", "description": "the full text: message text, tool input as JSON, tool output"},
+        "tool": {"type": "string"},
+        "tool_use_id": {"type": "string"},
+        "is_error": {"const": True},
+        "parent_tool_use_id": {"type": "string", "description": "set for a subagent's steps"},
+        "raw": {"description": "the stream line itself (with --raw)"},
+    },
+}
+
+
 class Step:
     """One thing that happened in a run. `detail` (the full text) is built only when asked for."""
 

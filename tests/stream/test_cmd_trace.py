@@ -196,3 +196,23 @@ def test_hall_trace_into_a_closed_pipe_is_quiet(tmp_path):
                           shell=True, capture_output=True, text=True, timeout=60)
     assert proc.stdout.count("\n") == 3
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_every_json_line_matches_hall_schema_trace_step(hall_repo, hall):
+    import jsonschema
+
+    item_id = items.new(hall_repo, title="schema")["item"]
+    _runs(hall_repo, item_id)
+    schema = hall("schema", "trace-step", cwd=hall_repo.root).json
+    schema.pop("next", None)
+    rows = hall("trace", item_id, "--json", "--raw", cwd=hall_repo.root).stdout.splitlines()
+    assert len(rows) == 5
+    for row in rows:
+        jsonschema.validate(json.loads(row), schema)
+    with_error = {"run": 1, "line": 1, "kind": "nonsense", "summary": "", "detail": ""}
+    try:
+        jsonschema.validate(with_error, schema)
+    except jsonschema.ValidationError:
+        pass
+    else:  # pragma: no cover - the schema must reject unknown kinds
+        raise AssertionError("an unknown kind passed the schema")

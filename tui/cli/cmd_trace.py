@@ -9,6 +9,7 @@ its `hall_run_end` line or until its lock is released (the runner died or finish
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 import time
@@ -241,6 +242,9 @@ def _listing_text(result: dict[str, Any]) -> Any:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from . import cmd_meta
+
+    cmd_meta.SCHEMAS["trace-step"] = lambda: copy.deepcopy(trace.STEP_SCHEMA)
     parser = add(sub, "trace", cmd_trace, "Print a headless run's steps (init, text, tool calls and results, result).",
                  text=_listing_text)
     parser.add_argument("id", nargs="?", help="the item (default: the item whose worktree you are in)")
