@@ -135,7 +135,7 @@ def test_keys_step_files_and_hunks_and_toggle_whitespace(hall_repo, new_item, co
 
 def test_file_list_enter_jumps_and_follows(hall_repo, new_item, commit_all):
     async def scenario() -> None:
-        item_id, _ = _multi_file_item(hall_repo, new_item, commit_all)
+        item_id, wt = _multi_file_item(hall_repo, new_item, commit_all)
         app = DiffApp(hall_repo, item_id)
         async with app.run_test(size=SIZE) as pilot:
             screen = await _ready(pilot)
@@ -149,6 +149,12 @@ def test_file_list_enter_jumps_and_follows(hall_repo, new_item, commit_all):
             await pilot.press("left_square_bracket")
             await pilot.pause()
             assert files.highlighted == 1  # the list follows the view
+            (wt / "later.py").write_text("later = True\n")  # the agent keeps working
+            assert "later.py" not in [f.path for f in screen.diff.files]
+            await pilot.press("r")
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            assert "later.py" in [f.path for f in screen.diff.files]
 
     asyncio.run(scenario())
 

@@ -1,7 +1,7 @@
 """D: an item's change against the merge-base with its base branch, findings inline.
 
 Left, the files with their +/- counts; right, the unified diff (the Line API `DiffView`).
-]/[ step files, }/{ step hunks, w toggles whitespace, enter in the file list jumps to the file.
+]/[ step files, }/{ step hunks, w toggles whitespace, r reloads, enter in the file list jumps to the file.
 The diff is computed in a worker thread; the widgets only show what it returns.
 """
 
@@ -38,6 +38,7 @@ class DiffScreen(Screen):
         Binding("right_curly_bracket", "hunk(1)", "Next hunk", key_display="}", id="diff.next_hunk"),
         Binding("left_curly_bracket", "hunk(-1)", "Prev hunk", key_display="{", id="diff.prev_hunk"),
         Binding("w", "whitespace", "Whitespace", id="diff.whitespace"),
+        Binding("r", "reload", "Reload", id="diff.reload"),
         Binding("tab", "switch_pane", "Files/diff", show=False, id="diff.switch"),
         Binding("escape,q", "close", "Back", id="diff.close"),
     ]
@@ -123,6 +124,15 @@ class DiffScreen(Screen):
     def action_whitespace(self) -> None:
         self.ignore_whitespace = not self.ignore_whitespace
         self.load()
+
+    def action_reload(self) -> None:
+        """The worktree moves on while an agent works in it: compute the diff again."""
+        self.load()
+
+    def journal_changed(self, items: list[str]) -> None:
+        """Called by the app when journals change: new findings may have arrived for this item."""
+        if self.item_id in items:
+            self.load()
 
     def action_switch_pane(self) -> None:
         view = self.query_one(DiffView)
