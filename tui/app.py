@@ -264,7 +264,7 @@ class HallmarkApp(App[None]):
         if self.repo is None:
             return
         for mode, (title, help_text) in MODE_TITLES.items():
-            yield SystemCommand(title, help_text, lambda m=mode: self.run_action(f"mode('{m}')"))
+            yield SystemCommand(title, help_text, lambda m=mode: self.call_later(self.action_mode, m))
         yield SystemCommand("Keys", "Every key binding and its id (?)", self.action_help)
 
     # -- themes: preview in the palette, persist the choice --------------------------------

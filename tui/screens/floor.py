@@ -195,7 +195,7 @@ class FloorScreen(HallScreen):
     def action_open_room(self) -> None:
         room = self.focused_room().room
         if room.key == "library":
-            self.app.run_action("mode('drain')")
+            self.app.call_later(self.hall.action_mode, "drain")
             return
         if room.key == "post_room":
             from .handoffs import HandoffsScreen
