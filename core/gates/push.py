@@ -653,6 +653,8 @@ class Analyzer:
             if lits[:1] and lits[0] in HELP_FLAGS:
                 return
             self.add("commit", "git commit", cmd, cwd, args=lits)
+        elif sub in ("add", "rm", "mv", "stage"):
+            self.add("stage", f"git {sub}", cmd, cwd, args=lits if all(w.literal for w in rest) else ["-A"])
         elif sub == "rebase":
             for index, word in enumerate(rest):
                 if word.text in ("-x", "--exec") and index + 1 < len(rest):

@@ -1,0 +1,128 @@
+"""`hall-hook <event>`: Claude Code's hook protocol, one tiny process per event.
+
+Reads the hook JSON on stdin and answers on stdout in Claude Code's format. The failure policy:
+- malformed stdin, or a repo without `hall init`: no output, exit 0 (a line in the hook log);
+- an internal error while a gate decides: deny, naming `hall doctor` (fail closed);
+- an internal error anywhere else: no output, exit 0, logged (a hook never breaks a session).
+Nothing here ever answers `allow`.
+
+Imports stay minimal (json, os, sys here; each event's module on demand) because Claude Code
+runs a hook on every prompt and tool call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+EVENTS = {
+    "session-start": "session_start",
+    "user-prompt-submit": "user_prompt_submit",
+    "pre-tool-use": "pre_tool_use",
+    "post-tool-use": "post_tool_use",
+    "post-tool-use-failure": "post_tool_use",
+    "stop": "stop",
+    "notification": "notification",
+}
+GATED_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"})
+ALIASES = {name.replace("-", ""): name for name in EVENTS} | {
+    "SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "PreToolUse": "pre-tool-use",
+    "PostToolUse": "post-tool-use", "PostToolUseFailure": "post-tool-use-failure", "Stop": "stop",
+    "Notification": "notification"}
+
+
+def normalise(name: str) -> str | None:
+    if name in EVENTS:
+        return name
+    return ALIASES.get(name) or ALIASES.get(name.replace("_", "-").lower().replace("-", ""))
+
+
+def deny(reason: str) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
+
+
+def gate_failed(exc: BaseException) -> dict:
+    detail = f"{type(exc).__name__}: {exc}"[:300]
+    return deny(json.dumps({"error": {"code": "GATE_FAILED",
+                                      "message": f"Hallmark's gate failed ({detail}); it denies until this is fixed.",
+                                      "next": ["hall doctor"]}}, ensure_ascii=False))
+
+
+def _emit(answer: dict | None) -> None:
+    if answer:
+        sys.stdout.write(json.dumps(answer, ensure_ascii=False))
+        sys.stdout.flush()
+
+
+def run(event: str, raw: bytes) -> dict | None:
+    """The whole hook as a function: (event name, stdin bytes) -> the JSON answer or None."""
+    name = normalise(event)
+    if name is None:
+        return None
+    try:
+        payload = json.loads(raw.decode("utf-8")) if raw.strip() else None
+    except (UnicodeDecodeError, ValueError):
+        payload = None
+    if not isinstance(payload, dict):
+        _log_quietly(None, name, f"malformed stdin ({len(raw)} bytes): {raw[:120]!r}")
+        return None
+    gated = name == "pre-tool-use" and payload.get("tool_name") in GATED_TOOLS
+    paths = None
+    try:
+        cwd = payload.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            if "cwd" in payload and payload["cwd"] is not None:
+                _log_quietly(None, name, f"malformed cwd {payload['cwd']!r}")
+                return None
+            cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        if not os.path.isdir(cwd):
+            return None
+        from hallmark.core.paths import discover
+
+        paths = discover(cwd, required=False)
+        if paths is None or not paths.initialized:
+            return None
+        import importlib
+
+        module = importlib.import_module(f"hallmark.hooks.{EVENTS[name]}")
+        return module.handle(payload, paths, cwd, name)
+    except Exception as exc:  # noqa: BLE001 - the failure policy, in one place
+        _log_quietly(paths, name, f"internal error: {type(exc).__name__}: {exc}")
+        if gated:
+            return gate_failed(exc)
+        return None
+
+
+def _log_quietly(paths, event: str, message: str) -> None:
+    try:
+        from hallmark.hooks.common import log
+
+        log(paths, event, message)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    event = args[0] if args else ""
+    if normalise(event) is None:
+        return 0
+    try:
+        raw = sys.stdin.buffer.read()
+    except (OSError, ValueError, AttributeError):
+        raw = b""
+    try:
+        _emit(run(event, raw))
+    except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt: exit 0, never a traceback on stdout
+        if normalise(event) == "pre-tool-use" and any(f'"{t}"'.encode() in raw for t in GATED_TOOLS):
+            try:
+                _emit(gate_failed(exc))
+            except Exception:  # noqa: BLE001
+                pass
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
