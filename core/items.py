@@ -206,6 +206,7 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
         command += " " + shlex.quote(base)
     proc = subprocess.run(["sh", "-c", command], cwd=str(repo.root), capture_output=True, text=True, check=False)
     if proc.returncode != 0:
+        _forget_new_branch(repo, branch)
         raise HallError("COMMAND_FAILED", f"The worktree command failed: {command}: {proc.stderr.strip()[-400:]}",
                         ["hall doctor", "edit worktree in .hallmark.toml"])
     worktree = git.worktree_for_branch(repo.root, branch)
@@ -225,6 +226,18 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
     write_cache(repo, view)
     return describe(view, next=[f"cd {shlex.quote(worktree)}", f'hall propose-ready {item_id} --summary "…"',
                                 f"hall ready {item_id}"])
+
+
+def _forget_new_branch(repo: Repo, branch: str) -> None:
+    """A worktree command that failed half-way may leave the branch it created: with no worktree
+    on it and no commit of its own, it holds nothing, so it goes, and a retry starts clean."""
+    if not git.branch_exists(repo.root, branch) or git.worktree_for_branch(repo.root, branch) is not None:
+        return
+    tip = git.run(["rev-parse", f"refs/heads/{branch}"], repo.root, check=False).stdout.strip()
+    others = git.run(["for-each-ref", "--format=%(objectname)", "--points-at", tip, "refs/heads/"], repo.root,
+                     check=False).stdout.split()
+    if len(others) > 1:  # another branch holds the same commit: nothing of its own would be lost
+        git.run(["branch", "-D", branch], repo.root, check=False)
 
 
 def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None) -> dict[str, Any]:

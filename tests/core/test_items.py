@@ -79,3 +79,19 @@ def test_status_one_and_log_of_a_journal_without_creation(hall_repo):
     with pytest.raises(HallError) as caught:
         items.status_one(hall_repo, "H-0005")
     assert caught.value.code == "ITEM_NOT_FOUND"
+
+
+def test_a_worktree_command_failing_half_way_leaves_no_branch(hall_repo):
+    """git creates the branch before it finds the path taken: that empty branch is removed again."""
+    from hallmark.core import git
+
+    taken = hall_repo.root.parent / f"{hall_repo.root.name}-H-0001"
+    taken.mkdir()
+    (taken / "someone-elses-file").write_text("keep me\n")
+    with pytest.raises(HallError) as caught:
+        items.new(hall_repo, title="blocked")
+    assert caught.value.code == "COMMAND_FAILED" and "already exists" in caught.value.message
+    assert not git.branch_exists(hall_repo.root, "hm/H-0001-blocked")
+    assert (taken / "someone-elses-file").read_text() == "keep me\n"
+    retry = items.new(hall_repo, title="blocked")
+    assert retry["item"] == "H-0002" and Path(retry["worktree"]).is_dir()
