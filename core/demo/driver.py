@@ -1,0 +1,452 @@
+"""`hall demo`: build a throwaway repository and drive it through the real loop with the stand-in.
+
+Layout of a demo (a fresh temporary directory, or `--dir PATH`):
+
+    <base>/tinyshop/            the main checkout (a real git repo with `hall init` done)
+    <base>/tinyshop-H-0001/     each item's worktree (the default `worktree` template)
+    <base>/remote.git/          a local bare "origin", so shipping is a real push
+    <base>/data/                HALLMARK_DATA_DIR for the demo: its repo registry and daemon state
+    <base>/standin-scenario.json  what the stand-in model says in each run
+
+The demo never touches the person's own registry, daemon or repositories: its data dir is its own,
+and only its `.hallmark.toml` names the stand-in (`[runner] claude`). Everything the stand-in does
+is a real run (`runs/*.jsonl`, `run_started`/`usage`/`run_ended` with actor "<role> (stand-in)",
+model "hallmark-standin", cost 0). What a person would decide (ready, drop, reject a learning) the
+demo does on the person's behalf as the actor "you (demo)" (the memory store takes only "you").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import atomic, git, items, journal, states
+from ..errors import HallError
+from ..repo import Repo, open_repo
+from . import project, scenario
+
+PERSON = "you (demo)"  # the person's steps, taken by the demo on their behalf
+PROJECT = "tinyshop"
+STANDIN = "hall-standin-claude"
+SCRUB = ("HALL_CLAUDE", "HALL_ACTOR", "HALL_ITEM", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "HALL_STANDIN_PACE",
+         "HALLMARK_FIXED_NOW", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CLAUDE_PROJECT_DIR",
+         "AGENTMEMORY_PROJECT_NAME")
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Demo:
+    base: Path
+    created_base: bool
+    ids: dict[str, str] = field(default_factory=dict)  # story key -> item id
+    own_config: Path | None = None  # the person's TUI config (theme, keymap), copied into the demo
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def root(self) -> Path:
+        return self.base / PROJECT
+
+    @property
+    def data_dir(self) -> Path:
+        return self.base / "data"
+
+    @property
+    def remote(self) -> Path:
+        return self.base / "remote.git"
+
+    @property
+    def script_path(self) -> Path:
+        return self.base / "standin-scenario.json"
+
+    def repo(self) -> Repo:
+        return open_repo(self.root)
+
+
+# -- where ---------------------------------------------------------------------------------------
+
+def create(where: str | os.PathLike[str] | None = None) -> Demo:
+    """A fresh base directory: a new temporary one, or PATH (which must be absent or empty)."""
+    if shutil.which("git") is None:
+        raise HallError("COMMAND_FAILED", "The demo needs git on PATH.", ["install git, then: hall demo"])
+    from ..paths import user_data_dir
+
+    own = user_data_dir() / "config.toml"
+    own_config = own if own.is_file() else None
+    if where is None:
+        return Demo(Path(tempfile.mkdtemp(prefix="hallmark-demo-")).resolve(), created_base=True,
+                    own_config=own_config)
+    base = Path(where).expanduser().resolve()
+    if base.exists() and not base.is_dir():
+        raise HallError("USAGE", f"--dir {base} is a file; give a new or empty directory.", ["hall demo --dir <new dir>"])
+    if base.is_dir() and any(base.iterdir()):
+        raise HallError("USAGE", f"--dir {base} is not empty; the demo writes a whole repository there.",
+                        ["hall demo --dir <new dir>", "hall demo (a temporary directory)"])
+    created = not base.exists()
+    base.mkdir(parents=True, exist_ok=True)
+    return Demo(base, created_base=created, own_config=own_config)
+
+
+def remove(demo: Demo) -> None:
+    """Remove what the demo wrote (the base itself when the demo made it)."""
+    if demo.created_base:
+        shutil.rmtree(demo.base, ignore_errors=True)
+        return
+    for child in list(demo.base.iterdir()):
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
+def tool_dirs() -> list[str]:
+    """Where `hall` and `hall-standin-claude` live: beside this Python first, then PATH."""
+    dirs = [str(Path(sys.executable).parent)]
+    for name in ("hall", STANDIN):
+        found = shutil.which(name)
+        if found and str(Path(found).parent) not in dirs:
+            dirs.append(str(Path(found).parent))
+    return dirs
+
+
+def standin_path() -> str:
+    for folder in tool_dirs():
+        candidate = Path(folder) / STANDIN
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    raise HallError("RUN_FAILED", f"The stand-in model `{STANDIN}` is not installed beside `hall`.",
+                    ["pip install -e .", f"which {STANDIN}"])
+
+
+@contextlib.contextmanager
+def demo_env(demo: Demo) -> Iterator[None]:
+    """The process environment of a demo: its own data dir and scenario, `hall` on PATH, and nothing
+    of a Claude Code session or a pinned clock leaking in. Restored afterwards."""
+    saved = dict(os.environ)
+    try:
+        for name in SCRUB:
+            os.environ.pop(name, None)
+        os.environ["HALLMARK_DATA_DIR"] = str(demo.data_dir)
+        os.environ["HALL_STANDIN_SCRIPT"] = str(demo.script_path)
+        os.environ["PATH"] = os.pathsep.join([*tool_dirs(), saved.get("PATH", "")])
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return git.run(list(args), cwd).stdout.strip()
+
+
+# -- the scripted part ----------------------------------------------------------------------------
+
+def write_project(demo: Demo) -> None:
+    """The project's first commit, a local bare origin, and the person's own user config copied in."""
+    root = demo.root
+    root.mkdir(parents=True)
+    demo.data_dir.mkdir(parents=True, exist_ok=True)
+    hooks = demo.base / "data" / "no-git-hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    _git(root, "init", "-q")
+    _git(root, "symbolic-ref", "HEAD", "refs/heads/main")
+    for key, value in (("user.name", "hall demo"), ("user.email", "demo@hallmark.invalid"),
+                       ("commit.gpgsign", "false"), ("tag.gpgsign", "false"), ("core.hooksPath", str(hooks))):
+        _git(root, "config", key, value)
+    for rel, text in project.files().items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "tinyshop: a cart that prices in integer cents")
+    _git(demo.base, "init", "-q", "--bare", str(demo.remote))
+    _git(root, "remote", "add", "origin", str(demo.remote))
+    _git(root, "push", "-q", "-u", "origin", "main")
+    if demo.own_config is not None:  # the person's theme and keymap apply in the demo's app too
+        with contextlib.suppress(OSError):
+            shutil.copyfile(demo.own_config, demo.data_dir / "config.toml")
+
+
+def config_text(standin: str) -> str:
+    return (
+        "# Written by `hall demo`: a throwaway repository. Its review loop runs Hallmark's stand-in model\n"
+        f"# ({STANDIN}): no Claude runs here and nothing costs anything. Nothing outside this demo uses it.\n"
+        'base = "main"\n'
+        f"gates = {json.dumps([scenario.TEST_COMMAND])}\n"
+        "max_rejects = 3\n"
+        "max_check_failures = 3\n"
+        "# origin is a local bare repository beside this one, so shipping is a real push with no PR.\n"
+        'ship = "git push -q -u origin {branch}"\n'
+        "\n[capture]\n"
+        'mode = "gate"\n'
+        'free = ["docs/", "*.md"]\n'
+        'push_guard = "strict"\n'
+        "\n[runner]\n"
+        f"claude = {json.dumps(standin)}\n"
+        'timeout = "5m"\n'
+    )
+
+
+def init_repo(demo: Demo) -> dict[str, Any]:
+    """`hall init` (the core call), the demo's config, committed and pushed like a person would."""
+    from .. import setup_repo
+
+    result = setup_repo.init(demo.root)
+    atomic.write_text(demo.root / ".hallmark.toml", config_text(standin_path()))
+    _git(demo.root, "add", "-A")
+    _git(demo.root, "commit", "-q", "-m", "hall init (the stand-in model runs the demo's loop)")
+    _git(demo.root, "push", "-q", "origin", "main")
+    return result
+
+
+def write_script(demo: Demo, pace: float) -> None:
+    atomic.write_json(demo.script_path, scenario.script(demo.ids, pace))
+
+
+def set_pace(demo: Demo, pace: float) -> None:
+    """How fast the stand-in streams from its next run on (the scenario file is read per run)."""
+    data = atomic.read_json(demo.script_path, {}) or {}
+    data["pace"] = pace
+    atomic.write_json(demo.script_path, data)
+
+
+def dev_run(repo: Repo, item_id: str, story: scenario.Story) -> None:
+    """A headless developer run (the stand-in): it writes the change, runs the tests, commits, and
+    proposes the item as ready or asks the person a question, with the real `hall` commands."""
+    from ..runner import spawn
+
+    view = items.fold_item(repo, item_id)
+    prompt = (f"# Develop {item_id}: {story.title}\n\n{story.request}\n\n"
+              f"Work in {view.worktree} on branch {view.branch}. Commit, run the tests, then "
+              f"`hall propose-ready --summary \"…\"`, or `hall ask` when a decision is the person's.\n")
+    result = spawn.run(repo, spawn.RunSpec(role="dev", prompt=prompt, cwd=Path(view.worktree), item_id=item_id,
+                                           permission_mode="acceptEdits"))
+    if not result.ok:
+        raise HallError("RUN_FAILED", f"The demo's stand-in developer run for {item_id} failed: {result.failure}.",
+                        [f"hall trace {item_id}", "hall demo --keep"])
+
+
+def advance(repo: Repo, item_id: str, target: str, limit: int = 20) -> states.ItemView:
+    """Take the daemon's own steps (checks, review, fix) on one item until it reaches target."""
+    from ..loop import daemon, leases
+
+    for _ in range(limit):
+        view = items.fold_item(repo, item_id)
+        if view.state == target or view.state not in daemon.STEPS or view.hold:
+            return view
+        role, step, _model_role = daemon.STEPS[view.state]
+        with leases.held(repo, item_id, role, holder="hall-demo"):
+            step(repo, view)
+    return items.fold_item(repo, item_id)
+
+
+def build(demo: Demo, progress: Progress | None = None) -> dict[str, Any]:
+    """The scripted part (the stand-in at pace 0): every story reaches its outcome. Returns what the
+    memory store said to each proposal."""
+    say = progress or (lambda _text: None)
+    say(f"writing {PROJECT}, a small Python project with a unittest suite, in {demo.root}")
+    write_project(demo)
+    init_repo(demo)
+    repo = demo.repo()
+    say("hall init done; creating six items")
+    for story in scenario.STORIES:
+        created = items.new(repo, title=story.title, request=story.request, actor=PERSON)
+        demo.ids[story.key] = created["item"]
+    write_script(demo, 0.0)
+    ids = demo.ids
+    working = ("approved", "rejected", "escalated", "question", "dropped")
+    say("the stand-in developer works on five of them (" + ", ".join(ids[k] for k in working) + ")")
+    with ThreadPoolExecutor(max_workers=3) as pool:  # independent items: their runs may overlap
+        for done in [pool.submit(dev_run, demo.repo(), ids[k], scenario.STORY[k]) for k in working]:
+            done.result()
+    for key in ("approved", "rejected", "escalated"):
+        items.ready(repo, ids[key], actor=PERSON)
+    items.drop(repo, ids["dropped"], reason=scenario.DROP_REASON, actor=PERSON)
+    say("the loop: checks (the real unittest suite), the stand-in reviewer and fixer")
+    advance(repo, ids["approved"], states.HALLMARKED)
+    advance(repo, ids["rejected"], states.FIXING)
+    advance(repo, ids["escalated"], states.ESCALATED)
+    say("the librarian (the stand-in) proposes learnings to the memory store")
+    learned = propose_learnings(repo, ids)
+    return learned
+
+
+def propose_learnings(repo: Repo, ids: dict[str, str]) -> dict[str, Any]:
+    """Two librarian runs through the real memory store; between them the person rejects one."""
+    from ..memory import api as library
+    from ..memory import distill
+
+    first = distill.distill(repo, ids["dropped"])
+    rejected = []
+    for entry in first.get("proposed", []):
+        learning = library.reject(repo, entry["id"], scenario.FLOAT_REJECTION, actor="you")
+        rejected.append({"id": learning.id, "pattern": learning.pattern, "reason": learning.reason})
+    second = distill.distill(repo, ids["rejected"])
+    return {"runs": [first.get("run"), second.get("run")], "rejected_first": rejected, "replies": second}
+
+
+# -- the live part --------------------------------------------------------------------------------
+
+def run_until_idle(demo: Demo) -> dict[str, Any]:
+    """The daemon's passes in the foreground until no work is left (the scripted demo)."""
+    from ..loop import daemon
+
+    return daemon.run(until_idle=True, repos=[demo.root])
+
+
+class Background:
+    """The daemon in a thread of this process, on the demo's repository only, while the app is open."""
+
+    def __init__(self, demo: Demo, interval: float = 1.0) -> None:
+        self.demo = demo
+        self.interval = interval
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        from ..loop import daemon
+
+        def work() -> None:
+            try:
+                daemon.run(until_idle=False, interval=self.interval, repos=[self.demo.root])
+            except BaseException as exc:  # noqa: BLE001 - reported by stop(); the app stays up
+                self.error = exc
+
+        self.thread = threading.Thread(target=work, name="hall-demo-daemon", daemon=True)
+        self.thread.start()
+
+    def stop(self, wait_s: float = 30.0) -> None:
+        """Ask the daemon to stop after its current step (the stand-in's pace drops to 0 first)."""
+        from ..loop import daemon
+
+        if self.thread is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            set_pace(self.demo, 0.0)
+        daemon.stop(wait_s=wait_s)
+        self.thread.join(timeout=wait_s)
+
+
+# -- what happened --------------------------------------------------------------------------------
+
+def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]) -> dict[str, Any]:
+    """The journal summary: each item's story, where the scripted part left it and where it is now,
+    what the memory store did with each proposal, and the stand-in's usage (zero cost)."""
+    from ..loop import usage
+    from ..memory import api as library
+
+    repo = demo.repo()
+    stories = []
+    ok = True
+    for story in scenario.STORIES:
+        item_id = demo.ids.get(story.key)
+        if item_id is None:
+            continue
+        view = items.fold_item(repo, item_id)
+        events = items.item_events(repo, item_id)
+        reached = outcomes.get(story.key, "")
+        ok = ok and reached == story.outcome
+        entry: dict[str, Any] = {
+            "item": item_id, "story": story.key, "title": story.title, "what": story.words,
+            "expected": story.outcome, "outcome": reached, "state": view.state, "round": view.round,
+            "rejects": view.rejects, "hold": view.hold or None, "events": len(events),
+            "actors": sorted({str(e.get("actor")) for e in events}),
+            "runs": [e.get("run") for e in events if e.get("event") == "run_started"],
+            "open_questions": view.open_questions,
+        }
+        hallmarked = [e for e in events if e.get("event") == "hallmarked"]
+        if hallmarked:
+            entry["hallmark_sha"] = hallmarked[-1].get("sha")
+        stories.append(entry)
+    report = usage.report(repo, by="model")
+    learnings = _learnings(repo, library, learned)
+    ok = ok and bool(learnings.get("refused")) and bool(learnings.get("tombstone")) and bool(learnings.get("merged"))
+    return {
+        "demo": {"base": str(demo.base), "repo": str(demo.root), "data_dir": str(demo.data_dir),
+                 "seconds": round(time.monotonic() - demo.started, 1), "standin": STANDIN,
+                 "model": "hallmark-standin (no model ran)"},
+        "ok": ok,
+        "items": stories,
+        "learnings": learnings,
+        "usage": {"runs": report["total"]["runs"], "tokens": report["total"]["tokens"],
+                  "cost_usd": report["total"]["cost_usd"],
+                  "by_model": [{"model": r["key"], "runs": r["runs"], "standin_runs": r.get("standin_runs", 0),
+                                "cost_usd": r["cost_usd"]} for r in report["rows"]]},
+        "next": [f"hall tui --repo {demo.root}", f"hall status --all -C {demo.root}", "hall demo"],
+    }
+
+
+def _learnings(repo: Repo, library: Any, learned: dict[str, Any] | None) -> dict[str, Any]:
+    replies = (learned or {}).get("replies") or {}
+    proposed, merged, tombstone = [], [], []
+    for entry in replies.get("proposed", []):
+        learning = library.get(repo, entry["id"])
+        row = {"id": learning.id, "kind": learning.kind, "pattern": learning.pattern, "status": learning.status,
+               "occurrences": learning.occurrences}
+        if entry.get("previously_rejected"):
+            tomb = library.tombstone_for(repo, learning.id) or {}
+            tombstone.append({**row, "landed_on_tombstone": tomb.get("id"), "rejected_because": tomb.get("reason"),
+                              "reproposed": tomb.get("reproposed")})
+        elif entry.get("merged"):
+            merged.append({"merged_into": learning.id, "pattern": learning.pattern,
+                           "occurrences": learning.occurrences})
+        else:
+            proposed.append(row)
+    refused = [{"code": s.get("code"), "why": s.get("why")} for s in replies.get("skipped", [])]
+    pending = [{"id": x.id, "kind": x.kind, "pattern": x.pattern, "occurrences": x.occurrences}
+               for x in library.pending(repo)]
+    return {"proposed": proposed, "merged": merged, "refused": refused, "tombstone": tombstone,
+            "rejected_earlier": (learned or {}).get("rejected_first", []), "pending": pending,
+            "librarian_runs": (learned or {}).get("runs", [])}
+
+
+def outcomes_now(demo: Demo) -> dict[str, str]:
+    repo = demo.repo()
+    return {key: items.fold_item(repo, item_id).state for key, item_id in demo.ids.items()}
+
+
+def journal_lines(demo: Demo) -> int:
+    """How many journal lines the demo wrote (a figure for the summary and the benchmark)."""
+    repo = demo.repo()
+    total = len(journal.read(repo.paths.repo_journal).events)
+    for item_id in demo.ids.values():
+        total += len(journal.read(repo.paths.item_journal(item_id)).events)
+    return total
+
+
+def run_script(where: str | None = None, *, keep: bool = False, progress: Progress | None = None,
+               daemon_after: bool = True) -> dict[str, Any]:
+    """`hall demo --script`: the scripted part, then the daemon until idle; the summary; cleanup."""
+    demo = create(where)
+    try:
+        with demo_env(demo):
+            learned = build(demo, progress)
+            outcomes = outcomes_now(demo)
+            if daemon_after:
+                if progress:
+                    progress("the daemon takes over until no work is left")
+                run_until_idle(demo)
+            result = summary(demo, learned, outcomes)
+            result["journal_lines"] = journal_lines(demo)
+    except BaseException:
+        if not keep:
+            remove(demo)
+        raise
+    result["demo"]["kept"] = keep
+    if not keep:
+        remove(demo)
+        result["next"] = ["hall demo --keep --script (to look around afterwards)", "hall demo"]
+    if not result["ok"]:
+        result["_exit"] = 1
+    return result

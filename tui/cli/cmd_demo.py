@@ -1,0 +1,131 @@
+"""`hall demo [--dir PATH] [--keep] [--script] [--pace S]`: Hallmark on a throwaway repository.
+
+It writes a small real Python project, runs `hall init`, and drives six items through the real
+loop with the stand-in model (`hall-standin-claude`: no Claude runs, nothing costs anything). Then
+it opens the terminal app while the daemon keeps working in the background at a human pace, so a
+run streams live in the trace view. `--script` (or no terminal) runs the same scenario headless
+and prints the journal summary (JSON off a TTY, as every command does). The demo's directory is
+removed when it ends, unless --keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .framework import add
+
+WELCOME = (
+    "A throwaway repository at {root}. The loop's model is Hallmark's stand-in ({standin}): "
+    "no Claude runs and nothing costs anything. The daemon keeps working in the background.\n"
+    "f floor · b boards · i inbox · t runs (enter: the live trace) · l learnings · $ usage · ? every key · "
+    "q quit ({after})"
+)
+
+
+def _progress(text: str) -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write(f"hall demo: {text}\n")
+        sys.stderr.flush()
+
+
+def make_app(demo: Any, *, keep: bool, **kwargs: Any):
+    """The terminal app on the demo's repository, saying what it is when it opens."""
+    from hallmark.core.demo import driver
+    from hallmark.tui.app import HallmarkApp
+
+    class DemoApp(HallmarkApp):
+        TITLE = "Hallmark demo"
+
+        def on_mount(self) -> None:  # Textual also runs HallmarkApp.on_mount
+            after = f"the demo stays in {demo.base}" if keep else "the demo's directory is removed"
+            self.notify(WELCOME.format(root=demo.root, standin=driver.STANDIN, after=after),
+                        title="hall demo: a stand-in model, not Claude", timeout=30, markup=False)
+
+    return DemoApp(demo.root, **kwargs)
+
+
+def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.demo import driver
+
+    demo = driver.create(args.dir)
+    background = None
+    try:
+        with driver.demo_env(demo):
+            driver.build(demo, _progress)
+            driver.set_pace(demo, max(0.0, args.pace))
+            _progress("opening the terminal app; the daemon keeps working in the background")
+            background = driver.Background(demo)
+            background.start()
+            try:
+                make_app(demo, keep=args.keep).run()
+            finally:
+                _progress("stopping the demo's daemon (it finishes the step it is on)")
+                background.stop()
+    finally:
+        if not args.keep:
+            driver.remove(demo)
+    if args.keep:
+        return {"demo": str(demo.base), "repo": str(demo.root), "kept": True,
+                "next": [f"hall tui --repo {demo.root}", f"hall daemon run --until-idle --repo {demo.root}",
+                         f"rm -rf {demo.base}"]}
+    return {"demo": str(demo.base), "kept": False, "removed": True,
+            "next": ["hall demo --keep (to look around afterwards)", "hall init (in your own repository)"]}
+
+
+def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.demo import driver
+
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if args.script or not interactive:
+        result = driver.run_script(args.dir, keep=args.keep, progress=_progress)
+        if not args.script:
+            result["note"] = "no terminal here, so the scripted demo ran (hall demo --script)"
+        return result
+    return run_interactive(args)
+
+
+def render(result: dict[str, Any]) -> Any:
+    """A TTY's view of the summary: the stories, the learnings, the cost."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if "items" not in result:
+        return Text(("Kept: " + result.get("repo", "")) if result.get("kept") else "The demo's directory was removed.")
+    table = Table(title="hall demo: what happened (the stand-in model; no Claude ran)", show_lines=False)
+    for column in ("item", "story", "reached", "now", "actors"):
+        table.add_column(column)
+    for row in result["items"]:
+        mark = "✓" if row["outcome"] == row["expected"] else "✗"
+        table.add_row(row["item"], row["what"], f"{mark} {row['outcome']}", row["state"], ", ".join(row["actors"]))
+    learned = result.get("learnings") or {}
+    lines = Text()
+    for row in learned.get("proposed", []):
+        lines.append(f"proposed  {row['id']} [{row['kind']}] {row['pattern']} (×{row['occurrences']})\n")
+    for row in learned.get("merged", []):
+        lines.append(f"merged    a near-duplicate into {row['merged_into']} (×{row['occurrences']})\n")
+    for row in learned.get("refused", []):
+        lines.append(f"refused   {row['code']}: {row['why']}\n")
+    for row in learned.get("tombstone", []):
+        lines.append(f"tombstone proposed again, recorded on rejected {row['landed_on_tombstone']}: "
+                     f"{row['rejected_because']}\n")
+    usage = result.get("usage") or {}
+    lines.append(f"\n{usage.get('runs', 0)} stand-in runs, {usage.get('tokens', 0)} tokens counted, "
+                 f"${float(usage.get('cost_usd') or 0):.2f}; {result['demo'].get('seconds')} s")
+    from rich.console import Group
+
+    return Group(table, lines)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add(sub, "demo", cmd_demo,
+            "Try Hallmark on a throwaway repository: a small Python project whose items go through the real "
+            "loop with a stand-in model (no Claude, no cost), then the terminal app while the daemon works.",
+            text=render)
+    p.add_argument("--dir", metavar="PATH", help="build the demo here (a new or empty directory), not in a temporary one")
+    p.add_argument("--keep", action="store_true", help="keep the demo's directory when the demo ends")
+    p.add_argument("--script", action="store_true",
+                   help="headless: run the whole scenario, print the journal summary, exit (1 if a story missed)")
+    p.add_argument("--pace", type=float, default=0.5, metavar="SECONDS",
+                   help="seconds between the stand-in's lines while the app is open (default 0.5)")
