@@ -76,32 +76,60 @@ def test_help_lists_every_command_with_its_arguments(hall, hall_repo):
     assert help_json()["commands"] == data["commands"]
 
 
-@pytest.mark.parametrize("name", ["command", "error", "event", "config", "new", "drop", "status"])
-def test_schema_prints_valid_json_schema(hall, hall_repo, name: str):
-    reply = hall("schema", name, cwd=hall_repo.root)
-    assert reply.code == 0, reply.stdout
-    jsonschema.Draft202012Validator.check_schema(reply.json)
+class _Capture(io.StringIO):
+    """A stdout for in-process runs of `main`; `tty` decides which face it gets."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
 
 
-def test_schemas_accept_real_replies(hall, hall_repo):
+def run_main(monkeypatch, cwd: Path, *args: str, tty: bool = False) -> tuple[int, str]:
+    """`hall` in-process, for tests where the process boundary is not the point."""
+    from hallmark.tui.cli import main
+
+    out = _Capture(tty)
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr("sys.stdout", out)
+    monkeypatch.setattr("sys.stderr", out)
+    monkeypatch.setenv("COLUMNS", "140")
+    code = main(list(args))
+    monkeypatch.undo()
+    return code, out.getvalue()
+
+
+def test_schema_prints_valid_json_schema(hall_repo, monkeypatch):
+    for name in ("command", "error", "event", "config", "new", "drop", "status"):
+        code, out = run_main(monkeypatch, hall_repo.root, "schema", name)
+        assert code == 0, out
+        jsonschema.Draft202012Validator.check_schema(json.loads(out))
+
+
+def test_schemas_accept_real_replies(hall_repo, monkeypatch):
     root = hall_repo.root
-    schema = {n: hall("schema", n, cwd=root).json for n in ("error", "event", "config", "command")}
-    error = hall("status", "99", cwd=root).json
-    jsonschema.validate(error, schema["error"])
+    schema = {n: json.loads(run_main(monkeypatch, root, "schema", n)[1]) for n in ("error", "event", "config", "command")}
+    code, out = run_main(monkeypatch, root, "status", "99")
+    assert code == 3
+    jsonschema.validate(json.loads(out), schema["error"])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"error": {"code": "X"}}, schema["error"])
     assert schema["error"]["x-exit-codes"]["ITEM_NOT_FOUND"] == 3
 
-    data = new_item(hall, root)
-    hall("ask", "which?", "--options", "a,b", cwd=Path(data["worktree"]))
-    hall("ready", "1", "--note", "n", cwd=root)
-    hall("pull-back", "1", "--reason", "r", cwd=root)
-    hall("propose-ready", "1", "--summary", "s", "--why", "w", cwd=root)
-    hall("answer", "Q-1", "a", cwd=root)
-    hall("drop", "1", "--reason", "r", cwd=root)
+    created = items.new(hall_repo, title="schema")
+    items.ask(hall_repo, "which?", item_id="H-0001", options=["a", "b"], default="a", wait="1h")
+    items.ready(hall_repo, "H-0001", note="n")
+    items.pull_back(hall_repo, "H-0001", reason="r")
+    items.propose_ready(hall_repo, "H-0001", summary="s", why="w", how="h")
+    items.answer(hall_repo, "Q-1", "a")
+    items.ask(hall_repo, "repo-level?")
+    items.drop(hall_repo, "H-0001", reason="r")
+    assert not Path(created["worktree"]).exists()
     written = journal.read(hall_repo.paths.item_journal("H-0001")).events
     written += journal.read(hall_repo.paths.repo_journal).events
-    assert len(written) >= 8
+    assert len(written) >= 9
     for event in written:
         jsonschema.validate(event, schema["event"])
     with pytest.raises(jsonschema.ValidationError):
@@ -157,17 +185,22 @@ def test_text_renderers_show_the_data(hall_repo, hall):
     assert data["item"] == "H-0001"
 
 
-def test_text_on_a_tty_for_every_stage_1_reply(hall, hall_repo):
-    """Every Stage 1 command prints readable text on a TTY without an error."""
-    from .test_contract import run_on_pty
-
+def test_text_on_a_tty_for_every_stage_1_reply(hall_repo, monkeypatch):
+    """Every Stage 1 command prints readable text (not JSON) on a TTY, without an error.
+    (test_contract runs the real `hall` on a real pseudo-terminal; this covers every command fast.)"""
     root = hall_repo.root
-    data = new_item(hall, root)
-    worktree = Path(data["worktree"])
-    git(worktree, "commit", "-q", "--allow-empty", "-m", "work")
-    for args in (["status"], ["status", "1"], ["log", "1"], ["inbox"], ["help"], ["schema", "error"], ["doctor"],
-                 ["ask", "ok?"], ["answer", "Q-1", "yes"], ["ready", "1"], ["pull-back", "1"],
-                 ["propose-ready", "1", "--summary", "s"], ["reindex"], ["drop", "1", "--reason", "r"]):
-        shown = run_on_pty(args, root)
+    data = items.new(hall_repo, title="Shown as text")
+    git(Path(data["worktree"]), "commit", "-q", "--allow-empty", "-m", "work")
+    for args in (["status"], ["status", "1"], ["status", "--all"], ["log", "1"], ["inbox"], ["help"],
+                 ["schema", "error"], ["doctor"], ["ask", "ok?", "--options", "yes,no"], ["inbox"],
+                 ["answer", "Q-1", "yes"], ["ready", "1"], ["ready", "1"], ["pull-back", "1"],
+                 ["propose-ready", "1", "--summary", "s"], ["reindex"], ["init"], ["status", "77"],
+                 ["drop", "1", "--reason", "r"]):
+        code, shown = run_main(monkeypatch, root, *args, tty=True)
+        assert code in (0, 1, 3), (args, shown)
         assert "internal error" not in shown and "Traceback" not in shown, (args, shown)
-        assert shown.strip() and not shown.lstrip().startswith('{"'), (args, shown)
+        assert shown.strip() and not shown.lstrip().startswith("{"), (args, shown)
+    code, shown = run_main(monkeypatch, root, "status", "--all", tty=True)
+    assert "Shown as text" in shown and "dropped" in shown
+    code, shown = run_main(monkeypatch, root, "status", "77", tty=True)
+    assert code == 3 and "ITEM_NOT_FOUND" in shown
