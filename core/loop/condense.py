@@ -201,7 +201,8 @@ def family_of(command: str) -> str:
 # -- the generic filter -----------------------------------------------------------------
 
 
-_ALARM = re.compile(r"\b(error|errors|failed|failure|fatal|panic|panicked|exception|traceback)\b", re.I)
+_ALARM = re.compile(r"\b(error|errors|failed|failure|fatal|panic|panicked|exception|traceback)\b"
+                    r"|^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:? ", re.I)  # alarm words, or a file:line location
 
 
 def generic(lines: list[str], exit_code: int | None = None) -> list[str]:
@@ -213,7 +214,7 @@ def generic(lines: list[str], exit_code: int | None = None) -> list[str]:
     alarms = [ln for ln in middle if _ALARM.search(ln)]
     out = [*lines[:HEAD_LINES], f"… {len(middle)} line(s) omitted …"]
     if alarms:
-        out.append(f"error-looking lines among them ({len(alarms)}):")
+        out.append(f"error-looking or file:line lines among them ({len(alarms)}):")
         out.extend(alarms[:HEAD_LINES])
         if len(alarms) > HEAD_LINES:
             out.append(f"… and {len(alarms) - HEAD_LINES} more")
@@ -268,6 +269,8 @@ _PY_TITLE = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PY_LOCATION = re.compile(r"^(\S+?\.py):(\d+):(.*)$")
 _PY_CAPTURED = re.compile(r"^-{3,} Captured .* -{3,}$")
 _PY_WARNING = re.compile(r"^\s+(\S+:\d+: \w*Warning: .*)$")
+_PY_QUIET_SUMMARY = re.compile(r"^(\d+ (passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)"
+                               r"\b.*|no tests ran) in [\d.]+s\b")
 _PY_SUMMARY = re.compile(r"\b(\d+ (passed|failed|error|errors|skipped|xfailed|xpassed|warnings?|deselected)|no tests ran)\b")
 
 
@@ -287,8 +290,12 @@ def filter_pytest(lines: list[str], exit_code: int | None) -> Found | None:
             if "test session starts" in section:
                 recognised = True
             elif _PY_SUMMARY.search(section):
-                found.summary.append(section)
+                found.summary.append(match.group(1))
                 recognised = True
+            continue
+        if _PY_QUIET_SUMMARY.match(line):  # -q prints the summary line without its rule
+            found.summary.append(line.strip())
+            recognised = True
             continue
         if line.startswith("!!!") and "!!!" in line[3:]:
             found.summary.append(_strip_rule(line, "!"))
@@ -345,7 +352,7 @@ _RUST_LOCATION = re.compile(r"^\s*--> (\S+:\d+(?::\d+)?)")
 _CARGO_NOISE = re.compile(r"^\s*(Compiling|Checking|Downloaded|Downloading|Updating|Fresh|Blocking|Locking|Adding|"
                           r"Documenting|Finished|Running|Doc-tests|Installing|Installed|Packaging|Verifying)\b")
 _CARGO_SUMMARY = re.compile(r"^(warning: `[^`]+` \(.*\) generated \d+ warnings?|error: could not compile|"
-                            r"error: test failed|error: \d+ target failed|Some errors have detailed|"
+                            r"error: test failed|error: test run failed|error: \d+ target failed|Some errors have detailed|"
                             r"For more information about)")
 _RUST_PANIC = re.compile(r"^thread '([^']+)' panicked at (.*)$")
 
@@ -403,8 +410,55 @@ def filter_cargo_build(lines: list[str], exit_code: int | None) -> Found | None:
     return found
 
 
+_NEXTEST_STATUS = re.compile(r"^\s*(FAIL|SIGSEGV|SIGABRT|SIGKILL|TIMEOUT|LEAK-FAIL|ABORT)\s+\[\s*[\d.]+s\]\s+(.+?)\s*$")
+_NEXTEST_OUTPUT = re.compile(r"^[\s\-─]*(STDOUT|STDERR):\s+(.+?)[\s\-─]*$")
+_NEXTEST_SUMMARY = re.compile(r"^\s*Summary \[")
+
+
+def _filter_nextest(lines: list[str], found: Found) -> Found:
+    """`cargo nextest run`: FAIL lines, each failing test's panic from its captured output, the Summary."""
+    by_name: dict[str, list[str]] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        status = _NEXTEST_STATUS.match(line)
+        output = _NEXTEST_OUTPUT.match(line)
+        if status:
+            name = status.group(2)
+            if name not in by_name:
+                by_name[name] = [f"{status.group(1)} {name}"]
+                found.failures.append(by_name[name])
+        elif output:
+            name = output.group(2)
+            entry = by_name.setdefault(name, [f"FAIL {name}"])
+            if entry not in found.failures:
+                found.failures.append(entry)
+            j = i + 1
+            keep = False
+            while j < len(lines) and not _NEXTEST_OUTPUT.match(lines[j]) and not re.match(r"^\s+(PASS|FAIL|SKIP|SIGSEGV|TIMEOUT)\s+\[", lines[j]) \
+                    and not _NEXTEST_SUMMARY.match(lines[j]) and not lines[j].startswith("------------"):
+                text = lines[j]
+                panic = _RUST_PANIC.match(text)
+                if panic:
+                    keep = True
+                    entry.append(f"  panicked at {panic.group(2)}")
+                elif keep and text.strip() and not text.startswith("note: run with `RUST_BACKTRACE"):
+                    entry.append("  " + text)
+                j += 1
+            _cap_entry(entry)
+            i = j
+            continue
+        elif _NEXTEST_SUMMARY.match(line):
+            found.summary.append(line.strip())
+        i += 1
+    return found
+
+
 def filter_cargo_test(lines: list[str], exit_code: int | None) -> Found | None:
     found = Found.empty()
+    if any(_NEXTEST_SUMMARY.match(ln) or re.match(r"^\s*Starting \d+ tests? across", ln) for ln in lines):
+        _rust_diagnostics(lines, found)
+        return _filter_nextest(lines, found)
     recognised = _rust_diagnostics(lines, found)
     results: list[str] = []
     i = 0

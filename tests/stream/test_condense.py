@@ -336,3 +336,33 @@ def test_every_family_filter_is_total_on_shuffled_real_lines(lines):
         if found is not None:
             rendered = found.render(lines, 1)
             assert all(isinstance(x, str) for x in rendered), name
+
+
+def test_pytest_quiet_summary_line_without_its_rule():
+    lines = ["..F" + "." * 70 + " [ 50%]", "." * 73 + " [100%]",
+             "=" * 30 + " FAILURES " + "=" * 30, "_" * 20 + " test_x " + "_" * 20, "",
+             ">       assert f() == 2", "E       assert 1 == 2", "", "tests/test_x.py:9: AssertionError",
+             "=" * 10 + " short test summary info " + "=" * 10, "FAILED tests/test_x.py::test_x - assert 1 == 2",
+             "1 failed, 145 passed in 0.91s"]
+    found = cd.filter_pytest(lines, 1)
+    assert found is not None and found.summary == ["1 failed, 145 passed in 0.91s"]
+    assert found.failures[0][0] == "FAILED test_x"
+
+
+def test_generic_keeps_file_line_locations_from_the_middle():
+    lines = [f"checking module {i}" for i in range(100)]
+    lines[50] = "src/app/models.py:41:5: F841 local variable 'x' is assigned to but never used"
+    out = cd.generic(lines)
+    assert lines[50] in out
+
+
+def test_cargo_nextest_keeps_the_failing_test_its_panic_and_the_summary():
+    result = run("cargo nextest run", "cargo_nextest_failures.txt", 100)
+    text = result.text
+    assert result.family == "cargo-test"
+    assert "failures (1):" in text  # listed again after the Summary, shown once
+    assert "FAIL shop cart::tests::total_with_tax" in text
+    assert "panicked at src/cart.rs:88:9:" in text and "left: 22.0" in text
+    assert "Summary [   0.231s] 64 tests run: 63 passed, 1 failed, 0 skipped" in text
+    assert "error: test run failed" in text
+    assert "PASS [" not in text and "test result:" not in text and "Compiling" not in text
