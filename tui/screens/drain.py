@@ -77,6 +77,17 @@ def _accept_all(repo: Repo, lids: list[str]) -> dict[str, Any]:
     return {"accepted": done}
 
 
+def _decide(repo: Repo, verb: str, lid: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """One memory-store verb; the learning as a dict (and, after a rejection, its tombstone)."""
+    library = optional.load(MEMORY)
+    assert library is not None
+    learning = getattr(library, verb)(repo, lid, *args, **kwargs)
+    out = learning.to_dict()
+    if verb == "reject":
+        out["tombstone"] = library.tombstone_for(repo, lid)
+    return out
+
+
 def _accept_reopened(repo: Repo, lid: str) -> dict[str, Any]:
     library = optional.load(MEMORY)
     assert library is not None
@@ -276,20 +287,20 @@ class DrainScreen(HallScreen):
                 self._render_card()
             return
         if what == "accept":
-            self.hall.core_call("accept", library.accept, lid, actor="you", item=lid)
+            self.hall.core_call("accept", _decide, "accept", lid, actor="you", item=lid)
         elif what == "skip":
-            self.hall.core_call("skip", library.skip, lid, actor="you", item=lid)
+            self.hall.core_call("skip", _decide, "skip", lid, actor="you", item=lid)
         elif what == "reject":
             def rejected(reason: str | None) -> None:
                 if reason:
-                    self.hall.core_call("reject", library.reject, lid, reason, actor="you", item=lid)
+                    self.hall.core_call("reject", _decide, "reject", lid, reason, actor="you", item=lid)
 
             self.app.push_screen(ReasonModal(f"Reject {lid}", f"“{card.learning.get('pattern', '')}”\n\nWhy reject it? "
                                              "The reason stays as its tombstone."), rejected)
         elif what == "edit":
             def edited(pattern: str | None) -> None:
                 if pattern:
-                    self.hall.core_call("edit", library.accept, lid, actor="you", pattern=pattern, item=lid)
+                    self.hall.core_call("edit", _decide, "accept", lid, actor="you", pattern=pattern, item=lid)
 
             self.app.push_screen(ReasonModal(f"Edit {lid}, then accept", "The pattern, in your words:",
                                              value=str(card.learning.get("pattern", "")), placeholder="pattern"),
@@ -307,7 +318,7 @@ class DrainScreen(HallScreen):
             self.last_note = f"↶ back to {lid}"
             self._render_card()
             return
-        self.hall.core_call("undo", library.undo, lid, actor="you", item=lid)
+        self.hall.core_call("undo", _decide, "undo", lid, actor="you", item=lid)
 
     def action_accept_all(self) -> None:
         remaining = [lid for lid in self._remaining() if not self.data.cards[lid].came_back]
@@ -347,8 +358,8 @@ class DrainScreen(HallScreen):
         elif lid:
             note = f"{DECISION_WORDS.get(label, label)} {lid}"
             if label == "reject":
-                result = message.result or {}
-                note += f" — tombstone: “{result.get('pattern', '')}”, reason: {result.get('reason', '')}"
+                tomb = (message.result or {}).get("tombstone") or {}
+                note += f" — tombstone {tomb.get('id', lid)}: “{tomb.get('pattern', '')}”, reason: {tomb.get('reason', '')}"
             elif label in ("accept", "edit"):
                 promo = (message.result or {}).get("promotion") or {}
                 if promo.get("path"):
