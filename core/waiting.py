@@ -72,6 +72,17 @@ def classify(repo: Any, view: states.ItemView) -> tuple[str, str, str]:
     return kind, WORDS[kind], SYMBOLS[kind]
 
 
+def label(repo: Any, view: states.ItemView) -> str:
+    """The card's badge: symbol and word, e.g. "◆ waiting for you" (never colour alone)."""
+    _, word, symbol = classify(repo, view)
+    return f"{symbol} {word}"
+
+
+def badges(repo: Any, views: list[states.ItemView] | None = None) -> dict[str, tuple[str, str, str]]:
+    """item id -> (kind, word, symbol) for many items at once (a board's load step)."""
+    return {v.id: classify(repo, v) for v in (views if views is not None else repo.index.items())}
+
+
 def _kind(repo: Any, view: states.ItemView) -> str:
     if view.state == states.DROPPED:
         return IDLE

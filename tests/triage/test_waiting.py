@@ -155,3 +155,12 @@ def test_cli_waiting_and_cost(hall_repo, new_item, hall):
     assert cost["total"]["cost_usd"] == 0.125 and cost["runs"][0]["role"] == "dev"
     status = hall("status", a, cwd=hall_repo.root).json
     assert status["cost_usd"] == 0.125 and status["tokens"] == 120
+
+
+def test_label_and_badges(hall_repo, new_item):
+    a, _ = new_item("asks")
+    b, _ = new_item("quiet")
+    items.ask(hall_repo, "which db?", item_id=a)
+    assert waiting.label(hall_repo, items.fold_item(hall_repo, a)) == "◆ waiting for you"
+    found = waiting.badges(hall_repo)
+    assert found[a][0] == "waiting" and found[b] == ("idle", "idle", "·")
