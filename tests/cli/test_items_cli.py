@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 from hallmark.core import items, journal
@@ -302,3 +303,26 @@ def test_concurrent_hall_new_and_ask_get_unique_ids(hall_repo):
     assert sorted(item_ids) == ["H-0001", "H-0002", "H-0003", "H-0004"]
     assert sorted(qids, key=lambda q: int(q[2:])) == [f"Q-{n}" for n in range(1, 9)]
     assert len({r["worktree"] for r in replies[:4]}) == 4
+
+
+def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_repo):
+    root = hall_repo.root
+    hall_bin = str(Path(os.environ["PATH"].split(os.pathsep)[0]) / "hall")
+    waiting = subprocess.Popen([hall_bin, "ask", "ship it?", "--block", "--wait", "60s"], cwd=root,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):  # until the question is in the journal
+        if hall_repo.paths.repo_journal.read_text().count('"question"') == 1:
+            break
+        time.sleep(0.05)
+    assert hall("answer", "Q-1", "yes", cwd=root).code == 0
+    out, _ = waiting.communicate(timeout=60)
+    reply = json.loads(out)
+    assert reply["answer"] == "yes" and reply["answered_by"] == "you" and reply["defaulted"] is False
+    assert reply["next"] == ["hall inbox"]
+
+    defaulted = hall("ask", "billed or raw?", "--options", "billed,raw", "--default", "billed", "--wait", "1s",
+                     "--block", cwd=root)
+    assert defaulted.code == 0
+    assert defaulted.json["answer"] == "billed" and defaulted.json["defaulted"] is True
+    last = journal.read(hall_repo.paths.repo_journal).events[-1]
+    assert last["event"] == "question_defaulted" and last["qid"] == "Q-2" and "default" in last["reason"]

@@ -110,6 +110,8 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
         from hallmark.core.questions import wait_for_answer
 
         result.update(wait_for_answer(repo, result["qid"], args.wait))
+        if result.get("answer") is not None:
+            result["next"] = [f"hall status {item_id}"] if item_id else ["hall inbox"]
     return result
 
 
