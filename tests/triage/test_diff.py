@@ -168,3 +168,11 @@ def test_untracked_files_read_directly(hall_repo, new_item):
     nl = files["nl.txt"]
     assert nl.added == 2 and [ln.kind for ln in nl.hunks[0].lines] == ["+", "+", "\\"]
     assert files["blob.dat"].binary and files["empty.txt"].added == 0
+
+
+def test_a_missing_base_branch_is_a_clear_error(hall_repo, new_item):
+    item_id, _ = new_item()
+    git(hall_repo.root, "branch", "-m", "main", "trunk")
+    with pytest.raises(HallError) as err:
+        diffmod.item_diff(hall_repo, item_id)
+    assert err.value.code == "COMMAND_FAILED" and "'main' does not exist" in err.value.message

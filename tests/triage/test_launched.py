@@ -175,3 +175,37 @@ def test_project_identity_file_reaches_every_launch(hall_repo, standin_claude, h
     launched = standin_claude()
     assert [r["env"]["AGENTMEMORY_PROJECT_NAME"] for r in launched] == ["acme-widgets", "acme-widgets"]
     assert {r["env"]["HALL_ITEM"] for r in launched} == {data["item"]}
+
+
+def test_takeover_bad_input_is_refused_and_records_nothing(hall_repo, new_item, tmp_path):
+    item_id, wt = new_item()
+    runs = hall_repo.paths.item_dir(item_id) / "runs"
+    runs.mkdir(parents=True)
+    _stream(runs / "20261130T090000000Z-dev.jsonl", tmp_path / "gone", ended=True)
+    with pytest.raises(HallError) as err:
+        takeover(hall_repo, item_id, run="no-such-run.jsonl")
+    assert err.value.code == "NO_RUN"
+    events_before = len(items.item_events(hall_repo, item_id))
+    # the directory the run ran in is gone: a session resumes only where it ran, so no fallback
+    with pytest.raises(HallError) as err:
+        takeover(hall_repo, item_id, run="20261130T090000000Z-dev.jsonl")
+    assert err.value.code == "WRONG_STATE" and "gone" in err.value.message
+    assert len(items.item_events(hall_repo, item_id)) == events_before
+
+
+def test_a_live_run_with_no_known_process_is_not_taken_over(hall_repo, new_item, tmp_path):
+    item_id, wt = new_item()
+    runs = hall_repo.paths.item_dir(item_id) / "runs"
+    runs.mkdir(parents=True)
+    live = runs / "20261130T094312123Z-dev.jsonl"
+    _stream(live, wt, ended=False)
+    runner = _live_runner(live.with_suffix(".lock"), tmp_path)
+    try:
+        with pytest.raises(HallError) as err:
+            takeover(hall_repo, item_id)
+        assert err.value.code == "RUN_LIVE"
+        assert "taken_over" not in [e["event"] for e in items.item_events(hall_repo, item_id)]
+        assert runner.poll() is None  # nothing was killed on a guess
+    finally:
+        runner.kill()
+        runner.wait()
