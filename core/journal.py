@@ -13,8 +13,6 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import clock
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -75,6 +73,7 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
 
 
 def make_event(event: str, item: str | None, actor: str, fields: dict[str, Any]) -> dict[str, Any]:
+    from . import clock  # datetime only when an event is written, not on every read
     record: dict[str, Any] = {"v": JOURNAL_VERSION, "t": clock.stamp(), "actor": actor, "event": event, "item": item}
     for key, value in fields.items():
         if key in record:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..paths import RepoPaths
 
 NOTE_WRITERS = frozenset({"assayer", "shipper"})
-_PUBLISH_WORD = re.compile(r"\b(push|send-pack|http-push|notes|update-ref|gh|ship|release)\b")
+_PUBLISH_WORD = r"\b(push|send-pack|http-push|notes|update-ref|gh|ship|release)\b"
 _UNPARSED = ("parse error", "too long", "too deep")
 
 
@@ -80,7 +80,7 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
         unparsed = finding.detail.startswith(_UNPARSED)
         if in_worktree and capture["push_guard"] == "strict":
             pass
-        elif not (unparsed and _PUBLISH_WORD.search(command)):
+        elif not (unparsed and re.search(_PUBLISH_WORD, command)):
             continue
         verdict = _hallmark(paths, finding.cwd or cwd)
         if verdict.ok:

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from ..paths import RepoPaths
 
 NOTES_REF = "refs/notes/hallmark"
-_ITEM = re.compile(r"H-\d{1,9}")
-_SHA = re.compile(r"[0-9a-f]{7,64}")
+_ITEM = r"H-\d{1,9}"
+_SHA = r"[0-9a-f]{7,64}"
 
 
 class Verdict:
@@ -40,15 +40,14 @@ class Verdict:
 
 def read_head_and_note(where: str) -> tuple[str, str | None]:
     """HEAD's sha and its note under refs/notes/hallmark (None when there is none), in one git call."""
-    import subprocess
+    from .run import capture
 
     env = dict(os.environ)
     for name in ("GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_DIR", "GIT_WORK_TREE"):
         env.pop(name, None)
-    proc = subprocess.run(
+    proc = capture(
         ["git", "--no-replace-objects", "-C", where, "log", "-1", "--no-walk", "--no-show-signature",
-         "--no-notes", f"--notes={NOTES_REF}", "--format=%H%x00%N", "HEAD"],
-        capture_output=True, env=env, timeout=10, check=False)
+         "--no-notes", f"--notes={NOTES_REF}", "--format=%H%x00%N", "HEAD"], env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"git log HEAD failed in {where}: {proc.stderr.decode('utf-8', 'replace').strip()[:200]}")
     out = proc.stdout.decode("utf-8", "replace")
@@ -75,12 +74,12 @@ def check(where: str, fallback: RepoPaths) -> Verdict:
     if not isinstance(data, dict) or data.get("v") != 1:
         return Verdict(False, f"the note on HEAD {short} is not a version-1 hallmark", head)
     sha = data.get("sha")
-    if not isinstance(sha, str) or not _SHA.fullmatch(sha.lower()):
+    if not isinstance(sha, str) or not re.fullmatch(_SHA, sha.lower()):
         return Verdict(False, f"the note on HEAD {short} names no commit", head)
     if not _same(sha, head):
         return Verdict(False, f"its note is for {sha[:7]}, not {short}", head)
     item = data.get("item")
-    if not isinstance(item, str) or not _ITEM.fullmatch(item):
+    if not isinstance(item, str) or not re.fullmatch(_ITEM, item):
         return Verdict(False, f"the note on HEAD {short} names no item", head)
     paths = discover(where, required=False)
     if paths is None or not paths.initialized:

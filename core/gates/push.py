@@ -81,11 +81,11 @@ GH_READ = {
     "completion": None,
 }
 GH_PUBLISH = {("pr", "create"), ("pr", "merge"), ("release", "create"), ("repo", "sync")}
-GH_API_PUSH_PATH = re.compile(r"(^|/)(pulls|merges|contents|git|refs|merge)(/|$|\?)")
-GH_GRAPHQL_PUSH = re.compile(r"\b(createPullRequest|mergePullRequest|enablePullRequestAutoMerge|updateRefs?|"
+GH_API_PUSH_PATH = r"(^|/)(pulls|merges|contents|git|refs|merge)(/|$|\?)"
+GH_GRAPHQL_PUSH = (r"\b(createPullRequest|mergePullRequest|enablePullRequestAutoMerge|updateRefs?|"
                              r"createRef|deleteRef|createCommitOnBranch|mergeBranch)\b")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-MENTION = re.compile(r"\b(push|release)\b", re.I)
+MENTION = r"(?i)\b(push|release)\b"  # patterns stay strings: re caches them on first use
 INTERPRETERS = frozenset({"python", "python3", "python2", "node", "ruby", "perl", "php", "deno", "bun",
                           "pwsh", "powershell", "tclsh", "lua", "Rscript", "osascript"})
 SCRIPT_LIMIT = 262_144
@@ -112,9 +112,17 @@ class Context:
     def __init__(self, cwd: str, ship: str = "", alias_lookup: Callable[..., str | None] | None = None,
                  env: dict[str, str] | None = None) -> None:
         self.cwd = cwd
-        self.ship_prefixes = ship_prefixes(ship) if ship else []
+        self.ship = ship
+        self._ship_prefixes: list[list[str]] | None = None
         self.alias_lookup = alias_lookup or git_config_alias
         self.env = env if env is not None else dict(os.environ)
+
+    @property
+    def ship_prefixes(self) -> list[list[str]]:
+        """Parsed on first need only: most commands are git or gh and never look."""
+        if self._ship_prefixes is None:
+            self._ship_prefixes = ship_prefixes(self.ship) if self.ship else []
+        return self._ship_prefixes
 
 
 def ship_prefixes(template: str) -> list[list[str]]:
@@ -527,7 +535,7 @@ class Analyzer:
             as_shell = as_shell and "\x00" not in text[:1024]
         if as_shell and len(data) <= SCRIPT_LIMIT:
             self.nested(text, cmd, cwd)
-        elif MENTION.search(text):
+        elif re.search(MENTION, text):
             self.add("strict", f"the script {word.text} mentions push or release", cmd, cwd)
 
     def interpreter(self, name: str, args: list[Word], cmd: Command, cwd: str | None, stdin: str | None) -> None:
@@ -753,12 +761,12 @@ class Analyzer:
         path = endpoint.text
         if path == "graphql":
             body = " ".join(f.text for f in fields)
-            if any(not f.literal for f in fields) or GH_GRAPHQL_PUSH.search(body):
+            if any(not f.literal for f in fields) or re.search(GH_GRAPHQL_PUSH, body):
                 self.add("push", "gh api graphql mutation that publishes", cmd, cwd)
             elif "mutation" in body:
                 self.add("strict", "gh api graphql mutation", cmd, cwd)
             return
-        if method in WRITE_METHODS and GH_API_PUSH_PATH.search(path.split("?", 1)[0]):
+        if method in WRITE_METHODS and re.search(GH_API_PUSH_PATH, path.split("?", 1)[0]):
             self.add("push", f"gh api {method} {path}", cmd, cwd)
         else:
             self.add("strict", f"gh api {method} {path} changes GitHub", cmd, cwd)

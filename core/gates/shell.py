@@ -105,8 +105,8 @@ def _parser():
 
 # -- word values -------------------------------------------------------------------------
 
-_DQ_ESCAPES = re.compile(r"\\([$`\"\\\n])")
-_ANSI = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.S)
+_DQ_ESCAPES = r"\\([$`\"\\\n])"  # compiled by re's own cache on first use (tree-sitter path only)
+_ANSI = r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)"
 _ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
                 "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 _DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
@@ -141,7 +141,7 @@ def _ansi_c(body: str) -> str:
             return chr(ord(code[1]) & 0x1F)
         return _ANSI_SIMPLE.get(code, "\\" + code)
 
-    return _ANSI.sub(one, body)
+    return re.sub(_ANSI, one, body, flags=re.S)
 
 
 def _text(node) -> str:
@@ -165,7 +165,7 @@ def word_value(node) -> Word:
             return Word(_text(node), False)
         raw = _text(node)
         raw = raw[1:] if raw.startswith("$") else raw
-        return Word(_DQ_ESCAPES.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), raw[1:-1]), True)
+        return Word(re.sub(_DQ_ESCAPES, lambda m: "" if m.group(1) == "\n" else m.group(1), raw[1:-1]), True)
     if kind == "concatenation":
         parts = [word_value(child) for child in node.children]
         return Word("".join(p.text for p in parts), all(p.literal for p in parts))
