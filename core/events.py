@@ -6,9 +6,9 @@ models describe exactly what it writes.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Envelope(BaseModel):
@@ -59,7 +59,7 @@ class LoopStep(Envelope):
     sha: str | None = None
     round: int | None = None
     held: bool | None = None
-    pr: str | None = None
+    pr: str | int | None = None
 
 
 class Question(Envelope):
@@ -91,13 +91,43 @@ class Usage(Envelope):
     cost_usd: float = 0.0
 
 
+TYPED_MODELS: tuple[type[Envelope], ...] = (Created, Ready, ProposedReady, Reasoned, LoopStep, Question, Answered,
+                                           Usage)
+
+
+def _typed_names() -> dict[str, type[Envelope]]:
+    names: dict[str, type[Envelope]] = {}
+    for model in TYPED_MODELS:
+        for name in get_args(model.model_fields["event"].annotation):
+            names[name] = model
+    return names
+
+
+MODEL_OF_EVENT: dict[str, type[Envelope]] = _typed_names()
+
+
 class Other(Envelope):
     """prompt, turn, commit, check_run, verdict, notification, session_bound, run_started,
-    run_ended, worktree_removed, taken_over, gate_denied and the rest."""
+    run_ended, worktree_removed, taken_over, gate_denied and the rest: any event without a model
+    of its own (an event with one must match it)."""
+
+    event: str = Field(json_schema_extra={"not": {"enum": sorted(MODEL_OF_EVENT)}})
+
+    @field_validator("event")
+    @classmethod
+    def _untyped(cls, value: str) -> str:
+        if value in MODEL_OF_EVENT:
+            raise ValueError(f"'{value}' events have their own model ({MODEL_OF_EVENT[value].__name__})")
+        return value
 
 
-EVENT_MODELS: tuple[type[BaseModel], ...] = (Created, Ready, ProposedReady, Reasoned, LoopStep, Question,
-                                            Answered, Usage, Other)
+EVENT_MODELS: tuple[type[BaseModel], ...] = (*TYPED_MODELS, Other)
+
+
+def validate_event(record: dict[str, Any]) -> Envelope:
+    """Check one journal line against its event's model (raises pydantic.ValidationError)."""
+    model = MODEL_OF_EVENT.get(str(record.get("event")), Other)
+    return model.model_validate(record)
 
 
 def event_schema() -> dict[str, Any]:

@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pydantic
 import pytest
 from hallmark.core import inbox, items, journal
 from hallmark.core.config import Config
+from hallmark.core.events import validate_event
 from hallmark.tui.cli import build_parser, help_json, text
 from hallmark.tui.cli.framework import describe_parser
 
@@ -132,6 +134,9 @@ def test_schemas_accept_real_replies(hall_repo, monkeypatch):
     assert len(written) >= 9
     for event in written:
         jsonschema.validate(event, schema["event"])
+        validate_event(event)  # and the pydantic model of its kind
+    with pytest.raises(pydantic.ValidationError):
+        validate_event({"v": 1, "t": "x", "actor": "you", "event": "ready", "item": "H-0001"})  # ready needs sha
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"v": 1, "event": "ready"}, schema["event"])  # no time, no actor
 
