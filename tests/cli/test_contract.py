@@ -215,3 +215,11 @@ def test_bare_hall_off_a_tty_prints_the_status_as_json(hall, hall_repo):
     assert reply.code == 0 and reply.json["items"][0]["title"] == "bare" and reply.json["next"]
     elsewhere = hall("-C", str(hall_repo.root), "status", cwd=hall_repo.root.parent)
     assert elsewhere.code == 0 and elsewhere.json["items"][0]["item"] == "H-0001"
+
+
+def test_an_internal_error_is_data_too(hall, hall_repo):
+    (hall_repo.state_dir / "counters.json").mkdir()  # something no code path expects
+    err = assert_error(hall("new", "--title", "x", cwd=hall_repo.root), "INTERNAL", 1)
+    assert "hall doctor" in err["next"]
+    debug = hall("new", "--title", "x", cwd=hall_repo.root, env={"HALLMARK_DEBUG": "1"})
+    assert debug.code == 1 and "Traceback" in debug.stderr
