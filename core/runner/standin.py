@@ -263,7 +263,7 @@ def todo_findings(prompt: str) -> list[dict[str, Any]]:
 
 def do_review(model: Model, step: dict[str, Any], prompt: str) -> dict[str, Any] | None:
     model.say("I am Hallmark's stand-in model, not Claude: no model runs here. "
-              "I read the change with real commands and answer from the test's scenario.")
+              "I read the change with real commands and answer from a written scenario.")
     model.bash("git log --oneline -5", "Recent commits")
     model.bash("git status --short", "Working tree state")
     for text in step.get("say") or []:
