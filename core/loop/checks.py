@@ -183,6 +183,12 @@ def run_gate(command: str, cwd: Path, log_path: Path, timeout_s: float | None) -
             proc.wait()
             timed_out = True
             code = TIMEOUT_EXIT
+        except BaseException:
+            # interrupted (Ctrl-C, a stopping daemon): the gate runs in its own session, so it would
+            # outlive us; take it down with us
+            _kill_group(proc)
+            proc.wait()
+            raise
     duration_ms = int((time.monotonic() - started) * 1000)
     if timed_out:
         with open(log_path, "ab") as log:
@@ -201,11 +207,24 @@ def _fresh(path: Path) -> Path:
     return candidate
 
 
-def _read_log(path: Path) -> str:
+LOG_READ_CAP = 16 * 1024 * 1024  # condensing reads at most this much of a log: its head and its tail
+
+
+def _read_log(path: Path, cap: int = LOG_READ_CAP) -> str:
+    """The log as text; a giant one is read as its first and last halves of cap, the gap marked."""
     try:
-        return path.read_bytes().decode("utf-8", "replace")
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            if size <= cap:
+                return handle.read().decode("utf-8", "replace")
+            head = handle.read(cap // 2)
+            handle.seek(size - cap // 2)
+            tail = handle.read()
     except OSError:
         return ""
+    gap = size - len(head) - len(tail)
+    marker = f"\n… {gap} bytes of the {size}-byte log not read here (see the full log) …\n"
+    return head.decode("utf-8", "replace") + marker + tail.decode("utf-8", "replace")
 
 
 def tree_of(worktree: Path, sha: str) -> str | None:

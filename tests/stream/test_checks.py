@@ -243,3 +243,12 @@ def test_a_worktree_at_another_commit_is_checked_but_not_cached(item_repo):
     assert outcome.passed and outcome.cacheable is False
     again = checks.run_checks(repo, item_id, sha, wt)
     assert again.results[0].cached is False
+
+
+def test_a_giant_log_is_condensed_from_its_head_and_tail(tmp_path):
+    log = tmp_path / "big.log"
+    log.write_bytes(b"FIRST LINE\n" + b"x" * 5000 + b"\n" + b"LAST LINE\n")
+    text = checks._read_log(log, cap=1000)
+    assert text.startswith("FIRST LINE") and text.rstrip().endswith("LAST LINE")
+    assert f"bytes of the {log.stat().st_size}-byte log not read here" in text
+    assert len(text) < 1200
