@@ -524,6 +524,8 @@ class Analyzer:
         try:
             with open(path, "rb") as handle:
                 data = handle.read(SCRIPT_LIMIT + 1)
+        except FileNotFoundError:
+            return  # nothing to run: the shell fails on its own
         except OSError:
             if as_shell:
                 self.add("strict", f"a script that cannot be read: {word.text}", cmd, cwd)
