@@ -65,11 +65,21 @@ def lock_path(path: Path) -> Path:
 @contextmanager
 def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Hold the exclusive lock of a journal (or any state file) for one step."""
-    from filelock import FileLock
+    from filelock import FileLock, Timeout
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(lock_path(path)), timeout=timeout):
+    lock = FileLock(str(lock_path(path)), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        from .errors import HallError
+
+        raise HallError("COMMAND_FAILED", f"{path} stayed locked by another process for {timeout:g} s.",
+                        ["hall doctor", f"lsof {lock_path(path)}"]) from exc
+    try:
         yield
+    finally:
+        lock.release()
 
 
 def make_event(event: str, item: str | None, actor: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -150,14 +150,14 @@ def test_the_lock_is_exclusive(tmp_path: Path):
     """While one step holds the journal's lock, another process cannot append."""
     path = tmp_path / "events.jsonl"
     code = ("import sys; from pathlib import Path; from hallmark.core import journal\n"
-            "from filelock import Timeout\n"
+            "from hallmark.core.errors import HallError\n"
             "try:\n"
             "    with journal.locked(Path(sys.argv[1]), timeout=0.2): print('got it')\n"
-            "except Timeout: print('timeout')\n")
+            "except HallError as exc: print('timeout', exc.code)\n")
     with journal.locked(path):
         held = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     free = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
-    assert held.stdout.strip() == "timeout"
+    assert held.stdout.strip() == "timeout COMMAND_FAILED"  # a clear error, never a hang
     assert free.stdout.strip() == "got it"
 
 

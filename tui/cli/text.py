@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hallmark.core.states import SYMBOLS
+from hallmark.core.states import STATES, SYMBOLS
 
 
 def _state(state: str) -> str:
@@ -39,7 +39,8 @@ def status(result: dict[str, Any]) -> Any:
     table = Table(title=f"{len(result['items'])} items", show_lines=False)
     for col in ("item", "state", "title", "round", "hold", "cost", "updated"):
         table.add_column(col)
-    for entry in result["items"]:
+    order = {state: n for n, state in enumerate(STATES)}
+    for entry in sorted(result["items"], key=lambda e: order.get(e["state"], len(order))):  # by state
         table.add_row(entry["item"], _state(entry["state"]), entry["title"], str(entry["round"] or ""),
                       entry.get("hold") or "", f"${entry['cost_usd']:.2f}" if entry.get("cost_usd") else "",
                       (entry.get("updated") or "")[:19])
