@@ -16,7 +16,6 @@ from typing import Any
 
 from ..paths import RepoPaths
 from . import identity
-from .api import matches_paths
 from .search_index import SearchIndex
 from .store import Learning, Store
 
@@ -80,14 +79,15 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
                 seen.add(learning.id)
                 chosen.append((learning, why))
 
+    # a line costs at least ~12 tokens, so no stage needs more candidates than the cap can hold
+    most = max(1, cap // 12)
     if changed:
-        scoped = [x for x in index.scoped(project) if matches_paths(x, changed)]
-        offer(sorted(scoped, key=lambda x: (-x.occurrences, x.id)), "scoped to the changed paths")
+        scoped = index.scoped(project, changed)
+        offer(sorted(scoped, key=lambda x: (-x.occurrences, x.id))[:most], "scoped to the changed paths")
     words = " ".join(re.split(r"[/._\-\s*]+", " ".join(changed))) + " " + (query or "")
     if words.strip():
-        offer(index.search(project, words, limit=200, mode="OR", exclude=seen), "matched by search")
-    general = [x for x in index.with_status(project, ("accepted", "promoted")) if not x.paths]
-    offer(sorted(general, key=lambda x: (-x.occurrences, x.id)), "general (no path scope)")
+        offer(index.search(project, words, limit=most, mode="OR", exclude=seen), "matched by search")
+    offer(index.general(project, limit=most), "general (no path scope)")
 
     header = HEADER.format(cap=cap, method=TOKEN_METHOD)
     used = estimate_tokens(header + "\n")

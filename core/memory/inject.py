@@ -14,7 +14,7 @@ from typing import Any
 from ..paths import RepoPaths
 from . import identity
 from .briefing import estimate_tokens, line
-from .lifecycle import ACTIVE, PENDING
+from .lifecycle import PENDING
 from .search_index import SearchIndex
 from .store import Store
 
@@ -74,24 +74,24 @@ def _context(paths: RepoPaths) -> str:
 
     index = SearchIndex(store)
     index.catch_up()
-    active = index.with_status(project, tuple(ACTIVE))
-    unpromoted = sorted((x for x in active if x.status == "accepted"), key=lambda x: (-x.occurrences, x.id))
-    promoted = len(active) - len(unpromoted)
-    if unpromoted:
-        lines, used, left = [], 0, 0
-        for learning in unpromoted:
+    accepted_total = index.count(project, ("accepted",))
+    promoted = index.count(project, ("promoted",))
+    if accepted_total:
+        lines, used = [], 0
+        for learning in index.top(project, "accepted", LEARNINGS_CAP_TOKENS // 12):
             text = line(learning)
             cost = estimate_tokens(text + "\n")
             if used + cost > LEARNINGS_CAP_TOKENS:
-                left += 1
-                continue
+                break
             used += cost
             lines.append(text)
+        left = accepted_total - len(lines)
         tail = f"\n({left} more: `hall library search <words>`)" if left else ""
-        parts.append("Accepted learnings (approved by a person):\n" + "\n".join(lines) + tail)
+        parts.append("Accepted learnings (approved by a person; tokens estimated as bytes/4, capped at "
+                     f"{LEARNINGS_CAP_TOKENS}):\n" + "\n".join(lines) + tail)
     if promoted:
         parts.append(f"{promoted} accepted learnings are promoted into CLAUDE.md and .claude/ and load from there.")
-    waiting = len(index.with_status(project, tuple(PENDING)))
+    waiting = index.count(project, tuple(PENDING))
     if waiting:
         parts.append(f"{waiting} proposed learnings wait for a person's review (`hall library review`); "
                      "they are not part of this context.")

@@ -205,11 +205,40 @@ class SearchIndex:
                 out.append(str(path))
         return out
 
-    def scoped(self, project: str) -> list[Learning]:
-        """Active learnings that carry path globs (the candidates for path-scoped briefing)."""
-        rows = self.db().execute(
-            "SELECT record FROM learnings WHERE project=? AND status IN ('accepted','promoted') "
+    def scoped(self, project: str, changed: list[str] | None = None) -> list[Learning]:
+        """Active learnings that carry path globs; with changed, only those a changed path falls under
+        (globs are matched on the paths column; only the matches' records are parsed)."""
+        from .globs import any_match
+
+        db = self.db()
+        rows = db.execute(
+            "SELECT num, paths FROM learnings WHERE project=? AND status IN ('accepted','promoted') "
             "AND paths != '[]' ORDER BY num", (project,)).fetchall()
+        nums = [num for num, paths in rows if changed is None or any_match(changed, json.loads(paths))]
+        out = []
+        for start in range(0, len(nums), 500):
+            chunk = nums[start:start + 500]
+            marks = ",".join("?" for _ in chunk)
+            out += [Learning.from_dict(json.loads(r[0])) for r in
+                    db.execute(f"SELECT record FROM learnings WHERE num IN ({marks}) ORDER BY num", chunk)]
+        return out
+
+    def count(self, project: str, statuses: tuple[str, ...]) -> int:
+        marks = ",".join("?" for _ in statuses)
+        return int(self.db().execute(f"SELECT count(*) FROM learnings WHERE project=? AND status IN ({marks})",
+                                     (project, *statuses)).fetchone()[0])
+
+    def top(self, project: str, status: str, limit: int) -> list[Learning]:
+        """The most-seen learnings with one status."""
+        rows = self.db().execute("SELECT record FROM learnings WHERE project=? AND status=? "
+                                 "ORDER BY occurrences DESC, num LIMIT ?", (project, status, limit)).fetchall()
+        return [Learning.from_dict(json.loads(r[0])) for r in rows]
+
+    def general(self, project: str, limit: int = 100) -> list[Learning]:
+        """Active learnings with no path scope, most seen first."""
+        rows = self.db().execute(
+            "SELECT record FROM learnings WHERE project=? AND status IN ('accepted','promoted') AND paths = '[]' "
+            "ORDER BY occurrences DESC, num LIMIT ?", (project, limit)).fetchall()
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
 

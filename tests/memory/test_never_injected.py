@@ -92,10 +92,11 @@ def _hook(name: str, payload: dict, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
-hooks_written = importlib.util.find_spec("hallmark.hooks.main") is not None
+hooks_written = all(importlib.util.find_spec(f"hallmark.hooks.{m}") is not None for m in ("main", "session_start"))
+SKIP_REASON = "hooks/session_start.py (the gates part) is not in this tree yet"
 
 
-@pytest.mark.skipif(not hooks_written, reason="hooks/main.py (the gates part) is not in this tree yet")
+@pytest.mark.skipif(not hooks_written, reason=SKIP_REASON)
 def test_session_start_hook_process_never_shows_pending_or_declined(seeded):
     payload = {"session_id": "s-neg", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(seeded.root),
                "transcript_path": str(seeded.root / "t.jsonl")}
@@ -106,7 +107,7 @@ def test_session_start_hook_process_never_shows_pending_or_declined(seeded):
     assert SHOWN in context and "Phase: review" in context and "Authority order" in context
 
 
-@pytest.mark.skipif(not hooks_written, reason="hooks/main.py (the gates part) is not in this tree yet")
+@pytest.mark.skipif(not hooks_written, reason=SKIP_REASON)
 def test_session_start_hook_process_degrades_plainly(seeded):
     (seeded.root / ".agentmemory-project").write_text("github.com/not/this\n")
     payload = {"session_id": "s-deg", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(seeded.root)}
