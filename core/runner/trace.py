@@ -324,7 +324,10 @@ def _user(record: dict[str, Any], run: int, line: int, tools: dict[str, str] | N
             text = content_text(block.get("content"))
             label = name or (f"result of {use_id}" if use_id else "tool result")
             mark = " ERROR" if is_error else ""
-            first = one_line(text) or "(no output)"
+            first = one_line(text, 160) or "(no output)"
+            lines = text.strip().count("\n") + 1
+            if lines > 1:
+                first = first.removesuffix(" …") + f" … ({lines} lines)"
             steps.append(Step("tool_result", f"{sub}{label}{mark}: {first}", record, run=run, line=line, tool=name,
                               tool_use_id=use_id, is_error=is_error, parent=parent, detail=text))
         elif isinstance(block, dict) and block.get("type") == "text":
