@@ -1,0 +1,350 @@
+"""`hall setup claude`: install the Claude Code plugin for this user, atomically.
+
+Claude Code loads user-level plugins from a registered marketplace, so Hallmark installs a
+one-plugin local marketplace under `<CLAUDE_CONFIG_DIR or ~/.claude>/hallmark/`:
+
+    hallmark/releases/<stamp>/.claude-plugin/marketplace.json   {"name": "hallmark-local", …}
+    hallmark/releases/<stamp>/plugin/…                          the plugin, hooks.json with the
+                                                                absolute path of hall-hook
+    hallmark/current -> releases/<stamp>                         swapped in one rename
+
+and registers it once in the user's `settings.json` (`extraKnownMarketplaces["hallmark-local"]`
+pointing at `hallmark/current`, `enabledPlugins["hallmark@hallmark-local"] = true`).
+
+A new release is staged and every file validated before the symlink swap; a failure leaves the
+previous release active. Stdlib only except the schema generation (pydantic), which runs at
+install time, never on the hook path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import atomic, clock
+from .errors import HallError
+
+MARKETPLACE = "hallmark-local"
+PLUGIN = "hallmark"
+PLUGIN_ID = f"{PLUGIN}@{MARKETPLACE}"
+KEEP_RELEASES = 3
+HOOK_EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "post-tool-use-failure",
+               "stop", "notification")
+
+
+def claude_config_dir() -> Path:
+    override = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(override).expanduser() if override else Path.home() / ".claude"
+
+
+def install_root() -> Path:
+    return claude_config_dir() / "hallmark"
+
+
+def settings_path() -> Path:
+    return claude_config_dir() / "settings.json"
+
+
+def package_plugin_dir() -> Path:
+    import hallmark.plugin
+
+    for entry in hallmark.plugin.__path__:
+        path = Path(entry)
+        if (path / ".claude-plugin" / "plugin.json").is_file():
+            return path
+    raise HallError("INTERNAL", "The plugin files are missing from the installed package.", ["reinstall hallmark"])
+
+
+def hook_binary() -> str:
+    """The absolute path of hall-hook: beside this interpreter, else on PATH."""
+    name = "hall-hook.exe" if sys.platform == "win32" else "hall-hook"
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside.absolute())
+    found = shutil.which("hall-hook")
+    if found:
+        return str(Path(found).absolute())
+    raise HallError("INTERNAL", "hall-hook is not installed beside hall.", ["pip install --force-reinstall hallmark"])
+
+
+def _quote(path: str) -> str:
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"' if re.search(r"[^\w@%+=:,./-]", path) else path
+
+
+# -- schemas --------------------------------------------------------------------------------
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """JSON Schema generated from the pydantic models (error, event, config, hallmark note)."""
+    from .config import Config
+    from .events import ErrorReply, event_schema
+
+    error = ErrorReply.model_json_schema()
+    return {
+        "error.json": error,
+        "event.json": event_schema(),
+        "config.json": Config.model_json_schema(),
+        "hallmark-note.json": hallmark_note_schema(),
+    }
+
+
+def hallmark_note_schema() -> dict[str, Any]:
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class HallmarkNote(BaseModel):
+        """The note under refs/notes/hallmark on an approved commit (version 1)."""
+
+        model_config = ConfigDict(extra="allow")
+        v: int = Field(1, description="always 1")
+        item: str = Field(description="the item, H-0042")
+        sha: str = Field(description="the approved commit: HEAD itself when the push gate checks it")
+        round: int = Field(description="the review round that approved it")
+        model: str = Field(description="the reviewer's model")
+        open_findings: list[Any] = Field(default_factory=list, description="findings still open (minor ones)")
+        actor: str = Field("assayer", description="assayer, or you for a person's verdict (hall verdict)")
+
+    return HallmarkNote.model_json_schema()
+
+
+def write_schemas(directory: Path) -> list[str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in schemas().items():
+        atomic.write_json(directory / name, schema)
+        written.append(name)
+    return written
+
+
+# -- staging and validation -------------------------------------------------------------------
+
+
+def render_hooks(template: dict[str, Any], binary: str) -> dict[str, Any]:
+    """hooks.json with every `hall-hook <event>` command pointing at the absolute binary."""
+    data = json.loads(json.dumps(template))
+    for groups in data.get("hooks", {}).values():
+        for group in groups:
+            for handler in group.get("hooks", []):
+                command = handler.get("command", "")
+                if command.startswith("hall-hook "):
+                    handler["command"] = f"{_quote(binary)} {command.split(' ', 1)[1]}"
+    return data
+
+
+def stage(release: Path, binary: str, stamp: str) -> list[str]:
+    """Write a complete marketplace + plugin into release; returns the files written."""
+    source = package_plugin_dir()
+    plugin = release / "plugin"
+    shutil.copytree(source, plugin, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py"))
+    hooks_file = plugin / "hooks" / "hooks.json"
+    hooks_file.write_text(json.dumps(render_hooks(json.loads(hooks_file.read_text(encoding="utf-8")), binary),
+                                     indent=2) + "\n", encoding="utf-8")
+    manifest_file = plugin / ".claude-plugin" / "plugin.json"
+    manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    manifest["version"] = f"{manifest.get('version', '0.0.0')}+{stamp}"
+    manifest_file.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_schemas(plugin / "schemas")
+    market = {"name": MARKETPLACE, "owner": {"name": "Hallmark (local install by hall setup claude)"},
+              "plugins": [{"name": PLUGIN, "source": "./plugin", "description": manifest.get("description", "")}]}
+    (release / ".claude-plugin").mkdir(parents=True, exist_ok=True)
+    (release / ".claude-plugin" / "marketplace.json").write_text(json.dumps(market, indent=2) + "\n", encoding="utf-8")
+    return sorted(str(p.relative_to(release)) for p in release.rglob("*") if p.is_file())
+
+
+def validate(release: Path) -> list[str]:
+    """Every problem with a staged release (empty when it is good to swap in)."""
+    problems: list[str] = []
+    for path in sorted(release.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(release)
+        if path.suffix == ".json":
+            try:
+                json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                problems.append(f"{rel}: not valid JSON ({exc})")
+        elif path.suffix == ".md" and ("skills" in rel.parts or "agents" in rel.parts):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if not text.startswith("---\n") or "\n---" not in text[4:]:
+                problems.append(f"{rel}: no YAML frontmatter")
+            elif "skills" in rel.parts and "description:" not in text.split("\n---", 2)[0]:
+                problems.append(f"{rel}: the skill has no description")
+    market = release / ".claude-plugin" / "marketplace.json"
+    manifest = release / "plugin" / ".claude-plugin" / "plugin.json"
+    hooks_file = release / "plugin" / "hooks" / "hooks.json"
+    for needed in (market, manifest, hooks_file, release / "plugin" / "skills" / "hallmark" / "SKILL.md"):
+        if not needed.is_file():
+            problems.append(f"{needed.relative_to(release)}: missing")
+    if problems:
+        return problems
+    if json.loads(manifest.read_text(encoding="utf-8")).get("name") != PLUGIN:
+        problems.append("plugin.json: name is not hallmark")
+    problems += hooks_problems(json.loads(hooks_file.read_text(encoding="utf-8")))
+    return problems
+
+
+def hooks_problems(data: dict[str, Any]) -> list[str]:
+    problems = []
+    events = set()
+    for event_name, groups in (data.get("hooks") or {}).items():
+        for group in groups:
+            for handler in group.get("hooks", []):
+                command = handler.get("command", "")
+                binary, _, rest = _split_command(command)
+                events.add(rest.strip())
+                if not os.path.isabs(binary):
+                    problems.append(f"hooks.json {event_name}: {binary!r} is not an absolute path")
+                elif not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+                    problems.append(f"hooks.json {event_name}: {binary} is not an executable file")
+    for needed in ("pre-tool-use", "session-start"):
+        if needed not in events:
+            problems.append(f"hooks.json: no {needed} hook")
+    return problems
+
+
+def _split_command(command: str) -> tuple[str, str, str]:
+    if command.startswith('"'):
+        end = 1
+        while end < len(command) and command[end] != '"':
+            end += 2 if command[end] == "\\" else 1
+        binary = command[1:end].replace('\\"', '"').replace("\\\\", "\\")
+        return binary, " ", command[end + 1:]
+    return command.partition(" ")
+
+
+# -- install ----------------------------------------------------------------------------------
+
+
+def _swap(root: Path, release: Path) -> None:
+    link = root / "current"
+    tmp = root / f".current.{os.getpid()}.tmp"
+    try:
+        tmp.unlink()
+    except FileNotFoundError:
+        pass
+    os.symlink(os.path.relpath(release, root), tmp)
+    os.replace(tmp, link)
+
+
+def _register(settings: Path, marketplace_path: Path) -> bool:
+    """Add the marketplace and enable the plugin in settings.json; True when it changed."""
+    try:
+        text = settings.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise HallError("COMMAND_FAILED", f"{settings} is not valid JSON ({exc}); nothing was changed.",
+                        [f"fix {settings}", "hall setup claude"]) from exc
+    if not isinstance(data, dict):
+        raise HallError("COMMAND_FAILED", f"{settings} is not a JSON object; nothing was changed.", [f"fix {settings}"])
+    wanted_market = {"source": {"source": "directory", "path": str(marketplace_path)}}
+    markets = data.setdefault("extraKnownMarketplaces", {})
+    enabled = data.setdefault("enabledPlugins", {})
+    if not isinstance(markets, dict) or not isinstance(enabled, dict):
+        raise HallError("COMMAND_FAILED", f"{settings}: extraKnownMarketplaces/enabledPlugins are not objects.",
+                        [f"fix {settings}"])
+    if markets.get(MARKETPLACE) == wanted_market and enabled.get(PLUGIN_ID) is True:
+        return False
+    markets[MARKETPLACE] = wanted_market
+    enabled[PLUGIN_ID] = True
+    atomic.write_text(settings, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return True
+
+
+def _prune(root: Path, keep: Path) -> None:
+    releases = sorted((root / "releases").iterdir()) if (root / "releases").is_dir() else []
+    for old in releases[:-KEEP_RELEASES]:
+        if old != keep:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def install(*, dry_run: bool = False) -> dict[str, Any]:
+    root = install_root()
+    binary = hook_binary()
+    stamp = clock.now().strftime("%Y%m%dT%H%M%S%fZ")
+    staging_parent = root / "releases" if not dry_run else Path(_tempdir())
+    staging_parent.mkdir(parents=True, exist_ok=True)
+    release = staging_parent / stamp
+    previous = _current_release(root)
+    try:
+        files = stage(release, binary, stamp)
+        problems = validate(release)
+        if problems:
+            raise HallError("COMMAND_FAILED", "The staged plugin is invalid; the installed one is unchanged: "
+                            + "; ".join(problems[:10]), ["hall doctor", "reinstall hallmark"])
+        result: dict[str, Any] = {"dry_run": dry_run, "install_root": str(root), "release": str(release),
+                                  "hook": binary, "files": files, "previous": str(previous) if previous else None,
+                                  "settings": str(settings_path())}
+        if dry_run:
+            result["would_register"] = _would_register(settings_path(), root / "current")
+            result["next"] = ["hall setup claude"]
+            return result
+        _swap(root, release)
+        result["settings_changed"] = _register(settings_path(), root / "current")
+        _prune(root, release)
+        result["next"] = ["hall doctor", "restart Claude Code (or /plugin) to load the hooks"]
+        return result
+    except BaseException:
+        if not dry_run:
+            shutil.rmtree(release, ignore_errors=True)
+        raise
+    finally:
+        if dry_run:
+            shutil.rmtree(staging_parent, ignore_errors=True)
+
+
+def _tempdir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="hallmark-plugin-")
+
+
+def _would_register(settings: Path, target: Path) -> bool:
+    try:
+        data = json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    market = (data.get("extraKnownMarketplaces") or {}).get(MARKETPLACE) if isinstance(data, dict) else None
+    enabled = (data.get("enabledPlugins") or {}).get(PLUGIN_ID) if isinstance(data, dict) else None
+    return not (market == {"source": {"source": "directory", "path": str(target)}} and enabled is True)
+
+
+def _current_release(root: Path) -> Path | None:
+    link = root / "current"
+    if not link.exists():
+        return None
+    return Path(os.path.realpath(link))
+
+
+def installed_status() -> dict[str, Any]:
+    """For `hall doctor`: is the plugin installed, registered, and are its hooks runnable?"""
+    root = install_root()
+    current = _current_release(root)
+    if current is None:
+        return {"ok": False, "detail": f"the Claude Code plugin is not installed ({root / 'current'} is missing)"}
+    hooks_file = current / "plugin" / "hooks" / "hooks.json"
+    try:
+        problems = hooks_problems(json.loads(hooks_file.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        return {"ok": False, "detail": f"{hooks_file} cannot be read: {exc}"}
+    if problems:
+        return {"ok": False, "detail": "; ".join(problems[:5])}
+    settings = settings_path()
+    if _would_register(settings, root / "current"):
+        return {"ok": False, "detail": f"the plugin is installed but not enabled in {settings}"}
+    return {"ok": True, "detail": f"{PLUGIN_ID} installed at {current}, hooks run {_split_command(_first_command(hooks_file))[0]}"}
+
+
+def _first_command(hooks_file: Path) -> str:
+    data = json.loads(hooks_file.read_text(encoding="utf-8"))
+    for groups in data.get("hooks", {}).values():
+        for group in groups:
+            for handler in group.get("hooks", []):
+                return handler.get("command", "")
+    return ""
