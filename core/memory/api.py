@@ -459,9 +459,24 @@ def propose_retirements(repo: Any, actor: str = "librarian") -> list[str]:
     horizon = clock.parse_duration(_config(repo).get("retire_after") or "90d")
     store = store_of(repo)
     last_used: dict[str, str] = {}
+
+    def used(lid: str, when: str) -> None:
+        try:
+            lid = parse_id(lid)
+        except HallError:
+            return
+        if when > last_used.get(lid, ""):
+            last_used[lid] = when
+
     for event in journal.read(store.root / "usage.jsonl").events:
         if event.get("event") == "learning_used":
-            last_used[event["lid"]] = event["t"]
+            used(event["lid"], event["t"])
+    # the review loop's verdicts name the learnings they used (`learnings_used`)
+    for path in _paths(repo).items_dir.glob("*/events.jsonl"):
+        for event in journal.read(path).events:
+            if event.get("event") == "verdict":
+                for lid in event.get("learnings_used") or []:
+                    used(str(lid), event["t"])
     now = clock.now()
     out = []
     for learning in list_learnings(repo):

@@ -133,6 +133,7 @@ def distill(repo: Any, item_id: str) -> dict[str, Any]:
             reply["retirement_proposed"].append(learning.id)
         except HallError as exc:
             reply["skipped"].append({"retire": entry.get("id"), "code": exc.code, "why": exc.message})
+    reply["retirement_proposed"] += api.propose_retirements(repo, actor="librarian")
     reply["message"] = (f"The librarian proposed {len(reply['proposed'])} learnings; they wait for a person "
                         "(hall library review).")
     return reply

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hallmark.core import journal
 from hallmark.core.errors import HallError
 from hallmark.core.memory import api, audit, lifecycle, similarity
 from hallmark.core.memory.store import Store
@@ -212,8 +213,12 @@ def test_unused_learnings_are_proposed_for_retirement_not_removed(repo, monkeypa
     api.accept(repo, lid)
     fresh = propose(repo, "Fresh learning used by the last review")["id"]
     api.accept(repo, fresh)
+    by_verdict = propose(repo, "Learning a reviewer cited in its verdict")["id"]
+    api.accept(repo, by_verdict)
     monkeypatch.setenv("HALLMARK_FIXED_NOW", "2099-01-01T00:00:00Z")
     api.record_usage(repo, [fresh], item="H-0009")
+    journal.append(repo.paths.item_journal("H-0009"), "verdict", item="H-0009", actor="assayer",
+                   decision="approve", learnings_used=[by_verdict])
     assert api.propose_retirements(repo) == [lid]
     assert api.get(repo, lid).status == "accepted"  # still there, just offered
     assert [x.id for x in api.pending(repo)] == [lid]

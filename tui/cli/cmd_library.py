@@ -151,6 +151,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
     if args.skip:
         learning = api.skip(repo, args.skip, actor=actor)
         return _learning_reply(learning, ["hall library review"])
+    api.propose_retirements(repo, actor="librarian")  # unused for retire_after: offered, never removed
     queue = api.pending(repo)
     entries = []
     for learning in queue:
