@@ -19,7 +19,7 @@ from .framework import add
 WELCOME = (
     "A throwaway repository at {root}. The loop's model is Hallmark's stand-in ({standin}): "
     "no Claude runs and nothing costs anything. The daemon keeps working in the background.\n"
-    "f floor · b boards · i inbox · t runs (enter: the live trace) · l learnings · $ usage · ? every key · "
+    "f floor · b boards · i inbox · t runs (enter: the live trace) · L learnings · $ usage · ? every key · "
     "q quit ({after})"
 )
 
@@ -30,15 +30,21 @@ def _progress(text: str) -> None:
         sys.stderr.flush()
 
 
-def make_app(demo: Any, *, keep: bool, **kwargs: Any):
-    """The terminal app on the demo's repository, saying what it is when it opens."""
+def make_app(demo: Any, *, keep: bool, welcome: bool = True, **kwargs: Any):
+    """The terminal app on the demo's repository, saying what it is when it opens (welcome)."""
+    from pathlib import Path
+
     from hallmark.core.demo import driver
+    from hallmark.tui import app as app_module
     from hallmark.tui.app import HallmarkApp
 
     class DemoApp(HallmarkApp):
         TITLE = "Hallmark demo"
+        CSS_PATH = str(Path(app_module.__file__).with_name(str(HallmarkApp.CSS_PATH)))  # not relative to this file
 
         def on_mount(self) -> None:  # Textual also runs HallmarkApp.on_mount
+            if not welcome:
+                return
             after = f"the demo stays in {demo.base}" if keep else "the demo's directory is removed"
             self.notify(WELCOME.format(root=demo.root, standin=driver.STANDIN, after=after),
                         title="hall demo: a stand-in model, not Claude", timeout=30, markup=False)

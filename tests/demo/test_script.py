@@ -1,0 +1,107 @@
+"""`hall demo --script` through the real `hall` process, and the demo's bad-input paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hallmark.core.demo import driver, scenario
+
+STORIES = {"approved": "hallmarked", "rejected": "fixing", "escalated": "escalated", "question": "development",
+           "dropped": "dropped"}
+
+
+def test_script_runs_the_whole_scenario_and_prints_the_journal_summary(hall, tmp_path: Path):
+    where = tmp_path / "demo-here"
+    result = hall("demo", "--script", "--dir", str(where), cwd=tmp_path, timeout=120)
+    assert result.code == 0, result.stdout + result.stderr
+    data = result.json
+    assert data["ok"] is True
+    by = {row["story"]: row for row in data["items"]}
+    # the five outcomes, where the scripted part left each item
+    assert {key: by[key]["outcome"] for key in STORIES} == STORIES
+    assert by["question"]["open_questions"] == ["Q-1"]
+    assert by["approved"]["hallmark_sha"] and len(by["approved"]["hallmark_sha"]) == 40
+    assert by["escalated"]["rejects"] == 3 and by["escalated"]["state"] == "escalated"
+    assert by["arrival"]["events"] == 1 and by["arrival"]["runs"] == []
+    # then the daemon took over: the fix was made, reviewed, approved and shipped (a real push)
+    assert by["rejected"]["state"] == "closed" and by["rejected"]["round"] == 2
+    assert [r.rsplit("-", 1)[-1] for r in by["rejected"]["runs"]] == ["dev.jsonl", "review.jsonl", "librarian.jsonl",
+                                                                       "fix.jsonl", "review.jsonl"]
+    # everything the stand-in did is labelled as the stand-in; the person's steps as the demo's
+    assert {"dev (stand-in)", "assayer (stand-in)", "you (demo)"} <= set(by["approved"]["actors"])
+    assert "fixer (stand-in)" in by["escalated"]["actors"] and "librarian (stand-in)" in by["dropped"]["actors"]
+    assert "you" not in by["dropped"]["actors"]  # dropping was the demo's doing, not the person's
+    assert data["usage"]["cost_usd"] == 0 and data["usage"]["runs"] >= 16
+    assert [(m["model"], m["standin_runs"] == m["runs"]) for m in data["usage"]["by_model"]] == [("hallmark-standin", True)]
+    # the learnings: two near-duplicates merged, a credential refused, a re-proposal on its tombstone
+    learned = data["learnings"]
+    clamp = next(row for row in learned["proposed"] if row["pattern"] == scenario.CLAMP)
+    assert learned["merged"] == [{"merged_into": clamp["id"], "pattern": scenario.CLAMP, "occurrences": 2}]
+    assert [r["code"] for r in learned["refused"]] == ["SECRET_REFUSED"]
+    assert "GitHub token" in learned["refused"][0]["why"]
+    assert scenario.fake_token() not in result.stdout  # the refusal names the kind, never the value
+    earlier = learned["rejected_earlier"][0]
+    assert earlier["pattern"] == scenario.FLOAT_LEARNING
+    tomb = learned["tombstone"][0]
+    assert tomb["landed_on_tombstone"] == earlier["id"] == tomb["id"] and tomb["status"] == "rejected"
+    assert tomb["reproposed"] == 1 and tomb["occurrences"] == 2
+    assert {row["pattern"] for row in learned["pending"]} == {scenario.CLAMP, scenario.MONEY_MAP}
+    # the directory the demo made is gone; nothing was registered in the person's own data dir
+    assert data["demo"]["kept"] is False and not where.exists()
+    assert not (Path(data["demo"]["data_dir"])).exists()
+    import os
+
+    assert not (Path(os.environ["HALLMARK_DATA_DIR"]) / "repos.json").exists()
+
+
+def test_dir_must_be_new_or_empty_and_nothing_is_touched(hall, tmp_path: Path):
+    where = tmp_path / "busy"
+    where.mkdir()
+    (where / "mine.txt").write_text("keep me")
+    result = hall("demo", "--script", "--dir", str(where), cwd=tmp_path)
+    assert result.code == 2
+    assert result.json["error"]["code"] == "USAGE" and "not empty" in result.json["error"]["message"]
+    assert [p.name for p in where.iterdir()] == ["mine.txt"]
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    result = hall("demo", "--script", "--dir", str(a_file), cwd=tmp_path)
+    assert result.code == 2 and "is a file" in result.json["error"]["message"] and a_file.read_text() == "x"
+
+
+def test_remove_clears_a_given_empty_dir_but_keeps_it(tmp_path: Path):
+    where = tmp_path / "given"
+    where.mkdir()
+    demo = driver.create(where)
+    assert demo.created_base is False
+    (demo.base / "tinyshop").mkdir()
+    (demo.base / "standin-scenario.json").write_text("{}")
+    driver.remove(demo)
+    assert where.is_dir() and list(where.iterdir()) == []
+    made = driver.create(tmp_path / "made")
+    driver.remove(made)
+    assert not made.base.exists()
+
+
+def test_demo_env_isolates_and_restores(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HALL_CLAUDE", "/usr/bin/false")  # a real claude set by the person: the demo ignores it
+    monkeypatch.setenv("HALLMARK_FIXED_NOW", "2026-11-30T09:00:00.000Z")  # a pinned clock would stall run stamps
+    monkeypatch.setenv("CLAUDECODE", "1")
+    import os
+
+    before = dict(os.environ)
+    demo = driver.create(tmp_path / "d")
+    with driver.demo_env(demo):
+        assert os.environ["HALLMARK_DATA_DIR"] == str(demo.data_dir)
+        assert os.environ["HALL_STANDIN_SCRIPT"] == str(demo.script_path)
+        assert not {"HALL_CLAUDE", "HALLMARK_FIXED_NOW", "CLAUDECODE"} & set(os.environ)
+    assert dict(os.environ) == before
+
+
+def test_the_config_points_only_this_repo_at_the_stand_in():
+    text = driver.config_text("/opt/venv/bin/hall-standin-claude")
+    import tomllib
+
+    data = tomllib.loads(text)
+    assert data["runner"]["claude"] == "/opt/venv/bin/hall-standin-claude"
+    assert data["gates"] == [scenario.TEST_COMMAND] and data["ship"].startswith("git push")
+    assert "stand-in" in text.splitlines()[0]
