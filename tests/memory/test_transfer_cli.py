@@ -218,3 +218,15 @@ def test_distill_failed_run_proposes_nothing(repo, hall, tmp_path):
     result = hall("library", "distill", item_id, cwd=repo.root, env={"HALL_CLAUDE": str(shim)})
     assert result.code == 1 and result.json["failed"] and result.json["proposed"] == []
     assert api.list_learnings(repo) == []
+
+
+def test_schemas_and_stored_records_agree(repo, hall):
+    from hallmark.core.memory.models import LearningModel
+
+    lid = api.propose(repo, kind="enforcement", pattern="Schema check", paths=["a/**"],
+                      evidence={"source": "user_request", "quote": "q", "file": "a/b.py"})["id"]
+    api.accept(repo, lid)
+    LearningModel.model_validate(api.get(repo, lid).to_dict())
+    schema = hall("schema", "learning", cwd=repo.root).json
+    assert "pattern" in schema["properties"] and "enforcement" in json.dumps(schema)
+    assert hall("schema", "librarian", cwd=repo.root).json["required"] == ["learnings"]

@@ -413,9 +413,33 @@ def _group(sub: argparse._SubParsersAction, name: str, help: str) -> argparse._S
     return parser.add_subparsers(dest=f"{name}_cmd", metavar="<subcommand>", parser_class=Parser)
 
 
+def _learning_schema() -> dict[str, Any]:
+    from hallmark.core.memory import models
+
+    return models.learning_schema()
+
+
+def _librarian_schema() -> dict[str, Any]:
+    import copy
+
+    from hallmark.core.memory import distill
+
+    return copy.deepcopy(distill.LEARNINGS_SCHEMA)
+
+
+def _schemas() -> None:
+    """`hall schema learning` and `hall schema librarian` (imported only when asked for)."""
+    from . import cmd_meta
+
+    cmd_meta.SCHEMAS["learning"] = _learning_schema
+    cmd_meta.SCHEMAS["librarian"] = _librarian_schema
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from hallmark.core.memory.notes import FACETS
     from hallmark.core.memory.store import KINDS, SOURCES
+
+    _schemas()
 
     lib = _group(sub, "library", "The memory store: learnings a person approves, decisions, search, briefings.")
     p = add(lib, "propose", cmd_propose, "Propose a learning (or add an occurrence to the one it repeats).")
