@@ -366,3 +366,33 @@ def test_cargo_nextest_keeps_the_failing_test_its_panic_and_the_summary():
     assert "Summary [   0.231s] 64 tests run: 63 passed, 1 failed, 0 skipped" in text
     assert "error: test run failed" in text
     assert "PASS [" not in text and "test result:" not in text and "Compiling" not in text
+
+
+# -- snapshots: the whole condensed text of every fixture, pinned ---------------------------
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+COMMANDS = {
+    "pytest_failures.txt": "pytest", "pytest_verbose.txt": "pytest -v", "pytest_collection_error.txt": "pytest",
+    "cargo_test_failures.txt": "cargo test", "cargo_nextest_failures.txt": "cargo nextest run",
+    "cargo_build_errors.txt": "cargo build", "cargo_clippy.txt": "cargo clippy -- -D warnings",
+    "cargo_fmt_check.txt": "cargo fmt --check", "go_test_verbose.txt": "go test -v ./...",
+    "go_test_panic_build.txt": "go test ./...", "jest_failures.txt": "npx jest", "vitest_failures.txt": "npx vitest run",
+    "generic_build.txt": "./build.sh",
+}
+
+
+def test_every_fixture_has_a_command():
+    assert set(COMMANDS) == {p.name for p in FIXTURES.glob("*.txt")}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_condensed_text_matches_its_snapshot(name):
+    """Set HALL_UPDATE_SNAPSHOTS=1 to rewrite them after a deliberate change, then read the diff."""
+    import os
+
+    text = cd.condense(COMMANDS[name], log(name), 1, f"/state/checks/{name}.log").text
+    snapshot = SNAPSHOTS / name
+    if os.environ.get("HALL_UPDATE_SNAPSHOTS") == "1":
+        SNAPSHOTS.mkdir(exist_ok=True)
+        snapshot.write_text(text, encoding="utf-8")
+    assert snapshot.read_text(encoding="utf-8") == text
