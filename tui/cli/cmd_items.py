@@ -31,7 +31,12 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     if args.open:
         from hallmark.core.open_session import open_session
 
-        result["opened"] = open_session(repo, result["item"], yolo=args.yolo, prompt=request)
+        try:
+            result["opened"] = open_session(repo, result["item"], yolo=args.yolo, prompt=request)
+        except HallError as exc:  # the item exists either way: say so, and how to start Claude by hand
+            result["opened"] = exc.to_dict()
+            result["_exit"] = exc.exit_code
+            result["next"] = [f"cd {result['worktree']} && claude", *result.get("next", [])]
     return result
 
 
