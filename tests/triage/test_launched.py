@@ -209,3 +209,13 @@ def test_a_live_run_with_no_known_process_is_not_taken_over(hall_repo, new_item,
     finally:
         runner.kill()
         runner.wait()
+
+
+def test_new_open_without_claude_keeps_the_item_and_says_so(hall_repo, hall, monkeypatch):
+    monkeypatch.setenv("HALL_CLAUDE", "/nonexistent/claude")
+    result = hall("new", "--open", "--title", "no claude here", cwd=hall_repo.root)
+    assert result.code != 0
+    data = result.json
+    assert data["opened"]["error"]["code"] == "COMMAND_FAILED"
+    assert Path(data["worktree"]).is_dir() and items.fold_item(hall_repo, data["item"]).state == "development"
+    assert data["next"][0].endswith("&& claude")
