@@ -352,8 +352,10 @@ def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, 
     removed, kept_why = False, "asked to keep it" if keep_worktree else ""
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
         removed, kept_why = remove_worktree(repo, view, actor=actor)
-    return describe(view, worktree_removed=removed, worktree_kept=kept_why or None,
-                    next=[f"hall log {item_id}", 'hall new --title "…"'])
+    nxt = [f"hall log {item_id}", 'hall new --title "…"']
+    if removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree))):
+        nxt.insert(0, f"cd {shlex.quote(str(repo.root))}")  # the directory you stand in is gone
+    return describe(view, worktree_removed=removed, worktree_kept=kept_why or None, next=nxt)
 
 
 def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:

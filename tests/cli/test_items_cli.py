@@ -326,3 +326,11 @@ def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_r
     assert defaulted.json["answer"] == "billed" and defaulted.json["defaulted"] is True
     last = journal.read(hall_repo.paths.repo_journal).events[-1]
     assert last["event"] == "question_defaulted" and last["qid"] == "Q-2" and "default" in last["reason"]
+
+
+def test_drop_from_inside_the_worktree_says_where_to_go(hall, hall_repo):
+    data = new_item(hall, hall_repo.root)
+    dropped = hall("drop", "--reason", "wrong idea", cwd=Path(data["worktree"]))
+    assert dropped.code == 0 and dropped.json["worktree_removed"] is True
+    assert dropped.json["next"][0] == f"cd {hall_repo.root}"
+    assert not Path(data["worktree"]).exists()
