@@ -541,6 +541,13 @@ class StreamReader:
             why = "torn last line (the file ends mid-line)" if torn else f"not JSON ({reason})"
             return [Step("error", f"line {self.line}: {why}: {one_line(text, 120)}", text, run=self.run,
                          line=self.line, is_error=True, detail=text)]
+        if isinstance(record, list) and record and all(isinstance(r, dict) and "type" in r for r in record):
+            # an array of messages on one line (the form some wrappers write): each is its own step
+            steps = self.feed_record(record[0])
+            for more in record[1:]:
+                self._place(more)
+                steps.extend(parse_line(more, run=self.run, line=self.line, tools=self.tools))
+            return steps
         return self.feed_record(record)
 
 
@@ -611,10 +618,12 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
                 record = loads(raw)
             except ValueError:
                 continue
-            if isinstance(record, dict):
-                reader.line += 1
-                reader._place(record)
-                yield reader.run, record
+            batch = record if isinstance(record, list) else [record]
+            for one in batch:
+                if isinstance(one, dict):
+                    reader.line += 1
+                    reader._place(one)
+                    yield reader.run, one
 
 
 def run_info(path: str | os.PathLike[str], run: int | None = None) -> dict[str, Any]:

@@ -369,3 +369,14 @@ def test_odd_field_types_do_not_break_run_numbering(tmp_path):
     records = [b'{"type":"system","subtype":[]}', b'{"type":"system","subtype":{"a":1}}', json.dumps(init()).encode()]
     steps = trace.read_steps(write_stream(tmp_path / "r.jsonl", records))
     assert [(s.run, s.kind) for s in steps] == [(1, "system"), (1, "system"), (1, "init")]
+
+
+def test_an_array_of_messages_on_one_line_or_pretty_printed(tmp_path):
+    messages = [init(), text("hi"), result()]
+    one_line = trace.read_steps(write_stream(tmp_path / "a.jsonl", [json.dumps(messages).encode()]))
+    assert [(s.kind, s.line) for s in one_line] == [("init", 1), ("text", 1), ("result", 1)]
+    assert trace.run_info(tmp_path / "a.jsonl")["session_id"] == SID
+    pretty = tmp_path / "turns.json"
+    pretty.write_text(json.dumps(messages, indent=2))
+    assert [s.kind for s in trace.read_steps(pretty)] == ["init", "text", "result"]
+    assert trace.run_info(pretty)["has_result"] is True
