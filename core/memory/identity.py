@@ -78,8 +78,42 @@ def origin_url(paths: RepoPaths) -> str | None:
     return None
 
 
+_HEAD_CACHE: dict[tuple[str, str], tuple[bool, str | None]] = {}
+
+
+def _head_sha(paths: RepoPaths) -> str | None:
+    """HEAD's commit read from the files (no subprocess), or None when it is not simple to read."""
+    try:
+        head = (paths.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref: "):
+            return head if re.fullmatch(r"[0-9a-f]{40,64}", head) else None
+        ref = head[5:].strip()
+        for base in (paths.git_dir, paths.common_dir):
+            try:
+                return (base / ref).read_text(encoding="utf-8").strip()
+            except OSError:
+                continue
+        for line in (paths.common_dir / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    except OSError:
+        return None
+    return None
+
+
 def _head_value(paths: RepoPaths) -> tuple[bool, str | None]:
-    """(git answered, HEAD's committed value or None when absent)."""
+    """(git answered, HEAD's committed value or None when absent); cached per HEAD commit."""
+    sha = _head_sha(paths)
+    key = (str(paths.toplevel), sha or "")
+    if sha and key in _HEAD_CACHE:
+        return _HEAD_CACHE[key]
+    answer = _ask_git(paths)
+    if sha and answer[0]:
+        _HEAD_CACHE[key] = answer
+    return answer
+
+
+def _ask_git(paths: RepoPaths) -> tuple[bool, str | None]:
     try:
         out = subprocess.run(["git", "show", f"HEAD:{FILE_NAME}"], cwd=paths.toplevel,
                              capture_output=True, text=True, timeout=10, check=False)
