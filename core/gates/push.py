@@ -491,9 +491,7 @@ class Analyzer:
             if text.startswith("-") and not text.startswith("--") or text.startswith("+") and len(text) > 1:
                 if "c" in text[1:]:
                     string_next = True
-                if "s" in text[1:] and name != "busybox":
-                    string_next = string_next  # -s reads commands from stdin
-                i += 1
+                i += 1 + text[1:].count("o") + text[1:].count("O")  # -o/-O take the next word
                 continue
             if text.startswith("--"):
                 i += 1

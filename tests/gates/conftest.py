@@ -1,0 +1,23 @@
+"""Fixtures for the gate tests (helpers live in gatehelp.py, importable from test modules)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from gatehelp import GateRepo, make_repo  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def gate_repo(tmp_path_factory: pytest.TempPathFactory) -> GateRepo:
+    """A real repo after hall init and hall new, built once per module."""
+    return make_repo(tmp_path_factory.mktemp("gates"))
+
+
+@pytest.fixture(scope="session")
+def pycache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pycache")

@@ -1,0 +1,107 @@
+"""Helpers for the gate tests: a real Hallmark repo with an item worktree, and the real hall-hook.
+
+The repo is built once per module (hall init and hall new are real processes); tests never
+change it except where they say so. Every command in these tests is only ever given to the hook
+as a string: nothing here runs a push.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+HOOK = str(BIN / "hall-hook")
+
+
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+@dataclass
+class GateRepo:
+    main: Path
+    wt: Path
+    item: str
+    env: dict[str, str]
+    other: Path  # a sibling directory sharing the repo's name as a prefix
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "HALL_", "GIT_"))}
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text("[user]\n\tname = Gate Test\n\temail = gate@hallmark.invalid\n[init]\n\tdefaultBranch = main\n")
+    env.update({"HOME": str(home), "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1",
+                "HALLMARK_DATA_DIR": str(home / "data"), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+    return env
+
+
+def make_repo(base: Path, name: str = "repo") -> GateRepo:
+    home = base / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = _base_env(home)
+    main = base / name
+    main.mkdir()
+    git(main, "init", "-q", "-b", "main", env=env)
+    (main / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    (main / "README.md").write_text("# demo\n")
+    (main / "deploy.sh").write_text("#!/bin/sh\nset -e\ngit push origin main\n")
+    (main / "notes.py").write_text("print('a release is near')\n")
+    (main / "build.sh").write_text("#!/bin/sh\necho building\n")
+    git(main, "add", "-A", env=env)
+    git(main, "commit", "-q", "-m", "initial", env=env)
+    git(main, "config", "alias.p", "push", env=env)
+    git(main, "config", "alias.sp", "!git push origin main", env=env)
+    git(main, "config", "alias.st", "status --short", env=env)
+    git(main, "config", "alias.pp", "p --force", env=env)
+    subprocess.run([str(BIN / "hall"), "init"], cwd=main, env=env, check=True, capture_output=True)
+    git(main, "add", "-A", env=env)
+    git(main, "commit", "-q", "-m", "hall init", env=env)
+    out = subprocess.run([str(BIN / "hall"), "new", "--title", "gate test"], cwd=main, env=env, check=True,
+                         capture_output=True, text=True).stdout
+    data = json.loads(out)
+    other = base / f"{name}-other"
+    other.mkdir()
+    (other / "x.py").write_text("x = 1\n")
+    # a staged, non-free change in the main checkout: a commit there would be real work
+    (main / "app.py").write_text("def add(a, b):\n    return a + b + 0\n")
+    git(main, "add", "app.py", env=env)
+    return GateRepo(Path(os.path.realpath(main)), Path(os.path.realpath(data["worktree"])), data["item"], env,
+                    Path(os.path.realpath(other)))
+
+
+def hook_env(repo: GateRepo, pycache: Path, **extra: str) -> dict[str, str]:
+    env = dict(repo.env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)  # compile once, like an installed package
+    env.update(extra)
+    return env
+
+
+def run_hook(event: str, payload: dict | bytes | str, env: dict[str, str], timeout: float = 60) -> tuple[int, str, str]:
+    data = payload if isinstance(payload, bytes) else (
+        payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+    proc = subprocess.run([HOOK, event], input=data, capture_output=True, env=env, timeout=timeout)
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+def decision(stdout: str) -> str:
+    """deny / ask / pass (no output), asserting the output is exactly one JSON object."""
+    if not stdout.strip():
+        return "pass"
+    data = json.loads(stdout)
+    out = data["hookSpecificOutput"]
+    assert out["hookEventName"] == "PreToolUse"
+    assert out["permissionDecision"] in ("deny", "ask"), "hall-hook must never allow"
+    return out["permissionDecision"]
+
+
+def bash(command: str, cwd: Path) -> dict:
+    return {"session_id": "s-test", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": "toolu_test"}
