@@ -129,12 +129,12 @@ def append(path: Path, event: str, *, item: str | None, actor: str, **fields: An
 
 
 def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    if not raw.strip():  # ASCII whitespace only; any other byte is something, reported if bad
+        return None, "empty line"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None, "not UTF-8"
-    if not text.strip():
-        return None, "empty line"
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
