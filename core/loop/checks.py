@@ -235,12 +235,14 @@ def tree_of(worktree: Path, sha: str) -> str | None:
 
 
 def _worktree_is_frozen_commit(worktree: Path, sha: str) -> bool:
-    """True when the worktree's HEAD is sha and no tracked file differs (untracked files are ignored)."""
+    """True when the worktree's HEAD is sha and nothing differs from it: no changed tracked file and
+    no untracked one (a test file the fixer forgot to add would pass here and fail for everyone
+    else). Files git ignores do not count."""
     head = git.run(["rev-parse", "--verify", "-q", "HEAD"], worktree, check=False).stdout.strip()
     full = git.run(["rev-parse", "--verify", "-q", f"{sha}^{{commit}}"], worktree, check=False).stdout.strip()
     if not head or head != full:
         return False
-    status = git.run(["status", "--porcelain", "--untracked-files=no"], worktree, check=False)
+    status = git.run(["status", "--porcelain", "--untracked-files=normal"], worktree, check=False)
     return status.returncode == 0 and not status.stdout.strip()
 
 
@@ -279,8 +281,10 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
         key = cache_key(tree, command, gate_list) if tree else None
         hit = cached_pass(repo, key) if (key and cacheable and command not in no_cache) else None
         if hit is not None:
-            result = GateResult(command=command, exit_code=0, duration_ms=int(hit.get("duration_ms", 0)),
-                                cached=True, log_path=str(hit.get("log", "")), condensed="", cache_key=key)
+            result = GateResult(command=command, exit_code=0, duration_ms=0, cached=True,
+                                log_path=str(hit.get("log", "")), condensed="", cache_key=key,
+                                measure={"original_duration_ms": int(hit.get("duration_ms") or 0),
+                                         "original_t": hit.get("t")})
         else:
             log_path = _fresh(logs_dir / f"{stamp}-{number}-{_slug(command)}.log")
             code, duration_ms, timed_out = run_gate(command, worktree, log_path, timeout_s)
@@ -314,6 +318,9 @@ def _record(repo: Repo, item_id: str | None, actor: str, outcome: ChecksOutcome,
     }
     if result.timed_out:
         fields["timed_out"] = True
+    if result.cached and result.measure:
+        fields["original_duration_ms"] = result.measure.get("original_duration_ms")
+        fields["original_t"] = result.measure.get("original_t")
     if not result.passed:
         fields["output"] = result.condensed[:EVENT_OUTPUT_CAP]
         fields["family"] = result.family

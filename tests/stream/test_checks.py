@@ -90,6 +90,7 @@ def test_a_pass_on_the_same_tree_is_served_from_the_cache(item_repo):
     assert second.results[0].log_path == first.results[0].log_path
     events = _check_runs(repo, item_id)
     assert [e["cached"] for e in events] == [False, True]
+    assert events[1]["duration_ms"] == 0 and events[1]["original_duration_ms"] == events[0]["duration_ms"]
     cache_files = list((repo.state_dir / "checks-cache").glob("*.jsonl"))
     assert len(cache_files) == 1
     record = json.loads(cache_files[0].read_text().splitlines()[0])
@@ -252,3 +253,21 @@ def test_a_giant_log_is_condensed_from_its_head_and_tail(tmp_path):
     assert text.startswith("FIRST LINE") and text.rstrip().endswith("LAST LINE")
     assert f"bytes of the {log.stat().st_size}-byte log not read here" in text
     assert len(text) < 1200
+
+
+def test_an_untracked_file_in_the_worktree_makes_the_run_uncacheable(item_repo):
+    root = item_repo.root
+    _configure(root, ["true"])
+    repo = _reopen(root)
+    item_id, wt, sha = _new_item(repo)
+    (wt / "test_forgotten.py").write_text("def test_x():\n    assert True\n")
+    assert checks.run_checks(repo, item_id, sha, wt).cacheable is False
+    (wt / ".gitignore").write_text("")  # still untracked: still not the frozen commit
+    (wt / "test_forgotten.py").unlink()
+    core_git.run(["add", ".gitignore"], wt)
+    core_git.run(["commit", "-q", "-m", "ignore nothing"], wt)
+    (wt / ".gitignore").write_text("build/\n")
+    core_git.run(["commit", "-q", "-am", "ignore build"], wt)
+    (wt / "build").mkdir()
+    (wt / "build" / "out.bin").write_text("artifact")
+    assert checks.run_checks(repo, item_id, core_git.head_sha(wt), wt).cacheable is True  # ignored files do not count
