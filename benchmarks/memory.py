@@ -57,16 +57,19 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--learnings", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keep", metavar="DIR", help="build the repo in DIR and reuse it when it exists")
     args = parser.parse_args()
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "repo"
-        root.mkdir()
-        git(root, "init", "-q", "-b", "main")
-        git(root, "-c", "user.email=b@b", "-c", "user.name=bench", "commit", "-q", "--allow-empty", "-m", "init")
-        setup_repo.init(root)
-        git(root, "add", "-A")
-        git(root, "-c", "user.email=b@b", "-c", "user.name=bench", "commit", "-q", "-m", "hall init")
+        root = Path(args.keep) if args.keep else Path(tmp) / "repo"
+        fresh = not (root / ".git").exists()
+        if fresh:
+            root.mkdir(parents=True, exist_ok=True)
+            git(root, "init", "-q", "-b", "main")
+            git(root, "-c", "user.email=b@b", "-c", "user.name=bench", "commit", "-q", "--allow-empty", "-m", "init")
+            setup_repo.init(root)
+            git(root, "add", "-A")
+            git(root, "-c", "user.email=b@b", "-c", "user.name=bench", "commit", "-q", "-m", "hall init")
         repo = open_repo(root)
         project = api.project_of(repo)
         store = Store(repo.paths)
@@ -80,7 +83,8 @@ def main() -> int:
                 learning = Learning(id=f"L-{n + 1:05d}", kind=rng.choice(["rule", "map", "false-positive", "decision"]),
                                     pattern=f"{words} #{n}", rationale="benchmark", status="accepted",
                                     scope={"project": project, "paths": paths})
-                store.save(learning, action="propose", actor="bench", from_status=None, why="bulk")
+                if fresh:
+                    store.save(learning, action="propose", actor="bench", from_status=None, why="bulk")
                 patterns.append(learning)
         load = time.perf_counter() - start
         index = SearchIndex(store)

@@ -194,9 +194,16 @@ class SearchIndex:
         """Learning files on disk the index could not take in (corrupt, or written behind its back)."""
         from .store import parse
 
-        out = []
+        out: list[str] = []
+        try:
+            names = [n for n in os.listdir(self.store.learnings_dir) if n.startswith("L-") and n.endswith(".md")]
+        except FileNotFoundError:
+            return out
+        rows = int(self.db().execute("SELECT count(*) FROM learnings").fetchone()[0])
+        if len(names) == rows:
+            return out  # every file is in the index
         known = self.known_ids()
-        for path in self.store.learnings_dir.glob("L-*.md"):
+        for path in (self.store.learnings_dir / n for n in names):
             if path.stem in known:
                 continue
             try:

@@ -182,8 +182,10 @@ class Store:
         counter = self.root / "counter.json"
         data = atomic.read_json(counter, {}) or {}
         highest = int(data.get("learning", 0))
-        if self.learnings_dir.is_dir():
-            for path in self.learnings_dir.glob("L-*.md"):
+        following = f"L-{highest + 1:04d}"
+        if not highest or self.file(following).exists() or (self.history_dir / following).exists():
+            # the counter is missing or behind the files: never reuse a number a file holds
+            for path in [*self.learnings_dir.glob("L-*.md"), *self.history_dir.glob("L-*")]:
                 match = _ID.match(path.stem)
                 if match:
                     highest = max(highest, int(match.group(1)))

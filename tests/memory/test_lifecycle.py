@@ -314,3 +314,11 @@ def test_property_any_sequence_keeps_the_audit_log_and_files_in_step(repo, steps
     for learning in learnings:
         if learning.status not in lifecycle.ACTIVE:
             assert learning.id not in text
+
+
+def test_ids_are_never_reused_even_when_the_counter_is_lost(repo):
+    first = propose(repo, "First learning about ids")["id"]
+    store = Store(repo.paths)
+    store.file(first).unlink()
+    (store.root / "counter.json").unlink()
+    assert propose(repo, "Second learning about ids")["id"] == "L-0002"  # history/L-0001 still holds the number
