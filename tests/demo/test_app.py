@@ -15,7 +15,7 @@ from hallmark.core import run_locks
 from hallmark.core.demo import driver, scenario
 from hallmark.tui.cli.cmd_demo import make_app
 
-SIZE = (132, 40)
+SIZE = (160, 42)
 
 
 @pytest.fixture
