@@ -146,6 +146,25 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     return value, ""
 
 
+_decode = json.JSONDecoder().raw_decode
+
+
+def _fast_parse(line: str) -> dict[str, Any] | None:
+    """The common case, quickly: one well-formed event object. Anything else (None) goes through
+    parse_line, which gives the exact reason; both accept exactly the same lines."""
+    if not line.startswith("{"):
+        return None
+    try:
+        value, end = _decode(line)
+    except ValueError:
+        return None
+    if end != len(line) and line[end:].strip(" \t\r"):
+        return None
+    if type(value) is not dict or type(value.get("event")) is not str or type(value.get("t")) is not str:
+        return None
+    return value
+
+
 def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool = True) -> ReadResult:
     """Read events from byte offset on.
 
@@ -162,17 +181,25 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
         return result
     cut = data.rfind(b"\n") + 1
     whole, tail = data[:cut], data[cut:]
-    lineno = start_line
     name = str(path)
-    for raw in whole.split(b"\n")[:-1]:
+    try:
+        lines: list[Any] = whole.decode("utf-8").split("\n")[:-1]
+    except UnicodeDecodeError:  # some line is not UTF-8: take every line the slow, exact way
+        lines = whole.split(b"\n")[:-1]
+    events, numbers, bad = result.events, result.numbers, result.bad
+    lineno = start_line
+    for line in lines:
         lineno += 1
-        record, reason = parse_line(raw)
+        record = _fast_parse(line) if type(line) is str else None
         if record is None:
-            if reason != "empty line":
-                result.bad.append(BadLine(name, lineno, reason, raw.decode("utf-8", "replace")))
-            continue
-        result.events.append(record)
-        result.numbers.append(lineno)
+            raw = line.encode("utf-8") if type(line) is str else line
+            record, reason = parse_line(raw)
+            if record is None:
+                if reason != "empty line":
+                    bad.append(BadLine(name, lineno, reason, raw.decode("utf-8", "replace")))
+                continue
+        events.append(record)
+        numbers.append(lineno)
     result.offset = offset + cut
     result.lines = lineno
     if include_tail and tail:

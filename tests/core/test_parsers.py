@@ -71,3 +71,26 @@ def test_durations(amount: int, unit: str):
 def test_a_bad_duration_is_a_value_error():
     with pytest.raises(ValueError):
         clock.parse_duration("soon")
+
+
+_JSONISH = st.one_of(
+    _EVENT.map(json.dumps),
+    st.recursive(st.none() | st.booleans() | st.integers() | _TEXT,
+                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3)).map(json.dumps),
+    _TEXT,
+)
+
+
+@settings(max_examples=300)
+@given(line=_JSONISH, pad=st.sampled_from(["", " ", "\r", "\t ", " x", "}", "\x1c"]))
+def test_the_fast_path_accepts_exactly_what_the_exact_parser_accepts(line: str, pad: str):
+    text = line + pad
+    fast = journal._fast_parse(text)
+    exact, _ = journal.parse_line(text.encode("utf-8"))
+    if fast is not None:  # whatever the fast path takes, the exact parser takes too, as the same value
+        assert fast == exact
+
+
+@given(event=_EVENT, pad=st.sampled_from(["", " ", "\r", "\t "]))
+def test_the_fast_path_takes_every_well_formed_event(event: dict, pad: str):
+    assert journal._fast_parse(json.dumps(event, ensure_ascii=False) + pad) == event
