@@ -18,6 +18,9 @@ EDITING_ROLES = frozenset({"fix", "dev"})
 
 DENY_READ = ("~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gh/**", "~/.netrc", "~/.docker/config.json",
              "~/.kube/**", "~/.npmrc", "~/.pypirc", "**/.env", "**/.env.*")
+# what no headless run may do: approve, release or drop items, publish, or touch the hallmark
+DENY_COMMANDS = ("hall verdict", "hall ready", "hall retry", "hall drop", "hall pull-back", "git push",
+                 "git notes", "git update-ref", "gh")
 REMOVE_ENV = ("GH_TOKEN", "GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
               "NPM_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD", "DOCKER_PASSWORD")
 
@@ -40,7 +43,7 @@ def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[P
     """
     read_roots = [str(cwd), str(run_dir)]
     allow = [f"Read({root}/**)" for root in read_roots] + ["Glob", "Grep"]
-    deny = ["WebFetch", "WebSearch"] + [f"Read({p})" for p in DENY_READ]
+    deny = ["WebFetch", "WebSearch"] + [f"Read({p})" for p in DENY_READ] + [f"Bash({c}:*)" for c in DENY_COMMANDS]
     deny_write: list[str] = []
     if role not in EDITING_ROLES:
         deny += ["Edit", "Write", "MultiEdit", "NotebookEdit"]

@@ -56,6 +56,7 @@ def test_the_reviewer_is_started_with_every_isolation_flag(loop_repo, ready_item
     settings = json.loads(Path(value("--settings")).read_text())
     assert settings["disableAllHooks"] is True and "WebFetch" in settings["permissions"]["deny"]
     assert settings["sandbox"]["enabled"] is True and settings["sandbox"]["allowUnsandboxedCommands"] is False
+    assert {"Bash(hall verdict:*)", "Bash(git push:*)", "Bash(git notes:*)"} <= set(settings["permissions"]["deny"])
     fs = settings["sandbox"]["filesystem"]
     assert call["cwd"] in fs["denyWrite"] and str(loop_repo.paths.common_dir / "hooks") in fs["denyWrite"]
     assert "~/.ssh/**" in fs["denyRead"] and settings["sandbox"]["network"]["allowedDomains"] == []
