@@ -216,3 +216,48 @@ def test_every_json_line_matches_hall_schema_trace_step(hall_repo, hall):
         pass
     else:  # pragma: no cover - the schema must reject unknown kinds
         raise AssertionError("an unknown kind passed the schema")
+
+
+def test_kind_filter_last_n_and_the_footer(hall_repo, hall):
+    item_id = items.new(hall_repo, title="filters")["item"]
+    _runs(hall_repo, item_id)
+    root = hall_repo.root
+    calls = hall("trace", item_id, "--kind", "tool_call,result", "--json", cwd=root)
+    assert [json.loads(r)["kind"] for r in calls.stdout.splitlines()] == ["tool_call", "result"]
+    last = hall("trace", item_id, "--last", "2", "--json", cwd=root)
+    assert [json.loads(r)["kind"] for r in last.stdout.splitlines()] == ["result", "end"]
+    text = hall("trace", item_id, "--text", cwd=root).stdout
+    assert text.rstrip().splitlines()[-1] == "── 5 step(s) · 1 run(s) · result: success · $0.0000 ──"
+    bad = hall("trace", item_id, "--kind", "calls", cwd=root)
+    assert bad.code == 2 and "calls" in bad.json["error"]["message"]
+    assert hall("trace", item_id, "--last", "0", cwd=root).code == 2
+
+
+def test_follow_with_last_catches_up_with_n_steps_then_prints_every_new_one(tmp_path):
+    stream = tmp_path / "20261130T094312123Z-review.jsonl"
+    stream.write_text("".join(json.dumps({"type": "assistant", "message": {"content": [
+        {"type": "text", "text": f"earlier {i}"}]}}) + "\n" for i in range(10)))
+    writer = _start_writer(tmp_path, stream, "end")
+    try:
+        printer = cmd_trace.Printer(io.StringIO(), as_json=True, full=False, raw=False, colour=False, last=2)
+        why = cmd_trace.follow_file(stream, printer, lock=stream.with_suffix(".lock"), poll_s=0.05, max_wait_s=20)
+    finally:
+        writer.wait(timeout=20)
+    assert why == "ended"
+    rows = [json.loads(line) for line in printer.out.getvalue().splitlines()]
+    summaries = [r["summary"] for r in rows]
+    assert summaries[:2] == ["earlier 8", "earlier 9"]  # the catch-up: only the last two
+    assert [r["kind"] for r in rows[2:]] == ["init", "text", "result", "end"]  # then everything new
+
+
+def test_the_footer_names_a_run_without_result():
+    printer = cmd_trace.Printer(io.StringIO(), as_json=False, full=False, raw=False, colour=False)
+    from hallmark.core.runner import trace
+
+    for step in trace.parse_line({"type": "result", "subtype": "success", "total_cost_usd": 0.5,
+                                  "modelUsage": {"m": {"inputTokens": 10, "outputTokens": 20}}}, run=1):
+        printer.step(step)
+    for step in trace.parse_line({"type": "system", "subtype": "init", "model": "m"}, run=2):
+        printer.step(step)
+    assert printer.footer() == ("── 2 step(s) · 2 run(s) · run 2 has no result line · last result (run 1): success"
+                                " · $0.5000 · 10 in / 20 out / 0 cache read tokens (modelUsage) ──")

@@ -13,6 +13,7 @@ import copy
 import os
 import sys
 import time
+from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,30 +33,57 @@ _COLOURS = {"init": "36", "tool_call": "33", "tool_result": "2", "result": "1;32
 
 
 class Printer:
-    """Writes steps as text or JSON lines, buffering a little and flushing per batch."""
+    """Writes steps as text or JSON lines. `kinds` filters; `last` holds back all but the last N
+    steps until release() (the catch-up of --last N); the text footer sums up the last result."""
 
-    def __init__(self, out: IO[str], *, as_json: bool, full: bool, raw: bool, colour: bool) -> None:
+    def __init__(self, out: IO[str], *, as_json: bool, full: bool, raw: bool, colour: bool,
+                 kinds: set[str] | None = None, last: int | None = None) -> None:
         self.out = out
         self.as_json = as_json
         self.full = full
         self.raw = raw
         self.colour = colour
+        self.kinds = kinds
+        self.held: deque[trace.Step] | None = deque(maxlen=last) if last else None
         self.run = 0
-        self.count = 0
+        self.count = 0  # steps seen
+        self.shown = 0  # steps written
+        self.runs = 0
         self.ended = False
+        self.last_result: dict[str, Any] | None = None
+        self.last_result_run = 0
         self._labels = {kind: self._paint(f"{mark:<9}", _COLOURS.get(kind, "0")) for kind, mark in MARKS.items()}
         self._error_result = self._paint(f"{'← ERROR':<9}", "31")
 
     def step(self, step: trace.Step) -> None:
         self.count += 1
+        self.runs = max(self.runs, step.run)
         if step.kind == "end":
             self.ended = True
+        elif step.kind == "result" and isinstance(step.raw, dict):
+            self.last_result = step.raw
+            self.last_result_run = step.run
+        if self.kinds is not None and step.kind not in self.kinds:
+            return
+        if self.held is not None:
+            self.held.append(step)
+            return
+        self._emit(step)
+
+    def release(self) -> None:
+        """Write the held-back steps (the last N) and print every later step as it comes."""
+        held, self.held = self.held, None
+        for step in held or ():
+            self._emit(step)
+
+    def _emit(self, step: trace.Step) -> None:
+        self.shown += 1
         if self.as_json:
             self.out.write(trace.dumps_line(step.to_dict(raw=self.raw)) + "\n")
             return
         if step.run != self.run:
             self.run = step.run
-            self.out.write(("" if self.count == 1 else "\n") + self._paint(f"── run {step.run} ──", "1") + "\n")
+            self.out.write(("" if self.shown == 1 else "\n") + self._paint(f"── run {step.run} ──", "1") + "\n")
         if step.is_error and step.kind == "tool_result":
             label = self._error_result
         else:
@@ -66,6 +94,23 @@ class Printer:
             if detail and detail != step.summary:
                 for text in detail.splitlines():
                     self.out.write(f"{'':>17}{text}\n")
+
+    def footer(self) -> str:
+        """One line for people: steps, runs, and what the last result said and cost."""
+        parts = [f"{self.count} step(s)", f"{self.runs} run(s)"]
+        result = self.last_result
+        if self.last_result_run != self.runs:
+            parts.append(f"run {self.runs} has no result line")
+        if result is not None:
+            usage = trace.usage_from_result(result)
+            which = "result" if self.last_result_run == self.runs else f"last result (run {self.last_result_run})"
+            parts.append(f"{which}: {result.get('subtype') or '?'}" + (" (is_error)" if result.get("is_error") is True else ""))
+            if usage["cost_usd"] is not None:
+                parts.append(f"${usage['cost_usd']:.4f}")
+            if usage["source"]:
+                parts.append(f"{usage['input_tokens']:,} in / {usage['output_tokens']:,} out / "
+                             f"{usage['cache_read_tokens']:,} cache read tokens ({usage['source']})")
+        return self._paint("── " + " · ".join(parts) + " ──", "2")
 
     def _paint(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.colour else text
@@ -89,11 +134,11 @@ def print_file(path: Path, printer: Printer, *, live: bool = False) -> None:
         first = next(steps, None)
     except OSError as exc:
         raise HallError("RUN_NOT_FOUND", f"Cannot read {path}: {exc.strerror or exc}.", ["hall trace --help"]) from exc
-    if first is None:
-        return
-    printer.step(first)
-    for step in steps:
-        printer.step(step)
+    if first is not None:
+        printer.step(first)
+        for step in steps:
+            printer.step(step)
+    printer.release()
     printer.flush()
 
 
@@ -122,6 +167,7 @@ def follow_file(path: Path, printer: Printer, *, lock: Path, poll_s: float = POL
         for raw in whole.splitlines():
             for step in reader.feed(raw):
                 printer.step(step)
+        printer.release()  # after the catch-up, every step is printed as it comes
         printer.flush()
         if printer.ended:
             return "ended"
@@ -189,7 +235,17 @@ def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
             return _listing(repo, item_id, files)
         path = _pick_run(files, args.run, item_id)
     colour = (not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    printer = Printer(sys.stdout, as_json=as_json, full=args.full, raw=args.raw, colour=colour)
+    kinds = None
+    if args.kind:
+        kinds = {k.strip() for k in args.kind.split(",") if k.strip()}
+        unknown = sorted(kinds - set(trace.KINDS))
+        if unknown:
+            raise HallError("USAGE", f"Unknown step kind(s): {', '.join(unknown)}.",
+                            [f"hall trace --kind {','.join(trace.KINDS[:4])}", "hall schema trace-step"])
+    if args.last is not None and args.last < 1:
+        raise HallError("USAGE", "--last takes a positive number of steps.", ["hall trace <id> --last 20"])
+    printer = Printer(sys.stdout, as_json=as_json, full=args.full, raw=args.raw, colour=colour, kinds=kinds,
+                      last=args.last)
     try:
         _print(args, path, item_id, printer, as_json)
     except BrokenPipeError:
@@ -213,8 +269,8 @@ def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: P
         if live and not as_json:
             what = f"{item_id} --run {path.stem}" if item_id else f"--file {path}"
             sys.stdout.write(f"(the run is live: hall trace {what} --follow)\n")
-    if printer.count == 0 and not as_json:
-        sys.stdout.write("(no steps yet)\n")
+    if not as_json:
+        sys.stdout.write("(no steps yet)\n" if printer.count == 0 else "\n" + printer.footer() + "\n")
 
 
 def _listing(repo: Any, item_id: str, files: list[Path]) -> dict[str, Any]:
@@ -256,3 +312,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--raw", action="store_true", help="with --json: include each step's raw stream line")
     parser.add_argument("--text", dest="as_text", action="store_true", help="readable text even when stdout is not a terminal")
     parser.add_argument("--list", action="store_true", help="list the item's runs instead")
+    parser.add_argument("--kind", help="only these step kinds, comma-separated (e.g. tool_call,tool_result,result)")
+    parser.add_argument("--last", type=int, help="only the last N steps (with --follow: then every new one)")
