@@ -92,14 +92,19 @@ class Index:
 
     # -- catch-up ---------------------------------------------------------------------
     def journal_files(self) -> list[tuple[str | None, Path]]:
-        files: list[tuple[str | None, Path]] = [(None, self.paths.repo_journal)]
-        items_dir = self.paths.items_dir
+        return [(item_id, Path(path)) for item_id, path in self._journal_paths()]
+
+    def _journal_paths(self) -> list[tuple[str | None, str]]:
+        """(item id or None, journal path) for the repo journal and every item; plain strings,
+        because this runs on every read over every item."""
+        items_dir = str(self.paths.items_dir)
+        files: list[tuple[str | None, str]] = [(None, str(self.paths.repo_journal))]
         try:
             names = sorted(os.listdir(items_dir))
         except FileNotFoundError:
             names = []
-        for name in names:
-            files.append((name, items_dir / name / "events.jsonl"))
+        join = os.path.join
+        files.extend((name, join(items_dir, name, "events.jsonl")) for name in names)
         return files
 
     def catch_up(self) -> int:
@@ -107,11 +112,28 @@ class Index:
         with journal.locked(self.path):
             db = self.db()
             known = {row[0]: row[1:] for row in db.execute("SELECT path, offset, lines, inode, mtime, tail FROM files")}
+            changed: list[tuple[str | None, str, tuple[Any, ...] | None]] = []
+            for item_id, path in self._journal_paths():
+                seen = known.pop(path, None)
+                if seen is not None:
+                    try:
+                        st = os.stat(path)
+                    except FileNotFoundError:
+                        st = None
+                    if st is not None and (st.st_size, st.st_ino, st.st_mtime_ns) == (seen[0], seen[2], seen[3]):
+                        continue  # the common case: nothing appended (one stat, no open)
+                changed.append((item_id, path, seen))
+            gone = [(path, row) for path, row in known.items()]  # journals whose folder went away
+            if not changed and not gone:
+                return 0
             added = 0
             db.execute("BEGIN")
             try:
-                for item_id, path in self.journal_files():
-                    added += self._catch_up_file(db, item_id, path, known.get(str(path)))
+                for item_id, path, seen in changed:
+                    added += self._catch_up_file(db, item_id, Path(path), seen)
+                for path, _ in gone:
+                    item_id = Path(path).parent.name if Path(path).parent != self.paths.state_dir else None
+                    self._forget(db, item_id, Path(path))
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")

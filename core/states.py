@@ -73,8 +73,10 @@ class ItemView:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemView:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
+        names = cls.__dataclass_fields__
+        if data.keys() <= names.keys():
+            return cls(**data)  # the index's own rows: every key is a field
+        return cls(**{k: v for k, v in data.items() if k in names})
 
     @property
     def terminal(self) -> bool:

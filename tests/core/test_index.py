@@ -164,3 +164,16 @@ def test_items_come_in_number_order_past_9999(tmp_path: Path):
     for item_id in ("H-10000", "H-9999", "H-0002"):
         make_item(repo, item_id)
     assert [v.id for v in repo.index.items()] == ["H-0002", "H-9999", "H-10000"]
+
+
+def test_a_removed_item_folder_leaves_the_index(tmp_path: Path):
+    import shutil
+
+    repo = bare_repo(tmp_path)
+    make_item(repo, "H-0001")
+    make_item(repo, "H-0002", CHECKS)
+    assert len(repo.index.items()) == 2
+    shutil.rmtree(repo.paths.item_dir("H-0002"))
+    assert [v.id for v in repo.index.items()] == ["H-0001"]
+    assert repo.index.events(item="H-0002") == []
+    assert repo.index.catch_up() == 0
