@@ -85,6 +85,9 @@ class ChecksOutcome:
                 parts.append(f"FAIL {r.command} ({why}, {r.duration_ms} ms); full log: {r.log_path}")
         for r in self.failed:
             parts.append("")
+            if r.family in ("verbatim", "evidence"):  # small output comes as it was: give it its heading
+                why = "timed out" if r.timed_out else f"exit {r.exit_code}"
+                parts.append(f"$ {r.command}  ({why}; full log: {r.log_path})")
             parts.append(r.condensed.rstrip("\n"))
         return "\n".join(parts) + "\n"
 

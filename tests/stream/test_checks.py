@@ -71,6 +71,7 @@ def test_passing_and_failing_gates_are_recorded_in_order(item_repo):
     text = outcome.condensed
     assert "FAIL" in text and "exit 3" in text and "boom" in text and events[1]["log"] in text
     assert text.splitlines()[0].startswith("ok ")
+    assert text.splitlines()[3].startswith("$ ") and text.splitlines()[4] == "boom"
 
 
 def test_a_pass_on_the_same_tree_is_served_from_the_cache(item_repo):
