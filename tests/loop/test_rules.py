@@ -187,3 +187,28 @@ def test_leases_end_with_their_holder_or_their_ttl(loop_repo, ready_item, monkey
     monkeypatch.setenv("HALLMARK_FIXED_NOW", clock.stamp(clock.now() + timedelta(minutes=20)))
     assert leases.current(loop_repo, item_id) is None  # expired
     assert leases.acquire(loop_repo, item_id, "fixer", "c")["holder"] == "c"
+
+
+@given(st.lists(st.tuples(st.sampled_from(["budget", "budget.review", "budget.fix"]),
+                          st.sampled_from(["daily", "per_item", "max_usd"]),
+                          st.sampled_from(['"2M"', '"800k"', "3", '"none"'])), max_size=6),
+       st.booleans())
+def test_budget_set_edits_one_key_and_keeps_the_rest(assignments, with_tail):
+    import tomllib
+
+    from hallmark.core.loop.budget import _set_in_toml
+
+    text = 'base = "main"\ngates = ["pytest"]\n' + ('[capture]\nmode = "gate"\n' if with_tail else "")
+    expected: dict = {}
+    for section, key, literal in assignments:
+        text = _set_in_toml(text, section, key, literal)
+        expected[(section, key)] = tomllib.loads(f"v = {literal}")["v"]
+    data = tomllib.loads(text)
+    assert data["base"] == "main" and data["gates"] == ["pytest"]
+    if with_tail:
+        assert data["capture"] == {"mode": "gate"}
+    for (section, key), value in expected.items():
+        node = data
+        for part in section.split("."):
+            node = node[part]
+        assert node[key] == value
