@@ -4,7 +4,8 @@ One parser for every reader: `hall trace`, the runner (result line, structured_o
 usage), the TUI's live trace (which calls `parse_line` per line) and take-over. It is total: a
 line that is not JSON, not an object, torn or of an unknown type becomes an `error` or `unknown`
 step, never an exception. Several runs appended to one file are numbered (a new `system/init`,
-or anything after a run's `result`/`hall_run_end`, starts the next run). Stdlib only.
+or anything after a run's `result`/`hall_run_end`, starts the next run). Stdlib, plus orjson
+when it is installed (four times faster on big files; json stays the lenient fallback).
 """
 
 from __future__ import annotations
