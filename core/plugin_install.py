@@ -230,8 +230,11 @@ def _swap(root: Path, release: Path) -> None:
     os.replace(tmp, link)
 
 
-def _register(settings: Path, marketplace_path: Path) -> bool:
-    """Add the marketplace and enable the plugin in settings.json; True when it changed."""
+def _register(settings: Path, marketplace_path: Path, *, write: bool = True) -> bool:
+    """Add the marketplace and enable the plugin in settings.json; True when it changed.
+
+    With write=False it only checks the file can be updated (called before the swap, so a bad
+    settings.json leaves the previous release in place)."""
     try:
         text = settings.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -251,6 +254,8 @@ def _register(settings: Path, marketplace_path: Path) -> bool:
                         [f"fix {settings}"])
     if markets.get(MARKETPLACE) == wanted_market and enabled.get(PLUGIN_ID) is True:
         return False
+    if not write:
+        return True
     markets[MARKETPLACE] = wanted_market
     enabled[PLUGIN_ID] = True
     atomic.write_text(settings, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -273,7 +278,11 @@ def install(*, dry_run: bool = False) -> dict[str, Any]:
     release = staging_parent / stamp
     previous = _current_release(root)
     try:
-        files = stage(release, binary, stamp)
+        try:
+            files = stage(release, binary, stamp)
+        except (OSError, ValueError) as exc:
+            raise HallError("COMMAND_FAILED", f"Staging the plugin failed; the installed one is unchanged: {exc}",
+                            ["hall doctor", "reinstall hallmark"]) from exc
         problems = validate(release)
         if problems:
             raise HallError("COMMAND_FAILED", "The staged plugin is invalid; the installed one is unchanged: "
@@ -285,6 +294,7 @@ def install(*, dry_run: bool = False) -> dict[str, Any]:
             result["would_register"] = _would_register(settings_path(), root / "current")
             result["next"] = ["hall setup claude"]
             return result
+        _register(settings_path(), root / "current", write=False)
         _swap(root, release)
         result["settings_changed"] = _register(settings_path(), root / "current")
         _prune(root, release)
