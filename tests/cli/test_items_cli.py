@@ -310,9 +310,9 @@ def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_r
     hall_bin = str(Path(os.environ["PATH"].split(os.pathsep)[0]) / "hall")
     waiting = subprocess.Popen([hall_bin, "ask", "ship it?", "--block", "--wait", "60s"], cwd=root,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    for _ in range(200):  # until the question is in the journal
-        if hall_repo.paths.repo_journal.read_text().count('"question"') == 1:
-            break
+    deadline = time.monotonic() + 60
+    while hall_repo.paths.repo_journal.read_text().count('"question"') < 1:  # until it has asked
+        assert time.monotonic() < deadline and waiting.poll() is None
         time.sleep(0.05)
     assert hall("answer", "Q-1", "yes", cwd=root).code == 0
     out, _ = waiting.communicate(timeout=60)
