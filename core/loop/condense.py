@@ -24,7 +24,7 @@ BLOCK_LINES = 12  # the first message block of one failure, at most this many li
 MAX_FAILURES = 40  # failures listed in full; the rest are counted
 EVIDENCE = frozenset({"diff", "show", "log"})  # git subcommands never condensed (can only grow)
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|\x1b")  # a stray ESC goes too
 
 
 @dataclass

@@ -396,3 +396,28 @@ def test_condensed_text_matches_its_snapshot(name):
         SNAPSHOTS.mkdir(exist_ok=True)
         snapshot.write_text(text, encoding="utf-8")
     assert snapshot.read_text(encoding="utf-8") == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "", "x [x2]"]), max_size=60))
+def test_collapse_repeats_loses_no_line(lines):
+    import re
+
+    out = cd.collapse_repeats(lines)
+    total = 0
+    for line in out:
+        match = re.match(r"^(.*) \[x(\d+)\]$", line)
+        if match and int(match.group(2)) > 1 and match.group(1) in lines:
+            total += int(match.group(2))
+        else:
+            total += 1
+    assert total == len(lines)
+    assert all(a != b for a, b in zip(out, out[1:], strict=False))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab \r\n\x1b[31m0;K]\x07")), max_size=300))
+def test_clean_leaves_no_escape_or_carriage_return(text):
+    for line in cd.clean(text):
+        assert "\r" not in line and "\n" not in line
+        assert "\x1b[" not in line
