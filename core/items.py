@@ -440,12 +440,15 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> dict
 
 def status_all(repo: Repo, *, include_terminal: bool = True) -> dict[str, Any]:
     views = repo.index.items(include_terminal=include_terminal)
-    by_state: dict[str, int] = {}
-    for v in views:
-        by_state[v.state] = by_state.get(v.state, 0) + 1
+    by_state: dict[str, list[str]] = {}
+    for state in states.STATES:  # in the table's order: development first, dropped last
+        found = [v.id for v in views if v.state == state]
+        if found:
+            by_state[state] = found
     return {
         "items": [describe(v, next=[]) for v in views],
-        "counts": by_state,
+        "counts": {state: len(found) for state, found in by_state.items()},
+        "by_state": by_state,
         "next": ['hall new --title "…"', "hall inbox"] + ([f"hall status {views[0].id}"] if views else []),
     }
 

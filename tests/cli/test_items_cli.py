@@ -224,6 +224,7 @@ def test_status_lists_by_state_and_all_includes_finished(hall, hall_repo):
     active = hall("status", cwd=root).json
     assert [(i["item"], i["state"]) for i in active["items"]] == [("H-0001", "development"), ("H-0002", "checks")]
     assert active["counts"] == {"development": 1, "checks": 1} and active["next"]
+    assert active["by_state"] == {"development": ["H-0001"], "checks": ["H-0002"]}
     everything = hall("status", "--all", cwd=root).json
     assert [i["state"] for i in everything["items"]] == ["development", "checks", "dropped"]
     one = hall("status", "2", cwd=root).json
