@@ -417,14 +417,23 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
                 timer.daemon = True
                 timer.start()
             assert proc.stdout is not None
-            for raw in proc.stdout:
-                line = raw if raw.endswith(b"\n") else raw + b"\n"
-                out.write(line)
+            try:
+                for raw in proc.stdout:
+                    line = raw if raw.endswith(b"\n") else raw + b"\n"
+                    out.write(line)
+                    out.flush()
+                    tracker.see(raw)
+                exit_code = proc.wait()
+            except BaseException as exc:  # Ctrl-C or a crash here: never leave claude running alone
+                _kill_group(proc)
                 out.flush()
-                tracker.see(raw)
-            exit_code = proc.wait()
-            if timer:
-                timer.cancel()
+                failure = f"interrupted: the runner stopped ({type(exc).__name__})"
+                _finish(repo, spec, run_path, stderr_path, tracker, proc.poll(),
+                        int((time.monotonic() - started) * 1000), failure, actor, jpath)
+                raise
+            finally:
+                if timer:
+                    timer.cancel()
         duration_ms = int((time.monotonic() - started) * 1000)
         failure = judge(spec, exit_code, timed_out, tracker, _tail(stderr_path))
         return _finish(repo, spec, run_path, stderr_path, tracker, exit_code, duration_ms, failure, actor, jpath)

@@ -163,3 +163,32 @@ def test_a_prompt_too_long_for_argv_goes_through_stdin(loop_repo):
     assert result.ok, result.failure
     (finding,) = result.structured_output["findings"]
     assert (finding["file"], finding["line"]) == ("app.py", 2)
+
+
+def test_ctrl_c_stops_the_run_too_and_closes_its_file(loop_repo, ready_item, scenario, kit):
+    scenario({"review": [kit.approve()]})
+    item_id = ready_item()
+    env = dict(os.environ)
+    env["HALL_STANDIN_PACE"] = "0.4"
+    daemon = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
+                              cwd=loop_repo.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run_dir = loop_repo.paths.item_dir(item_id) / "runs"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = sorted(run_dir.glob("*-review.jsonl")) if run_dir.is_dir() else []
+        if found and len(found[0].read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    child = kit.events(loop_repo, item_id, "run_started")[-1]["pid"]
+    daemon.send_signal(signal.SIGINT)
+    assert daemon.wait(timeout=20) == 130
+    time.sleep(0.2)
+    try:
+        os.kill(child, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive, "the stand-in outlived its runner"
+    last = json.loads(found[0].read_text().splitlines()[-1])
+    assert last["type"] == "hall_run_end" and last["failure"].startswith("interrupted")
+    assert kit.events(loop_repo, item_id, "run_ended")[-1]["failed"].startswith("interrupted")
