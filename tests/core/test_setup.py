@@ -172,3 +172,9 @@ def test_hooks_status_finds_hall_hook_in_settings(tmp_path: Path, isolated_env: 
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"command": "/x/bin/hall-hook pre-tool-use"}]}]}}))
     found = doctor.hooks_status(root)
     assert found["ok"] is True and str(settings) in found["detail"]
+
+
+def test_init_base_and_capture_are_written(git_repo: Path):
+    result = setup_repo.init(git_repo, base="develop", capture="ask")
+    cfg = open_repo(git_repo).config
+    assert cfg.base == "develop" and cfg.capture.mode == "ask" and result["config_written"] is True
