@@ -326,16 +326,40 @@ class Background:
         self.thread = threading.Thread(target=work, name="hall-demo-daemon", daemon=True)
         self.thread.start()
 
-    def stop(self, wait_s: float = 30.0) -> None:
-        """Ask the daemon to stop after its current step (the stand-in's pace drops to 0 first)."""
+    def stop(self, wait_s: float = 30.0, *, end_live_runs: bool = False) -> None:
+        """Ask the daemon to stop after its current step (the stand-in's pace drops to 0 first).
+        With end_live_runs (the demo is about to be removed), a stand-in run still streaming is
+        ended too, so quitting does not wait for it."""
         from ..loop import daemon
 
         if self.thread is None:
             return
         with contextlib.suppress(OSError, ValueError):
             set_pace(self.demo, 0.0)
+        daemon.stop(wait_s=0.2)  # raises the stop flag: no new pass starts
+        if end_live_runs:
+            end_runs(self.demo)
         daemon.stop(wait_s=wait_s)
         self.thread.join(timeout=wait_s)
+
+
+def end_runs(demo: Demo) -> list[str]:
+    """Stop the demo's live stand-in runs (their process groups); the runner records them as ended."""
+    import signal
+
+    from ..run_locks import live_runs
+
+    ended = []
+    repo = demo.repo()
+    for item_id in demo.ids.values():
+        for path in live_runs(repo, item_id):
+            started = [e for e in items.item_events(repo, item_id)
+                       if e.get("event") == "run_started" and e.get("run") == path.name and e.get("pid")]
+            for event in started[-1:]:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(int(event["pid"]), signal.SIGTERM)
+                    ended.append(path.name)
+    return ended
 
 
 # -- what happened --------------------------------------------------------------------------------

@@ -67,8 +67,8 @@ def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
             try:
                 make_app(demo, keep=args.keep).run()
             finally:
-                _progress("stopping the demo's daemon (it finishes the step it is on)")
-                background.stop()
+                _progress("stopping the demo's daemon" + (" (it finishes the step it is on)" if args.keep else ""))
+                background.stop(end_live_runs=not args.keep)
     finally:
         if not args.keep:
             driver.remove(demo)
