@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 JOURNAL_VERSION = 1
+ENVELOPE = frozenset({"v", "t", "actor", "event", "item"})
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -123,7 +124,9 @@ def append_unlocked(path: Path, record: dict[str, Any]) -> dict[str, Any]:
 def append(path: Path, event: str, *, item: str | None, actor: str, **fields: Any) -> dict[str, Any]:
     """Append one event under the journal's lock and return it (stamped once the lock is held,
     so the times in a file never run backwards)."""
-    make_event(event, item, actor, fields)  # refuse a bad event before waiting for the lock
+    clash = ENVELOPE.intersection(fields)
+    if clash:  # refuse a bad event before waiting for the lock
+        raise ValueError(f"event field {sorted(clash)[0]!r} clashes with the envelope")
     with locked(path):
         return append_unlocked(path, make_event(event, item, actor, fields))
 
