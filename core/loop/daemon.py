@@ -13,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from ..repo import Repo, open_repo
 from . import budget, leases, runs
 
 HEARTBEAT_STALE_S = 300
+HEARTBEAT_EVERY_S = 30.0
 DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
@@ -138,7 +140,7 @@ def watchman(repo: Repo) -> list[str]:
         if view.state not in WORK_STATES or not view.updated or view.hold:
             continue
         quiet = (now - clock.parse_time(view.updated)).total_seconds()
-        if quiet >= limit:
+        if quiet >= limit and not runs.has_live_run(repo, view.id):  # a live run is progress, however quiet
             items.record(repo, view.id, "notice", actor="watchman", kind="stuck",
                          text=f"{view.id} has had no new event for {int(quiet // 60)} min in {view.state}")
             flagged.append(view.id)
@@ -235,6 +237,13 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
     _update_state(pid=os.getpid(), started=started, heartbeat=started, stop=False, expected=not until_idle,
                   host=socket.gethostname(), mode="until_idle" if until_idle else "loop", passes=0)
     passes, steps = 0, []
+    beating = threading.Event()
+
+    def beat() -> None:  # a long review must not look like a dead daemon
+        while not beating.wait(HEARTBEAT_EVERY_S):
+            _update_state(heartbeat=clock.stamp())
+
+    threading.Thread(target=beat, name="hall-daemon-heartbeat", daemon=True).start()
     try:
         while True:
             if read_state().get("stop"):
@@ -257,6 +266,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
             if not until_idle:
                 _sleep_unless_stopped(interval)
     finally:
+        beating.set()
         _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False,
                       stop=False)
     return {"passes": passes, "steps": steps, "next": ["hall status --all", "hall inbox"]}

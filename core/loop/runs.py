@@ -105,6 +105,11 @@ def list_runs(repo: Any, item_id: str | None) -> list[dict[str, Any]]:
     return [describe_run(p) for p in run_files(repo, item_id)]
 
 
+def has_live_run(repo: Any, item_id: str | None) -> bool:
+    folder = runs_dir(repo, item_id)
+    return folder.is_dir() and any(lock_is_held(lock) for lock in folder.glob("*.lock"))
+
+
 def dead_runs(repo: Any, item_id: str | None) -> list[Path]:
     out = []
     for path in run_files(repo, item_id):

@@ -212,3 +212,32 @@ def test_budget_set_edits_one_key_and_keeps_the_rest(assignments, with_tail):
         for part in section.split("."):
             node = node[part]
         assert node[key] == value
+
+
+def test_the_watchman_leaves_an_item_with_a_live_run_alone(loop_repo, ready_item, monkeypatch):
+    from filelock import FileLock
+
+    item_id = ready_item()
+    folder = loop_repo.paths.item_dir(item_id) / "runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("HALLMARK_FIXED_NOW", clock.stamp(clock.now() + timedelta(hours=1)))
+    with FileLock(str(folder / "20261130T094312123Z-review.lock")):
+        assert daemon.watchman(loop_repo) == []
+    assert daemon.watchman(loop_repo) == [item_id]
+
+
+def test_the_heartbeat_goes_on_during_a_long_run(loop_repo, ready_item, scenario, kit, monkeypatch):
+    import threading
+    import time
+
+    monkeypatch.setattr(daemon, "HEARTBEAT_EVERY_S", 0.1)
+    scenario({"review": [dict(kit.approve(), sleep=1.5)]})
+    ready_item()
+    worker = threading.Thread(target=kit.run_loop, args=(loop_repo,))
+    worker.start()
+    beats = set()
+    while worker.is_alive():
+        beats.add(daemon.read_state().get("heartbeat"))
+        time.sleep(0.05)
+    worker.join()
+    assert len(beats) >= 8  # passes alone would beat a handful of times
