@@ -10,7 +10,7 @@ from typing import Any
 
 from . import journal
 from .errors import HallError
-from .paths import discover
+from .paths import RepoPaths, discover
 
 
 def _check(name: str, ok: bool, detail: str, fix: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -67,6 +67,24 @@ def _index_check(path: Path) -> dict[str, Any]:
     return _check("index", ok, "readable" if ok else f"{path}: {verdict[0] if verdict else 'no answer'}", "hall reindex")
 
 
+def _worktrees_check(paths: RepoPaths) -> dict[str, Any]:
+    """Every unfinished item still has its worktree (someone may have deleted the folder by hand)."""
+    from . import states
+
+    missing = []
+    for journal_path in sorted(paths.items_dir.glob("*/events.jsonl")):
+        view = states.fold(journal_path.parent.name, journal.read(journal_path).events)
+        if view.created and not view.terminal and view.worktree and not Path(view.worktree).is_dir():
+            missing.append({"item": view.id, "worktree": view.worktree})
+    if not missing:
+        return _check("worktrees", True, "every unfinished item has its worktree")
+    shown = ", ".join(f"{m['item']} ({m['worktree']})" for m in missing[:10])
+    first = missing[0]["item"]
+    return _check("worktrees", False, f"missing worktrees: {shown}",
+                  f'git worktree prune, then hall drop {first} --reason "worktree lost" (or recreate it with '
+                  f"git worktree add)", missing=missing)
+
+
 def run(start: Path) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
     git_path = shutil.which("git")
@@ -91,6 +109,7 @@ def run(start: Path) -> dict[str, Any]:
                              "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
                              bad_lines=bad))
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
+        checks.append(_worktrees_check(paths))
     try:
         from .plugin_install import installed_status
     except ImportError:

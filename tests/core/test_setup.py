@@ -178,3 +178,18 @@ def test_init_base_and_capture_are_written(git_repo: Path):
     result = setup_repo.init(git_repo, base="develop", capture="ask")
     cfg = open_repo(git_repo).config
     assert cfg.base == "develop" and cfg.capture.mode == "ask" and result["config_written"] is True
+
+
+def test_doctor_names_items_whose_worktree_was_deleted(hall_repo):
+    import shutil
+
+    from hallmark.core import items
+
+    kept = items.new(hall_repo, title="kept")
+    lost = items.new(hall_repo, title="lost")
+    shutil.rmtree(lost["worktree"])
+    check = _checks(doctor.run(hall_repo.root))["worktrees"]
+    assert check["ok"] is False and check["missing"] == [{"item": lost["item"], "worktree": lost["worktree"]}]
+    assert f"hall drop {lost['item']}" in check["fix"] and kept["item"] not in check["detail"]
+    items.drop(hall_repo, lost["item"], reason="worktree lost")
+    assert _checks(doctor.run(hall_repo.root))["worktrees"]["ok"] is True
