@@ -21,6 +21,8 @@ from .store import Learning, Store
 
 EFFORT_CAPS = {"low": 2000, "medium": 4000}
 TOKEN_METHOD = "estimated as UTF-8 bytes / 4, rounded up"
+MIN_LINE_TOKENS = 8  # the shortest possible line; below this the cap is full
+MAX_MISSES = 20  # this many candidates in a row too long for what is left: the cap is full
 
 
 def parse_tokens(value: Any, default: int = 6000) -> int:
@@ -70,35 +72,41 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
     project = identity.current(paths).value
     index = SearchIndex(Store(paths))
     index.catch_up()
-    chosen: list[tuple[Learning, str]] = []
     seen: set[str] = set()
+    page = 50
 
-    def offer(candidates: list[Learning], why: str) -> None:
-        for learning in candidates:
-            if learning.id not in seen and learning.status in ("accepted", "promoted") and learning.project == project:
-                seen.add(learning.id)
-                chosen.append((learning, why))
-
-    # a line costs at least ~12 tokens, so no stage needs more candidates than the cap can hold
-    most = max(1, cap // 12)
-    if changed:
-        scoped = index.scoped(project, changed)
-        offer(sorted(scoped, key=lambda x: (-x.occurrences, x.id))[:most], "scoped to the changed paths")
-    words = " ".join(re.split(r"[/._\-\s*]+", " ".join(changed))) + " " + (query or "")
-    if words.strip():
-        offer(index.search(project, words, limit=most, mode="OR", exclude=seen), "matched by search")
-    offer(index.general(project, limit=most), "general (no path scope)")
+    def stages():
+        if changed:
+            nums = index.scoped_ids(project, changed)
+            for start in range(0, len(nums), page):
+                for learning in index.records(nums[start:start + page]):
+                    yield learning, "scoped to the changed paths"
+        words = " ".join(re.split(r"[/._\-\s*]+", " ".join(changed))) + " " + (query or "")
+        if words.strip():
+            for learning in index.iter_search(project, words):
+                yield learning, "matched by search"
+        for learning in index.iter_general(project):
+            yield learning, "general (no path scope)"
 
     header = HEADER.format(cap=cap, method=TOKEN_METHOD)
     used = estimate_tokens(header + "\n")
-    included, omitted = [], 0
+    included, omitted, misses = [], 0, 0
     lines = [header]
-    for learning, why in chosen:
+    # candidates are read a page at a time, only until the cap is full
+    for learning, why in stages():
+        if learning.id in seen or learning.status not in ("accepted", "promoted") or learning.project != project:
+            continue
+        seen.add(learning.id)
+        if cap - used < MIN_LINE_TOKENS or misses >= MAX_MISSES:
+            omitted += 1
+            break  # the cap is full: stop reading (omitted is then a lower bound)
         text = line(learning)
         cost = estimate_tokens(text + "\n")
         if used + cost > cap:
             omitted += 1
+            misses += 1
             continue
+        misses = 0
         used += cost
         lines.append(text)
         included.append({"id": learning.id, "kind": learning.kind, "pattern": learning.pattern,

@@ -18,7 +18,7 @@ from .. import journal
 from .similarity import normalise
 from .store import Learning, Store
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS learnings (
@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS learnings (
 );
 CREATE INDEX IF NOT EXISTS learnings_norm ON learnings(project, norm);
 CREATE INDEX IF NOT EXISTS learnings_status ON learnings(project, status);
+CREATE INDEX IF NOT EXISTS learnings_rank ON learnings(project, paths, status, occurrences, num);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(pattern, rationale, paths, kind, tokenize='unicode61');
 """
 
@@ -163,16 +164,17 @@ class SearchIndex:
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
     def search(self, project: str, text: str, *, statuses: tuple[str, ...] = ("accepted", "promoted"),
-               limit: int = 20, mode: str = "AND", exclude: set[str] | None = None) -> list[Learning]:
+               limit: int = 20, mode: str = "AND", exclude: set[str] | None = None,
+               offset: int = 0) -> list[Learning]:
         query = fts_query(text, mode)
         if not query:
             return []
         marks = ",".join("?" for _ in statuses)
         sql = (f"SELECT l.record FROM fts JOIN learnings l ON l.num = fts.rowid "
                f"WHERE fts MATCH ? AND l.project=? AND l.status IN ({marks}) "
-               f"ORDER BY bm25(fts), l.num LIMIT ?")
+               f"ORDER BY bm25(fts), l.num LIMIT ? OFFSET ?")
         try:
-            rows = self.db().execute(sql, (query, project, *statuses, limit + len(exclude or ()))).fetchall()
+            rows = self.db().execute(sql, (query, project, *statuses, limit + len(exclude or ()), offset)).fetchall()
         except sqlite3.OperationalError:
             return []
         out = [Learning.from_dict(json.loads(r[0])) for r in rows]
@@ -212,23 +214,33 @@ class SearchIndex:
                 out.append(str(path))
         return out
 
-    def scoped(self, project: str, changed: list[str] | None = None) -> list[Learning]:
-        """Active learnings that carry path globs; with changed, only those a changed path falls under
-        (globs are matched on the paths column; only the matches' records are parsed)."""
+    def scoped_ids(self, project: str, changed: list[str]) -> list[int]:
+        """Active learnings a changed path falls under, most seen first (as row numbers). Globs are
+        matched on the paths column, once per distinct glob list."""
         from .globs import any_match
 
-        db = self.db()
-        rows = db.execute(
-            "SELECT num, paths FROM learnings WHERE project=? AND status IN ('accepted','promoted') "
-            "AND paths != '[]' ORDER BY num", (project,)).fetchall()
-        nums = [num for num, paths in rows if changed is None or any_match(changed, json.loads(paths))]
-        out = []
-        for start in range(0, len(nums), 500):
-            chunk = nums[start:start + 500]
-            marks = ",".join("?" for _ in chunk)
-            out += [Learning.from_dict(json.loads(r[0])) for r in
-                    db.execute(f"SELECT record FROM learnings WHERE num IN ({marks}) ORDER BY num", chunk)]
-        return out
+        rows = self.db().execute(
+            "SELECT num, paths, occurrences FROM learnings WHERE project=? AND status IN ('accepted','promoted') "
+            "AND paths != '[]'", (project,)).fetchall()
+        verdicts: dict[str, bool] = {}
+        hits = []
+        for num, paths, occurrences in rows:
+            if paths not in verdicts:
+                verdicts[paths] = any_match(changed, json.loads(paths))
+            if verdicts[paths]:
+                hits.append((-occurrences, num))
+        return [num for _, num in sorted(hits)]
+
+    def records(self, nums: list[int]) -> list[Learning]:
+        if not nums:
+            return []
+        marks = ",".join("?" for _ in nums)
+        found = {num: record for num, record in
+                 self.db().execute(f"SELECT num, record FROM learnings WHERE num IN ({marks})", nums)}
+        return [Learning.from_dict(json.loads(found[n])) for n in nums if n in found]
+
+    def scoped(self, project: str, changed: list[str]) -> list[Learning]:
+        return self.records(self.scoped_ids(project, changed))
 
     def count(self, project: str, statuses: tuple[str, ...]) -> int:
         marks = ",".join("?" for _ in statuses)
@@ -241,11 +253,33 @@ class SearchIndex:
                                  "ORDER BY occurrences DESC, num LIMIT ?", (project, status, limit)).fetchall()
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
-    def general(self, project: str, limit: int = 100) -> list[Learning]:
+    def iter_general(self, project: str):
+        """Active learnings with no path scope, most seen first, read lazily (one sort, rows streamed)."""
+        nums = [n for (n,) in self.db().execute(
+            "SELECT num FROM learnings WHERE project=? AND paths = '[]' AND status IN ('accepted','promoted') "
+            "ORDER BY occurrences DESC, num", (project,))]
+        for start in range(0, len(nums), 50):
+            yield from self.records(nums[start:start + 50])
+
+    def iter_search(self, project: str, text: str, mode: str = "OR"):
+        """Active learnings matching text, best first, read lazily."""
+        query = fts_query(text, mode)
+        if not query:
+            return
+        try:
+            cursor = self.db().execute(
+                "SELECT l.record FROM fts JOIN learnings l ON l.num = fts.rowid WHERE fts MATCH ? AND l.project=? "
+                "AND l.status IN ('accepted','promoted') ORDER BY bm25(fts), l.num", (query, project))
+            for (record,) in cursor:
+                yield Learning.from_dict(json.loads(record))
+        except sqlite3.OperationalError:
+            return
+
+    def general(self, project: str, limit: int = 100, offset: int = 0) -> list[Learning]:
         """Active learnings with no path scope, most seen first."""
         rows = self.db().execute(
             "SELECT record FROM learnings WHERE project=? AND status IN ('accepted','promoted') AND paths = '[]' "
-            "ORDER BY occurrences DESC, num LIMIT ?", (project, limit)).fetchall()
+            "ORDER BY occurrences DESC, num LIMIT ? OFFSET ?", (project, limit, offset)).fetchall()
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
 
