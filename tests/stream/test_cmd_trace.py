@@ -261,3 +261,21 @@ def test_the_footer_names_a_run_without_result():
         printer.step(step)
     assert printer.footer() == ("── 2 step(s) · 2 run(s) · run 2 has no result line · last result (run 1): success"
                                 " · $0.5000 · 10 in / 20 out / 0 cache read tokens (modelUsage) ──")
+
+
+def test_hall_trace_repo_level_runs(hall_repo, hall):
+    folder = hall_repo.state_dir / "runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "20261130T080000000Z-intake.jsonl").write_text(
+        json.dumps({"type": "system", "subtype": "init", "session_id": "intake-1", "model": "haiku"}) + "\n"
+        + json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
+                      "result": "split into 2 parts", "session_id": "intake-1", "total_cost_usd": 0.01}) + "\n")
+    root = hall_repo.root
+    text = hall("trace", "--repo", "--text", cwd=root)
+    assert text.code == 0, text.stderr
+    assert text.stdout.startswith("repository · 20261130T080000000Z-intake.jsonl")
+    assert "split into 2 parts" in text.stdout
+    listing = hall("trace", "--repo", "--list", cwd=root)
+    assert listing.json["item"] is None and [r["run"] for r in listing.json["runs"]] == [1]
+    assert hall("trace", "--repo", "--run", "2", cwd=root).json["error"]["code"] == "RUN_NOT_FOUND"
+    assert hall("trace", "H-0001", "--repo", cwd=root).code == 2

@@ -190,25 +190,28 @@ def follow_file(path: Path, printer: Printer, *, lock: Path, poll_s: float = POL
             time.sleep(poll_s)
 
 
-def _pick_run(files: list[Path], run: str | None, item_id: str) -> Path:
+def _pick_run(files: list[Path], run: str | None, item_id: str | None) -> Path:
     """Run N (1 = oldest, -1 = latest), a run file name, or the latest run by default."""
+    who = item_id or "The repository"
+    item_id = item_id or "--repo"
     if not files:
-        raise HallError("RUN_NOT_FOUND", f"{item_id} has no runs yet.", [f"hall status {item_id}"])
+        raise HallError("RUN_NOT_FOUND", f"{who} has no runs yet.",
+                        [f"hall status {item_id}" if item_id != "--repo" else "hall status"])
     if run is None:
         return files[-1]
     if not run.lstrip("-").isdigit():
         for path in files:
             if run in (path.name, path.stem):
                 return path
-        raise HallError("RUN_NOT_FOUND", f"{item_id} has no run {run!r}.", [f"hall trace {item_id} --list"])
+        raise HallError("RUN_NOT_FOUND", f"{who} has no run {run!r}.", [f"hall trace {item_id} --list"])
     number = int(run)
     if number == 0 or abs(number) > len(files):
-        raise HallError("RUN_NOT_FOUND", f"{item_id} has {len(files)} run(s); there is no run {number}.",
+        raise HallError("RUN_NOT_FOUND", f"{who} has {len(files)} run(s); there is no run {number}.",
                         [f"hall trace {item_id} --list"])
     return files[number - 1] if number > 0 else files[number]
 
 
-def _run_files(repo: Any, item_id: str) -> list[Path]:
+def _run_files(repo: Any, item_id: str | None) -> list[Path]:
     from hallmark.core.run_locks import run_files
 
     return run_files(repo, item_id)
@@ -217,8 +220,8 @@ def _run_files(repo: Any, item_id: str) -> list[Path]:
 def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
     as_json = bool(getattr(args, "as_json", False)) and not args.as_text
     if args.file:
-        if args.id or args.run is not None or args.list:
-            raise HallError("USAGE", "--file reads one stream file; it takes no item, --run or --list.",
+        if args.id or args.run is not None or args.list or args.repo:
+            raise HallError("USAGE", "--file reads one stream file; it takes no item, --repo, --run or --list.",
                             ["hall trace --file PATH", "hall trace <id> --run N"])
         path = Path(args.file)
         if not path.is_file():
@@ -229,7 +232,10 @@ def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
         from hallmark.core.repo import open_repo
 
         repo = open_repo()
-        item_id = items.resolve(repo, args.id)
+        if args.repo and args.id:
+            raise HallError("USAGE", "--repo traces the repository's own runs (intake, librarian); it takes no item.",
+                            ["hall trace --repo", f"hall trace {args.id}"])
+        item_id = None if args.repo else items.resolve(repo, args.id)
         files = _run_files(repo, item_id)
         if args.list:
             return _listing(repo, item_id, files)
@@ -257,8 +263,8 @@ def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: Printer, as_json: bool) -> None:
-    if not as_json and item_id:
-        sys.stdout.write(f"{item_id} · {path.name}\n")
+    if not as_json and not args.file:
+        sys.stdout.write(f"{item_id or 'repository'} · {path.name}\n")
     if args.follow:
         why = follow_file(path, printer, lock=path.with_suffix(".lock"))
         if not as_json and why == "released":
@@ -267,13 +273,13 @@ def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: P
         live = _lock_held(path.with_suffix(".lock"))
         print_file(path, printer, live=live)
         if live and not as_json:
-            what = f"{item_id} --run {path.stem}" if item_id else f"--file {path}"
+            what = f"{item_id or '--repo'} --run {path.stem}" if not args.file else f"--file {path}"
             sys.stdout.write(f"(the run is live: hall trace {what} --follow)\n")
     if not as_json:
         sys.stdout.write("(no steps yet)\n" if printer.count == 0 else "\n" + printer.footer() + "\n")
 
 
-def _listing(repo: Any, item_id: str, files: list[Path]) -> dict[str, Any]:
+def _listing(repo: Any, item_id: str | None, files: list[Path]) -> dict[str, Any]:
     try:
         from hallmark.core.loop.runs import list_runs
     except ImportError:  # pragma: no cover - the loop part ships list_runs
@@ -282,14 +288,15 @@ def _listing(repo: Any, item_id: str, files: list[Path]) -> dict[str, Any]:
         rows = list_runs(repo, item_id)
     for number, row in enumerate(rows, start=1):
         row.setdefault("run", number)
-    nxt = [f"hall trace {item_id} --run {len(rows)}"] if rows else [f"hall status {item_id}"]
+    target = item_id or "--repo"
+    nxt = [f"hall trace {target} --run {len(rows)}"] if rows else [f"hall status {item_id or ''}".strip()]
     return {"item": item_id, "runs": rows, "next": nxt}
 
 
 def _listing_text(result: dict[str, Any]) -> Any:
     from rich.table import Table
 
-    table = Table(title=f"{result['item']} runs", show_edge=False)
+    table = Table(title=f"{result['item'] or 'repository'} runs", show_edge=False)
     for column in ("run", "file", "role", "outcome", "tokens", "cost_usd", "live"):
         table.add_column(column)
     for row in result["runs"]:
@@ -312,5 +319,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--raw", action="store_true", help="with --json: include each step's raw stream line")
     parser.add_argument("--text", dest="as_text", action="store_true", help="readable text even when stdout is not a terminal")
     parser.add_argument("--list", action="store_true", help="list the item's runs instead")
+    parser.add_argument("--repo", action="store_true", help="the repository's own runs (no item: intake, librarian)")
     parser.add_argument("--kind", help="only these step kinds, comma-separated (e.g. tool_call,tool_result,result)")
     parser.add_argument("--last", type=int, help="only the last N steps (with --follow: then every new one)")
