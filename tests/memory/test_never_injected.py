@@ -151,3 +151,22 @@ def test_not_initialised_is_degraded_not_silent(git_repo):
 
     context = inject.session_context(discover(git_repo))
     assert "NOT restored" in context and "hall init" in context
+
+
+@pytest.mark.skipif(importlib.util.find_spec("hallmark.hooks.post_tool_use") is None, reason=SKIP_REASON)
+def test_failure_capture_through_the_real_hook_process(repo):
+    """Two items hit the same knowledge gap (a missing npm script): the hook process records both and
+    the store proposes one learning, which still reaches no SessionStart context until accepted."""
+    error = 'Exit code 1\nnpm error Missing script: "typecheck"'
+    for n, item in enumerate(("H-0001", "H-0002")):
+        payload = {"session_id": f"s-{n}", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+                   "tool_input": {"command": "npm run typecheck"}, "tool_use_id": f"t{n}", "error": error,
+                   "cwd": str(repo.root)}
+        env = dict(os.environ, HALL_ITEM=item)
+        result = subprocess.run([str(BIN / "hall-hook"), "post-tool-use-failure"], input=json.dumps(payload),
+                                cwd=repo.root, env=env, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0
+    [learning] = api.list_learnings(repo)
+    assert learning.status == "proposed" and learning.origin == "failures" and learning.occurrences == 2
+    context = inject.session_context(repo.paths)
+    assert "typecheck" not in context and "1 proposed learnings wait" in context
