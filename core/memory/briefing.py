@@ -2,7 +2,8 @@
 
 Order: learnings whose path globs match the changed paths come first (most seen first), then
 a full-text (FTS5) search of the rest on the words of the paths and the query, then general
-learnings with no path scope. The cap follows the review's effort: low 2k tokens, medium 4k,
+learnings with no path scope (with no changed paths given, every accepted learning, most seen
+first). The cap follows the review's effort: low 2k tokens, medium 4k,
 high `briefing_limit` (default 6k), and never more than briefing_limit. Tokens are ESTIMATED
 as UTF-8 bytes / 4 (rounded up); no tokenizer is run. Only accepted (or promoted) learnings of
 this project are ever read here. Stdlib only.
@@ -85,8 +86,12 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
         if words.strip():
             for learning in index.iter_search(project, words):
                 yield learning, "matched by search"
-        for learning in index.iter_general(project):
-            yield learning, "general (no path scope)"
+        if changed:
+            for learning in index.iter_general(project):
+                yield learning, "general (no path scope)"
+        else:  # no changed paths: nothing to scope by, every accepted learning may serve
+            for learning in index.iter_general(project, scoped_too=True):
+                yield learning, "general" if not learning.paths else "any path (no changed paths given)"
 
     header = HEADER.format(cap=cap, method=TOKEN_METHOD)
     used = estimate_tokens(header + "\n")

@@ -253,10 +253,11 @@ class SearchIndex:
                                  "ORDER BY occurrences DESC, num LIMIT ?", (project, status, limit)).fetchall()
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
-    def iter_general(self, project: str):
-        """Active learnings with no path scope, most seen first, read lazily (one sort, rows streamed)."""
+    def iter_general(self, project: str, *, scoped_too: bool = False):
+        """Active learnings with no path scope (or all, with scoped_too), most seen first, read lazily."""
+        where = "" if scoped_too else "AND paths = '[]' "
         nums = [n for (n,) in self.db().execute(
-            "SELECT num FROM learnings WHERE project=? AND paths = '[]' AND status IN ('accepted','promoted') "
+            f"SELECT num FROM learnings WHERE project=? {where}AND status IN ('accepted','promoted') "
             "ORDER BY occurrences DESC, num", (project,))]
         for start in range(0, len(nums), 50):
             yield from self.records(nums[start:start + 50])

@@ -157,3 +157,11 @@ def test_briefing_cli(repo, hall):
     assert reply["cap_tokens"] == 2000 and [x["why"] for x in reply["learnings"]] == ["scoped to the changed paths"]
     assert "bytes / 4" in reply["text"] and reply["next"]
     assert json.loads(json.dumps(reply))["memory_restored"] is True
+
+
+def test_briefing_without_paths_offers_every_accepted_learning(repo):
+    scoped = accept(repo, "enforcement", "No any in TypeScript", paths=["src/**/*.ts"])
+    general = accept(repo, "rule", "Docstrings say why")
+    result = briefing.build(repo.paths, effort="low")
+    assert {x["id"] for x in result["learnings"]} == {scoped.id, general.id}
+    assert [x["id"] for x in briefing.build(repo.paths, changed=["docs/a.md"])["learnings"]] == [general.id]
