@@ -97,6 +97,9 @@ def test_follow_of_a_finished_file_returns_at_once(tmp_path):
     stream = tmp_path / "done.jsonl"
     stream.write_text(json.dumps({"type": "system", "subtype": "init", "session_id": "s"}) + "\n")
     printer, out = _printer(as_json=False)
+    assert cmd_trace.follow_file(stream, printer, lock=stream.with_suffix(".lock"), max_wait_s=5) == "unlocked"
+    stream.with_suffix(".lock").touch()  # a lock file nobody holds: the runner let go of it
+    printer, out = _printer(as_json=False)
     assert cmd_trace.follow_file(stream, printer, lock=stream.with_suffix(".lock"), max_wait_s=5) == "released"
     assert "▶ init" in out.getvalue()
 

@@ -147,7 +147,8 @@ def follow_file(path: Path, printer: Printer, *, lock: Path, poll_s: float = POL
     """Print the steps so far, then new ones as they are written, until the run ends.
 
     Returns why it stopped: "ended" (the hall_run_end line), "released" (no live process holds
-    the run's lock any more: it finished without an end line or died) or "timeout".
+    the run's lock any more: it finished without an end line or died), "unlocked" (the file has
+    no lock beside it: no runner ever held it) or "timeout".
     """
     reader = trace.StreamReader()
     pending = b""
@@ -184,7 +185,9 @@ def follow_file(path: Path, printer: Printer, *, lock: Path, poll_s: float = POL
                         for step in reader.feed(raw, torn=torn):
                             printer.step(step)
                 printer.flush()
-                return "ended" if printer.ended else "released"
+                if printer.ended:
+                    return "ended"
+                return "released" if lock.exists() else "unlocked"
             if max_wait_s is not None and time.monotonic() - started > max_wait_s:
                 return "timeout"
             time.sleep(poll_s)
@@ -269,6 +272,8 @@ def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: P
         why = follow_file(path, printer, lock=path.with_suffix(".lock"))
         if not as_json and why == "released":
             sys.stdout.write("(the run's lock was released without an end line: the run died)\n")
+        elif not as_json and why == "unlocked":
+            sys.stdout.write("(no runner holds this file: nothing more will come)\n")
     else:
         live = _lock_held(path.with_suffix(".lock"))
         print_file(path, printer, live=live)
