@@ -20,8 +20,10 @@ STAMP = "20261130T090500123Z"
 
 @pytest.fixture(autouse=True)
 def _steady(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No cursor blink (snapshots and typing stay deterministic)."""
+    """No cursor blink, and commits with fixed dates (so SHAs shown on screen are stable)."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda _self: None, raising=False)
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-11-30T08:00:00Z")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-11-30T08:00:00Z")
 
 
 @pytest.fixture
