@@ -126,7 +126,8 @@ def main() -> int:
 
     n = args.learnings
     print(f"memory store benchmark: {n:,} accepted learnings ({sys.version.split()[0]})")
-    print(f"  bulk load (files + history + audit): {load:.1f} s; first index catch-up {first_catch_up:.2f} s; "
+    loaded = f"{load:.1f} s" if fresh else "reused from --keep"
+    print(f"  bulk load (files + history + audit): {loaded}; first index catch-up {first_catch_up:.2f} s; "
           f"full rebuild from files {rebuild:.2f} s")
     print(f"  search (FTS5):        median {ms(med(search_times))}, p95 {ms(p95(search_times))}  "
           f"budget 20 ms -> {'OK' if p95(search_times) <= 0.020 else 'OVER'}")
