@@ -47,7 +47,7 @@ STORIES: tuple[Story, ...] = (
           {"tinyshop/giftwrap.py": project.GIFT_WRAP}),
     Story("dropped", "Store prices as floats",
           "Would floats make the money code simpler?",
-          "dropped", "dropped by you: floats lose cents",
+          "dropped", "dropped on your behalf: floats lose cents",
           project.FLOAT_CHANGE, "to_float() returns prices as floats."),
     Story("arrival", "Free shipping above 40.00",
           "Orders above 40.00 ship free.",

@@ -63,7 +63,7 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
     assert snap_compare(quiet_app(), terminal_size=SIZE, run_before=_settle)
 
     # 2. the daemon takes over in the background, at a pace a test can watch
-    driver.set_pace(demo, 0.25)
+    driver.set_pace(demo, 0.15)
     background = driver.Background(demo, interval=0.2)
     rejected = demo.ids["rejected"]
     repo = demo.repo()
