@@ -193,3 +193,10 @@ def test_doctor_names_items_whose_worktree_was_deleted(hall_repo):
     assert f"hall drop {lost['item']}" in check["fix"] and kept["item"] not in check["detail"]
     items.drop(hall_repo, lost["item"], reason="worktree lost")
     assert _checks(doctor.run(hall_repo.root))["worktrees"]["ok"] is True
+
+
+def test_init_says_to_commit_what_it_wrote(git_repo: Path):
+    first = setup_repo.init(git_repo)
+    assert first["next"][0] == 'git add .hallmark.toml CLAUDE.md && git commit -m "Set up Hallmark"'
+    again = setup_repo.init(git_repo)
+    assert not again["next"][0].startswith("git add")  # nothing new was written
