@@ -171,7 +171,7 @@ def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[
 def findings_report(repo: Repo, item_id: str) -> dict[str, Any]:
     """`hall findings`: open findings and failing checks."""
     view = items.fold_item(repo, item_id)
-    found = [f for f in _findings.unresolved(repo, item_id)]
+    found = _findings.list_findings(repo, item_id)  # every round's, each with its status
     failing = _findings.failing_checks(repo, item_id)
     open_ = [f for f in found if f["status"] == "open"]
     nxt = []
