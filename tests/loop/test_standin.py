@@ -79,3 +79,18 @@ def test_scenario_steps_are_consumed_in_order_and_the_last_repeats(tmp_path, mon
                                         ("hallmark:developer", "dev"), ("hallmark:intake", "intake")])
 def test_role_comes_from_the_agent(agent, role):
     assert standin.role_of(agent, "") == role
+
+
+def test_other_roles_answer_a_schema_with_its_smallest_valid_instance(git_repo):
+    schema = {"type": "object", "required": ["split", "parts", "reason"], "properties": {
+        "split": {"type": "boolean"}, "reason": {"type": "string", "minLength": 3},
+        "parts": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Part"}}},
+        "$defs": {"Part": {"type": "object", "required": ["title", "size"],
+                           "properties": {"title": {"type": "string"}, "size": {"enum": ["s", "m"]}}}}}
+    proc = _run(["-p", "--output-format", "stream-json", "--verbose", "--agent", "hallmark:intake",
+                 "--json-schema", json.dumps(schema), "split this"], git_repo)
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["structured_output"] == {"split": False, "parts": [{"title": "stand-in", "size": "s"}],
+                                           "reason": "xxx"}
+    # and the verdict schema's smallest instance is itself a valid verdict
+    assert verdict.parse(standin.minimal_instance(verdict.schema(), verdict.schema())).findings == []
