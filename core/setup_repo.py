@@ -149,6 +149,20 @@ def registered_repos() -> list[Path]:
     return [Path(p) for p in (data.get("repos") or {})]
 
 
+def _init_next(root: Path, wrote_config: bool, claude: str, project: dict[str, Any]) -> list[str]:
+    """First, commit what init wrote: item worktrees are made from the base branch, so they only
+    see CLAUDE.md and the project identity once they are committed."""
+    written = [CONFIG_NAME] if wrote_config else []
+    if claude in ("created", "replaced", "appended"):
+        written.append("CLAUDE.md")
+    if project.get("written"):
+        written.append(Path(project.get("file") or ".agentmemory-project").name)
+    nxt = ['hall new --title "…"', "hall setup claude", "hall doctor"]
+    if written:
+        nxt.insert(0, f"git add {' '.join(written)} && git commit -m 'Set up Hallmark'")
+    return nxt
+
+
 def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_md: bool = True) -> dict[str, Any]:
     paths: RepoPaths = discover(start)  # type: ignore[assignment]
     root = paths.main_checkout
@@ -178,6 +192,5 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         "claude_md": claude,
         "initialized": created_state,
         "project_identity": project,
-        "next": ([project["commit"]] if project.get("written") else [])
-        + ['hall new --title "…"', "hall setup claude", "hall doctor"],
+        "next": _init_next(root, wrote_config, claude, project),
     }
