@@ -105,3 +105,52 @@ def test_the_config_points_only_this_repo_at_the_stand_in():
     assert data["runner"]["claude"] == "/opt/venv/bin/hall-standin-claude"
     assert data["gates"] == [scenario.TEST_COMMAND] and data["ship"].startswith("git push")
     assert "stand-in" in text.splitlines()[0]
+
+
+def test_end_runs_stops_a_live_run_of_the_demo_and_nothing_else(tmp_path: Path):
+    """Quitting a demo that is about to be removed ends its live stand-in run (by the pid its
+    run_started recorded, only while the run's lock is held)."""
+    import os
+    import signal
+    import subprocess
+
+    from filelock import FileLock
+    from hallmark.core import items, journal, setup_repo
+    from hallmark.core.repo import open_repo
+
+    demo = driver.create(tmp_path / "d")
+    root = demo.root
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    (root / "a.txt").write_text("a\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "a"], cwd=root, check=True)
+    setup_repo.init(root)
+    repo = open_repo(root)
+    live_id = items.new(repo, title="live")["item"]
+    done_id = items.new(repo, title="done")["item"]
+    demo.ids = {"rejected": live_id, "approved": done_id}
+    live = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    other = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        runs = repo.paths.item_dir(live_id) / "runs"
+        runs.mkdir(parents=True)
+        (runs / "20261130T100000000Z-review.jsonl").write_text("")
+        journal.append(repo.paths.item_journal(live_id), "run_started", item=live_id, actor="assayer (stand-in)",
+                       run="20261130T100000000Z-review.jsonl", role="review", pid=live.pid)
+        # a finished run whose recorded pid is now someone else's process: never touched
+        done_runs = repo.paths.item_dir(done_id) / "runs"
+        done_runs.mkdir(parents=True)
+        (done_runs / "20261130T090000000Z-review.jsonl").write_text("")
+        (done_runs / "20261130T090000000Z-review.lock").write_text("")
+        journal.append(repo.paths.item_journal(done_id), "run_started", item=done_id, actor="assayer (stand-in)",
+                       run="20261130T090000000Z-review.jsonl", role="review", pid=other.pid)
+        with FileLock(str(runs / "20261130T100000000Z-review.lock")):
+            assert driver.end_runs(demo) == ["20261130T100000000Z-review.jsonl"]
+        assert live.wait(timeout=10) == -signal.SIGTERM
+        assert other.poll() is None
+    finally:
+        for proc in (live, other):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
