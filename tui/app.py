@@ -28,13 +28,8 @@ from textual.worker import get_current_worker
 
 from . import settings, theming, watch
 from .messages import CoreDone, JournalChanged
-from .screens.board import BoardScreen
-from .screens.drain import DrainScreen
 from .screens.floor import FloorScreen
-from .screens.inbox import InboxScreen
-from .screens.runs import RunsScreen
 from .screens.setup import NotARepoScreen, NotInitialisedScreen
-from .screens.usage import UsageScreen
 
 MODE_TITLES: dict[str, tuple[str, str]] = {
     "floor": ("Floor plan", "The building: rooms, their items and the watchman (f)"),
@@ -46,6 +41,13 @@ MODE_TITLES: dict[str, tuple[str, str]] = {
 }
 
 
+def _screen(module: str, name: str) -> Screen:
+    """Import a mode's screen when it is first shown: the floor paints without the others."""
+    import importlib
+
+    return getattr(importlib.import_module(f"hallmark.tui.screens.{module}"), name)()
+
+
 class HallmarkApp(App[None]):
     """`hall tui`: one app per repository."""
 
@@ -54,11 +56,11 @@ class HallmarkApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     MODES = {
         "floor": FloorScreen,
-        "board": BoardScreen,
-        "inbox": InboxScreen,
-        "usage": UsageScreen,
-        "drain": DrainScreen,
-        "runs": RunsScreen,
+        "board": lambda: _screen("board", "BoardScreen"),
+        "inbox": lambda: _screen("inbox", "InboxScreen"),
+        "usage": lambda: _screen("usage", "UsageScreen"),
+        "drain": lambda: _screen("drain", "DrainScreen"),
+        "runs": lambda: _screen("runs", "RunsScreen"),
     }
     BINDINGS = [
         Binding("f", "mode('floor')", "Floor", id="mode.floor"),

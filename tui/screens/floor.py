@@ -40,7 +40,7 @@ def load_floor(repo: Repo) -> FloorData:
     day_start = clock.stamp(now.replace(hour=0, minute=0, second=0, microsecond=0))
     handoffs = repo.index.events(kinds=list(states.TRANSITIONS), since=day_start)
     floor.handoffs_today = len(handoffs)
-    for entry in inbox.entries(repo):
+    for entry in inbox._extra_sources(repo):  # repo-level entries only: the daemon's own
         if "daemon" in str(entry.get("kind", "")):
             floor.daemon_stopped = entry.get("text") or "the daemon stopped"
     library = optional.load("hallmark.core.memory.api")
