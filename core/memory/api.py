@@ -21,7 +21,7 @@ from .. import clock
 from ..errors import HallError
 from ..paths import RepoPaths
 from . import audit, identity, lifecycle, promote, secrets
-from .lifecycle import ACTIVE, PENDING
+from .lifecycle import ACTIVE
 from .search_index import SearchIndex
 from .similarity import normalise, relation
 from .store import KINDS, SOURCES, Learning, Store, parse_id
@@ -99,9 +99,10 @@ def list_learnings(repo: Any, status: str | None = None, kind: str | None = None
 
 
 def pending(repo: Any) -> list[Learning]:
-    """What the drain offers: proposed and skipped learnings and retirement proposals, oldest first."""
-    items = [x for x in list_learnings(repo)
-             if x.status in PENDING or (x.status in ACTIVE and x.retire_proposal)]
+    """What the drain offers: proposed and skipped learnings and retirement proposals, oldest first.
+    Read from the derived index (the terminal app asks on every refresh)."""
+    store = store_of(repo)
+    items = _index(store).pending(project_of(repo))
     return sorted(items, key=lambda x: (x.created, x.id))
 
 
@@ -404,7 +405,11 @@ def undo(repo: Any, lid: str, actor: str = PERSON) -> Learning:
         if learning.promotion:
             promote.remove(root, learning)
         restored = Learning.from_dict(earlier.to_dict())
+        # what happened since (occurrences and evidence merged in later) is kept; only the decision goes
         restored.version = learning.version
+        restored.evidence = learning.evidence
+        restored.occurrences = learning.occurrences
+        restored.reproposed = learning.reproposed
         if restored.status == "promoted":
             try:
                 restored.promotion = promote.write(root, restored)

@@ -189,6 +189,14 @@ class SearchIndex:
             (project, *statuses)).fetchall()
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
+    def pending(self, project: str) -> list[Learning]:
+        """Proposed and skipped learnings, and active ones with a retirement proposal."""
+        rows = self.db().execute(
+            "SELECT record FROM learnings WHERE project=? AND (status IN ('proposed','skipped') OR "
+            "(status IN ('accepted','promoted') AND json_extract(record, '$.retire_proposal') IS NOT NULL)) "
+            "ORDER BY num", (project,)).fetchall()
+        return [Learning.from_dict(json.loads(r[0])) for r in rows]
+
     def known_ids(self) -> set[str]:
         return {row[0] for row in self.db().execute("SELECT lid FROM learnings")}
 

@@ -322,3 +322,13 @@ def test_ids_are_never_reused_even_when_the_counter_is_lost(repo):
     store.file(first).unlink()
     (store.root / "counter.json").unlink()
     assert propose(repo, "Second learning about ids")["id"] == "L-0002"  # history/L-0001 still holds the number
+
+
+def test_undo_keeps_evidence_that_arrived_after_the_decision(repo):
+    lid = propose(repo, "Undo keeps later evidence about retries", evidence={"source": "user_statement", "quote": "a"})["id"]
+    api.reject(repo, lid, "no")
+    propose(repo, "undo keeps later evidence about retries", evidence={"source": "user_statement", "quote": "b"})
+    back = api.undo(repo, lid)
+    assert back.status == "proposed" and back.occurrences == 2 and [e["quote"] for e in back.evidence] == ["a", "b"]
+    assert [x.id for x in api.pending(repo)] == [lid]
+    assert api.verify_audit(repo) == []
