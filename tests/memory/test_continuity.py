@@ -54,7 +54,7 @@ def test_init_proposes_the_origin_identity(git_repo, hall):
     reply = hall("init", cwd=git_repo).json
     assert reply["project_identity"]["project"] == "github.com/acme/widgets" and reply["project_identity"]["written"]
     assert (git_repo / ".agentmemory-project").read_text() == "github.com/acme/widgets\n"
-    assert any("git add .agentmemory-project" in n for n in reply["next"])
+    assert any(n.startswith("git add") and ".agentmemory-project" in n for n in reply["next"])
     # not committed yet: memory refuses to guess
     result = hall("library", "list", cwd=git_repo)
     assert result.code == 4 and "not committed yet" in result.json["error"]["message"]
