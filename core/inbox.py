@@ -34,7 +34,7 @@ def entries(repo: Repo) -> list[dict[str, Any]]:
             found.append(_entry("ready?", view.id, view.state_since, f"{view.title}: {view.summary or 'ready?'}",
                                 f"ready:{view.id}", [f"hall ready {view.id}", f'hall pull-back {view.id} --reason "not yet"']))
         if view.hold:
-            found.append(_entry(view.hold, view.id, view.updated, f"{view.title}: held ({view.hold}) {view.hold_reason}".strip(),
+            found.append(_entry(view.hold, view.id, view.hold_since or view.updated, f"{view.title}: held ({view.hold}) {view.hold_reason}".strip(),
                                 f"hold:{view.id}", [f'hall retry {view.id} --reason "…"', f"hall log {view.id}"]))
     for extra in _extra_sources(repo):
         found.append(extra)

@@ -54,6 +54,7 @@ class ItemView:
     run_failures: int = 0  # failed runs in a row
     hold: str = ""  # a hold kind (checks, run_failed, budget, ship_failed, ...) or ""
     hold_reason: str = ""
+    hold_since: str = ""  # when the hold began (an inbox entry's age and fingerprint)
     pr: str = ""
     hallmark_sha: str = ""
     events: int = 0
@@ -137,6 +138,7 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
         if event.get("held"):
             view.hold = "checks"
             view.hold_reason = str(event.get("reason", "checks failed too many times in a row"))
+            view.hold_since = str(event.get("t", ""))
     elif name in ("changes_requested", "escalated"):
         view.rejects += 1
         view.open_findings = int(event.get("open_findings", view.open_findings) or 0)
@@ -163,6 +165,7 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
     if name == "held":
         view.hold = str(event.get("kind", "hold"))
         view.hold_reason = str(event.get("reason", ""))
+        view.hold_since = str(event.get("t", ""))
     elif name == "released":
         view.hold = ""
         view.hold_reason = ""

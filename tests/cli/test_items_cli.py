@@ -335,3 +335,17 @@ def test_drop_from_inside_the_worktree_says_where_to_go(hall, hall_repo):
     assert dropped.code == 0 and dropped.json["worktree_removed"] is True
     assert dropped.json["next"][0] == f"cd {hall_repo.root}"
     assert not Path(data["worktree"]).exists()
+
+
+def test_a_dismissed_hold_stays_hidden_while_the_item_moves_on(hall, hall_repo):
+    root = hall_repo.root
+    new_item(hall, root)
+    items.record(hall_repo, "H-0001", "held", actor="hall", kind="budget", reason="per-item cap")
+    shown = hall("inbox", cwd=root).json["entries"]
+    assert [(e["kind"], e["item"]) for e in shown] == [("budget", "H-0001")]
+    assert hall("inbox", "1", "--dismiss", cwd=root).code == 0
+    items.record(hall_repo, "H-0001", "usage", actor="fixer", role="fix", model="m", input_tokens=5)
+    assert hall("inbox", cwd=root).json["entries"] == []  # other events don't bring it back
+    items.record(hall_repo, "H-0001", "released", actor="hall")
+    items.record(hall_repo, "H-0001", "held", actor="hall", kind="budget", reason="per-item cap again")
+    assert [e["kind"] for e in hall("inbox", cwd=root).json["entries"]] == ["budget"]  # a new hold shows
