@@ -332,3 +332,13 @@ def test_undo_keeps_evidence_that_arrived_after_the_decision(repo):
     assert back.status == "proposed" and back.occurrences == 2 and [e["quote"] for e in back.evidence] == ["a", "b"]
     assert [x.id for x in api.pending(repo)] == [lid]
     assert api.verify_audit(repo) == []
+
+
+def test_auto_accept_kinds_from_config_skip_the_queue_but_are_not_promoted(repo):
+    config = repo.root / ".hallmark.toml"
+    config.write_text(config.read_text() + '\n[library]\nauto_accept = ["map"]\n')
+    mapped = api.propose(repo, kind="map", pattern="core/index.py derives SQLite from the journals", actor="librarian")
+    ruled = api.propose(repo, kind="rule", pattern="A rule still waits for a person", actor="librarian")
+    assert mapped["status"] == "accepted" and ruled["status"] == "proposed"
+    assert api.get(repo, mapped["id"]).promotion is None
+    assert api.audit_log(repo, mapped["id"])[0]["why"] == "auto_accept in .hallmark.toml"
