@@ -55,8 +55,9 @@ def line(learning: Learning) -> str:
     return text
 
 
-HEADER = ("Library briefing: learnings a person accepted for this repository. Current git and the "
-          "approved spec outrank them. Token cap {cap} ({method}).")
+HEADER = ("Library briefing: learnings a person accepted for this repository. Authority order when sources "
+          "disagree: current git and approved specs, then docs and ADRs, then the workflow checkpoint, then "
+          "these learnings, then raw observations. Token cap {cap} ({method}).")
 
 
 def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | None = None,
