@@ -108,6 +108,8 @@ def _looks_random(value: str) -> bool:
     """A value that is plausibly a generated credential rather than a word or a reference."""
     if len(value) < 8:
         return False
+    if not any(c.isdigit() for c in value) and (len(value) < 32 or re.fullmatch(r"[A-Za-z_][\w.\[\]]*", value)):
+        return False  # identifiers, type hints and words (Optional[SecretStr], getPassword) are code, not keys
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
     if len(value) >= 12 and shannon_entropy(value) >= 3.0 and classes >= 2:
         return True

@@ -122,6 +122,12 @@ LOOK_ALIKES: list[str] = [
     "for example AIzaSyEXAMPLE0000000000000000000000000 in the docs",
     "the secret sauce is the index",
     "author: Jane Doe <jane@example.com>",
+    "api_key: Optional[SecretStr] = None must never be logged",
+    "def rotate(token: str) -> None",
+    "client_secret=config.client_secret",
+    "password_hash = bcrypt.hashpw(password, salt)",
+    "token = request.headers['Authorization']",
+    "Authorization: Bearer <token>",
 ]
 
 
