@@ -186,3 +186,14 @@ def test_cli_reconcile_and_retire(repo, hall, claude_md):
     assert f"hall library reconcile --update {lid}" in report["next"]
     hall("library", "reconcile", "--retire", lid, cwd=repo.root)
     assert "hallmark:learning" not in claude_md.read_text()
+
+
+def test_a_broken_settings_file_is_left_alone_and_the_learning_stays_in_the_library(repo):
+    settings = repo.root / ".claude" / "settings.local.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("{ not json")
+    learning = accepted(repo, "automation", "Lint after edits",
+                        details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "ruff check ."})
+    assert learning.status == "accepted" and learning.promotion is None
+    assert settings.read_text() == "{ not json"
+    assert "is not valid JSON" in api.audit_log(repo, learning.id)[-1]["why"]
