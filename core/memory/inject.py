@@ -22,7 +22,8 @@ AUTHORITY = ("Authority order when these disagree: 1) current git and approved i
              "2) the repository's docs and ADRs; 3) the workflow checkpoint; 4) accepted learnings; "
              "5) raw observations. Verify recalled state against current files before relying on it.")
 LEARNINGS_CAP_TOKENS = 2000  # tokens estimated as bytes/4
-NOTES_MAX = 40
+TOTAL_CAP_BYTES = 8000  # the hook adds its own item summary; Claude Code's context stays small
+NOTES_MAX = 20
 
 
 def degraded_text(reason: str) -> str:
@@ -68,7 +69,11 @@ def _context(paths: RepoPaths) -> str:
     all_notes = notes.list_notes(paths, project=project)
     if all_notes:
         lines = [notes.index_line(n) for n in all_notes[-NOTES_MAX:]]
-        more = f"\n({len(all_notes) - NOTES_MAX} older notes: `hall note list`)" if len(all_notes) > NOTES_MAX else ""
+        room = TOTAL_CAP_BYTES - 800 - len("\n\n".join(parts).encode("utf-8"))
+        while lines and len("\n".join(lines).encode("utf-8")) > room:
+            lines.pop(0)  # the oldest notes go first; their index is one command away
+        left = len(all_notes) - len(lines)
+        more = f"\n({left} older notes: `hall note list`)" if left else ""
         parts.append("Notes (one line each; read the body with `hall note show <slug>` when the work touches it):\n"
                      + "\n".join(lines) + more)
 
@@ -77,18 +82,21 @@ def _context(paths: RepoPaths) -> str:
     accepted_total = index.count(project, ("accepted",))
     promoted = index.count(project, ("promoted",))
     if accepted_total:
+        # the whole context stays within TOTAL_CAP_BYTES: learnings get what the rest leaves
+        room = TOTAL_CAP_BYTES - len("\n\n".join(parts).encode("utf-8")) - 400
+        cap = max(0, min(LEARNINGS_CAP_TOKENS, room // 4))
         lines, used = [], 0
-        for learning in index.top(project, "accepted", LEARNINGS_CAP_TOKENS // 12):
+        for learning in index.top(project, "accepted", max(1, cap // 12)):
             text = line(learning)
             cost = estimate_tokens(text + "\n")
-            if used + cost > LEARNINGS_CAP_TOKENS:
+            if used + cost > cap:
                 break
             used += cost
             lines.append(text)
         left = accepted_total - len(lines)
         tail = f"\n({left} more: `hall library search <words>`)" if left else ""
         parts.append("Accepted learnings (approved by a person; tokens estimated as bytes/4, capped at "
-                     f"{LEARNINGS_CAP_TOKENS}):\n" + "\n".join(lines) + tail)
+                     f"{cap}):\n" + "\n".join(lines) + tail)
     if promoted:
         parts.append(f"{promoted} accepted learnings are promoted into CLAUDE.md and .claude/ and load from there.")
     waiting = index.count(project, tuple(PENDING))

@@ -170,3 +170,16 @@ def test_failure_capture_through_the_real_hook_process(repo):
     assert learning.status == "proposed" and learning.origin == "failures" and learning.occurrences == 2
     context = inject.session_context(repo.paths)
     assert "typecheck" not in context and "1 proposed learnings wait" in context
+
+
+def test_session_context_stays_within_its_cap(repo):
+    checkpoint.set_checkpoint(repo.paths, {"Phase": "review", "Active work": "H-1", "Completed": "x" * 3000,
+                                           "Next step": "go"})
+    for n in range(30):
+        notes.add(repo.paths, fact=f"Fact number {n} about the deployment pipeline and its many quirks", facet="gotcha")
+    for n in range(60):
+        lid = api.propose(repo, kind="map", pattern=f"Module m{n} " + "does things " * 20)["id"]
+        api.accept(repo, lid, promote_it=False)
+    context = inject.session_context(repo.paths)
+    assert len(context.encode()) <= inject.TOTAL_CAP_BYTES
+    assert "Phase: review" in context and "10 older notes" in context and "more: `hall library search" in context
