@@ -171,6 +171,12 @@ def current(paths: RepoPaths) -> Identity:
                  f"git checkout -- {FILE_NAME}"],
             )
         return Identity(working, "file")
+    if paths.toplevel != paths.main_checkout:
+        # a worktree whose branch predates the identity commit: the main checkout's committed value
+        main = RepoPaths(paths.main_checkout, paths.common_dir, paths.common_dir, paths.main_checkout)
+        value = read_committed_file(paths.main_checkout)
+        if value and GRAMMAR.fullmatch(value) and _head_value(main) == (True, value):
+            return Identity(value, "file")
     url = origin_url(paths)
     found = normalise_origin(url) if url else None
     if found:

@@ -208,3 +208,18 @@ def test_lock_shows_first_then_locks_and_supersedes(repo, hall):
     with pytest.raises(HallError) as err:
         decisions.lock(repo.paths, title="agent", specification="x", confirm=True, actor="agent")
     assert err.value.code == "GATE_DENIED"
+
+
+def test_a_worktree_from_before_the_identity_commit_uses_the_main_checkouts_value(git_repo, tmp_path):
+    from hallmark.core import setup_repo
+
+    git(git_repo, "branch", "old-branch")  # cut before .agentmemory-project exists
+    setup_repo.init(git_repo)
+    (git_repo / ".agentmemory-project").write_text("github.com/acme/chosen-by-hand\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "init")
+    worktree = tmp_path / "wt"
+    git(git_repo, "worktree", "add", "-q", str(worktree), "old-branch")
+    assert not (worktree / ".agentmemory-project").exists()
+    assert identity.current(discover(worktree)).to_dict() == {"project": "github.com/acme/chosen-by-hand",
+                                                             "source": "file"}
