@@ -116,6 +116,24 @@ def lock(paths: RepoPaths, *, title: str, specification: str, allowed: list[str]
     return {"locked": True, "decision": decision}
 
 
+def restore(paths: RepoPaths, decision: dict[str, Any], actor: str = "you") -> bool:
+    """Put back an exported decision of this project under its own ID, if that ID is free."""
+    try:
+        did = parse_id(str(decision.get("id")))
+    except HallError:
+        return False
+    project = identity.current(paths).value
+    path = folder(paths) / f"{did}.md"
+    if path.exists() or decision.get("project") != project:
+        return False
+    secrets.refuse_if_secret({k: v for k, v in decision.items() if isinstance(v, str | list)}, "the decision")
+    with journal.locked(folder(paths) / "decisions"):
+        atomic.write_text(path, _render({**decision, "id": did}))
+        journal.append(paths.state_dir / "library" / "audit.jsonl", "decision", item=None, actor=actor,
+                       decision=did, action="restore", why="imported from an export")
+    return True
+
+
 def context_lines(paths: RepoPaths) -> list[str]:
     return [f"- {d['id']} {d['title']}: {d['specification'][:200]}"
             for d in list_decisions(paths, include_superseded=False)]

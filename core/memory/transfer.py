@@ -132,4 +132,30 @@ def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "y
         if same and reply.get("created") and record.get("status") in ("accepted", "promoted") and actor == api.PERSON:
             status = api.accept(repo, reply["id"], actor=actor, promote_it=False, why="accepted in the exported store").status
         results.append({"id": reply["id"], "status": status, "project": project, "from": record.get("id")})
-    return {"source": str(path), "imported": results, "count": len(results), "project": here}
+    restored = _restore_rest(repo, data, actor) if data.get("project") == here else {}
+    return {"source": str(path), "imported": results, "count": len(results), "project": here, **restored}
+
+
+def _restore_rest(repo: Any, data: dict[str, Any], actor: str) -> dict[str, Any]:
+    """Same project: bring back notes and decisions that are missing, and the checkpoint if there is none."""
+    paths = api._paths(repo)
+    have = {n["slug"] for n in notes.list_notes(paths)}
+    restored_notes = []
+    for note in data.get("notes") or []:
+        if isinstance(note, dict) and note.get("slug") not in have and note.get("facet") in notes.FACETS:
+            notes.add(paths, fact=str(note.get("fact") or ""), facet=note["facet"],
+                      provenance=str(note.get("provenance") or ""), as_of=note.get("as_of"), slug=note.get("slug"),
+                      actor=actor)
+            restored_notes.append(note["slug"])
+    restored_decisions = []
+    for decision in data.get("decisions") or []:
+        if isinstance(decision, dict) and decisions.restore(paths, decision, actor=actor):
+            restored_decisions.append(decision.get("id"))
+    restored_checkpoint = False
+    slot = data.get("checkpoint")
+    if isinstance(slot, dict) and checkpoint.show(paths).get("checkpoint") is None:
+        values = {k: str(v) for k, v in slot.items() if k in checkpoint.FIELDS and k != "Updated"}
+        checkpoint.set_checkpoint(paths, values, actor=actor, fresh=True)
+        restored_checkpoint = True
+    return {"notes_restored": restored_notes, "decisions_restored": restored_decisions,
+            "checkpoint_restored": restored_checkpoint}

@@ -112,6 +112,11 @@ def test_export_then_import_into_a_fresh_clone_of_the_same_project(repo, tmp_pat
     lid = api.propose(repo, kind="map", pattern="The librarian runs on Haiku")["id"]
     api.accept(repo, lid)
     api.propose(repo, kind="rule", pattern="Still pending rule")
+    from hallmark.core.memory import checkpoint, decisions, notes
+
+    notes.add(repo.paths, fact="Ana owns billing", facet="ownership")
+    decisions.lock(repo.paths, title="Money", specification="Integer cents", confirm=True)
+    checkpoint.set_checkpoint(repo.paths, {"Phase": "review", "Active work": "H-3", "Next step": "merge"})
     out = tmp_path / "lib.json"
     reply = hall("library", "export", "--out", str(out), cwd=repo.root).json
     assert reply["learnings"] == 2
@@ -124,6 +129,10 @@ def test_export_then_import_into_a_fresh_clone_of_the_same_project(repo, tmp_pat
     (repo.state_dir / "library").mkdir()
     result = hall("library", "import", "--from", str(out), cwd=repo.root).json
     assert sorted(x["status"] for x in result["imported"]) == ["accepted", "proposed"]
+    assert result["notes_restored"] == ["ana-owns-billing"] and result["decisions_restored"] == ["D-0001"]
+    assert result["checkpoint_restored"] is True
+    assert checkpoint.show(repo.paths)["checkpoint"]["Active work"] == "H-3"
+    assert decisions.get(repo.paths, "D-1")["specification"] == "Integer cents"
 
 
 def test_command_shapes(repo, hall):
