@@ -191,10 +191,16 @@ class SearchIndex:
 
     def pending(self, project: str) -> list[Learning]:
         """Proposed and skipped learnings, and active ones with a retirement proposal."""
-        rows = self.db().execute(
-            "SELECT record FROM learnings WHERE project=? AND (status IN ('proposed','skipped') OR "
-            "(status IN ('accepted','promoted') AND json_extract(record, '$.retire_proposal') IS NOT NULL)) "
-            "ORDER BY num", (project,)).fetchall()
+        try:
+            rows = self.db().execute(
+                "SELECT record FROM learnings WHERE project=? AND (status IN ('proposed','skipped') OR "
+                "(status IN ('accepted','promoted') AND json_extract(record, '$.retire_proposal') IS NOT NULL)) "
+                "ORDER BY num", (project,)).fetchall()
+        except sqlite3.OperationalError:  # an SQLite without JSON1: filter here instead
+            rows = [r for r in self.db().execute(
+                "SELECT record FROM learnings WHERE project=? AND status IN ('proposed','skipped','accepted','promoted') "
+                "ORDER BY num", (project,)) if json.loads(r[0]).get("status") in ("proposed", "skipped")
+                or json.loads(r[0]).get("retire_proposal")]
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
     def known_ids(self) -> set[str]:
