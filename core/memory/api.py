@@ -111,10 +111,11 @@ def tombstone_for(repo: Any, lid: str) -> dict[str, Any] | None:
     learning = get(repo, lid)
     if learning.status == "rejected":
         return _tombstone(learning)
-    store = store_of(repo)
-    for other in store.all():
-        if other.status == "rejected" and other.project == learning.project and other.id != learning.id \
-                and relation(other.pattern, learning.pattern):
+    index = _index(store_of(repo))
+    candidates = [x for x in index.by_norm(learning.project, normalise(learning.pattern)) if x.status == "rejected"]
+    candidates += index.search(learning.project, learning.pattern, statuses=("rejected",), limit=25, mode="OR")
+    for other in candidates:
+        if other.id != learning.id and relation(other.pattern, learning.pattern):
             return _tombstone(other)
     return None
 

@@ -342,3 +342,13 @@ def test_auto_accept_kinds_from_config_skip_the_queue_but_are_not_promoted(repo)
     assert mapped["status"] == "accepted" and ruled["status"] == "proposed"
     assert api.get(repo, mapped["id"]).promotion is None
     assert api.audit_log(repo, mapped["id"])[0]["why"] == "auto_accept in .hallmark.toml"
+
+
+def test_tombstone_for_a_learning_that_resembles_a_rejected_one(repo):
+    dead = propose(repo, "Always run the slow suite before every push to main")["id"]
+    api.reject(repo, dead, "CI does it")
+    assert api.tombstone_for(repo, dead)["id"] == dead
+    other = propose(repo, "Lint the code once a day")["id"]
+    assert api.tombstone_for(repo, other) is None
+    api.accept(repo, other, pattern="Before every push to main, always run the slow suite", promote_it=False)
+    assert api.tombstone_for(repo, other)["id"] == dead
