@@ -183,3 +183,20 @@ def test_session_context_stays_within_its_cap(repo):
     context = inject.session_context(repo.paths)
     assert len(context.encode()) <= inject.TOTAL_CAP_BYTES
     assert "Phase: review" in context and "10 older notes" in context and "more: `hall library search" in context
+
+
+@pytest.mark.skipif(not hooks_written, reason=SKIP_REASON)
+def test_no_hook_process_output_holds_pending_or_declined(seeded):
+    events = {
+        "session-start": {"hook_event_name": "SessionStart", "source": "resume"},
+        "user-prompt-submit": {"hook_event_name": "UserPromptSubmit", "prompt": "what do we know about caching?"},
+        "pre-tool-use": {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "x"}},
+        "post-tool-use": {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
+                          "tool_response": {"stdout": "", "stderr": "", "interrupted": False}},
+        "stop": {"hook_event_name": "Stop", "stop_hook_active": False},
+        "notification": {"hook_event_name": "Notification", "message": "Claude is waiting for your input"},
+    }
+    for name, payload in events.items():
+        result = _hook(name, {"session_id": "s-all", "cwd": str(seeded.root), **payload}, seeded.root)
+        assert result.returncode == 0
+        assert_hidden(result.stdout + result.stderr, f"hall-hook {name}")
