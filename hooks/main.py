@@ -68,7 +68,8 @@ def run(event: str, raw: bytes) -> dict | None:
     if not isinstance(payload, dict):
         _log_quietly(None, name, f"malformed stdin ({len(raw)} bytes): {raw[:120]!r}")
         return None
-    gated = name == "pre-tool-use" and payload.get("tool_name") in GATED_TOOLS
+    tool = payload.get("tool_name")
+    gated = name == "pre-tool-use" and isinstance(tool, str) and tool in GATED_TOOLS
     paths = None
     try:
         cwd = payload.get("cwd")

@@ -25,6 +25,8 @@ _UNPARSED = ("parse error", "too long", "too deep")
 
 def pre_tool_use(payload: dict[str, Any], paths: RepoPaths, cwd: str) -> Gate | None:
     tool = payload.get("tool_name")
+    if not isinstance(tool, str):
+        return None
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         tool_input = {}
