@@ -352,3 +352,14 @@ def test_tombstone_for_a_learning_that_resembles_a_rejected_one(repo):
     assert api.tombstone_for(repo, other) is None
     api.accept(repo, other, pattern="Before every push to main, always run the slow suite", promote_it=False)
     assert api.tombstone_for(repo, other)["id"] == dead
+
+
+def test_reproposing_a_retired_pattern_is_recorded_not_revived(repo, hall):
+    lid = propose(repo, "Deploys go through the staging bastion host")["id"]
+    api.accept(repo, lid)
+    api.retire(repo, lid, "bastion removed")
+    reply = hall("library", "propose", "--kind", "map", "--pattern", "deploys go through the staging bastion host",
+                 cwd=repo.root).json
+    assert reply["id"] == lid and reply["status"] == "retired" and reply["previously_retired"]
+    assert "retired" in reply["message"] and f"hall library review --reopen {lid}" in reply["next"]
+    assert api.pending(repo) == [] and api.get(repo, lid).occurrences == 2

@@ -61,6 +61,10 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
         reply["message"] = (f"This pattern was rejected before ({reply['tombstone']['reason']}); the occurrence "
                             f"was added to its tombstone {lid}, not offered as new.")
         reply["next"] = [f"hall library show {lid}", f"hall library review --reopen {lid}"]
+    elif reply.get("previously_retired"):
+        reply["message"] = (f"This pattern was accepted once and then retired; the occurrence was added to {lid}. "
+                            "Reopen it if it is true again.")
+        reply["next"] = [f"hall library show {lid}", f"hall library review --reopen {lid}"]
     else:
         reply["next"] = [f"hall library show {lid}", "hall library review"]
     return reply
