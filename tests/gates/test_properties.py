@@ -1,0 +1,67 @@
+"""Property tests: the hook's light fold agrees with core/states.py, and the plain-word fast path
+splits exactly as the real parser does."""
+
+from __future__ import annotations
+
+from hallmark.core import states
+from hallmark.core.gates import itemstate, shell
+from hallmark.core.gates.push import Context, analyze, shell_split
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+EVENT_NAMES = sorted(states.TRANSITIONS) + ["created", "adopted", "held", "released", "session_bound", "titled",
+                                            "usage", "prompt"]
+SHAS = st.sampled_from(["", "a" * 40, "b" * 40, "c" * 40])
+
+EVENT = st.builds(
+    lambda name, sha, held, kind: {"event": name, "t": "2026-01-01T00:00:00.000Z", "actor": "x", "sha": sha,
+                                   "held": held, "kind": kind, "worktree": "/w", "title": "t", "session": "s"},
+    st.sampled_from(EVENT_NAMES), SHAS, st.booleans(), st.sampled_from(["checks", "budget"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(EVENT, max_size=30))
+def test_light_fold_matches_the_state_machine(events):
+    full = states.fold("H-0001", events)
+    light = itemstate.fold(events)
+    assert light["state"] == full.state
+    assert light["hallmark_sha"] == full.hallmark_sha
+    assert light["sha"] == full.sha
+    assert light["hold"] == full.hold
+    assert light["active"] == (bool(full.created) and not full.terminal)
+
+
+# (tree-sitter reads a leading digit as a file descriptor in some words, e.g. `1@`; bash does not,
+# and neither does the fast path, so words here start with a letter)
+PLAIN_WORD = st.builds(lambda head, tail: head + tail, st.sampled_from("abgipuxz"),
+                       st.text(alphabet="abcgitpushorn-_./:=@%+,0123456789", max_size=7))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PLAIN_WORD, min_size=1, max_size=6), st.sampled_from([" ", "  ", "\t", " \t "]))
+def test_plain_split_is_what_bash_sees(words, sep):
+    text = sep.join(words)
+    fast = shell.plain_split(text)
+    if fast is None:
+        return
+    seen: list[list[str]] = []
+
+    def record(cmd: shell.Command) -> None:
+        seen.append([f"{k}={v}" for k, v in cmd.env.items()] + cmd.argv)
+
+    walker = shell.Walker(record, lambda problem: None)
+    walker._block(shell._parser().parse(text.encode()).root_node, {"cwd": "/"}, 0, {})
+    assert seen == [fast] or (not seen and all("=" in w for w in fast))
+
+
+@given(st.lists(st.text(alphabet="ab c'\"\\", max_size=6), max_size=4))
+def test_shell_split_round_trips_quoted_words(words):
+    quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in words)
+    assert shell_split(quoted) == words
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=120))
+def test_the_analysis_never_raises(text):
+    findings = analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
+    assert all(f.kind in ("push", "note", "commit", "stage", "strict") for f in findings)
