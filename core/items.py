@@ -162,6 +162,12 @@ def fill(text: str, values: dict[str, str]) -> str:
     return out
 
 
+def worktree_lock(repo: Repo):
+    """Git's own `worktree add`/`remove` race when run at once (one reads the metadata another is
+    still writing), so Hallmark adds and removes worktrees one at a time per repository."""
+    return journal.locked(repo.state_dir / "worktrees", timeout=300)
+
+
 def _template(text: str, values: dict[str, str]) -> str:
     """Fill {placeholders}, shell-quoting each value (templates run through sh -c)."""
     out = text
@@ -204,12 +210,13 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
     command = _template(cfg.worktree, values)
     if base_ok and "-b {branch}" in cfg.worktree and "{base}" not in cfg.worktree:
         command += " " + shlex.quote(base)
-    proc = subprocess.run(["sh", "-c", command], cwd=str(repo.root), capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        _forget_new_branch(repo, branch)
-        raise HallError("COMMAND_FAILED", f"The worktree command failed: {command}: {proc.stderr.strip()[-400:]}",
-                        ["hall doctor", "edit worktree in .hallmark.toml"])
-    worktree = git.worktree_for_branch(repo.root, branch)
+    with worktree_lock(repo):
+        proc = subprocess.run(["sh", "-c", command], cwd=str(repo.root), capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            _forget_new_branch(repo, branch)
+            raise HallError("COMMAND_FAILED", f"The worktree command failed: {command}: {proc.stderr.strip()[-400:]}",
+                            ["hall doctor", "edit worktree in .hallmark.toml"])
+        worktree = git.worktree_for_branch(repo.root, branch)
     if worktree is None:
         raise HallError("COMMAND_FAILED", f"The worktree command ran but no worktree has branch {branch}.",
                         ["git worktree list"])
@@ -365,7 +372,8 @@ def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = No
         return False, "it is the main checkout"
     if git.is_dirty(wt):
         return False, "it has uncommitted changes"
-    proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
+    with worktree_lock(repo):
+        proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
     if proc.returncode != 0:
         return False, proc.stderr.strip() or "git worktree remove failed"
     record(repo, view.id, "worktree_removed", actor=actor, worktree=str(wt))
