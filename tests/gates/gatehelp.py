@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,18 @@ def _base_env(home: Path) -> dict[str, str]:
     return env
 
 
+@contextmanager
+def _environ(env: dict[str, str]):
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def make_repo(base: Path, name: str = "repo") -> GateRepo:
     home = base / "home"
     home.mkdir(parents=True, exist_ok=True)
@@ -60,12 +73,14 @@ def make_repo(base: Path, name: str = "repo") -> GateRepo:
     git(main, "config", "alias.sp", "!git push origin main", env=env)
     git(main, "config", "alias.st", "status --short", env=env)
     git(main, "config", "alias.pp", "p --force", env=env)
-    subprocess.run([str(BIN / "hall"), "init"], cwd=main, env=env, check=True, capture_output=True)
-    git(main, "add", "-A", env=env)
-    git(main, "commit", "-q", "-m", "hall init", env=env)
-    out = subprocess.run([str(BIN / "hall"), "new", "--title", "gate test"], cwd=main, env=env, check=True,
-                         capture_output=True, text=True).stdout
-    data = json.loads(out)
+    with _environ(env):  # hall init and hall new, in-process (their own tests cover the CLI)
+        from hallmark.core import items, setup_repo
+        from hallmark.core.repo import open_repo
+
+        setup_repo.init(main)
+        git(main, "add", "-A", env=env)
+        git(main, "commit", "-q", "-m", "hall init", env=env)
+        data = items.new(open_repo(main), title="gate test", actor="you")
     other = base / f"{name}-other"
     other.mkdir()
     (other / "x.py").write_text("x = 1\n")
