@@ -22,6 +22,9 @@ def snap(snap_compare, app, size, *keys: str, before=None) -> bool:
         for key in keys:
             await pilot.press(key)
             await settle(pilot)
+        # DataTable measures its columns on its own idle: give it a beat, then settle again
+        await pilot.pause(0.2)
+        await settle(pilot)
 
     return snap_compare(app, terminal_size=size, run_before=run_before)
 

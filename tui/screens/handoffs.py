@@ -27,7 +27,7 @@ class HandoffsScreen(HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Post Room"
-        self.query_one(VimTable).add_columns("when", "item", "handoff", "actor")
+        self.query_one(VimTable).add_fixed_columns(("when", 8), ("item", 7), ("handoff", 18), ("actor", None))
         super().on_mount()
 
     def load(self, repo: Repo) -> list[dict[str, Any]]:

@@ -52,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(VimTable)
-        table.add_columns("where", "keys", "does", "id")
+        table.add_fixed_columns(("where", 14), ("keys", 14), ("does", 18), ("id", None))
         keymap = getattr(self.app, "settings", None)
         overrides = keymap.keymap if keymap else {}
         for where, binding in all_bindings():

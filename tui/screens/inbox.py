@@ -48,8 +48,8 @@ class InboxScreen(HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Inbox"
-        self.query_one("#entries", VimTable).add_columns("#", "kind", "item", "since", "what")
-        self.query_one("#notices", VimTable).add_columns("kind", "item", "since", "what")
+        self.query_one("#entries", VimTable).add_fixed_columns(("#", 3), ("kind", 14), ("item", 7), ("since", 5), ("what", None))
+        self.query_one("#notices", VimTable).add_fixed_columns(("kind", 14), ("item", 7), ("since", 5), ("what", None))
         super().on_mount()
 
     def load(self, repo: Repo) -> InboxData:

@@ -111,9 +111,9 @@ class ItemScreen(TriageActions, HallScreen):
             "diff": optional.has("hallmark.tui.screens.diff", "DiffScreen"),
             "waiting": optional.has("hallmark.core.waiting", "waiting_items"),
         }
-        self.query_one("#journal", VimTable).add_columns("when", "actor", "event", "summary")
-        self.query_one("#findings", VimTable).add_columns("id", "lens", "severity", "file:line", "status", "round")
-        self.query_one("#runs", VimTable).add_columns("run", "role", "duration", "tokens", "cost $", "outcome")
+        self.query_one("#journal", VimTable).add_fixed_columns(("when", 7), ("actor", 9), ("event", 16), ("summary", None))
+        self.query_one("#findings", VimTable).add_fixed_columns(("id", 5), ("lens", 12), ("severity", 8), ("file:line", None), ("status", 8), ("round", 5))
+        self.query_one("#runs", VimTable).add_fixed_columns(("run", 36), ("role", 9), ("duration", 8), ("tokens", 7), ("cost $", 7), ("outcome", None))
         super().on_mount()
 
     def journal_changed(self, changed: list[str]) -> None:

@@ -62,7 +62,7 @@ class RunsScreen(HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Runs"
-        self.query_one(VimTable).add_columns("started (UTC)", "item", "role", "size", "file")
+        self.query_one(VimTable).add_fixed_columns(("started (UTC)", 19), ("item", 7), ("role", 9), ("size", 10), ("file", None))
         super().on_mount()
 
     def load(self, repo: Repo) -> list[dict[str, Any]]:

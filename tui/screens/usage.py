@@ -113,8 +113,9 @@ class UsageScreen(HallScreen):
     def on_mount(self) -> None:
         self.sub_title = "Usage"
         for group in GROUPS:
-            self.query_one(f"#usage-{group}", VimTable).add_columns(group, "runs", "input", "output", "cache read",
-                                                                    "cache write", "cost $")
+            self.query_one(f"#usage-{group}", VimTable).add_fixed_columns(
+                (group, 20), ("runs", 5), ("input", 8), ("output", 8), ("cache read", 10), ("cache write", 11),
+                ("cost $", 8))
         super().on_mount()
 
     def load(self, repo: Repo) -> UsageData:

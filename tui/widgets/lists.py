@@ -27,3 +27,14 @@ class VimTable(DataTable):
         kwargs.setdefault("cursor_type", "row")
         kwargs.setdefault("zebra_stripes", False)
         super().__init__(*args, **kwargs)
+
+    def add_fixed_columns(self, *spec: tuple[str, int | None]) -> None:
+        """Columns with fixed widths (one None column takes what the terminal has left).
+
+        Fixed widths mean the header never lags behind the rows (DataTable measures auto
+        widths later, on idle) and the layout does not jump as rows arrive."""
+        fixed = sum(w for _, w in spec if w is not None)
+        padding = 2 * self.cell_padding * len(spec) + 2
+        fill = max(12, self.app.size.width - fixed - padding)
+        for label, width in spec:
+            self.add_column(label, width=width if width is not None else fill)
