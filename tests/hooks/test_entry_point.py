@@ -143,12 +143,17 @@ def _samples(shared_dir) -> list[tuple[str, dict]]:
 
 
 def test_real_payloads_run_through_every_hook(shared_dir, shared_repo):
+    """Each payload through its own hook (as captured, and moved into the worktree); a few per file
+    through every hook, in both checkouts."""
     samples = _samples(shared_dir)
     assert len(samples) > 50
+    per_file: dict[str, int] = {}
     for own_event, payload in samples:
-        for cwd in (None, str(shared_repo.wt), str(shared_repo.main)):
+        per_file[own_event] = per_file.get(own_event, 0) + 1
+        everywhere = per_file[own_event] <= 2
+        for cwd in (None, str(shared_repo.wt), str(shared_repo.main)) if everywhere else (None, str(shared_repo.wt)):
             moved = dict(payload) if cwd is None else {**payload, "cwd": cwd}
-            for event in {own_event, *EVENT_NAMES}:
+            for event in {own_event, *EVENT_NAMES} if everywhere else {own_event}:
                 answer = run(event, json.dumps(moved).encode())
                 assert answer is None or isinstance(answer, dict)
                 if answer:
