@@ -124,28 +124,36 @@ def time_wc(path: Path, runs: int = 3) -> float:
     return best
 
 
-def time_trace(repo: Path, path: Path, lines: int, runs: int = 3) -> float:
+def time_trace(repo: Path, path: Path, lines: int, runs: int = 3) -> tuple[float, float]:
+    """(end of the stream on screen, whole stream indexed), best of runs."""
     from hallmark.tui.app import HallmarkApp
 
-    async def go() -> float:
+    async def go() -> tuple[float, float]:
         app = HallmarkApp(repo, theme="hallmark-dark", watch_journal=False, persist_theme=False, start_mode="runs")
         async with app.run_test(size=(160, 48)) as pilot:
             await pilot.pause()
             start = time.perf_counter()
             app.open_trace(path, item="H-0001")
+            view = None
             while True:
                 screen = app.screen
                 found = screen.query("TraceView") if type(screen).__name__ == "TraceScreen" else []
                 view = found[0] if found else None
-                if view is not None and view.line_count == lines and view.scroll_y == view.max_scroll_y and view.tail:
+                if view is not None and view.ends and view.saw_end and view.tail and view.scroll_y == view.max_scroll_y:
                     break
                 await asyncio.sleep(0.002)
             await pilot.pause()  # the end of the stream is painted
-            elapsed = time.perf_counter() - start
-            assert "end" in view.summary_text(lines - 1).plain
-            return elapsed
+            shown = time.perf_counter() - start
+            assert "end" in view.summary_text(view.line_count - 1).plain
+            while view.partial or view.line_count != lines:
+                await asyncio.sleep(0.002)
+            await pilot.pause()
+            indexed = time.perf_counter() - start
+            assert view.cursor == lines - 1
+            return shown, indexed
 
-    return min(asyncio.run(go()) for _ in range(runs))
+    results = [asyncio.run(go()) for _ in range(runs)]
+    return min(r[0] for r in results), min(r[1] for r in results)
 
 
 def main() -> int:
@@ -169,9 +177,10 @@ def main() -> int:
         write_stream(stream, args.lines)
         size_mb = stream.stat().st_size / 1e6
         wc = time_wc(stream)
-        trace = time_trace(repo, stream, args.lines)
-        print(f"open + jump to end, {args.lines:,} lines ({size_mb:.0f} MB): {trace:.3f} s  (budget 1 s)  |  "
-              f"wc -l: {wc:.3f} s  |  ratio {trace / wc:.1f}x  {'OK' if trace <= 1.0 else 'OVER BUDGET'}")
+        shown, indexed = time_trace(repo, stream, args.lines)
+        print(f"open + jump to end, {args.lines:,} lines ({size_mb:.0f} MB): end on screen {shown:.3f} s  "
+              f"(budget 1 s) {'OK' if shown <= 1.0 else 'OVER BUDGET'}, whole stream indexed {indexed:.3f} s  |  "
+              f"wc -l: {wc:.3f} s  |  ratios {shown / wc:.1f}x / {indexed / wc:.1f}x")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

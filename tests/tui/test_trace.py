@@ -203,3 +203,37 @@ def test_search_file_reports_each_matching_line_once(tmp_path):
     size = len(b'{"a":"Foo foo"}\n{"b":"bar"}\n{"c":"FOO"}\n')
     assert search_file(path, "foo", size) == [0, 2]  # the partial last line is not indexed yet
     assert search_file(path, "", size) == []
+
+
+def test_a_huge_stream_shows_its_end_first_then_the_whole_index(hall_repo, monkeypatch):
+    from hallmark.tui.widgets import trace_view
+
+    monkeypatch.setattr(trace_view, "TAIL_FIRST_BYTES", 4096)  # "huge" for the test: more than 4 KB
+    path = _run_path(hall_repo)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    block = [json.dumps(x) for x in stream_lines("H-0001", 10)]
+    with open(path, "w") as handle:
+        for _ in range(40):
+            handle.write("\n".join(block) + "\n")
+        handle.write(json.dumps({"type": "hall_run_end", "role": "review", "item": "H-0001", "exit_code": 0,
+                                 "duration_ms": 5, "failure": None, "cwd": "/tmp"}) + "\n")
+    total = 40 * len(block) + 1
+    seen_partial = []
+    original = trace_view.TraceView.on_new_lines
+
+    def spy(self, message):
+        seen_partial.append(message.partial)
+        original(self, message)
+
+    monkeypatch.setattr(trace_view.TraceView, "on_new_lines", spy)
+
+    async def go():
+        app = make_app(hall_repo.root, start_mode="runs")
+        async with app.run_test() as pilot:
+            view = await _open(pilot, path)
+            assert await until(pilot, lambda: view.line_count == total and not view.partial)
+            assert view.tail and view.cursor == total - 1
+            assert "end" in view.summary_text(total - 1).plain and "init" in view.summary_text(0).plain
+            assert f"{total:,} lines" in _status(app) and "⏹ ended" in _status(app)
+    run(go())
+    assert seen_partial[0] is True and seen_partial[-1] is False

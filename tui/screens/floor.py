@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hallmark.core import clock, inbox, states
+from hallmark.core import clock, config_raw, inbox, states
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
 from rich.text import Text
@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from .. import optional, rooms
+from ..messages import DataLoaded
 from .base import HallScreen
 
 
@@ -24,19 +25,28 @@ from .base import HallScreen
 class FloorData:
     floor: rooms.Floor
     handoffs: list[dict[str, Any]] = field(default_factory=list)
+    complete: bool = True  # False: the rooms only (first paint); the rest follows
 
 
-def load_floor(repo: Repo) -> FloorData:
-    """Everything the floor plan draws, through the core (also used by the benchmark)."""
+def load_rooms(repo: Repo) -> FloorData:
+    """The rooms, their items and the watchman: what the first paint needs."""
     views = repo.index.items()
     now = clock.now()
     try:
-        stuck_after = clock.parse_duration(repo.config.stuck_after)
+        # the stdlib reader: the first paint need not wait for pydantic
+        stuck_after = clock.parse_duration(config_raw.load_raw(repo.root).get("stuck_after", "30m"))
     except Exception:  # noqa: BLE001 - a bad config is reported by `hall doctor`; the floor still draws
         stuck_after = 1800.0
     floor = rooms.Floor(rooms=rooms.assign(views, now), stuck=rooms.watchman(views, stuck_after, now))
     for view in views:
         floor.counts[view.state] = floor.counts.get(view.state, 0) + 1
+    return FloorData(floor, complete=False)
+
+
+def load_extras(repo: Repo, data: FloorData) -> FloorData:
+    """Today's handoffs (the Post Room), a stopped daemon, and the Library's pending learnings."""
+    floor = data.floor
+    now = clock.now()
     day_start = clock.stamp(now.replace(hour=0, minute=0, second=0, microsecond=0))
     handoffs = repo.index.events(kinds=list(states.TRANSITIONS), since=day_start)
     floor.handoffs_today = len(handoffs)
@@ -49,7 +59,12 @@ def load_floor(repo: Repo) -> FloorData:
             floor.library_pending = len(library.pending(repo))
         except Exception:  # noqa: BLE001 - the Library room says "unavailable" rather than failing the floor
             floor.library_pending = None
-    return FloorData(floor, handoffs[-6:])
+    return FloorData(floor, handoffs[-6:], complete=True)
+
+
+def load_floor(repo: Repo) -> FloorData:
+    """Everything the floor plan draws, through the core."""
+    return load_extras(repo, load_rooms(repo))
 
 
 class RoomBox(Widget, can_focus=True):
@@ -144,7 +159,9 @@ class FloorScreen(HallScreen):
         grid.styles.grid_size_columns = self.columns
 
     def load(self, repo: Repo) -> FloorData:
-        return load_floor(repo)
+        first = load_rooms(repo)
+        self.post_message(DataLoaded(type(self).__name__, first))  # paint the rooms now
+        return load_extras(repo, FloorData(first.floor))
 
     def show(self, data: FloorData) -> None:
         floor = data.floor
@@ -152,7 +169,9 @@ class FloorScreen(HallScreen):
         for room in rooms.ROOMS:
             box = self.query_one(f"#room-{room.key}", RoomBox)
             extra: list[str] = []
-            if room.key == "post_room":
+            if room.key in ("post_room", "library") and not data.complete:
+                extra.append("…")
+            elif room.key == "post_room":
                 extra.append(f"{floor.handoffs_today} handoff{'s' if floor.handoffs_today != 1 else ''} today")
                 for event in reversed(data.handoffs):
                     extra.append(f"→ {event.get('item') or ''} {event.get('event')}")

@@ -63,7 +63,7 @@ class TraceScreen(HallScreen):
 
     def _status(self) -> None:
         view = self.view
-        parts = [f"{self.role}", f"{view.line_count:,} lines"]
+        parts = [f"{self.role}", "indexing… (showing the newest lines)" if view.partial else f"{view.line_count:,} lines"]
         if view.saw_end:
             parts.append("⏹ ended")
         elif view.live:
@@ -104,6 +104,9 @@ class TraceScreen(HallScreen):
         event.input.add_class("-hidden")
         self.view.focus()
         view = self.view
+        if view.partial:
+            self.notify("Still indexing the whole run; search again in a moment.", severity="warning")
+            return
         limit = view.ends[-1] if view.ends else 0
         self._search(self.query_text, limit)
 

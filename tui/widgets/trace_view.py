@@ -33,6 +33,7 @@ from .. import optional
 from .trace_steps import KIND_MARK, StepView, steps_for
 
 CHUNK = 8 * 1024 * 1024
+TAIL_FIRST_BYTES = 2 * 1024 * 1024  # a bigger file shows its newest lines before the full scan
 POLL_SECONDS = 0.1
 END_MARK = b'"hall_run_end"'
 MAX_DETAIL_ROWS = 2000
@@ -80,6 +81,8 @@ class NewLines(Message):
     size: int
     reset: bool = False
     last_is_end: bool = False
+    base: int = 0  # the offset where the first of these lines starts (non-zero: only the file's tail)
+    partial: bool = False  # the newest lines only; the full index follows
 
 
 @dataclass
@@ -135,6 +138,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self.hits: list[int] = []
         self.scanned = False
         self._user_scroll = False
+        self.base = 0  # where line 0 starts: 0, or the tail's first line while only the tail is indexed
+        self.partial = False
 
     # -- file ------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -170,6 +175,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                 pos, reset = 0, True
             if st is not None:
                 inode = st.st_ino
+            if first and st is not None and st.st_size > TAIL_FIRST_BYTES:
+                self._post_tail_first(st.st_size)
             if st is not None and (st.st_size > pos or reset or first):
                 ends = array("q")
                 last_is_end = False
@@ -192,7 +199,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                     ends = array("q")
                 if ends or reset or first:
                     pos = ends[-1] if ends else pos
-                    self.post_message(NewLines(ends, pos, reset, last_is_end))
+                    self.post_message(NewLines(ends, pos, reset or first, last_is_end))
                     first = False
             now = time.monotonic()
             if now - last_probe > 0.5:
@@ -205,8 +212,31 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                 return
             time.sleep(POLL_SECONDS)
 
+    def _post_tail_first(self, size: int) -> None:
+        """Index the last TAIL_FIRST_BYTES first (toolong scans backwards for the same reason):
+        the end of a huge stream is on screen before its line count is known."""
+        start = size - TAIL_FIRST_BYTES
+        try:
+            with open(self.path, "rb", buffering=0) as handle:
+                handle.seek(start)
+                data = handle.read(TAIL_FIRST_BYTES)
+        except OSError:
+            return
+        cut = data.find(b"\n") + 1
+        if cut <= 0:
+            return
+        ends = newline_ends(data[cut:], start + cut)
+        if not ends:
+            return
+        last_start = ends[-2] if len(ends) > 1 else start + cut
+        last_is_end = END_MARK in data[last_start - start:ends[-1] - start]
+        self.post_message(NewLines(ends, ends[-1], True, last_is_end, base=start + cut, partial=True))
+
     def on_new_lines(self, message: NewLines) -> None:
         message.stop()
+        shift = 0
+        if message.reset and self.partial and not message.partial:
+            shift = len(message.ends) - len(self.ends)  # the full index under the tail shown so far
         if message.reset:
             self.ends = array("q")
             self.expanded.clear()
@@ -215,6 +245,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             self.hits = []
             self.pending = 0
             self.saw_end = False
+            self.base = message.base
+            self.partial = message.partial
             self._reopen()
         if self._fd is None:
             self._reopen()
@@ -227,6 +259,9 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         if self.tail:
             self.cursor = max(0, len(self.ends) - 1)
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
+        elif shift > 0:
+            self.cursor = min(len(self.ends) - 1, self.cursor + shift)
+            self.scroll_to(y=self.scroll_y + shift, animate=False, force=True)
         elif added and not message.reset:
             self.pending += added
             self.post_message(TailChanged(False, self.pending))
@@ -272,7 +307,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
     def raw_line(self, line: int) -> bytes:
         if self._fd is None or not (0 <= line < len(self.ends)):
             return b""
-        start = self.ends[line - 1] if line else 0
+        start = self.ends[line - 1] if line else self.base
         try:
             return os.pread(self._fd, self.ends[line] - start, start).rstrip(b"\r\n")
         except OSError:
@@ -309,7 +344,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         if where.sub == 0:
             expanded = where.line in self.expanded
             marker = "▾" if expanded else "▸"
-            text = Text(f"{where.line + 1:>7} {marker} ", style=gutter_style)
+            number = "…" if self.partial else str(where.line + 1)
+            text = Text(f"{number:>7} {marker} ", style=gutter_style)
             text.append_text(self.summary_text(where.line))
             if where.line in self._hit_set():
                 text.stylize(self.get_component_rich_style("trace--hit"))
