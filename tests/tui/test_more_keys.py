@@ -1,0 +1,116 @@
+"""Keys not covered elsewhere: take-over from the trace, triage on the item detail, the Post
+Room's enter, trace paging, and `hall tui` on the command line."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from hallmark.core import items
+from textual.widgets import DataTable
+
+from .conftest import STAMP, make_app, run, settle, stream_lines, until
+
+
+def test_T_in_a_trace_takes_the_run_over_and_resumes_its_session(busy, tmp_path, monkeypatch):
+    repo, ids = busy
+    item = ids["review"]
+    worktree = items.fold_item(repo, item).worktree
+    lines = stream_lines(item, 1)
+    lines[0]["cwd"] = worktree
+    run_file = repo.paths.item_dir(item) / "runs" / f"{STAMP}-fix.jsonl"
+    run_file.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    marker = tmp_path / "claude-args"
+    fake = tmp_path / "fake-claude"
+    fake.write_text(f"#!/bin/sh\necho \"$@\" > {marker}\npwd >> {marker}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("HALL_CLAUDE", str(fake))
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            app.open_trace(run_file, item=item)
+            await settle(pilot)
+            assert app.screen.check_action("takeover", ()) is True
+            await pilot.press("T")
+            await settle(pilot)
+            assert await until(pilot, lambda: marker.exists())
+    run(go())
+    args, cwd = marker.read_text().splitlines()
+    assert args == f"--resume {lines[0]['session_id']}" and cwd == worktree
+    events = [e["event"] for e in items.item_events(repo, item)]
+    assert "taken_over" in events and items.fold_item(repo, item).state == "development"
+
+
+def test_triage_keys_on_the_item_detail(busy):
+    repo, ids = busy
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            app.open_item(ids["awaiting_you"])
+            await settle(pilot)
+            assert app.screen.check_action("pull_back", ()) is True
+            await pilot.press("r")
+            await settle(pilot)
+            assert "checks" in str(app.screen.query_one("#item-head").render())
+            await pilot.press("p")
+            await settle(pilot)
+            assert app.screen.check_action("pull_back", ()) is None  # development: nothing to pull back
+            await pilot.press("n")  # the next item waiting on you opens in its place
+            await settle(pilot)
+            assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id != ids["awaiting_you"]
+    run(go())
+    assert items.fold_item(repo, ids["awaiting_you"]).state == "development"
+
+
+def test_post_room_enter_opens_the_handoffs_item(busy):
+    repo, ids = busy
+    from hallmark.tui.screens.handoffs import HandoffsScreen
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            app.push_screen(HandoffsScreen())
+            await settle(pilot)
+            table = app.screen.query_one(DataTable)
+            assert table.get_row_at(0)[1] == ids["dropped"]  # newest first
+            await pilot.press("enter")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == ids["dropped"]
+    run(go())
+
+
+def test_trace_paging_and_top(busy):
+    repo, ids = busy
+    run_file = next((repo.paths.item_dir(ids["review"]) / "runs").glob("*.jsonl"))
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test(size=(80, 10)) as pilot:
+            await settle(pilot)
+            app.open_trace(run_file, item=ids["review"])
+            await settle(pilot)
+            view = app.screen.view
+            assert await until(pilot, lambda: view.scanned)
+            last = view.line_count - 1
+            assert view.cursor == last
+            await pilot.press("pageup")
+            assert view.cursor < last and not view.tail
+            await pilot.press("home")
+            assert view.cursor == 0 and view.scroll_y == 0
+            await pilot.press("pagedown")
+            assert view.cursor > 0
+            await pilot.press("end")
+            assert view.tail and view.cursor == last
+    run(go())
+
+
+def test_hall_tui_is_a_command_with_repo(hall, git_repo):
+    result = hall("tui", "--help", cwd=git_repo)
+    assert result.code == 0 and "--repo" in result.stdout
+    listed = hall("help", "--json", cwd=git_repo).json
+    assert any(c["command"] == "hall tui" for c in listed["commands"])
