@@ -47,7 +47,8 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     from . import push
 
     ship = config.get("ship") if isinstance(config.get("ship"), str) else ""
-    findings = push.analyze(command, push.Context(cwd, ship=ship))
+    protected = [str(paths.state_dir), str(paths.common_dir / "refs" / "notes"), str(paths.common_dir / "packed-refs")]
+    findings = push.analyze(command, push.Context(cwd, ship=ship, protected=protected))
     if not findings:
         return None
     actor = os.environ.get("HALL_ACTOR", "").strip()
@@ -55,6 +56,9 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
         if finding.kind == "note" and actor not in NOTE_WRITERS:
             return Gate("deny", f"{finding.detail}: hallmark notes are written only by Hallmark's assayer or "
                                 "shipper; reading notes is fine.", ["git notes --ref=hallmark show HEAD", "hall status"])
+        if finding.kind == "state" and actor not in NOTE_WRITERS:
+            return Gate("deny", f"{finding.detail}: Hallmark's journal and the hallmark notes are written only "
+                                "through hall; a hand-written line would forge the record.", ["hall status", "hall log"])
 
     pushes = [f for f in findings if f.kind == "push"]
     for finding in pushes:

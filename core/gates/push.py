@@ -110,8 +110,9 @@ class Context:
     """What the analysis may consult: the payload's cwd, the ship command and git config."""
 
     def __init__(self, cwd: str, ship: str = "", alias_lookup: Callable[..., str | None] | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, protected: list[str] | None = None) -> None:
         self.cwd = cwd
+        self.protected = [os.path.realpath(p) for p in (protected or [])]  # Hallmark's state, the notes refs
         self.ship = ship
         self._ship_prefixes: list[list[str]] | None = None
         self.alias_lookup = alias_lookup or git_config_alias
@@ -153,7 +154,7 @@ class Analyzer:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.findings: list[Finding] = []
-        self.walker = shell.Walker(self.command, self.problem)
+        self.walker = shell.Walker(self.command, self.problem, self.write)
 
     def run(self, text: str) -> list[Finding]:
         self.walker.source(text, self.ctx.cwd)
@@ -166,6 +167,26 @@ class Analyzer:
     def problem(self, problem: Problem) -> None:
         self.findings.append(Finding("strict", f"{problem.kind.replace('_', ' ')}: {problem.detail}", problem.source,
                                      self.ctx.cwd))
+
+    def write(self, target: Word, cwd: str | None, source: str) -> None:
+        """A write to a file (redirection, tee, cp, …): into Hallmark's state it is a forgery."""
+        if not self.ctx.protected:
+            return
+        if not target.literal:
+            if ".git/" in target.text:
+                self.findings.append(Finding("state", f"a write to a computed path {target.text!r}", source, cwd))
+            return
+        path = target.text
+        if not os.path.isabs(path):
+            path = os.path.join(cwd or self.ctx.cwd, path)
+        try:
+            real = os.path.realpath(path)
+        except ValueError:  # a NUL in the name: nothing can be written there
+            return
+        for root in self.ctx.protected:
+            if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+                self.findings.append(Finding("state", f"a write to {target.text}", source, cwd))
+                return
 
     def nested(self, text: str, cmd: Command, cwd: str | None, stdin: str | None = None) -> None:
         self.walker.source(text, cwd, cmd.depth + 1, stdin=stdin)
@@ -469,6 +490,24 @@ class Analyzer:
                     return
             if "/" in raw:
                 self.run_script(Word(raw), cmd, cwd, as_shell=None)
+            self.file_writes(name, args, cmd, cwd)
+
+    def file_writes(self, name: str, args: list[Word], cmd: Command, cwd: str | None) -> None:
+        """Commands that write or remove the files they name."""
+        if not self.ctx.protected:
+            return
+        operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
+        targets: list[Word] = []
+        if name in ("tee", "rm", "truncate", "touch", "shred", "unlink", "rmdir"):
+            targets = operands
+        elif name in ("cp", "mv", "install", "ln", "rsync") and operands:
+            targets = operands[-1:] + (operands[:-1] if name == "mv" else [])
+        elif name in ("sed", "perl") and any(w.literal and w.text.startswith("-i") for w in args):
+            targets = operands[1:]
+        elif name == "dd":
+            targets = [Word(w.text[3:], w.literal) for w in args if w.text.startswith("of=")]
+        for target in targets:
+            self.write(target, cwd, cmd.source)
 
     def run_shell(self, name: str, args: list[Word], cmd: Command, cwd: str | None, stdin: str | None) -> None:
         i = 0
@@ -524,7 +563,7 @@ class Analyzer:
                 data = handle.read(SCRIPT_LIMIT + 1)
         except FileNotFoundError:
             return  # nothing to run: the shell fails on its own
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in the name
             if as_shell:
                 self.add("strict", f"a script that cannot be read: {word.text}", cmd, cwd)
             return

@@ -133,9 +133,9 @@ def _ansi_c(body: str) -> str:
     def one(match: re.Match[str]) -> str:
         code = match.group(1)
         head = code[0]
-        if head in "xuU":
+        if head in "xuU" and len(code) > 1:
             return chr(int(code[1:], 16)) if int(code[1:], 16) < 0x110000 else ""
-        if head.isdigit():
+        if head in "01234567":
             return chr(int(code, 8) & 0xFF)
         if head == "c":
             return chr(ord(code[1]) & 0x1F)
@@ -182,9 +182,22 @@ UNKNOWN = "\x00dynamic"  # stdin or a value the shell computes at run time
 class Walker:
     """Walks bash source and reports every simple command and every problem."""
 
-    def __init__(self, on_command: Callable[[Command], None], on_problem: Callable[[Problem], None]) -> None:
+    def __init__(self, on_command: Callable[[Command], None], on_problem: Callable[[Problem], None],
+                 on_write: Callable[[Word, str | None, str], None] | None = None) -> None:
         self.on_command = on_command
         self.on_problem = on_problem
+        self.on_write = on_write  # (target, cwd, source) for every output redirection
+
+    def _redirect(self, node, state: dict) -> None:
+        """Report where an output redirection writes (`>`, `>>`, `>|`, `&>`, `<>`)."""
+        if self.on_write is None or node.type != "file_redirect":
+            return
+        ops = [c.type for c in node.children if not c.is_named]
+        if not any(op in (">", ">>", ">|", "&>", "&>>", "<>") for op in ops):
+            return
+        targets = [c for c in node.named_children if c.type != "file_descriptor"]
+        if targets:
+            self.on_write(word_value(targets[-1]), state.get("cwd"), _text(node))
 
     # entry point, also used for nested sources (sh -c, eval, heredocs read by a shell, aliases)
     def source(self, text: str, cwd: str | None, depth: int = 0, env: dict[str, str] | None = None,
@@ -265,6 +278,7 @@ class Walker:
                     stdin = val.text + "\n" if val.literal else None
             elif kind in ("file_redirect", "heredoc_redirect"):
                 self._subs(child, state, depth, env)
+                self._redirect(child, state)
             elif child.is_named:
                 self._subs(child, state, depth, env)
                 words.append(word_value(child))
@@ -293,6 +307,7 @@ class Walker:
         body = node.child_by_field_name("body")
         heredocs: list[tuple[int, str]] = []
         continuation: list = []
+        redirects: list = []
         for child in node.children:
             if child is body or child == body:
                 continue
@@ -311,6 +326,7 @@ class Walker:
                         continuation.append(("after", part))
                     elif part.type == "file_redirect":
                         self._subs(part, state, depth, env)
+                        self._redirect(part, state)
                 heredocs.append((child.start_byte, text))
             elif child.type == "herestring_redirect":
                 self._subs(child, state, depth, env)
@@ -320,6 +336,7 @@ class Walker:
                     heredocs.append((child.start_byte, val.text + "\n" if val.literal else UNKNOWN))
             else:
                 self._subs(child, state, depth, env)
+                redirects.append(child)
         if body is None:
             return
         piped = [c for c in continuation if not isinstance(c, tuple)]
@@ -337,6 +354,8 @@ class Walker:
         else:
             fed = heredocs[-1][1] if heredocs else stdin
             self._node(body, state, depth, env, fed)
+        for redirect in redirects:  # after the body: `cd x && echo > f` writes f inside x
+            self._redirect(redirect, state)
         for part in later:
             self._node(part, state, depth, env)
 

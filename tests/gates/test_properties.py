@@ -71,4 +71,15 @@ def test_shell_split_round_trips_quoted_words(words):
 @given(st.text(max_size=120))
 def test_the_analysis_never_raises(text):
     findings = analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
-    assert all(f.kind in ("push", "note", "commit", "stage", "strict") for f in findings)
+    assert all(f.kind in ("push", "note", "commit", "stage", "strict", "state") for f in findings)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab gitpush$`'\"\\(){}[]|&;<>\n#=*?~!%-./0123456789x\x00é", max_size=100))
+def test_the_analysis_never_raises_on_shell_soup(text):
+    analyze(text, Context("/tmp", alias_lookup=lambda *a: None, protected=["/tmp/.git/hallmark"]))
+
+
+def test_found_by_fuzzing():
+    for text in ("$'\\9'", "$'\\x'", "$'\\u'", "bash 'a\x00b'", "echo > 'a\x00'", "source $'\\0'"):
+        analyze(text, Context("/tmp", alias_lookup=lambda *a: None, protected=["/tmp/.git/hallmark"]))

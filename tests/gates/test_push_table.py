@@ -125,6 +125,14 @@ TABLE: list[tuple[str, str, str]] = [
     ("git notes prune", D, "wt"), ("git update-ref refs/notes/hallmark abc123", D, "wt"),
     ("git update-ref -d refs/notes/hallmark", D, "wt"), ("git update-ref --stdin", D, "wt"),
     ("git notes add -m x", D, "main"), ("bash -c 'git notes --ref=hallmark add -m x'", D, "wt"),
+    # writing Hallmark's state or the notes refs by hand (a forged journal line or note)
+    ("echo '{}' >> .git/hallmark/items/H-0001/events.jsonl", D, "main"),
+    ("cp /tmp/x .git/refs/notes/hallmark", D, "main"), ("tee -a .git/hallmark/events.jsonl < /tmp/x", D, "main"),
+    ("printf x > .git/packed-refs", D, "main"), ("sed -i s/a/b/ .git/hallmark/items/H-0001/events.jsonl", D, "main"),
+    ("rm -rf .git/hallmark", D, "main"), ("cd .git && echo x >> hallmark/events.jsonl", D, "main"),
+    ("bash -c 'echo x > .git/hallmark/cache/config.json'", D, "main"),
+    ("echo x > /tmp/out.txt", P, "main"), ("cat .git/hallmark/events.jsonl", P, "main"),
+    ("cp .git/hallmark/events.jsonl /tmp/", P, "main"), ("echo x > notes.txt", P, "wt"),
     # strict mode in a worktree: what cannot be followed
     ("$(echo git) push", D, "wt"), ("`echo git` push", D, "wt"), ("$GIT push", D, "wt"), ("${CMD} origin", D, "wt"),
     ("git frobnicate", D, "wt"), ("git $SUB", D, "wt"), ("gh issue create --title x", D, "wt"),
