@@ -38,8 +38,26 @@ def entries(repo: Repo) -> list[dict[str, Any]]:
                                 f"hold:{view.id}", [f'hall retry {view.id} --reason "…"', f"hall log {view.id}"]))
     for extra in _extra_sources(repo):
         found.append(extra)
+    stopped = _daemon_stopped()
+    if stopped and not any(e["key"] == stopped["key"] for e in found):
+        found.append(stopped)
     found.sort(key=lambda e: e["since"] or "")
     return found
+
+
+def _daemon_stopped() -> dict[str, Any] | None:
+    """A daemon that should run but has no heartbeat, derived on every read (no daemon needed)."""
+    try:
+        from .loop.daemon import read_state, status
+    except ImportError:  # pragma: no cover - the loop is part of the package
+        return None
+    info = status()
+    if not info.get("stale"):
+        return None
+    key = f"daemon:stopped:{read_state().get('started', '')}"
+    since = info.get("heartbeat") or info.get("started") or ""
+    return _entry("daemon stopped", None, since, f"The daemon has no heartbeat since {since or 'it started'}.",
+                  key, ["hall daemon start", "hall daemon status"])
 
 
 def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
