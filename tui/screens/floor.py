@@ -26,6 +26,7 @@ class FloorData:
     floor: rooms.Floor
     handoffs: list[dict[str, Any]] = field(default_factory=list)
     complete: bool = True  # False: the rooms only (first paint); the rest follows
+    inbox: int = 0  # entries in your inbox (questions, ready?, escalations, holds)
 
 
 def load_rooms(repo: Repo) -> FloorData:
@@ -59,7 +60,8 @@ def load_extras(repo: Repo, data: FloorData) -> FloorData:
             floor.library_pending = len(library.pending(repo))
         except Exception:  # noqa: BLE001 - the Library room says "unavailable" rather than failing the floor
             floor.library_pending = None
-    return FloorData(floor, handoffs[-6:], complete=True)
+    waiting = len(inbox.visible(repo))
+    return FloorData(floor, handoffs[-6:], complete=True, inbox=waiting)
 
 
 def load_floor(repo: Repo) -> FloorData:
@@ -99,6 +101,10 @@ class RoomBox(Widget, can_focus=True):
                 if counts:
                     counts.append("  ")
                 counts.append(f"{states.SYMBOLS[state]} {n} {rooms.STATE_WORDS[state]}")
+            if counts.cell_len > width:  # narrow: symbol and count, the word only for the first
+                counts = Text("  ".join(f"{states.SYMBOLS[s]} {sum(1 for v in self.items if v.state == s)}"
+                                        f"{' ' + rooms.STATE_WORDS[s] if i == 0 else ''}"
+                                        for i, s in enumerate(self.room.states)))
             lines.append(counts)
         for line in self.extra:
             lines.append(Text(line, style="dim"))
@@ -180,8 +186,10 @@ class FloorScreen(HallScreen):
                     extra.append("memory store not available")
                 else:
                     extra.append(f"{floor.library_pending} learning{'s' if floor.library_pending != 1 else ''} to review")
+            elif room.key == "office" and data.complete and data.inbox:
+                extra.append(f"✉ {data.inbox} in your inbox (i)")
             elif room.key == "front_desk":
-                extra.append("arrivals of the last day")
+                extra.append("new in the last day")
             box.set_content(floor.rooms.get(room.key, []), stuck, extra)
         parts = []
         if floor.daemon_stopped:
