@@ -27,7 +27,7 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "
 _PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,-]+(?:[ \t]+[A-Za-z0-9_./:=@%+,-]+)*")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
                        "until", "do", "done", "in", "function", "time", "coproc", "{", "}", "[[", "]]", "!"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # NAME=value and NAME+=value
 
 
 class Word:
@@ -214,7 +214,7 @@ class Walker:
             cmd_env = dict(env or {})
             while words and _ASSIGNMENT.match(words[0].text) and len(words) > 0:
                 name, _, value = words[0].text.partition("=")
-                cmd_env[name] = value
+                cmd_env[name.rstrip("+")] = value
                 words = words[1:]
             if words:
                 self.on_command(Command(words, cmd_env, cwd, stdin, text, depth))

@@ -48,7 +48,7 @@ TABLE: list[tuple[str, str, str]] = [
     ("test -d . && git push", D, "wt"), ("echo $((1+2)) && git push", D, "wt"),
     # leading cd, assignments, keywords
     ("cd /tmp && git push", D, "wt"), ("cd .. && cd - && git push", D, "wt"), ("FOO=1 git push", D, "wt"),
-    ("A=1 B=2 git push", D, "wt"), ("GIT_TRACE=1 git push origin main", D, "wt"), ("time git push", D, "wt"),
+    ("A=1 B=2 git push", D, "wt"), ("a+=1 git push", D, "wt"), ("PATH+=:/x git push", D, "wt"), ("GIT_TRACE=1 git push origin main", D, "wt"), ("time git push", D, "wt"),
     ("time -p git push", D, "wt"), ("export X=1; git push", D, "wt"),
     # git global options
     ("git -C . push", D, "wt"), ("git -C /tmp push", D, "wt"), ("git -c user.name=x push", D, "wt"),
