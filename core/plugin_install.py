@@ -358,3 +358,7 @@ def _first_command(hooks_file: Path) -> str:
             for handler in group.get("hooks", []):
                 return handler.get("command", "")
     return ""
+
+
+if __name__ == "__main__":  # regenerate plugin/schemas/ after a model changes
+    print(write_schemas(package_plugin_dir() / "schemas"))
