@@ -458,21 +458,20 @@ def record_usage(repo: Any, lids: list[str], *, item: str | None = None, contrad
     return {"used": [parse_id(x) for x in lids], "retirement_proposed": proposed}
 
 
-def propose_retirements(repo: Any, actor: str = "librarian") -> list[str]:
-    """Accepted learnings unused for `retire_after` (default 90d) are proposed for retirement."""
+def last_used(repo: Any) -> dict[str, str]:
+    """When each learning was last used by a verdict: {id: stamp} (ids never used are absent)."""
     from .. import journal
 
-    horizon = clock.parse_duration(_config(repo).get("retire_after") or "90d")
     store = store_of(repo)
-    last_used: dict[str, str] = {}
+    found: dict[str, str] = {}
 
     def used(lid: str, when: str) -> None:
         try:
             lid = parse_id(lid)
         except HallError:
             return
-        if when > last_used.get(lid, ""):
-            last_used[lid] = when
+        if when > found.get(lid, ""):
+            found[lid] = when
 
     for event in journal.read(store.root / "usage.jsonl").events:
         if event.get("event") == "learning_used":
@@ -483,12 +482,19 @@ def propose_retirements(repo: Any, actor: str = "librarian") -> list[str]:
             if event.get("event") == "verdict":
                 for lid in event.get("learnings_used") or []:
                     used(str(lid), event["t"])
+    return found
+
+
+def propose_retirements(repo: Any, actor: str = "librarian") -> list[str]:
+    """Accepted learnings unused for `retire_after` (default 90d) are proposed for retirement."""
+    horizon = clock.parse_duration(_config(repo).get("retire_after") or "90d")
+    used_at = last_used(repo)
     now = clock.now()
     out = []
     for learning in list_learnings(repo):
         if learning.status not in ACTIVE or learning.retire_proposal:
             continue
-        since = last_used.get(learning.id) or learning.updated or learning.created
+        since = used_at.get(learning.id) or learning.updated or learning.created
         if (now - clock.parse_time(since)).total_seconds() >= horizon:
             days = int(horizon // 86400)
             propose_retirement(repo, learning.id, f"not used by any review for {days} days", actor=actor)
