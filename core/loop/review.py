@@ -127,8 +127,8 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
         parts += ["(none of the configured rule files exist on the base branch)", ""]
     briefing = library_briefing(repo, cwd, git.merge_base(cwd, base, sha) or base, sha, view.title)
     if briefing:
-        parts += ["## Library briefing (accepted learnings; name the ones you use in `learnings_used`)", "",
-                  briefing.rstrip(), ""]
+        parts += ["## Library briefing (accepted learnings; name the ones you use in `learnings_used` and any",
+                  "this change shows to be wrong in `learnings_contradicted`)", "", briefing.rstrip(), ""]
     if since:
         changed = _diff(repo, cwd, since, sha).rstrip() if since != sha else ""
         parts += [f"## What changed since the last reviewed commit {since[:12]}", "",
@@ -213,8 +213,10 @@ def apply_verdict(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor:
     decision = "approve" if not blocking else "changes_requested"
     items.record(repo, item_id, "verdict", actor=actor, sha=view.sha, round=view.round, decision=decision,
                  summary=verdict.summary, findings=new, still_open=list(verdict.still_open),
-                 learnings_used=list(verdict.learnings_used), model=model, run=run, human_override=human,
-                 blocking=blocking)
+                 learnings_used=list(verdict.learnings_used),
+                 learnings_contradicted=list(verdict.learnings_contradicted), model=model, run=run,
+                 human_override=human, blocking=blocking)
+    record_learnings(repo, item_id, verdict, actor=actor)
     if not blocking:
         note = strike(repo, view, model=model, open_findings=open_ids, actor=actor)
         view = items.transition(repo, item_id, "hallmarked", actor=actor, sha=view.sha, round=view.round,
@@ -228,6 +230,37 @@ def apply_verdict(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor:
     view = items.transition(repo, item_id, "changes_requested", actor=actor, sha=view.sha, round=view.round,
                             open_findings=len(open_ids))
     return {"item": item_id, "outcome": "changes_requested", "open_findings": open_ids, "state": view.state}
+
+
+def record_learnings(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor: str) -> dict[str, Any]:
+    """Tell the Library which learnings the verdict used (their last use) and which it contradicted
+    (proposed for retirement, for a person to decide). One id at a time, so a bad or unknown id
+    costs only itself; what fails is a notice and never changes the verdict."""
+    done: dict[str, Any] = {"used": [], "retirement_proposed": [], "failed": []}
+    if not verdict.learnings_used and not verdict.learnings_contradicted:
+        return done
+    try:
+        from ..memory import api as library
+    except ImportError:  # pragma: no cover - the memory store is part of the package
+        return done
+    work = [(lid, False) for lid in dict.fromkeys(verdict.learnings_used)]
+    work += [(lid, True) for lid in dict.fromkeys(verdict.learnings_contradicted)]
+    for lid, contradicted in work:
+        try:
+            if contradicted:
+                answer = library.record_usage(repo, [], item=item_id, contradicted=[lid], actor=actor)
+                done["retirement_proposed"] += answer.get("retirement_proposed") or []
+            else:
+                done["used"] += library.record_usage(repo, [lid], item=item_id, actor=actor).get("used") or []
+        except Exception as exc:  # noqa: BLE001 - the Library is advice: a verdict stands without it
+            why = exc.message if isinstance(exc, HallError) else repr(exc)
+            done["failed"].append({"id": lid, "contradicted": contradicted, "why": why})
+    if done["failed"]:
+        names = ", ".join(f["id"] for f in done["failed"])
+        items.record(repo, item_id, "notice", actor=actor, kind="library",
+                     text=f"The verdict named learnings the Library could not record ({names}): "
+                          f"{done['failed'][0]['why']}")
+    return done
 
 
 def strike(repo: Repo, view: states.ItemView, *, model: str, open_findings: list[str], actor: str) -> dict[str, Any]:

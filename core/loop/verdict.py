@@ -53,6 +53,9 @@ class Verdict(BaseModel):
     still_open: list[str] = Field(default_factory=list,
                                   description="ids (F-3) of earlier findings that this commit does not resolve")
     learnings_used: list[str] = Field(default_factory=list, description="ids of Library learnings the review relied on")
+    learnings_contradicted: list[str] = Field(
+        default_factory=list,
+        description="ids of Library learnings this change shows to be wrong (proposed for retirement, never removed)")
 
     def blocking(self, earlier: list[dict[str, Any]] | None = None) -> list[str]:
         """Why this verdict cannot approve (empty means approve)."""
