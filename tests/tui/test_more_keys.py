@@ -114,3 +114,20 @@ def test_hall_tui_is_a_command_with_repo(hall, git_repo):
     assert result.code == 0 and "--repo" in result.stdout
     listed = hall("help", "--json", cwd=git_repo).json
     assert any(c["command"] == "hall tui" for c in listed["commands"])
+
+
+def test_a_click_focuses_a_room_and_a_double_click_opens_it(busy):
+    repo, ids = busy
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await pilot.click("#room-repair")
+            await pilot.pause()
+            assert app.screen.focused_room().room.key == "repair"
+            await pilot.double_click("#room-repair")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "BoardScreen" and app.screen.room == "repair"
+            assert [v.id for v in app.screen.data.views] == [ids["fixing"]]
+    run(go())

@@ -90,6 +90,12 @@ class RoomBox(Widget, can_focus=True):
             self.border_subtitle = f"⚠ {flagged} stuck · {self.border_subtitle}"
         self.refresh()
 
+    def on_click(self, event: events.Click) -> None:
+        """A click focuses a room (Textual does that); a double click opens it."""
+        if event.chain >= 2:
+            self.focus()
+            self.screen.action_open_room()  # type: ignore[attr-defined]
+
     def render(self) -> Text:
         height = max(1, self.content_size.height)
         width = max(4, self.content_size.width)
