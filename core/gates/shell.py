@@ -93,13 +93,37 @@ def plain_split(text: str) -> list[str] | None:
 _PARSER = None
 
 
+def _bash_language():
+    """tree_sitter_bash's compiled grammar, loaded without the package's __init__ (which imports
+    importlib.resources, and with it tempfile: ~6 ms the hook does not need)."""
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        found = importlib.util.find_spec("tree_sitter_bash")
+        for folder in (found.submodule_search_locations or []) if found else []:
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                candidate = os.path.join(folder, "_binding" + suffix)
+                if os.path.isfile(candidate):
+                    loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", candidate)
+                    spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", candidate,
+                                                                  loader=loader)
+                    module = importlib.util.module_from_spec(spec)
+                    loader.exec_module(module)
+                    return module.language()
+    except Exception:  # noqa: BLE001 - any surprise: the ordinary import below
+        pass
+    import tree_sitter_bash
+
+    return tree_sitter_bash.language()
+
+
 def _parser():
     global _PARSER
     if _PARSER is None:
         import tree_sitter
-        import tree_sitter_bash
 
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(_bash_language()))
     return _PARSER
 
 
