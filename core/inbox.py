@@ -47,14 +47,13 @@ def entries(repo: Repo) -> list[dict[str, Any]]:
 
 def _daemon_stopped() -> dict[str, Any] | None:
     """A daemon that should run but has no heartbeat, derived on every read (no daemon needed)."""
-    try:
-        from .loop.daemon import read_state, status
-    except ImportError:  # pragma: no cover - the loop is part of the package
+    from .loop.daemon_state import liveness, read_state
+
+    data = read_state()
+    info = liveness(data)
+    if not info["stale"]:
         return None
-    info = status()
-    if not info.get("stale"):
-        return None
-    key = f"daemon:stopped:{read_state().get('started', '')}"
+    key = f"daemon:stopped:{data.get('started', '')}"
     since = info.get("heartbeat") or info.get("started") or ""
     return _entry("daemon stopped", None, since, f"The daemon has no heartbeat since {since or 'it started'}.",
                   key, ["hall daemon start", "hall daemon status"])

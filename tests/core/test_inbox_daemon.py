@@ -3,7 +3,7 @@
 import json
 
 from hallmark.core import inbox
-from hallmark.core.loop import daemon
+from hallmark.core.loop import daemon_state as daemon
 
 
 def test_a_dead_daemon_that_should_run_is_in_the_inbox(hall_repo):
