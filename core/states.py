@@ -29,6 +29,7 @@ from .transitions import (  # noqa: F401 - re-exported: the table lives there, i
     TERMINAL,
     TRANSITIONS,
     allowed_actions,
+    carries_hallmark,
     target,
 )
 
@@ -162,7 +163,9 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
 
 
 def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
-    if name == "held":
+    if name == "rebased" and carries_hallmark(view.state, event):
+        view.hallmark_sha = view.sha = str(event["sha"])
+    elif name == "held":
         view.hold = str(event.get("kind", "hold"))
         view.hold_reason = str(event.get("reason", ""))
         view.hold_since = str(event.get("t", ""))

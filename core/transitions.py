@@ -84,3 +84,13 @@ def target(state: str, action: str) -> str | None:
 
 def allowed_actions(state: str) -> list[str]:
     return [action for action, moves in TRANSITIONS.items() if state in moves]
+
+
+CARRYING_ACTORS = frozenset({"shipper", "assayer"})
+
+
+def carries_hallmark(state: str, event: dict) -> bool:
+    """A clean rebase of a hallmarked commit by the shipper carries the approval to the new SHA."""
+    sha = event.get("sha")
+    return (state == HALLMARKED and event.get("carried") is True and event.get("actor") in CARRYING_ACTORS
+            and isinstance(sha, str) and bool(sha))

@@ -17,7 +17,7 @@ import json
 import os
 
 from .. import journal
-from ..transitions import CREATION_EVENTS, ESCALATED, TERMINAL, TRANSITIONS
+from ..transitions import CREATION_EVENTS, ESCALATED, TERMINAL, TRANSITIONS, carries_hallmark
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,6 +72,8 @@ def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
             continue
         if name == "held":
             view["hold"] = str(event.get("kind", "hold"))
+        elif name == "rebased" and carries_hallmark(view["state"], event):
+            view["hallmark_sha"] = view["sha"] = str(event["sha"])
         elif name == "released":
             view["hold"] = ""
         elif name == "session_bound":
