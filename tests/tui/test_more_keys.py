@@ -131,3 +131,42 @@ def test_a_click_focuses_a_room_and_a_double_click_opens_it(busy):
             assert type(app.screen).__name__ == "BoardScreen" and app.screen.room == "repair"
             assert [v.id for v in app.screen.data.views] == [ids["fixing"]]
     run(go())
+
+
+def test_vim_keys_in_lists_and_tables(busy):
+    repo, ids = busy
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            app.open_item(ids["review"])
+            await settle(pilot)
+            journal = app.screen.query_one("#journal", DataTable)
+            await pilot.press("G")
+            assert journal.cursor_row == journal.row_count - 1
+            await pilot.press("g")
+            assert journal.cursor_row == 0
+            await pilot.press("j", "j", "k")
+            assert journal.cursor_row == 1
+            await pilot.press("question_mark")
+            await pilot.pause()
+            help_table = app.screen.query_one(DataTable)
+            await pilot.press("G")
+            assert help_table.cursor_row == help_table.row_count - 1
+            await pilot.press("q")  # closes the help, not the app
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ItemScreen"
+    run(go())
+
+
+def test_escape_quits_from_the_setup_screens(git_repo, tmp_path, at):
+    for where in (git_repo, tmp_path):
+        async def go(where=where):
+            app = make_app(where)
+            async with app.run_test() as pilot:
+                await pilot.pause()
+                await pilot.press("escape")
+                await pilot.pause()
+                assert app._exit  # the app is exiting
+        run(go())

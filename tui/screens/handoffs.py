@@ -17,6 +17,7 @@ from .base import HallScreen
 
 
 class HandoffsScreen(HallScreen):
+    AUTO_FOCUS = "#handoffs"
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="handoffs.back")]
 
     def compose(self) -> ComposeResult:

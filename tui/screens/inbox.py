@@ -26,6 +26,7 @@ class InboxData:
 
 
 class InboxScreen(HallScreen):
+    AUTO_FOCUS = "#entries"
     BINDINGS = [
         Binding("enter", "act", "Act", id="inbox.act"),
         Binding("D", "dismiss_entry", "Dismiss", id="inbox.dismiss"),

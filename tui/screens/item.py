@@ -78,6 +78,7 @@ class ItemData:
 
 
 class ItemScreen(TriageActions, HallScreen):
+    AUTO_FOCUS = "#journal"
     BINDINGS = [
         *TRIAGE_BINDINGS,
         Binding("enter", "expand", "Expand / open", id="item.enter"),

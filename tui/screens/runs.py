@@ -48,6 +48,7 @@ def started(stamp: str) -> str:
 
 
 class RunsScreen(HallScreen):
+    AUTO_FOCUS = "#runs-table"
     BINDINGS = [Binding("enter", "open_run", "Open trace", id="runs.open")]
 
     def __init__(self) -> None:

@@ -97,6 +97,7 @@ def budget_lines(status: dict[str, Any]) -> list[str]:
 
 
 class UsageScreen(HallScreen):
+    AUTO_FOCUS = "#usage-item"
     BINDINGS = [Binding("tab", "next_tab", "Next table", id="usage.tab")]
 
     def compose(self) -> ComposeResult:
