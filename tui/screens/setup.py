@@ -43,7 +43,7 @@ class NotInitialisedScreen(Screen):
     def compose(self) -> ComposeResult:
         with Center(), Vertical(classes="setup-box"):
             yield Static("? Hallmark is not set up in this repository", classes="setup-title")
-            yield Static(f"The repository in {self.root.name!r}.\n\n"
+            yield Static(f"Repository: {self.root.name}\n\n"
                          "`hall init` creates the state directory in .git/hallmark, writes a\n"
                          ".hallmark.toml with the gates it detects, and adds the Hallmark section\n"
                          "to CLAUDE.md. Nothing else in the repository changes.", markup=False)
