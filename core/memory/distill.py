@@ -6,7 +6,8 @@ verdicts, the escalation answers and the failures captured during the work. It a
 structured output (LEARNINGS_SCHEMA). Every learning it returns is PROPOSED through the same
 verb as any other proposal (secret scan, tombstones, merging), by the actor "librarian": nothing
 it says reaches a prompt until a person accepts it. A run that fails or returns no structured
-output proposes nothing and says so.
+output proposes nothing and says so. Each distillation is recorded in the item's journal
+(`distilled`), so the daemon's librarian does not distil an item twice.
 """
 
 from __future__ import annotations
@@ -107,11 +108,11 @@ def distill(repo: Any, item_id: str) -> dict[str, Any]:
     if not result.ok:
         reply.update(failed=result.failure, message=f"The librarian's run failed ({result.failure}); nothing was proposed.")
         reply["_exit"] = 1
-        return reply
+        return _recorded(repo, item_id, reply, rate_limited=result.rate_limited)
     output = result.structured_output
     if not isinstance(output, dict) or not isinstance(output.get("learnings"), list):
         reply["message"] = "The librarian's run returned no structured output; nothing was proposed."
-        return reply
+        return _recorded(repo, item_id, reply)
     for entry in output["learnings"]:
         if not isinstance(entry, dict):
             continue
@@ -136,4 +137,13 @@ def distill(repo: Any, item_id: str) -> dict[str, Any]:
     reply["retirement_proposed"] += api.propose_retirements(repo, actor="librarian")
     reply["message"] = (f"The librarian proposed {len(reply['proposed'])} learnings; they wait for a person "
                         "(hall library review).")
+    return _recorded(repo, item_id, reply)
+
+
+def _recorded(repo: Any, item_id: str, reply: dict[str, Any], *, rate_limited: bool = False) -> dict[str, Any]:
+    """One `distilled` event in the item's journal: the run, what was proposed, why it failed."""
+    journal.append(repo.paths.item_journal(item_id), "distilled", item=item_id, actor="librarian", run=reply["run"],
+                   proposed=[p["id"] for p in reply["proposed"] if p.get("id")],
+                   retirement_proposed=list(reply["retirement_proposed"]), skipped=len(reply["skipped"]),
+                   failed=reply.get("failed"), rate_limited=rate_limited)
     return reply
