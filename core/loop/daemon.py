@@ -1,9 +1,11 @@
-"""The daemon: passes over every registered repo — watchman, assayer (checks, review), fixer, shipper.
+"""The daemon: passes over every registered repo — watchman, assayer (checks, review), fixer,
+shipper, librarian.
 
 Each item is worked by one worker at a time (a lease). A pass first records what the journal owes:
 expired question defaults, runs that died (recorded as failed, so the next step retries them),
-stuck items. The daily budget pauses the model workers (checks and shipping go on). Stopping is a
-flag in the state file (`<user data dir>/daemon.json`), so it works the same everywhere.
+stuck items. Last, the librarian distils one closed item (librarian.py). The daily budget pauses
+the model workers (checks and shipping go on). Stopping is a flag in the state file (`<user data dir>/daemon.json`),
+so it works the same everywhere.
 `run(until_idle=True)` runs passes in the foreground until a pass finds no work.
 """
 
@@ -23,14 +25,15 @@ from .. import atomic, clock, items, journal, states
 from ..errors import HallError
 from ..paths import user_data_dir
 from ..repo import Repo, open_repo
-from . import budget, leases, runs
+from . import budget, leases, librarian, runs
 
 HEARTBEAT_STALE_S = 300
 HEARTBEAT_EVERY_S = 30.0
 DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
-IDLE_OUTCOMES = frozenset({"question_defaulted", "error"})  # not progress: --until-idle may stop
+# not progress: --until-idle may stop
+IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "distill_paused"})
 
 
 def state_path() -> Path:
@@ -210,7 +213,23 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
             done.append(result)
         finally:
             leases.release(repo, view.id, lease["holder"])
+    done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
     return done
+
+
+def _followup(repo: Repo, worker: str, work: Callable[[], list[dict[str, Any]]],
+              log: Callable[[str], None] | None) -> list[dict[str, Any]]:
+    """The librarian (and later workers) run beside the item steps: their surprises are a notice, never a stop."""
+    try:
+        steps = work()
+    except Exception as exc:  # noqa: BLE001 - one worker's failure must not stop the pass
+        text = f"{exc.code}: {exc.message}" if isinstance(exc, HallError) else f"internal error: {exc!r}"
+        items.record(repo, None, "notice", actor=worker, kind="loop_error", text=f"{worker}: {text}")
+        return [{"item": None, "outcome": "error", "step": worker, "error": text}]
+    if log:
+        for step in steps:
+            log(f"{repo.root.name} {step.get('item') or step.get('qid') or ''}: {worker} ({step.get('outcome')})")
+    return steps
 
 
 def _runner_timeout(repo: Repo) -> float:

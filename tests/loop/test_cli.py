@@ -103,17 +103,20 @@ def test_next_claims_with_a_lease_and_answers_claimed(loop_repo, ready_item, hal
 
 
 def test_usage_and_budget_report_the_runs(loop_repo, ready_item, scenario, kit, hall):
-    scenario({"review": [dict(kit.approve(), usage={"input_tokens": 1200, "output_tokens": 34})]})
+    scenario({"review": [dict(kit.approve(), usage={"input_tokens": 1200, "output_tokens": 34})],
+              "librarian": [{"usage": {"input_tokens": 0, "output_tokens": 0}}]})  # it distils the closed item
     item_id = ready_item()
     kit.run_loop(loop_repo)
     r = hall("usage", "--by", "role", cwd=loop_repo.root)
     assert r.code == 0
-    (row,) = r.json["rows"]
+    rows = {row["key"]: row for row in r.json["rows"]}
+    assert set(rows) == {"review", "librarian"} and rows["librarian"]["runs"] == 1
+    row = rows["review"]
     assert row["key"] == "review" and row["input_tokens"] == 1200 and row["output_tokens"] == 34
     assert row["runs"] == 1 and row["standin_runs"] == 1 and r.json["total"]["cost_usd"] == 0
     assert hall("usage", "--by", "item", cwd=loop_repo.root).json["rows"][0]["key"] == item_id
     assert hall("usage", "--by", "room", cwd=loop_repo.root).json["rows"][0]["key"] == "Assay Office"
-    assert hall("usage", "--since", "1d", cwd=loop_repo.root).json["total"]["runs"] == 1
+    assert hall("usage", "--since", "1d", cwd=loop_repo.root).json["total"]["runs"] == 2
     r = hall("usage", "--by", "week", cwd=loop_repo.root)
     assert r.code == 2
     r = hall("budget", cwd=loop_repo.root)
