@@ -27,6 +27,10 @@ passed, as the real CLI does).
 A fix step: {"edits": [{"file", "append"|"write"|"remove_lines_containing"}], "message": "…",
 "fixed": ["F-1"], "dispute": {"F-2": "reason"}, "commit": true, "no_submit": false, "commands": [...]}.
 `HALL_STANDIN_PACE` (seconds between lines, default 0.05) sets the pace; tests set 0.
+`--resume <id>` continues that session as the real CLI does: the stream keeps the session id, the
+role is "dev" unless --agent says otherwise, and the first words repeat the message it was resumed
+with. A step with "no_conversation": true answers like a session id the CLI does not know
+(`No conversation found with session ID: …` on stderr, exit 1, no stream).
 """
 
 from __future__ import annotations
@@ -414,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     prompt = " ".join(args.prompt)
     if not prompt and not sys.stdin.isatty():
         prompt = sys.stdin.read()
-    role = role_of(args.agent, prompt)
+    role = "dev" if args.resume and not args.agent else role_of(args.agent, prompt)
     try:
         step, scenario_pace = scenario_step(role, prompt)
     except (OSError, ValueError) as exc:
@@ -424,7 +428,12 @@ def main(argv: list[str] | None = None) -> int:
     pace = float(pace_env) if pace_env not in (None, "") else (float(scenario_pace) if scenario_pace is not None else 0.05)
     if step.get("sleep"):
         time.sleep(float(step["sleep"]))
+    if args.resume and step.get("no_conversation"):
+        sys.stderr.write(f"No conversation found with session ID: {args.resume}\n")
+        return 1
     stream = Stream(pace, step.get("die_after_lines"))
+    if args.resume:
+        stream.session_id = args.resume  # with --resume the same session_id is reused
     cwd = Path.cwd()
     started = time.monotonic()
     stream.emit({
@@ -436,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
         "plugins": [{"name": "hallmark", "path": d} for d in args.plugin_dir], "uuid": str(uuid.uuid4()),
     })
     model = Model(stream, cwd)
+    if args.resume:
+        model.say(f"Resumed session {args.resume} with: {prompt}")
     structured = None
     if role == "review":
         structured = do_review(model, step, prompt)
