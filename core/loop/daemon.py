@@ -1,10 +1,11 @@
-"""The daemon: passes over every registered repo — watchman, assayer (checks, review), fixer,
+"""The daemon: passes over every registered repo — watchman, resume, assayer (checks, review), fixer,
 shipper, librarian.
 
 Each item is worked by one worker at a time (a lease). A pass first records what the journal owes:
-expired question defaults, runs that died (recorded as failed, so the next step retries them),
-stuck items. Last, the librarian distils one closed item (librarian.py). The daily budget pauses
-the model workers (checks and shipping go on). Stopping is a flag in the state file (`<user data dir>/daemon.json`),
+expired question defaults, answers owed to the sessions that asked (resumed headless, once; see
+resume.py), runs that died (recorded as failed, so the next step retries them), stuck items. Last,
+the librarian distils one closed item (librarian.py). The daily budget pauses the model workers
+(checks and shipping go on). Stopping is a flag in the state file (`<user data dir>/daemon.json`),
 so it works the same everywhere.
 `run(until_idle=True)` runs passes in the foreground until a pass finds no work.
 """
@@ -25,7 +26,7 @@ from .. import atomic, clock, items, journal, states
 from ..errors import HallError
 from ..paths import user_data_dir
 from ..repo import Repo, open_repo
-from . import budget, leases, librarian, runs
+from . import budget, leases, librarian, resume, runs
 
 HEARTBEAT_STALE_S = 300
 HEARTBEAT_EVERY_S = 30.0
@@ -33,7 +34,7 @@ DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 # not progress: --until-idle may stop
-IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "distill_paused"})
+IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "resume_paused", "distill_paused"})
 
 
 def state_path() -> Path:
@@ -170,6 +171,7 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
     done: list[dict[str, Any]] = []
     for q in apply_expired_defaults(repo):
         done.append({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]})
+    done += _followup(repo, "resume", lambda: resume.resume_answers(repo), log)
     watchman(repo)
     for view in repo.index.items(include_terminal=False):
         recovered = runs.recover_dead(repo, view.id)
@@ -219,7 +221,7 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
 
 def _followup(repo: Repo, worker: str, work: Callable[[], list[dict[str, Any]]],
               log: Callable[[str], None] | None) -> list[dict[str, Any]]:
-    """The librarian (and later workers) run beside the item steps: their surprises are a notice, never a stop."""
+    """Resume and the librarian run beside the item steps: their surprises are a notice, never a stop."""
     try:
         steps = work()
     except Exception as exc:  # noqa: BLE001 - one worker's failure must not stop the pass

@@ -63,6 +63,7 @@ class RunSpec:
     write_dirs: list[Path] = field(default_factory=list)
     extra_env: dict[str, str] = field(default_factory=dict)
     validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
+    resume: str | None = None  # a session id: `claude -p --resume <id> <prompt>` continues that session
 
 
 @dataclass
@@ -186,10 +187,12 @@ def launch_environment(repo: Any, item_id: str | None, actor: str) -> dict[str, 
 def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_argv: bool) -> list[str]:
     """`claude -p … --output-format stream-json --verbose` with every flag the role needs."""
     args = [*claude_command(repo), "-p"]
+    if spec.resume:  # the session keeps its own agent and model
+        args += ["--resume", spec.resume]
     if prompt_in_argv:  # first, so no variadic flag (--allowedTools) can swallow it
         args.append(spec.prompt)
     args += ["--output-format", "stream-json", "--verbose"]
-    agent = ROLE_AGENT.get(spec.role)
+    agent = None if spec.resume else ROLE_AGENT.get(spec.role)
     if agent:
         args += ["--agent", f"hallmark:{agent}"]
     args += ["--plugin-dir", str(plugin_dir())]
@@ -403,7 +406,7 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
             journal.append(jpath, "run_started", item=spec.item_id, actor=actor, run=run_path.name,
                            role=spec.role, model=STANDIN_MODEL if standin else (spec.model or role_model(repo, spec.role) or ""),
                            cwd=str(spec.cwd),
-                           pid=proc.pid)
+                           pid=proc.pid, **({"resume": spec.resume} if spec.resume else {}))
             if not prompt_in_argv:
                 threading.Thread(target=_feed, args=(proc, spec.prompt), daemon=True).start()
 
