@@ -100,3 +100,22 @@ def test_an_item_a_person_distilled_is_not_distilled_again(loop_repo, ready_item
     (record,) = kit.events(loop_repo, item_id, "distilled")
     assert record["run"] == by_hand["run"] and _counts(script)["librarian"] == 1
     assert library.get(loop_repo, record["proposed"][0]).occurrences == 1  # not proposed twice
+
+
+def test_a_rate_limited_distillation_is_tried_again_after_the_pause(loop_repo, ready_item, scenario, kit):
+    scenario({"review": [kit.approve()],
+              "librarian": [{"api_error_status": 429, "subtype": "error_during_execution"},
+                            {"structured_output": {"learnings": [LEARNING]}}]})
+    item_id = ready_item()
+    kit.run_loop(loop_repo)  # terminates: the plan's limit pauses the model workers
+    (limited,) = kit.events(loop_repo, item_id, "distilled")
+    assert limited["rate_limited"] is True and not [n for n in kit.events(loop_repo, item_id, "notice")
+                                                    if n.get("kind") == "librarian"]
+    # the limit resets: the next pass distils it
+    from hallmark.core import journal
+
+    journal.append(loop_repo.paths.repo_journal, "paused", item=None, actor="hall", level="plan",
+                   until="2000-01-01T00:00:00.000Z", reason="test: the limit has reset")
+    kit.run_loop(loop_repo)
+    last = kit.events(loop_repo, item_id, "distilled")[-1]
+    assert last["failed"] is None and len(last["proposed"]) == 1

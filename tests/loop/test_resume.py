@@ -211,3 +211,28 @@ def test_an_answer_from_long_ago_is_history_not_owed(loop_repo, calls, kit):
         journal.append_unlocked(path, old)
     kit.run_loop(loop_repo)
     assert calls() == [] and resume.owed(loop_repo) == [] and _waiting(loop_repo) == []
+
+
+def test_a_rate_limit_defers_the_delivery_instead_of_losing_it(loop_repo, calls, scenario, kit):
+    scenario({"dev": [{"api_error_status": 429, "subtype": "error_during_execution"}]})
+    item_id, _worktree = _item(loop_repo)
+    asked = items.ask(loop_repo, "now?", item_id=item_id, session="sess-8888")
+    items.answer(loop_repo, asked["qid"], "now", actor="you")
+    kit.run_loop(loop_repo)  # terminates: the loop pauses for the plan's limit
+    assert len(calls()) == 1
+    assert [e["event"] for e in kit.events(loop_repo, item_id) if e.get("qid") == asked["qid"]][-1] == "resume_released"
+    assert [q["qid"] for q in resume.owed(loop_repo)] == [asked["qid"]]  # still owed, after the reset
+    assert [e["level"] for e in loop_repo.index.events(kinds=["paused"], repo_level=True)] == ["plan"]
+    assert _waiting(loop_repo) == []
+
+
+def test_the_daemon_command_delivers_and_exits_when_idle(loop_repo, calls, kit):
+    item_id, _worktree = _item(loop_repo)
+    asked = items.ask(loop_repo, "go?", item_id=item_id, session="sess-9999")
+    items.answer(loop_repo, asked["qid"], "go", actor="you")
+    proc = subprocess.run([str(Path(sys.executable).parent / "hall"), "daemon", "run", "--until-idle", "--repo",
+                           str(loop_repo.root), "--json"], cwd=loop_repo.root, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert [s["outcome"] for s in json.loads(proc.stdout)["steps"]] == ["resumed"]
+    assert len(calls()) == 1
