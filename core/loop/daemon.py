@@ -171,7 +171,7 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
     done: list[dict[str, Any]] = []
     for q in apply_expired_defaults(repo):
         done.append({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]})
-    done += _followup(repo, "resume", lambda: resume.resume_answers(repo), log)
+    done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
     watchman(repo)
     for view in repo.index.items(include_terminal=False):
         recovered = runs.recover_dead(repo, view.id)

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import atomic, clock, journal
+from ..errors import HallError
 from ..repo import Repo
 from ..runner import spawn
-from . import budget
+from . import budget, leases
 
 ACTOR = "dev"
 CLAIMS = ("resume_started", "resume_released", "resumed", "resume_failed")
@@ -226,13 +227,30 @@ def blocked(repo: Repo) -> budget.Block | None:
     return budget.check_plan(repo) or budget.check_daily(repo) or budget.check_room(repo, "dev")
 
 
-def resume_answers(repo: Repo) -> list[dict[str, Any]]:
-    """Deliver every owed answer to its session; returns the steps taken (never raises for one answer)."""
+def resume_answers(repo: Repo, holder: str | None = None) -> list[dict[str, Any]]:
+    """Deliver every owed answer to its session; returns the steps taken (never raises for one answer).
+
+    An item's answer is delivered under the item's lease (role "dev"), so a resumed session never
+    works the worktree while a fixer does; a claimed item's answer waits for a later pass."""
     done = recover_interrupted(repo)
+    holder = holder or leases.default_holder("resume")
+    ttl = max(leases.DEFAULT_TTL_S, spawn.default_timeout(repo) + 300)
     for q in owed(repo):
         if blocked(repo):
             break
-        done.append(deliver(repo, q))
+        if not q["item"]:
+            done.append(deliver(repo, q))
+            continue
+        try:
+            lease = leases.acquire(repo, q["item"], "dev", holder, ttl_s=ttl)
+        except HallError as exc:
+            if exc.code == "CLAIMED":
+                continue
+            raise
+        try:
+            done.append(deliver(repo, q))
+        finally:
+            leases.release(repo, q["item"], lease["holder"])
     return [d for d in done if d]
 
 

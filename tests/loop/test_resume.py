@@ -236,3 +236,17 @@ def test_the_daemon_command_delivers_and_exits_when_idle(loop_repo, calls, kit):
     assert proc.returncode == 0, proc.stderr
     assert [s["outcome"] for s in json.loads(proc.stdout)["steps"]] == ["resumed"]
     assert len(calls()) == 1
+
+
+def test_an_answer_waits_while_another_worker_holds_the_item(loop_repo, calls, kit):
+    from hallmark.core.loop import leases
+
+    item_id, _worktree = _item(loop_repo)
+    asked = items.ask(loop_repo, "wait?", item_id=item_id, session="sess-1234")
+    items.answer(loop_repo, asked["qid"], "yes", actor="you")
+    leases.acquire(loop_repo, item_id, "fixer", "fixer@elsewhere", pid=0)  # e.g. `hall next --role fixer`
+    assert resume.resume_answers(loop_repo, "daemon@here") == [] and calls() == []
+    assert [q["qid"] for q in resume.owed(loop_repo)] == [asked["qid"]]
+    leases.release(loop_repo, item_id)
+    assert [s["outcome"] for s in resume.resume_answers(loop_repo, "daemon@here")] == ["resumed"]
+    assert len(calls()) == 1 and leases.current(loop_repo, item_id) is None
