@@ -5,27 +5,32 @@ what it finds: nothing reaches a prompt until a person accepts it in the drain. 
 the daemon's or a person's (`hall library distill`), is a `distilled` {run, proposed,
 retirement_proposed, skipped, failed} event in the item's journal, so an item is distilled once
 (one cut short by Claude's rate limit is tried again after the pause); a failed distillation is a
-notice (`hall library distill <id>` tries again) and never blocks the loop. It is the lowest-priority worker: one item per repo per pass, and only while
-the librarian's budgets allow (the plan limit, the daily total, the librarian room's daily cap; the
-per-run cap is the runner's `--max-budget-usd`).
+notice (`hall library distill <id>` tries again) and never blocks the loop. Items closed more than
+a week ago (e.g. before the daemon ran) are history, left to `hall library distill`. It is the
+lowest-priority worker: one item per repo per pass, and only while the librarian's budgets allow
+(the plan limit, the daily total, the librarian room's daily cap; the per-run cap is the runner's
+`--max-budget-usd`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import items, states
+from .. import clock, items, states
 from ..errors import HallError
 from ..repo import Repo
 from . import budget, leases, runs
 
 ACTOR = "librarian"
 PER_PASS = 1
+RECENT_S = 7 * 86400  # closed within this long: older closed items are not distilled by the daemon
 
 
 def owed(repo: Repo) -> list[states.ItemView]:
     """Closed items with no `distilled` record, the earliest closed first."""
-    closed = [v for v in repo.index.items() if v.state == states.CLOSED]
+    now = clock.now()
+    closed = [v for v in repo.index.items() if v.state == states.CLOSED and v.state_since
+              and (now - clock.parse_time(v.state_since)).total_seconds() <= RECENT_S]
     if not closed:
         return []
     latest = {e.get("item"): e for e in repo.index.events(kinds=["distilled"])}

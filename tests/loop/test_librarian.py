@@ -119,3 +119,31 @@ def test_a_rate_limited_distillation_is_tried_again_after_the_pause(loop_repo, r
     kit.run_loop(loop_repo)
     last = kit.events(loop_repo, item_id, "distilled")[-1]
     assert last["failed"] is None and len(last["proposed"]) == 1
+
+
+def test_items_closed_long_ago_are_history(loop_repo, ready_item, scenario, kit, monkeypatch):
+    from datetime import timedelta
+
+    from hallmark.core import clock
+    from hallmark.core.loop import librarian
+
+    scenario({"review": [kit.approve()]})
+    item_id = ready_item()
+    kit.run_loop(loop_repo)
+    assert [v.id for v in librarian.owed(loop_repo)] == []  # distilled just now
+    later = clock.stamp(clock.now() + timedelta(days=8))
+    monkeypatch.setenv("HALLMARK_FIXED_NOW", later)
+    closed = items.fold_item(loop_repo, item_id)
+    assert (clock.now() - clock.parse_time(closed.state_since)).days >= 8
+    # a week later, an undistilled closed item is no longer owed (e.g. one from before the daemon)
+    from hallmark.core import journal
+
+    path = loop_repo.paths.item_journal(item_id)
+    kept = [line for line in path.read_text().splitlines() if '"event":"distilled"' not in line.replace(" ", "")]
+    path.write_text("\n".join(kept) + "\n")
+    fresh = kit.reopen(loop_repo)
+    fresh.index.rebuild()
+    assert [e for e in journal.read(path).events if e["event"] == "distilled"] == []
+    assert librarian.owed(fresh) == []
+    monkeypatch.delenv("HALLMARK_FIXED_NOW")
+    assert [v.id for v in librarian.owed(fresh)] == [item_id]
