@@ -27,22 +27,14 @@ from ..errors import HallError
 from ..paths import user_data_dir
 from ..repo import Repo, open_repo
 from . import budget, leases, librarian, resume, runs
+from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
 
-HEARTBEAT_STALE_S = 300
 HEARTBEAT_EVERY_S = 30.0
 DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 # not progress: --until-idle may stop
 IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "resume_paused", "distill_paused"})
-
-
-def state_path() -> Path:
-    return user_data_dir() / "daemon.json"
-
-
-def read_state() -> dict[str, Any]:
-    return atomic.read_json(state_path(), {}) or {}
 
 
 def _update_state(**fields: Any) -> dict[str, Any]:
@@ -52,18 +44,6 @@ def _update_state(**fields: Any) -> dict[str, Any]:
         data.update(fields)
         atomic.write_json(path, data)
     return data
-
-
-def _pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # -- the steps -------------------------------------------------------------------------------
@@ -306,15 +286,12 @@ def _sleep_unless_stopped(interval: float) -> None:
 
 def status() -> dict[str, Any]:
     data = read_state()
-    pid = data.get("pid")
-    running = _pid_alive(pid) and data.get("host", socket.gethostname()) == socket.gethostname()
-    age = None
-    if data.get("heartbeat"):
-        age = round((clock.now() - clock.parse_time(data["heartbeat"])).total_seconds(), 1)
-    stale = bool(data.get("expected")) and (not running or (age is not None and age > HEARTBEAT_STALE_S))
-    return {"running": running, "pid": pid if running else None, "started": data.get("started"),
-            "heartbeat": data.get("heartbeat"), "heartbeat_age_s": age, "passes": data.get("passes", 0),
-            "stop_requested": bool(data.get("stop")), "stale": stale, "state_file": str(state_path()),
+    info = liveness(data)
+    running = info["running"]
+    return {"running": running, "pid": info["pid"], "started": data.get("started"),
+            "heartbeat": data.get("heartbeat"), "heartbeat_age_s": info["heartbeat_age_s"],
+            "passes": data.get("passes", 0), "stop_requested": bool(data.get("stop")), "stale": info["stale"],
+            "state_file": str(state_path()),
             "next": ["hall daemon stop"] if running else ["hall daemon start", "hall daemon run --until-idle"]}
 
 
