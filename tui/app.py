@@ -23,11 +23,12 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from . import settings, theming, watch
-from .messages import CoreDone, JournalChanged
+from . import optional, settings, theming, watch
+from .messages import CoreDone, JournalChanged, WaitingCounted
 from .screens.floor import FloorScreen
 from .screens.setup import NotARepoScreen, NotInitialisedScreen
 
@@ -66,13 +67,18 @@ class HallmarkApp(App[None]):
         Binding("f", "mode('floor')", "Floor", id="mode.floor"),
         Binding("b", "mode('board')", "Boards", id="mode.board"),
         Binding("i", "mode('inbox')", "Inbox", id="mode.inbox"),
-        Binding("l,L", "mode('drain')", "Drain", key_display="l", id="mode.drain"),
+        # no key_display: where l moves right (floor, boards) the footer shows L
+        Binding("l,L", "mode('drain')", "Drain", id="mode.drain"),
         Binding("t", "mode('runs')", "Runs", id="mode.runs"),
         Binding("dollar_sign", "mode('usage')", "Usage", key_display="$", id="mode.usage"),
+        Binding("n", "next_waiting", "Next waiting", show=False, id="app.next_waiting"),
         Binding("question_mark", "help", "Keys", key_display="?", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
     ]
+
+    waiting_count: reactive[int | None] = reactive(None)
+    """How many items wait for you (core.waiting); None until counted. The footer shows it."""
 
     def __init__(self, repo_path: str | os.PathLike[str] | None = None, *, watch_journal: bool = True,
                  theme: str | None = None, start_mode: str = "floor", persist_theme: bool | None = None) -> None:
@@ -121,6 +127,7 @@ class HallmarkApp(App[None]):
         if self.repo is not None:
             self.switch_mode(self.start_mode)
             self.start_watching()
+            self.count_waiting()
         elif self.paths is None:
             self.push_screen(NotARepoScreen(self.start_path))
         else:
@@ -148,6 +155,50 @@ class HallmarkApp(App[None]):
             return
         self.switch_mode(self.start_mode)
         self.start_watching()
+        self.count_waiting()
+
+    # -- waiting for you -------------------------------------------------------------------
+    def count_waiting(self) -> None:
+        if self.repo is not None:
+            self._count_worker()
+
+    @work(thread=True, exclusive=True, group="waiting", exit_on_error=False)
+    def _count_worker(self) -> None:
+        waiting = optional.load("hallmark.core.waiting")
+        if waiting is None:
+            return
+        try:
+            with self.fresh_repo() as repo:
+                count = len(waiting.waiting_items(repo))
+        except HallError:
+            return
+        self.post_message(WaitingCounted(count))
+
+    @on(WaitingCounted)
+    def _on_waiting_counted(self, message: WaitingCounted) -> None:
+        self.waiting_count = message.count
+
+    def action_next_waiting(self) -> None:
+        """n: the next item waiting for you, oldest first (core.waiting). A screen may show it in
+        place (the board selects its card); otherwise its detail opens."""
+        waiting = optional.load("hallmark.core.waiting")
+        if waiting is None or self.repo is None:
+            return
+        screen = self.screen
+        current = getattr(screen, "current_item_id", None)
+        after = current() if callable(current) else None
+        found = waiting.next_waiting(self.repo, after=after)
+        if found is None or found.id == after:
+            self.notify("Nothing else is waiting for you." if found else "Nothing is waiting for you.",
+                        severity="information")
+            return
+        shown = getattr(screen, "show_waiting", None)
+        if callable(shown) and shown(found.id):
+            return
+        # an item's own screens (its detail, its diff) give way to the next item's detail
+        while len(self.screen_stack) > 1 and getattr(self.screen, "item_screen", False):
+            self.pop_screen()
+        self.open_item(found.id)
 
     # -- live refresh ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
@@ -167,6 +218,7 @@ class HallmarkApp(App[None]):
     def _on_journal_changed(self, message: JournalChanged) -> None:
         from .screens.base import HallScreen
 
+        self.count_waiting()
         for screen in self.screen_stack:
             if isinstance(screen, HallScreen) and screen.loaded:
                 if screen is self.screen:
@@ -199,6 +251,7 @@ class HallmarkApp(App[None]):
             state = result.get("state")
             where = f"{message.item} → {state}" if message.item and state else (message.item or "")
             self.notify(f"{message.label} {where}".strip(), title="done", timeout=4)
+        self.count_waiting()
         screen = self.screen
         handler = getattr(screen, "core_done", None)
         if callable(handler):
@@ -233,6 +286,11 @@ class HallmarkApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "mode":
             return self.repo is not None
+        if action == "next_waiting":
+            # in a trace n steps through search hits (kept there); nothing waits without a repo
+            if self.repo is None or getattr(self.screen, "n_is_search", False):
+                return False
+            return optional.has("hallmark.core.waiting", "next_waiting")
         return True
 
     async def action_mode(self, mode: str) -> None:

@@ -36,3 +36,13 @@ class DataLoaded(Message):
     key: str
     data: Any = None
     error: Exception | None = None
+
+
+@dataclass
+class WaitingCounted(Message):
+    """How many items wait for you, counted by a worker (core.waiting.waiting_items)."""
+
+    count: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, WaitingCounted)

@@ -250,12 +250,16 @@ def test_usage_tables_chart_and_budget(busy):
             await settle(pilot)
             screen = app.screen
             role_rows = _rows(screen.query_one("#usage-role", DataTable))
-            assert role_rows[0][0] == "review" and role_rows[0][1] == "1"
+            # the only run was the demo's stand-in: every row says so, none claims a model ran
+            assert role_rows[0][0] == "review (stand-in)" and role_rows[0][1] == "1"
             item_rows = _rows(screen.query_one("#usage-item", DataTable))
-            assert item_rows[0][0] == ids["review"]
+            assert item_rows[0][0] == f"{ids['review']} (stand-in)"
+            model_rows = _rows(screen.query_one("#usage-model", DataTable))
+            assert model_rows[0][0] == "hallmark-standin (stand-in, no model ran)"
             chart = str(screen.query_one("#usage-chart").render())
             assert chart.count("\n") >= 14 and "11-30" in chart and "67.4k" in chart
-            assert "daily:" in str(screen.query_one("#usage-budget").render())
+            budget = str(screen.query_one("#usage-budget").render())
+            assert "daily:" in budget and "1 of 1 runs were the demo's stand-in" in budget
             tabs = screen.query_one("TabbedContent")
             await pilot.press("tab")
             assert tabs.active == "tab-role"

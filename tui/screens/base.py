@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 from hallmark.core.errors import HallError
 from textual import on, work
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import get_current_worker
 
 from ..messages import DataLoaded
+from ..widgets.footer import HallFooter
 
 if TYPE_CHECKING:
     from hallmark.core.repo import Repo
@@ -27,6 +28,8 @@ class HallScreen(Screen):
     """A screen over the repo's data."""
 
     loaded: bool = False
+    item_screen: bool = False  # one item's own screen: `n` replaces it with the next item's detail
+    n_is_search: bool = False  # `n` steps search hits here instead of jumping to a waiting item
 
     @property
     def hall(self) -> HallmarkApp:
@@ -42,7 +45,7 @@ class HallScreen(Screen):
         yield Header(show_clock=False, icon="⚒")
 
     def compose_footer(self):
-        yield Footer()
+        yield HallFooter()
 
     def on_mount(self) -> None:
         self.reload()

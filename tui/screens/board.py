@@ -23,7 +23,7 @@ from textual.containers import HorizontalScroll, Vertical
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from .. import optional, rooms
+from .. import labels, optional, rooms
 from ..widgets.lists import VimOptionList
 from .base import HallScreen
 from .modals import ReasonModal
@@ -35,6 +35,18 @@ ITEM_ACTIONS = {"ready", "pull_back", "drop", "retry", "answer", "open_editor", 
 class BoardData:
     views: list[ItemView]
     questions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # item -> open questions
+    badges: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> waiting.classify
+    reasons: dict[str, str] = field(default_factory=dict)  # item -> why it waits for you
+
+
+def waiting_badges(repo: Repo, views: list[ItemView]) -> tuple[dict[str, tuple[str, str, str]], dict[str, str]]:
+    """core.waiting's (kind, word, symbol) per item and why the waiting ones wait ({} without the module)."""
+    waiting = optional.load("hallmark.core.waiting")
+    if waiting is None:
+        return {}, {}
+    found = waiting.badges(repo, views)
+    reasons = {v.id: r for v in views if found.get(v.id, ("",))[0] == "waiting" and (r := waiting.waiting_reason(v))}
+    return found, reasons
 
 
 def latest_run(repo: Repo, item_id: str) -> Path | None:
@@ -46,18 +58,24 @@ def latest_run(repo: Repo, item_id: str) -> Path | None:
     return found[-1] if found else None
 
 
-def card(view: ItemView, question: bool) -> Text:
+def card(view: ItemView, question: bool, found: tuple[str, str, str] | None = None,
+         reason: str | None = None) -> Text:
+    """Three lines: state symbol, id and title; what it waits on (symbol and word); round, cost, age."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"{states.SYMBOLS.get(view.state, '·')} ", style="bold")
     text.append(view.id, style="bold")
     text.append(f" {view.title or '(untitled)'}")
+    shown = labels.badge(found, reason)
+    if shown:
+        text.append(f"\n  {shown}", style="bold" if found and found[0] in ("waiting", "done_unseen") else "")
+    elif question:
+        text.append("\n  ? question")
     extra = []
     if view.round:
         extra.append(f"round {view.round}")
-    if view.hold:
+    if view.hold and not shown:
         extra.append(f"⏸ held: {view.hold}")
-    if question:
-        extra.append("? question")
+    extra.append(labels.cost(view.tokens, view.cost_usd))
     extra.append(rooms.since(view.updated))
     text.append("\n  " + " · ".join(e for e in extra if e), style="dim")
     return text
@@ -90,7 +108,6 @@ TRIAGE_BINDINGS = [
     Binding("o", "open_editor", "Editor", id="triage.editor"),
     Binding("t", "trace", "Trace", id="triage.trace"),
     Binding("D", "diff", "Diff", id="triage.diff"),
-    Binding("n", "next_waiting", "Next waiting", id="triage.next_waiting"),
 ]
 
 
@@ -108,8 +125,6 @@ class TriageActions:
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "diff":
             return None if self._optional.get("diff") and self.selected() is None else self._optional.get("diff", False)
-        if action == "next_waiting":
-            return self._optional.get("waiting", False)
         if action not in ITEM_ACTIONS:
             return True
         view = self.selected()
@@ -207,18 +222,10 @@ class TriageActions:
         if module is not None:
             self.app.push_screen(module.DiffScreen(self.repo, view.id))
 
-    def action_next_waiting(self) -> None:
-        """n: the next item waiting on you after the selected one (core.waiting's order)."""
-        waiting = optional.load("hallmark.core.waiting")
-        if waiting is None:
-            return
-        current = self.selected()
-        found = waiting.next_waiting(self.repo, after=current.id if current else None)
-        if found is None:
-            self.notify("Nothing is waiting on you.", severity="information")
-            return
-        if not self.select_item(found.id):
-            self.notify(f"{found.id} is waiting but not on this board.", severity="information")
+    def current_item_id(self) -> str | None:
+        """The item `n` (app.next_waiting) counts from."""
+        view = self.selected()
+        return view.id if view else None
 
 
 class BoardScreen(TriageActions, HallScreen):
@@ -263,9 +270,12 @@ class BoardScreen(TriageActions, HallScreen):
         self.query_one("#board-filter", Input).cursor_blink = False
         self._optional = {
             "diff": optional.has("hallmark.tui.screens.diff", "DiffScreen"),
-            "waiting": optional.has("hallmark.core.waiting", "waiting_items"),
         }
         super().on_mount()
+
+    def show_waiting(self, item_id: str) -> bool:
+        """n lands on the card when the item is on this board (else the app opens its detail)."""
+        return self.select_item(item_id)
 
     # -- data ------------------------------------------------------------------------------
     def load(self, repo: Repo) -> BoardData:
@@ -276,7 +286,7 @@ class BoardScreen(TriageActions, HallScreen):
         for q in repo.index.questions(open_only=True):
             if q["item"]:
                 questions.setdefault(q["item"], []).append(q)
-        return BoardData(views, questions)
+        return BoardData(views, questions, *waiting_badges(repo, views))
 
     def show(self, data: BoardData) -> None:
         self.data = data
@@ -298,7 +308,8 @@ class BoardScreen(TriageActions, HallScreen):
             column.query_one(".column-title", Label).update(
                 f"{states.SYMBOLS[column.state]} {rooms.STATE_WORDS[column.state]} ({len(views)})")
             lst = column.list
-            lst.set_options([Option(card(v, bool(self.data.questions.get(v.id))), id=v.id) for v in views])
+            lst.set_options([Option(card(v, bool(self.data.questions.get(v.id)), self.data.badges.get(v.id),
+                                          self.data.reasons.get(v.id)), id=v.id) for v in views])
             if selected and any(v.id == selected.id for v in views):
                 lst.highlighted = lst.get_option_index(selected.id)
             elif views:

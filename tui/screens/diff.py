@@ -17,10 +17,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..widgets.diff_view import DiffView
+from ..widgets.footer import HallFooter
 
 
 class DiffScreen(Screen):
@@ -43,6 +44,11 @@ class DiffScreen(Screen):
         Binding("escape,q", "close", "Back", id="diff.close"),
     ]
 
+    item_screen = True  # `n` gives way to the next waiting item's detail
+
+    def current_item_id(self) -> str:
+        return self.item_id
+
     def __init__(self, repo: Any, item_id: str, *, ignore_whitespace: bool = False) -> None:
         super().__init__()
         self.repo = repo
@@ -58,7 +64,7 @@ class DiffScreen(Screen):
         with Horizontal(id="diff-body"):
             yield OptionList(id="diff-files")
             yield DiffView(id="diff-view")
-        yield Footer()
+        yield HallFooter()
 
     def on_mount(self) -> None:
         self.query_one(DiffView).focus()

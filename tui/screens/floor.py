@@ -16,7 +16,7 @@ from textual.containers import Grid
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .. import optional, rooms
+from .. import labels, optional, rooms
 from ..messages import DataLoaded
 from .base import HallScreen
 
@@ -27,6 +27,7 @@ class FloorData:
     handoffs: list[dict[str, Any]] = field(default_factory=list)
     complete: bool = True  # False: the rooms only (first paint); the rest follows
     inbox: int = 0  # entries in your inbox (questions, ready?, escalations, holds)
+    badges: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> core.waiting.classify
 
 
 def load_rooms(repo: Repo) -> FloorData:
@@ -61,7 +62,11 @@ def load_extras(repo: Repo, data: FloorData) -> FloorData:
         except Exception:  # noqa: BLE001 - the Library room says "unavailable" rather than failing the floor
             floor.library_pending = None
     waiting = len(inbox.visible(repo))
-    return FloorData(floor, handoffs[-6:], complete=True, inbox=waiting)
+    found: dict[str, tuple[str, str, str]] = {}
+    waiting_mod = optional.load("hallmark.core.waiting")
+    if waiting_mod is not None:
+        found = waiting_mod.badges(repo, [v for views in floor.rooms.values() for v in views])
+    return FloorData(floor, handoffs[-6:], complete=True, inbox=waiting, badges=found)
 
 
 def load_floor(repo: Repo) -> FloorData:
@@ -79,9 +84,12 @@ class RoomBox(Widget, can_focus=True):
         self.items: list[ItemView] = []
         self.stuck: set[str] = set()
         self.extra: list[str] = []
+        self.badges: dict[str, tuple[str, str, str]] = {}
 
-    def set_content(self, items: list[ItemView], stuck: set[str], extra: list[str]) -> None:
+    def set_content(self, items: list[ItemView], stuck: set[str], extra: list[str],
+                    badges: dict[str, tuple[str, str, str]] | None = None) -> None:
         self.items, self.stuck, self.extra = items, stuck, extra
+        self.badges = badges or {}
         count = len(items)
         if self.room.states or self.room.key in ("front_desk", "delivery"):
             self.border_subtitle = f"{count} item{'s' if count != 1 else ''}"
@@ -122,6 +130,10 @@ class RoomBox(Widget, can_focus=True):
             line = Text()
             line.append("⚠ " if view.id in self.stuck else "", style="bold")
             line.append(f"{states.SYMBOLS.get(view.state, '·')} {view.id} ")
+            found = self.badges.get(view.id)
+            shown = labels.badge(found) if width >= 44 else labels.short_badge(found)
+            if shown and found and found[0] != "idle":
+                line.append(f"{shown} ", style="bold")
             line.append(view.title or "(untitled)", style="dim" if view.terminal else "")
             lines.append(line)
         if len(self.items) > len(shown) and room_lines > 0:
@@ -196,7 +208,7 @@ class FloorScreen(HallScreen):
                 extra.append(f"✉ {data.inbox} in your inbox (i)")
             elif room.key == "front_desk":
                 extra.append("new in the last day")
-            box.set_content(floor.rooms.get(room.key, []), stuck, extra)
+            box.set_content(floor.rooms.get(room.key, []), stuck, extra, data.badges)
         parts = []
         if floor.daemon_stopped:
             parts.append(f"⚠ daemon stopped: {floor.daemon_stopped}")

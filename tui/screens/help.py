@@ -48,6 +48,8 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Label("Keys — remap any by its id in [tui.keymap] of your config.toml", id="help-title")
+            yield Label("n jumps to the next item waiting for you, oldest first, everywhere except in a trace, "
+                        "where n / N step through search hits.", id="help-note")
             yield VimTable(id="help-table")
 
     def on_mount(self) -> None:

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from .. import optional, rooms
+from .. import labels, optional, rooms
 from ..widgets.lists import VimTable
 from .base import HallScreen
 from .board import TRIAGE_BINDINGS, TriageActions
@@ -75,10 +75,13 @@ class ItemData:
     runs_detailed: bool
     budget_tokens: int | None
     questions: list[dict[str, Any]] = field(default_factory=list)
+    badge: str = ""  # core.waiting: symbol and word (and why it waits for you)
+    costs: dict[str, Any] | None = None  # core.waiting.cost_breakdown: per run, per round, total
 
 
 class ItemScreen(TriageActions, HallScreen):
     AUTO_FOCUS = "#journal"
+    item_screen = True
     BINDINGS = [
         *TRIAGE_BINDINGS,
         Binding("enter", "expand", "Expand / open", id="item.enter"),
@@ -104,17 +107,19 @@ class ItemScreen(TriageActions, HallScreen):
                 yield VimTable(id="findings")
             with TabPane("Runs", id="tab-runs"):
                 yield VimTable(id="runs")
+            with TabPane("Cost", id="tab-cost"):
+                yield VimTable(id="cost")
         yield from self.compose_footer()
 
     def on_mount(self) -> None:
         self.sub_title = self.item_id
         self._optional = {
             "diff": optional.has("hallmark.tui.screens.diff", "DiffScreen"),
-            "waiting": optional.has("hallmark.core.waiting", "waiting_items"),
         }
         self.query_one("#journal", VimTable).add_fixed_columns(("when", 7), ("actor", 9), ("event", 16), ("summary", None))
         self.query_one("#findings", VimTable).add_fixed_columns(("id", 5), ("lens", 12), ("severity", 8), ("file:line", None), ("status", 8), ("round", 5))
         self.query_one("#runs", VimTable).add_fixed_columns(("run", 36), ("role", 9), ("duration", 8), ("tokens", 7), ("cost $", 7), ("outcome", None))
+        self.query_one("#cost", VimTable).add_fixed_columns(("round / run", 24), ("role", 9), ("tokens", 7), ("cost $", 7), ("model", None))
         super().on_mount()
 
     def journal_changed(self, changed: list[str]) -> None:
@@ -137,13 +142,22 @@ class ItemScreen(TriageActions, HallScreen):
         except Exception:  # noqa: BLE001 - a bad config shows as "no budget" here; `hall doctor` names it
             budget = None
         questions = [q for q in repo.index.questions(open_only=True) if q["item"] == self.item_id]
-        return ItemData(view, events, findings, runs, detailed, budget, questions)
+        badge, costs = "", None
+        waiting = optional.load("hallmark.core.waiting")
+        if waiting is not None:
+            waiting.mark_seen(repo, self.item_id)  # you are looking at it now: "done, unseen" clears
+            kind, word, symbol = waiting.classify(repo, view)
+            badge = labels.badge((kind, word, symbol), waiting.waiting_reason(view))
+            costs = waiting.cost_breakdown(repo, self.item_id)
+        return ItemData(view, events, findings, runs, detailed, budget, questions, badge, costs)
 
     def show(self, data: ItemData) -> None:
         self.data = data
         view = data.view
         head = Text()
         head.append(f"{states.SYMBOLS.get(view.state, '·')} {view.state.replace('_', ' ')}", style="bold")
+        if data.badge:
+            head.append(f"   {data.badge}", style="bold")
         head.append(f"   {view.id}  {view.title}\n", style="bold")
         worktree = view.worktree
         if worktree and self.hall.repo is not None:
@@ -198,8 +212,39 @@ class ItemScreen(TriageActions, HallScreen):
                          f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
         if not data.runs:
             runs.add_row("no runs yet", "", "", "", "", "")
+        self._show_costs(data.costs)
         if self.focused is None:
             journal.focus()
+
+    def _show_costs(self, costs: dict[str, Any] | None) -> None:
+        """Per round, the runs in it, then the total: tokens and list-price cost (core.waiting)."""
+        table = self.query_one("#cost", VimTable)
+        table.clear()
+        if costs is None:
+            table.add_row("cost per run is not available in this build", "", "", "", "")
+            return
+        by_round: dict[int, list[dict[str, Any]]] = {}
+        for run in costs.get("runs", []):
+            by_round.setdefault(int(run.get("round") or 0), []).append(run)
+        for rnd in costs.get("rounds", []):
+            number = int(rnd.get("round") or 0)
+            table.add_row(f"round {number}" if number else "before review", "", labels.tokens(rnd.get("tokens")),
+                          f"{float(rnd.get('cost_usd') or 0):.2f}", f"{rnd.get('runs', 0)} run(s)")
+            for run in by_round.get(number, []):
+                if not run.get("tokens") and not run.get("cost_usd"):
+                    continue
+                name = str(run.get("run", ""))
+                stamp = name.split("-", 1)[0]
+                when = f"{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}" if len(stamp) >= 15 and stamp[8:9] == "T" else name
+                table.add_row(f"  {when}", str(run.get("role") or ""), labels.tokens(run.get("tokens")),
+                              f"{float(run.get('cost_usd') or 0):.2f}",
+                              labels.model_label(run.get("model"), bool(run.get("standin"))))
+        total = costs.get("total") or {}
+        if costs.get("rounds"):
+            table.add_row("total", "", labels.tokens(total.get("tokens")), f"{float(total.get('cost_usd') or 0):.2f}",
+                          "list price")
+        else:
+            table.add_row("no model usage yet", "", "", "", "")
 
     def _show_expanded(self) -> None:
         detail = self.query_one("#event-detail", Static)
@@ -217,23 +262,17 @@ class ItemScreen(TriageActions, HallScreen):
     def open_questions(self, item_id: str) -> list[dict[str, Any]]:
         return self.data.questions if self.data else []
 
-    def action_next_waiting(self) -> None:
-        waiting = optional.load("hallmark.core.waiting")
-        if waiting is None:
-            return
-        ids = [v.id for v in waiting.waiting_items(self.repo) if v.id != self.item_id]
-        if ids:
-            self.app.pop_screen()
-            self.hall.open_item(ids[0])
-        else:
-            self.notify("Nothing else is waiting on you.")
+    def current_item_id(self) -> str:
+        """The item `n` (app.next_waiting) counts from; the next one opens in this one's place."""
+        return self.item_id
 
     # -- keys ------------------------------------------------------------------------------
     def action_next_tab(self) -> None:
         tabs = self.query_one(TabbedContent)
-        order = ["tab-journal", "tab-findings", "tab-runs"]
+        order = ["tab-journal", "tab-findings", "tab-runs", "tab-cost"]
         tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
-        table_id = {"tab-journal": "#journal", "tab-findings": "#findings", "tab-runs": "#runs"}[tabs.active]
+        table_id = {"tab-journal": "#journal", "tab-findings": "#findings", "tab-runs": "#runs",
+                    "tab-cost": "#cost"}[tabs.active]
         self.query_one(table_id, VimTable).focus()
 
     def action_expand(self) -> None:

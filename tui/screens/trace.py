@@ -19,6 +19,7 @@ from .base import HallScreen
 
 class TraceScreen(HallScreen):
     AUTO_FOCUS = "TraceView"
+    n_is_search = True  # n / N step through search hits here, not to the next waiting item
     BINDINGS = [
         Binding("slash", "search", "Search", key_display="/", id="trace.search"),
         Binding("n", "hit(True)", "Next hit", id="trace.next_hit"),

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from .. import optional
+from .. import labels, optional
 from ..widgets.lists import VimTable
 from .base import HallScreen
 
@@ -37,6 +37,23 @@ class UsageData:
 def tokens_of(row: dict[str, Any]) -> int:
     return sum(int(row.get(k, 0) or 0) for k in ("input_tokens", "output_tokens", "cache_read_tokens",
                                                   "cache_write_tokens"))
+
+
+def wrap(text: str, width: int) -> Text:
+    """A label folded onto as many lines as its column needs (a stand-in note must not be cut off)."""
+    out = Text(text)
+    if width <= 0 or len(text) <= width:
+        return out
+    lines = []
+    line = ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return Text("\n".join(lines))
 
 
 def human(n: float) -> str:
@@ -115,8 +132,8 @@ class UsageScreen(HallScreen):
         self.sub_title = "Usage"
         for group in GROUPS:
             self.query_one(f"#usage-{group}", VimTable).add_fixed_columns(
-                (group, 20), ("runs", 5), ("input", 8), ("output", 8), ("cache read", 10), ("cache write", 11),
-                ("cost $", 8))
+                (group, None), ("runs", 5), ("input", 7), ("output", 7), ("cache rd", 8), ("cache wr", 8),
+                ("cost $", 7))
         super().on_mount()
 
     def load(self, repo: Repo) -> UsageData:
@@ -146,19 +163,28 @@ class UsageScreen(HallScreen):
             chart.update("")
             return
         if data.budget is None:
-            budget.update("Budgets: not available in this build.")
+            text = "Budgets: not available in this build."
         else:
-            budget.update("Today against each budget\n" + "\n".join(f"  {line}" for line in budget_lines(data.budget)))
+            text = "Today against each budget\n" + "\n".join(f"  {line}" for line in budget_lines(data.budget))
+        total = data.reports.get("model", {}).get("total") or {}
+        standin = sum(int(r.get("standin_runs", 0) or 0) for r in data.reports.get("model", {}).get("rows", []))
+        if standin:
+            text += (f"\n{standin} of {total.get('runs', standin)} runs were the demo's stand-in "
+                     f"({labels.STANDIN_MODEL}): no model ran, they cost nothing")
+        budget.update(text)
         width = max(40, self.size.width - 4)
         chart.update(Text(f"Last {DAYS} days (tokens)\n") + bar_chart(data.days, width))
         for group in GROUPS:
             table = self.query_one(f"#usage-{group}", VimTable)
             table.clear()
             report = data.reports.get(group, {})
+            key_width = table.columns[next(iter(table.columns))].width if table.columns else 20
             for row in report.get("rows", []):
-                table.add_row(str(row.get("key", "")), str(row.get("runs", "")), human(row.get("input_tokens", 0) or 0),
+                label = wrap(labels.usage_key(group, row), key_width)
+                table.add_row(label, str(row.get("runs", "")), human(row.get("input_tokens", 0) or 0),
                               human(row.get("output_tokens", 0) or 0), human(row.get("cache_read_tokens", 0) or 0),
-                              human(row.get("cache_write_tokens", 0) or 0), f"{float(row.get('cost_usd', 0) or 0):.2f}")
+                              human(row.get("cache_write_tokens", 0) or 0), f"{float(row.get('cost_usd', 0) or 0):.2f}",
+                              height=len(label.plain.splitlines()) or 1)
             total = report.get("total") or {}
             if total:
                 table.add_row("total", str(total.get("runs", "")), human(total.get("input_tokens", 0) or 0),
