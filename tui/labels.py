@@ -60,5 +60,7 @@ def usage_key(group: str, row: dict[str, Any]) -> str:
     if not standin and not (group == "model" and key == STANDIN_MODEL):
         return key
     if group == "model":
-        return model_label(key, True) if standin >= runs else f"{key} ({standin} of {runs} stand-in)"
+        if key == STANDIN_MODEL or standin >= runs:  # the stand-in's own name says no model ran
+            return model_label(key, True)
+        return f"{key} ({standin} of {runs} stand-in)"
     return f"{key} (stand-in)" if standin >= runs else f"{key} ({standin} of {runs} stand-in)"

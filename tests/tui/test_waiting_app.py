@@ -4,6 +4,7 @@ through the real seen file, cost per item and per run, stand-in usage, and L whe
 from __future__ import annotations
 
 import json
+import os
 
 from hallmark.core import items, seen, waiting
 from textual.widgets import DataTable
@@ -99,6 +100,7 @@ def test_opening_the_detail_or_the_diff_marks_it_seen_in_the_user_data_dir(busy)
             await settle(pilot)
             assert "done, unseen" not in _card(app, other)
     run(go())
+    assert seen.seen_path().is_relative_to(os.environ["HALLMARK_DATA_DIR"])  # per person, not in the journal
     marks = json.loads(seen.seen_path().read_text())
     (repo_marks,) = marks.values()
     assert set(repo_marks) >= {ids["hallmarked"], other}
@@ -207,3 +209,16 @@ def test_the_footer_offers_L_for_the_drain_where_l_moves_right(busy):
             await settle(pilot)
             assert app.current_mode == "drain"
     run(go())
+
+
+def test_usage_labels_never_claim_a_model_ran_for_a_stand_in():
+    from hallmark.tui import labels
+
+    only = {"key": "hallmark-standin", "runs": 2, "standin_runs": 2}
+    assert labels.usage_key("model", only) == "hallmark-standin (stand-in, no model ran)"
+    assert labels.usage_key("model", {"key": "hallmark-standin", "runs": 1}) == "hallmark-standin (stand-in, no model ran)"
+    assert labels.usage_key("role", {"key": "review", "runs": 3, "standin_runs": 1}) == "review (1 of 3 stand-in)"
+    assert labels.usage_key("day", {"key": "2026-11-30", "runs": 2, "standin_runs": 2}) == "2026-11-30 (stand-in)"
+    assert labels.usage_key("model", {"key": "claude-opus-4", "runs": 2, "standin_runs": 0}) == "claude-opus-4"
+    assert labels.model_label("claude-opus-4", False) == "claude-opus-4"
+    assert labels.model_label("anything", True).endswith("(stand-in, no model ran)")
