@@ -44,11 +44,11 @@ def test_cards_rooms_and_detail_show_the_waiting_state_and_the_cost(busy):
         app = make_app(repo.root, start_mode="board")
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
-            assert "◆ waiting for you: ready?" in _card(app, ids["awaiting_you"])
-            assert "◆ waiting for you: question Q-1" in _card(app, ids["development"])
-            assert "◆ waiting for you: escalated" in _card(app, ids["escalated"])
+            assert "◆ waiting for you\n  ready?" in _card(app, ids["awaiting_you"])
+            assert "◆ waiting for you\n  question Q-1" in _card(app, ids["development"])
+            assert "◆ waiting for you\n  escalated · round 1" in _card(app, ids["escalated"])
             review = _card(app, ids["review"])
-            assert "… in the loop" in review and "67.4k tok $0.00" in review
+            assert "… in the loop · round 1" in review and "67.4k tok $0.00 · 2h" in review
             assert "★ done, unseen" in _card(app, ids["hallmarked"])
             assert "0 tok $0.00" in _card(app, ids["checks"])
             await pilot.press("f")

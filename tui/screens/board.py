@@ -58,26 +58,36 @@ def latest_run(repo: Repo, item_id: str) -> Path | None:
     return found[-1] if found else None
 
 
+CARD_WIDTH = 25  # a column's text width after the card's indent: facts are packed to fit, not wrapped mid-way
+
+
+def pack(parts: list[str], width: int = CARD_WIDTH) -> list[str]:
+    """Join facts with " · " into as few lines as fit the column (a fact never splits)."""
+    lines: list[str] = []
+    for part in (p for p in parts if p):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += f" · {part}"
+        else:
+            lines.append(part)
+    return lines
+
+
 def card(view: ItemView, question: bool, found: tuple[str, str, str] | None = None,
          reason: str | None = None) -> Text:
-    """Three lines: state symbol, id and title; what it waits on (symbol and word); round, cost, age."""
+    """The id and title, then what it waits on (symbol and word, and why), its round, its cost and age."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"{states.SYMBOLS.get(view.state, '·')} ", style="bold")
     text.append(view.id, style="bold")
     text.append(f" {view.title or '(untitled)'}")
-    shown = labels.badge(found, reason)
-    if shown:
-        text.append(f"\n  {shown}", style="bold" if found and found[0] in ("waiting", "done_unseen") else "")
-    elif question:
-        text.append("\n  ? question")
-    extra = []
-    if view.round:
-        extra.append(f"round {view.round}")
-    if view.hold and not shown:
-        extra.append(f"⏸ held: {view.hold}")
-    extra.append(labels.cost(view.tokens, view.cost_usd))
-    extra.append(rooms.since(view.updated))
-    text.append("\n  " + " · ".join(e for e in extra if e), style="dim")
+    shown = labels.badge(found)
+    notes = [shown, reason if found and found[0] == "waiting" else ""]
+    if not shown:
+        notes = ["? question" if question else "", f"⏸ held: {view.hold}" if view.hold else ""]
+    facts = [f"round {view.round}" if view.round else "", labels.cost(view.tokens, view.cost_usd),
+             rooms.since(view.updated)]
+    strong = bool(found and found[0] in ("waiting", "done_unseen"))
+    for n, line in enumerate(pack(notes + facts)):
+        text.append(f"\n  {line}", style="bold" if strong and n == 0 else "dim")
     return text
 
 
