@@ -165,7 +165,7 @@ class ItemScreen(TriageActions, HallScreen):
                 worktree = os.path.relpath(worktree, self.hall.repo.root)
             except ValueError:
                 pass
-        used = f"{rooms_tokens(view.tokens)}" + (f" of {rooms_tokens(data.budget_tokens)}" if data.budget_tokens else "")
+        used = f"{labels.tokens(view.tokens)}" + (f" of {labels.tokens(data.budget_tokens)}" if data.budget_tokens else "")
         facts = [("branch", view.branch or "—"), ("worktree", worktree or "—"), ("round", str(view.round)),
                  ("budget used", f"{used} tokens, ${view.cost_usd:.2f}")]
         if view.hold:
@@ -208,7 +208,7 @@ class ItemScreen(TriageActions, HallScreen):
             outcome = {"live": "● live", "ok": "✓ ok", "died": "✗ died"}.get(str(outcome), str(outcome))
             runs.add_row(str(run.get("name") or Path(str(run.get("file", ""))).name), str(run.get("role", "")),
                          f"{duration / 1000:.1f}s" if isinstance(duration, int | float) else "—",
-                         rooms_tokens(tokens) if isinstance(tokens, int | float) else "—",
+                         labels.tokens(tokens) if isinstance(tokens, int | float) else "—",
                          f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
         if not data.runs:
             runs.add_row("no runs yet", "", "", "", "", "")
@@ -304,11 +304,3 @@ class ItemScreen(TriageActions, HallScreen):
             path = str(self.repo.paths.item_dir(self.item_id) / "runs" / path)
         self.hall.open_trace(Path(path), item=self.item_id)
 
-
-def rooms_tokens(n: float | None) -> str:
-    if n is None:
-        return "—"
-    for unit, size in (("M", 1_000_000), ("k", 1_000)):
-        if abs(n) >= size:
-            return f"{n / size:.1f}{unit}"
-    return str(int(n))

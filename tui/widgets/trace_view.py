@@ -29,7 +29,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from .. import optional
 from .trace_steps import KIND_MARK, StepView, steps_for
 
 CHUNK = 8 * 1024 * 1024
@@ -51,26 +50,10 @@ def newline_ends(data: bytes, base: int) -> array:
 
 
 def lock_held(lock_path: Path) -> bool:
-    """Is the runner's exclusive lock on this run held right now? The loop's probe when it is
-    there, else a non-blocking flock test (never blocks, never creates the file)."""
-    runs = optional.load("hallmark.core.loop.runs")
-    if runs is not None and hasattr(runs, "lock_is_held"):
-        return bool(runs.lock_is_held(lock_path))
-    import fcntl
+    """Is the runner's exclusive lock on this run held right now? (never blocks, never creates it)"""
+    from hallmark.core.run_locks import lock_is_held
 
-    try:
-        fd = os.open(lock_path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
+    return lock_is_held(Path(lock_path))
 
 
 @dataclass
