@@ -4,6 +4,7 @@
 wrappers people put in front (env, sudo, timeout, xargs, sh -c, eval, …), follows git's global
 options and aliases (inline `-c alias.x=…` and those in git config, `!` shell aliases included)
 and the commands git runs itself (rebase -x, bisect run, submodule foreach, filter-branch), and
+the targets build runners run (make, just, npm/pnpm/yarn/bun scripts: read by scripts.py), and
 reports findings:
 
 - "push": a way to publish (git push/send-pack/http-push, subtree push, gh pr create|merge, a gh
@@ -22,6 +23,8 @@ import re
 
 from . import shell
 from .shell import UNKNOWN, Command, Problem, Word
+
+RUNNERS = frozenset({"make", "gmake", "just", "npm", "pnpm", "yarn", "bun"})  # scripts.py follows these
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -154,6 +157,7 @@ class Analyzer:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.findings: list[Finding] = []
+        self.followed: set[tuple] = set()  # runner calls already followed (make/just/npm …)
         self.walker = shell.Walker(self.command, self.problem, self.write)
 
     def run(self, text: str) -> list[Finding]:
@@ -480,7 +484,11 @@ class Analyzer:
             self.git(args, cmd, cwd, env, alias_depth=0)
         elif name == "gh":
             self.gh(args, cmd, cwd)
+        elif name in RUNNERS and (self._ship(name, raw, args, cmd, cwd) or self.runner(name, args, cmd, cwd)):
+            return
         elif name in INTERPRETERS or re.fullmatch(r"python3(\.\d+)?|node\d*|ruby\d*|perl\d*", name):
+            if name == "bun" and args and args[0].literal and args[0].text == "run":
+                args = args[1:]
             self.interpreter(name, args, cmd, cwd, stdin)
         else:
             argv = [name] + [w.text for w in args]
@@ -491,6 +499,52 @@ class Analyzer:
             if "/" in raw:
                 self.run_script(Word(raw), cmd, cwd, as_shell=None)
             self.file_writes(name, args, cmd, cwd)
+
+    def _ship(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None) -> bool:
+        """The configured ship command (`make ship`) is a push before it is a runner."""
+        argv = [name] + [w.text for w in args]
+        for prefix in self.ctx.ship_prefixes:
+            if argv[: len(prefix)] == prefix or [raw] + argv[1: len(prefix)] == prefix:
+                self.add("push", f"the configured ship command ({' '.join(prefix)})", cmd, cwd)
+                return True
+        return False
+
+    def runner(self, name: str, args: list[Word], cmd: Command, cwd: str | None) -> bool:
+        """make/just/npm/pnpm/yarn/bun: follow the target, recipe or script into the shell text it runs.
+
+        A push found there is a push (named with its file and target); what cannot be followed is
+        strict. False when this is not a runner call we follow (`bun file.ts`: the interpreter path).
+        """
+        from . import scripts
+
+        texts = [w.text if w.literal else None for w in args]
+        key = (name, tuple(texts), cwd or self.ctx.cwd)
+        if key in self.followed:
+            return True  # already analysed in this command (a target that calls itself, say)
+        self.followed.add(key)
+        if len(self.followed) > scripts.MAX_FOLLOW:
+            self.add("strict", f"{name}: too many nested runner calls to follow", cmd, cwd)
+            return True
+        try:
+            steps = scripts.plan(name, texts, cwd or self.ctx.cwd)
+        except Exception as error:  # noqa: BLE001 - a file we cannot parse is not followed: strict
+            self.add("strict", f"{name}: its file cannot be parsed ({type(error).__name__})", cmd, cwd)
+            return True
+        if steps is None:
+            return False
+        for step in steps:
+            if step.kind == "strict":
+                self.add("strict", f"{name}: {step.label}", cmd, cwd)
+                continue
+            before = len(self.findings)
+            self.walker.source(step.text, step.cwd, cmd.depth + 1)
+            if not re.search(scripts.MENTION, step.text):  # `$(PYTEST) -q`: a computed word that says nothing of pushing
+                self.findings[before:] = [f for f in self.findings[before:] if not (
+                    f.kind == "strict" and f.detail.startswith("computed command word"))]
+            for finding in self.findings[before:]:
+                if finding.kind in ("push", "strict", "note", "state") and " (in " not in finding.detail:
+                    finding.detail += f" (in {step.label}, run by {name})"
+        return True
 
     def file_writes(self, name: str, args: list[Word], cmd: Command, cwd: str | None) -> None:
         """Commands that write or remove the files they name."""
