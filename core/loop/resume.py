@@ -26,12 +26,13 @@ from typing import Any
 
 from .. import atomic, clock, journal
 from ..errors import HallError
+from ..questions import DELIVERY_EVENTS
 from ..repo import Repo
 from ..runner import spawn
 from . import budget, leases
 
 ACTOR = "dev"
-CLAIMS = ("resume_started", "resume_released", "resumed", "resume_failed")
+CLAIMS = DELIVERY_EVENTS  # "answer_delivered": a blocking `hall ask` got the answer itself
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 TRANSCRIPT_LINES = 50  # the first lines of a transcript name its cwd
 STALE_AFTER_S = 7 * 86400  # an answer older than this is history (e.g. from before this daemon), not owed
