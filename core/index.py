@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import journal, states
+from .derived_db import DerivedDatabase
 from .paths import RepoPaths
 
 SCHEMA_VERSION = 3
@@ -40,55 +41,23 @@ CREATE TABLE IF NOT EXISTS questions (
 """
 
 
-class Index:
+class Index(DerivedDatabase):
     def __init__(self, paths: RepoPaths) -> None:
         self.paths = paths
         self.path = paths.state_dir / "index.sqlite"
         self._db: sqlite3.Connection | None = None
 
-    # -- connection -------------------------------------------------------------------
-    def db(self) -> sqlite3.Connection:
-        if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                self._db = self._connect()
-            except sqlite3.DatabaseError:
-                # derived data: a corrupt or foreign file is thrown away and rebuilt
-                self._unlink()
-                self._db = self._connect()
-        return self._db
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        row = None
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            row = None
-            try:
-                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            except sqlite3.OperationalError:
-                pass
-            if row is None or str(row[0]) != str(SCHEMA_VERSION):
-                for table in _TABLES:
-                    db.execute(f"DROP TABLE IF EXISTS {table}")
-            db.executescript(_SCHEMA)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        except BaseException:
-            db.close()
-            raise
-        return db
-
-    def _unlink(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(str(self.path) + suffix)
-            except FileNotFoundError:
-                pass
-
-    def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:
+            pass
+        if row is None or str(row[0]) != str(SCHEMA_VERSION):
+            for table in _TABLES:
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+        db.executescript(_SCHEMA)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
     # -- catch-up ---------------------------------------------------------------------
     def journal_files(self) -> list[tuple[str | None, Path]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import journal
+from ..derived_db import DerivedDatabase
 from .similarity import normalise
 from .store import Learning, Store
 
@@ -46,44 +47,18 @@ def fts_query(text: str, mode: str = "AND") -> str:
     return f" {mode} ".join(f'"{t}"' for t in seen[:32])
 
 
-class SearchIndex:
+class SearchIndex(DerivedDatabase):
     def __init__(self, store: Store) -> None:
         self.store = store
         self.path = store.root / "search.sqlite"
         self._db: sqlite3.Connection | None = None
 
-    def db(self) -> sqlite3.Connection:
-        if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                self._db = self._connect()
-            except sqlite3.DatabaseError:
-                self._unlink()
-                self._db = self._connect()
-        return self._db
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
+    def _prepare(self, db: sqlite3.Connection) -> None:
         db.executescript(_SCHEMA)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None or int(row[0]) != SCHEMA_VERSION:
             db.executescript("DELETE FROM learnings; DELETE FROM fts; DELETE FROM meta;")
             db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        return db
-
-    def _unlink(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(str(self.path) + suffix)
-            except FileNotFoundError:
-                pass
-
-    def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
 
     # -- catching up --------------------------------------------------------------------
     def _meta(self, key: str) -> str | None:
