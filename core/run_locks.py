@@ -17,7 +17,11 @@ def runs_dir(repo: Any, item_id: str | None) -> Path:
 
 
 def lock_is_held(lock: Path) -> bool:
-    """True when another open file holds an exclusive lock on `lock` (we never keep it)."""
+    """True when a runner holds its exclusive lock on `lock` (we never keep it).
+
+    The probe asks for a *shared* lock: a runner's exclusive lock refuses it, while other probes'
+    shared locks do not, so two probes at the same moment never mistake each other for a live run.
+    """
     if not lock.exists():
         return False
     try:
@@ -35,7 +39,7 @@ def lock_is_held(lock: Path) -> bool:
     except OSError:
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except OSError:
         return True
     else:

@@ -13,27 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import journal
+from ..run_locks import lock_is_held
 from ..runner.spawn import ROLE_ACTOR, runs_dir, usage_rows
 
 _NAME = re.compile(r"^(\d{8}T\d{6}\d{3}Z)-([a-z_]+)\.jsonl$")
 DIED = "the run died: no end line and no live process holds its lock"
-
-
-def lock_is_held(lock: Path) -> bool:
-    """True when a live process holds the run's lock (the runner keeps it for the run's life)."""
-    try:
-        from ..run_locks import lock_is_held as held
-    except ImportError:  # the triage part is absent: ask filelock without waiting
-        if not lock.exists():
-            return False
-        from filelock import FileLock, Timeout
-
-        try:
-            with FileLock(str(lock), timeout=0):
-                return False
-        except Timeout:
-            return True
-    return held(lock)
 
 
 def _started(stamp: str) -> str:

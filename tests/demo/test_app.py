@@ -82,8 +82,16 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
                 found = [p for p in run_locks.live_runs(repo, rejected) if p.name.endswith("-review.jsonl")]
                 return found[0] if found else None
 
-            assert await _until(pilot, lambda: live_review() is not None, timeout=60), "no live review started"
-            app.open_trace(live_review(), item=rejected)
+            found: list[Path] = []
+
+            def review_went_live() -> bool:
+                path = live_review()
+                if path is not None:
+                    found.append(path)
+                return bool(found)
+
+            assert await _until(pilot, review_went_live, timeout=60), "no live review started"
+            app.open_trace(found[0], item=rejected)
             await _until(pilot, lambda: isinstance(app.screen, TraceScreen) and bool(app.screen.query(TraceView)),
                          timeout=5)
             view = app.screen.query_one(TraceView)

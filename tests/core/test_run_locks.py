@@ -1,0 +1,71 @@
+"""The run-lock probe: a runner's exclusive lock reads as live; other probes never do."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from hallmark.core.run_locks import lock_is_held
+
+fcntl = pytest.importorskip("fcntl", reason="flock probes are POSIX-only")
+
+
+def _hold(lock: Path, mode: int) -> int:
+    fd = os.open(str(lock), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    return fd
+
+
+def test_missing_and_free_locks_are_not_held(tmp_path: Path) -> None:
+    lock = tmp_path / "run.lock"
+    assert not lock_is_held(lock)
+    lock.touch()
+    assert not lock_is_held(lock)
+
+
+def test_runner_lock_in_another_process_is_held(tmp_path: Path) -> None:
+    """The runner uses filelock (an exclusive flock) in its own process."""
+    lock = tmp_path / "run.lock"
+    code = ("import sys, filelock; l = filelock.FileLock(sys.argv[1]); l.acquire(); "
+            "print('ok', flush=True); sys.stdin.read()")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(lock)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ok"
+        assert lock_is_held(lock)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    assert not lock_is_held(lock)
+
+
+def test_another_probe_at_the_same_moment_is_not_a_live_run(tmp_path: Path) -> None:
+    """A probe in flight holds a shared lock; a second probe must not read that as a runner."""
+    lock = tmp_path / "run.lock"
+    fd = _hold(lock, fcntl.LOCK_SH)
+    try:
+        assert not lock_is_held(lock)
+    finally:
+        os.close(fd)
+
+
+def test_probes_from_many_threads_never_see_a_free_lock_as_held(tmp_path: Path) -> None:
+    lock = tmp_path / "run.lock"
+    lock.touch()
+    false_lives: list[bool] = []
+
+    def probe() -> None:
+        for _ in range(300):
+            if lock_is_held(lock):
+                false_lives.append(True)
+
+    threads = [threading.Thread(target=probe) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert false_lives == []
