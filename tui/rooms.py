@@ -78,7 +78,8 @@ class Floor:
     counts: dict[str, int] = field(default_factory=dict)
     stuck: list[Stuck] = field(default_factory=list)
     daemon_stopped: str = ""  # the inbox text when the daemon stopped, else ""
-    library_pending: int | None = None  # None: the memory store is not available
+    library_pending: int | None = None  # None: the memory store cannot be read now (library_problem says why)
+    library_problem: str = ""
     handoffs_today: int = 0
 
 

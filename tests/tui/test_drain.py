@@ -138,3 +138,26 @@ def test_the_empty_drain_says_so(hall_repo, at):
             assert app.screen.check_action("decide", ("accept",)) is None
             assert app.screen.check_action("undo", ()) is None
     run(go())
+
+
+def test_an_uncommitted_identity_pauses_memory_and_says_how_to_fix_it(git_repo, at):
+    """`hall init` writes .agentmemory-project; until it is committed the drain and the Library
+    room say memory is paused (and the drain names the commit), instead of claiming it is absent."""
+    from hallmark.core import setup_repo
+    from hallmark.core.repo import open_repo
+    from hallmark.tui.screens.floor import load_floor
+
+    setup_repo.init(git_repo)
+    repo = open_repo(git_repo)
+    floor = load_floor(repo).floor
+    assert floor.library_pending is None and "not committed" in floor.library_problem
+
+    async def go():
+        app = drain_app(repo)
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            assert "memory paused" in _progress(app)
+            body = _body(app)
+            assert "not committed yet" in body and "git add .agentmemory-project" in body
+            assert app.screen.check_action("decide", ("accept",)) is False
+    run(go())

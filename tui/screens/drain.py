@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hallmark.core.errors import HallError
+from hallmark.core.memory import api as library
 from hallmark.core.repo import Repo
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,12 +16,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from .. import optional
 from ..messages import CoreDone
 from .base import HallScreen
 from .modals import ConfirmModal, ReasonModal
 
-MEMORY = "hallmark.core.memory.api"
 DECISION_WORDS = {"accept": "✓ accepted", "skip": "↷ skipped", "reject": "✗ rejected", "edit": "✎ edited and accepted",
                   "undo": "↶ undone", "accept_all": "✓ accepted"}
 
@@ -36,12 +36,13 @@ class Card:
 @dataclass
 class DrainData:
     available: bool = False
+    problem: str = ""  # why the memory store cannot be read now (its error and the fix), shown instead of cards
     cards: dict[str, Card] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)  # pending, oldest first
     summary: dict[str, Any] | None = None
 
 
-def _came_back(library: Any, repo: Repo) -> list[Any]:
+def _came_back(repo: Repo) -> list[Any]:
     """Rejected learnings proposed again since their rejection (the last audit line is a merge)."""
     out = []
     for learning in library.list_learnings(repo, status="rejected"):
@@ -54,11 +55,13 @@ def _came_back(library: Any, repo: Repo) -> list[Any]:
 
 
 def load_drain(repo: Repo) -> DrainData:
-    library = optional.load(MEMORY)
-    if library is None:
-        return DrainData(available=False)
     data = DrainData(available=True)
-    for learning, came_back in [(x, False) for x in library.pending(repo)] + [(x, True) for x in _came_back(library, repo)]:
+    try:
+        queue = [(x, False) for x in library.pending(repo)] + [(x, True) for x in _came_back(repo)]
+    except HallError as exc:  # e.g. the project identity is not committed: say so, with its fix
+        fix = "\n".join(f"  {step}" for step in exc.next)
+        return DrainData(available=False, problem=f"{exc.message}\n\nnext:\n{fix}" if fix else exc.message)
+    for learning, came_back in queue:
         try:
             preview = library.preview(repo, learning.id)
         except Exception as exc:  # noqa: BLE001 - shown on the card as the reason it can't be written
@@ -71,16 +74,12 @@ def load_drain(repo: Repo) -> DrainData:
 
 
 def _accept_all(repo: Repo, lids: list[str]) -> dict[str, Any]:
-    library = optional.load(MEMORY)
-    assert library is not None
     done = [library.accept(repo, lid, actor="you").id for lid in lids]
     return {"accepted": done}
 
 
 def _decide(repo: Repo, verb: str, lid: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """One memory-store verb; the learning as a dict (and, after a rejection, its tombstone)."""
-    library = optional.load(MEMORY)
-    assert library is not None
     learning = getattr(library, verb)(repo, lid, *args, **kwargs)
     out = learning.to_dict()
     if verb == "reject":
@@ -89,8 +88,6 @@ def _decide(repo: Repo, verb: str, lid: str, *args: Any, **kwargs: Any) -> dict[
 
 
 def _accept_reopened(repo: Repo, lid: str) -> dict[str, Any]:
-    library = optional.load(MEMORY)
-    assert library is not None
     library.reopen(repo, lid, actor="you", reason="accepted in the drain after it came back")
     return library.accept(repo, lid, actor="you").to_dict()
 
@@ -155,9 +152,9 @@ class DrainScreen(HallScreen):
         body = self.query_one("#drain-body", Static)
         self.query_one("#drain-last", Static).update(self.last_note)
         if not self.data.available:
-            progress.update("Reflect drain")
-            body.update("The memory store (hallmark.core.memory.api) is not available in this build, so there is "
-                        "nothing to review.")
+            progress.update("Reflect drain · memory paused")
+            body.update(Text("The memory store cannot be read, so there is nothing to review yet.\n\n", style="bold")
+                        + Text(self.data.problem))
             self.refresh_bindings()
             return
         if not self._remaining():
@@ -275,8 +272,7 @@ class DrainScreen(HallScreen):
 
     def action_decide(self, what: str) -> None:
         card = self.current()
-        library = optional.load(MEMORY)
-        if card is None or library is None:
+        if card is None:
             return
         lid = card.lid
         if card.came_back:
@@ -307,8 +303,7 @@ class DrainScreen(HallScreen):
                                  edited)
 
     def action_undo(self) -> None:
-        library = optional.load(MEMORY)
-        if not self.history or library is None:
+        if not self.history:
             return
         lid, what = self.history[-1]
         if what == "local":

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hallmark.core import clock, config_raw, inbox, states
+from hallmark.core import clock, config_raw, inbox, states, waiting
+from hallmark.core.errors import HallError
+from hallmark.core.memory import api as library
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
 from rich.text import Text
@@ -16,7 +18,7 @@ from textual.containers import Grid
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .. import labels, optional, rooms
+from .. import labels, rooms
 from ..messages import DataLoaded
 from .base import HallScreen
 
@@ -55,18 +57,13 @@ def load_extras(repo: Repo, data: FloorData) -> FloorData:
     for entry in inbox._extra_sources(repo):  # repo-level entries only: the daemon's own
         if "daemon" in str(entry.get("kind", "")):
             floor.daemon_stopped = entry.get("text") or "the daemon stopped"
-    library = optional.load("hallmark.core.memory.api")
-    if library is not None:
-        try:
-            floor.library_pending = len(library.pending(repo))
-        except Exception:  # noqa: BLE001 - the Library room says "unavailable" rather than failing the floor
-            floor.library_pending = None
-    waiting = len(inbox.visible(repo))
-    found: dict[str, tuple[str, str, str]] = {}
-    waiting_mod = optional.load("hallmark.core.waiting")
-    if waiting_mod is not None:
-        found = waiting_mod.badges(repo, [v for views in floor.rooms.values() for v in views])
-    return FloorData(floor, handoffs[-6:], complete=True, inbox=waiting, badges=found)
+    try:
+        floor.library_pending = len(library.pending(repo))
+    except HallError as exc:  # e.g. an uncommitted project identity: the Library room says memory is paused
+        floor.library_pending, floor.library_problem = None, exc.message
+    waiting_count = len(inbox.visible(repo))
+    found = waiting.badges(repo, [v for views in floor.rooms.values() for v in views])
+    return FloorData(floor, handoffs[-6:], complete=True, inbox=waiting_count, badges=found)
 
 
 def load_floor(repo: Repo) -> FloorData:
@@ -201,7 +198,7 @@ class FloorScreen(HallScreen):
                     extra.append(f"→ {event.get('item') or ''} {event.get('event')}")
             elif room.key == "library":
                 if floor.library_pending is None:
-                    extra.append("memory store not available")
+                    extra.append("⚠ memory paused (L says why)")
                 else:
                     extra.append(f"{floor.library_pending} learning{'s' if floor.library_pending != 1 else ''} to review")
             elif room.key == "office" and data.complete and data.inbox:
