@@ -244,11 +244,9 @@ def untracked_file(worktree: Path, rel: str) -> FileDiff:
 
 
 def load_findings(repo: Any, item_id: str) -> list[dict[str, Any]]:
-    """The item's open findings from the review loop; none when the loop's module is absent."""
-    try:
-        from .loop.findings import list_findings  # type: ignore[import-not-found]
-    except ImportError:
-        return []
+    """The item's open findings from the review loop (none when its findings cannot be read)."""
+    from .loop.findings import list_findings
+
     try:
         return list(list_findings(repo, item_id, open_only=True))
     except HallError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -31,12 +30,10 @@ def journal_health(state_dir: Path) -> list[dict[str, Any]]:
     return bad
 
 
-def claude_config_dir() -> Path:
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-
-
 def hooks_status(root: Path) -> dict[str, Any]:
-    """Without the plugin installer: is `hall-hook` wired into any settings or plugin hooks file?"""
+    """Without our plugin: is `hall-hook` wired by hand into any settings or plugin hooks file?"""
+    from .plugin_install import claude_config_dir
+
     config = claude_config_dir()
     candidates = [config / "settings.json", root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
     plugins = config / "plugins"
@@ -85,6 +82,48 @@ def _worktrees_check(paths: RepoPaths) -> dict[str, Any]:
                   f"git worktree add)", missing=missing)
 
 
+def ship_remotes(command: str) -> list[str]:
+    """The remotes a ship command pushes to: the first plain word after each `git … push`."""
+    import shlex
+
+    try:
+        words = shlex.split(command.replace("&&", " ; ").replace("||", " ; "))
+    except ValueError:
+        return []
+    found: list[str] = []
+    for index, word in enumerate(words):
+        if word != "push" or "git" not in words[max(0, index - 3):index]:
+            continue
+        for arg in words[index + 1:]:
+            if arg in (";", "|") or arg.startswith("{"):
+                break
+            if not arg.startswith("-"):
+                found.append(arg)
+                break
+    return found
+
+
+def _ship_check(paths: RepoPaths) -> dict[str, Any] | None:
+    """The ship command pushes to a remote this repo has (else every hallmarked item is held at ship)."""
+    from . import git
+    from .config import load
+
+    try:
+        command = load(paths.main_checkout).ship
+    except HallError:
+        return None  # the config check already names the problem
+    wanted = ship_remotes(command)
+    if not wanted:
+        return None
+    have = set(git.out(["remote"], paths.main_checkout).split())
+    missing = [name for name in wanted if name not in have]
+    if not missing:
+        return _check("ship", True, f"pushes to {', '.join(wanted)}")
+    return _check("ship", False, f"the ship command pushes to {', '.join(missing)}, which this repo does not have; "
+                  "items get their hallmark but are held at shipping",
+                  f"git remote add {missing[0]} <url>, or set ship in .hallmark.toml", optional=True)
+
+
 def run(start: Path) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
     git_path = shutil.which("git")
@@ -110,12 +149,16 @@ def run(start: Path) -> dict[str, Any]:
                              bad_lines=bad))
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
         checks.append(_worktrees_check(paths))
-    try:
-        from .plugin_install import installed_status
-    except ImportError:
-        status = hooks_status(paths.main_checkout)
-    else:
-        status = installed_status()
+        ship = _ship_check(paths)
+        if ship is not None:
+            checks.append(ship)
+    from .plugin_install import installed_status
+
+    status = installed_status()
+    if not status["ok"]:  # wired by hand (settings.json hooks) counts too; the plugin's problem is kept
+        manual = hooks_status(paths.main_checkout)
+        if manual["ok"]:
+            status = {"ok": True, "detail": f"{manual['detail']} (not through the plugin: {status['detail']})"}
     checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
     for tool, why in (("claude", "headless review runs"), ("gh", "opening pull requests")):
         found = shutil.which(tool)

@@ -89,15 +89,13 @@ def origin_url(root: Path) -> str | None:
 
 
 def _memory_identity(repo: Any) -> str | None:
-    """The memory store's own identity when it is installed and agrees (so memory tools and the store
-    see one project); None when it is absent or refuses (e.g. an uncommitted identity file)."""
+    """The memory store's own identity when it agrees (so memory tools and the store see one
+    project); None when it refuses (e.g. an uncommitted identity file)."""
     paths = getattr(repo, "paths", None) or (repo if hasattr(repo, "common_dir") else None)
     if paths is None:
         return None
-    try:
-        from .memory import identity
-    except ImportError:
-        return None
+    from .memory import identity
+
     try:
         return identity.current(paths).value
     except Exception:  # a refused or unreadable identity: fall back to our own chain

@@ -31,10 +31,8 @@ def plugin_dir() -> Path:
 
 
 def _plugin_installed() -> bool:
-    try:
-        from .plugin_install import installed_status  # type: ignore[import-not-found]
-    except ImportError:
-        return False
+    from .plugin_install import installed_status
+
     try:
         return bool(installed_status().get("ok"))
     except Exception:  # an unreadable settings file: load the plugin explicitly instead

@@ -31,17 +31,14 @@ def claude_command() -> list[str]:
 
 def stream_info(path: Path) -> dict[str, Any]:
     """session_id, cwd and whether it ended, from a run's stream (the last run in the file wins)."""
+    from .runner.trace import run_info
+
     try:
-        from .runner.trace import run_info  # type: ignore[import-not-found]
-    except ImportError:
-        run_info = None
-    if run_info is not None:
-        try:
-            info = dict(run_info(path))
-            if info.get("session_id"):
-                return info
-        except Exception:  # fall back to reading the lines ourselves
-            pass
+        info = dict(run_info(path))
+        if info.get("session_id"):
+            return info
+    except Exception:  # noqa: BLE001 - an unreadable last run: fall back to any session id in the file
+        pass
     info: dict[str, Any] = {"session_id": None, "cwd": None, "ended": False}
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -135,11 +132,9 @@ def _signal(pid: int, sig: int) -> None:
 
 
 def release_lease(repo: Any, item_id: str) -> bool:
-    """Release the loop's lease on the item when the loop's module exists; True when one was released."""
-    try:
-        from .loop import leases  # type: ignore[attr-defined]
-    except ImportError:
-        return False
+    """Release the loop's lease on the item; True when one was released."""
+    from .loop import leases
+
     return bool(leases.release(repo, item_id))
 
 

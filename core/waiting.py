@@ -38,11 +38,9 @@ DONE_STATES = frozenset({states.CLOSED, states.HALLMARKED})
 
 
 def lease_held(repo: Any, item_id: str) -> bool:
-    """True when the review loop holds a lease on the item (the loop's module is optional)."""
-    try:
-        from .loop import leases  # type: ignore[attr-defined]
-    except ImportError:
-        return False
+    """True when the review loop holds a lease on the item."""
+    from .loop import leases
+
     try:
         return leases.current(repo, item_id) is not None
     except Exception:  # a broken lease file must not hide the item

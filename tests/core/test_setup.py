@@ -163,15 +163,39 @@ def test_doctor_checks_and_every_failure_names_its_fix(git_repo: Path, tmp_path:
     assert _checks(doctor.run(git_repo))["index"]["ok"] is True
 
 
-def test_hooks_status_finds_hall_hook_in_settings(tmp_path: Path, isolated_env: Path):
-    root = tmp_path / "repo"
-    root.mkdir()
+def test_hooks_wired_by_hand_satisfy_doctor_without_the_plugin(hall_repo, isolated_env: Path):
+    root = hall_repo.root
     assert doctor.hooks_status(root)["ok"] is False
+    assert _checks(doctor.run(root))["hooks"]["ok"] is False
     settings = isolated_env / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"command": "/x/bin/hall-hook pre-tool-use"}]}]}}))
     found = doctor.hooks_status(root)
     assert found["ok"] is True and str(settings) in found["detail"]
+    hooks = _checks(doctor.run(root))["hooks"]
+    assert hooks["ok"] is True and "not through the plugin" in hooks["detail"]
+
+
+@pytest.mark.parametrize(("command", "remotes"), [
+    ("git push -u origin {branch} && gh pr create --base {base}", ["origin"]),
+    ("git -C . push --force-with-lease upstream HEAD", ["upstream"]),
+    ("git push", []),
+    ("make release", []),
+    ("git push -u fork {branch}; git push origin --tags", ["fork", "origin"]),
+    ("echo 'unbalanced", []),
+])
+def test_ship_remotes_reads_the_pushed_remote(command: str, remotes: list[str]):
+    assert doctor.ship_remotes(command) == remotes
+
+
+def test_doctor_warns_when_the_ship_remote_is_missing(hall_repo):
+    import subprocess
+
+    ship = _checks(doctor.run(hall_repo.root))["ship"]
+    assert ship["ok"] is False and ship["optional"] is True and "origin" in ship["detail"]
+    assert "git remote add origin" in ship["fix"]
+    subprocess.run(["git", "remote", "add", "origin", "https://example.invalid/x.git"], cwd=hall_repo.root, check=True)
+    assert _checks(doctor.run(hall_repo.root))["ship"]["ok"] is True
 
 
 def test_init_base_and_capture_are_written(git_repo: Path):
