@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from hallmark.core import waiting
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths, discover
 from hallmark.core.repo import Repo
@@ -27,7 +28,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from . import optional, settings, theming, watch
+from . import settings, theming, watch
 from .messages import CoreDone, JournalChanged, WaitingCounted
 from .screens.floor import FloorScreen
 from .screens.setup import NotARepoScreen, NotInitialisedScreen
@@ -164,9 +165,6 @@ class HallmarkApp(App[None]):
 
     @work(thread=True, exclusive=True, group="waiting", exit_on_error=False)
     def _count_worker(self) -> None:
-        waiting = optional.load("hallmark.core.waiting")
-        if waiting is None:
-            return
         try:
             with self.fresh_repo() as repo:
                 count = len(waiting.waiting_items(repo))
@@ -181,8 +179,7 @@ class HallmarkApp(App[None]):
     def action_next_waiting(self) -> None:
         """n: the next item waiting for you, oldest first (core.waiting). A screen may show it in
         place (the board selects its card); otherwise its detail opens."""
-        waiting = optional.load("hallmark.core.waiting")
-        if waiting is None or self.repo is None:
+        if self.repo is None:
             return
         screen = self.screen
         current = getattr(screen, "current_item_id", None)
@@ -288,9 +285,7 @@ class HallmarkApp(App[None]):
             return self.repo is not None
         if action == "next_waiting":
             # in a trace n steps through search hits (kept there); nothing waits without a repo
-            if self.repo is None or getattr(self.screen, "n_is_search", False):
-                return False
-            return optional.has("hallmark.core.waiting", "next_waiting")
+            return self.repo is not None and not getattr(self.screen, "n_is_search", False)
         return True
 
     async def action_mode(self, mode: str) -> None:

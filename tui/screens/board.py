@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hallmark.core import items, states
+from hallmark.core import items, states, waiting
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
 from rich.text import Text
@@ -23,9 +23,10 @@ from textual.containers import HorizontalScroll, Vertical
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from .. import labels, optional, rooms
+from .. import labels, rooms
 from ..widgets.lists import VimOptionList
 from .base import HallScreen
+from .diff import DiffScreen
 from .modals import ReasonModal
 
 ITEM_ACTIONS = {"ready", "pull_back", "drop", "retry", "answer", "open_editor", "trace", "diff", "open_item"}
@@ -40,10 +41,7 @@ class BoardData:
 
 
 def waiting_badges(repo: Repo, views: list[ItemView]) -> tuple[dict[str, tuple[str, str, str]], dict[str, str]]:
-    """core.waiting's (kind, word, symbol) per item and why the waiting ones wait ({} without the module)."""
-    waiting = optional.load("hallmark.core.waiting")
-    if waiting is None:
-        return {}, {}
+    """core.waiting's (kind, word, symbol) per item and why the waiting ones wait."""
     found = waiting.badges(repo, views)
     reasons = {v.id: r for v in views if found.get(v.id, ("",))[0] == "waiting" and (r := waiting.waiting_reason(v))}
     return found, reasons
@@ -127,14 +125,10 @@ class TriageActions:
     The host screen provides selected() -> ItemView | None and open_questions(id) -> list.
     """
 
-    _optional: dict[str, bool]
-
     def open_questions(self, item_id: str) -> list[dict[str, Any]]:
         return []
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "diff":
-            return None if self._optional.get("diff") and self.selected() is None else self._optional.get("diff", False)
         if action not in ITEM_ACTIONS:
             return True
         view = self.selected()
@@ -228,9 +222,7 @@ class TriageActions:
         view = self._need()
         if view is None:
             return
-        module = optional.load("hallmark.tui.screens.diff")
-        if module is not None:
-            self.app.push_screen(module.DiffScreen(self.repo, view.id))
+        self.app.push_screen(DiffScreen(self.repo, view.id))
 
     def current_item_id(self) -> str | None:
         """The item `n` (app.next_waiting) counts from."""
@@ -257,7 +249,6 @@ class BoardScreen(TriageActions, HallScreen):
         self.room = room
         self.data = BoardData([])
         self.filter_text = ""
-        self._optional: dict[str, bool] = {}
 
     def columns_states(self) -> tuple[str, ...]:
         if self.room is None:
@@ -278,9 +269,6 @@ class BoardScreen(TriageActions, HallScreen):
     def on_mount(self) -> None:
         self.sub_title = rooms.ROOM_BY_KEY[self.room].name if self.room else "Boards"
         self.query_one("#board-filter", Input).cursor_blink = False
-        self._optional = {
-            "diff": optional.has("hallmark.tui.screens.diff", "DiffScreen"),
-        }
         super().on_mount()
 
     def show_waiting(self, item_id: str) -> bool:

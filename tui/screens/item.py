@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hallmark.core import items, states
+from hallmark.core import items, states, waiting
 from hallmark.core.config import parse_tokens
+from hallmark.core.loop.findings import list_findings
+from hallmark.core.loop.runs import list_runs
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
 from rich.text import Text
@@ -18,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from .. import labels, optional, rooms
+from .. import labels, rooms
 from ..widgets.lists import VimTable
 from .base import HallScreen
 from .board import TRIAGE_BINDINGS, TriageActions
@@ -52,31 +54,16 @@ def event_summary(event: dict[str, Any], width: int = 90, root: Path | None = No
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def run_files(repo: Repo, item_id: str) -> list[dict[str, Any]]:
-    """The run stream files of an item by name (role and start), newest first; facts only."""
-    folder = repo.paths.item_dir(item_id) / "runs"
-    try:
-        names = sorted((p for p in folder.iterdir() if p.suffix == ".jsonl"), reverse=True)
-    except OSError:
-        return []
-    out = []
-    for path in names:
-        stamp, _, role = path.stem.partition("-")
-        out.append({"file": path.name, "role": role, "started": stamp, "path": str(path)})
-    return out
-
-
 @dataclass
 class ItemData:
     view: ItemView
     events: list[dict[str, Any]]
-    findings: list[dict[str, Any]] | None  # None: the findings module is not available
+    findings: list[dict[str, Any]]
     runs: list[dict[str, Any]]
-    runs_detailed: bool
     budget_tokens: int | None
     questions: list[dict[str, Any]] = field(default_factory=list)
     badge: str = ""  # core.waiting: symbol and word (and why it waits for you)
-    costs: dict[str, Any] | None = None  # core.waiting.cost_breakdown: per run, per round, total
+    costs: dict[str, Any] = field(default_factory=dict)  # core.waiting.cost_breakdown: per run, per round, total
 
 
 class ItemScreen(TriageActions, HallScreen):
@@ -94,7 +81,6 @@ class ItemScreen(TriageActions, HallScreen):
         self.item_id = item_id
         self.data: ItemData | None = None
         self.expanded: int | None = None
-        self._optional: dict[str, bool] = {}
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -113,9 +99,6 @@ class ItemScreen(TriageActions, HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = self.item_id
-        self._optional = {
-            "diff": optional.has("hallmark.tui.screens.diff", "DiffScreen"),
-        }
         self.query_one("#journal", VimTable).add_fixed_columns(("when", 7), ("actor", 9), ("event", 16), ("summary", None))
         self.query_one("#findings", VimTable).add_fixed_columns(("id", 5), ("lens", 12), ("severity", 8), ("file:line", None), ("status", 8), ("round", 5))
         self.query_one("#runs", VimTable).add_fixed_columns(("run", 36), ("role", 9), ("duration", 8), ("tokens", 7), ("cost $", 7), ("outcome", None))
@@ -130,26 +113,18 @@ class ItemScreen(TriageActions, HallScreen):
     def load(self, repo: Repo) -> ItemData:
         view = items.fold_item(repo, self.item_id)
         events = items.item_events(repo, self.item_id)
-        findings_mod = optional.load("hallmark.core.loop.findings")
-        findings = findings_mod.list_findings(repo, self.item_id) if findings_mod is not None else None
-        runs_mod = optional.load("hallmark.core.loop.runs") or optional.load("hallmark.core.runner.runs")
-        if runs_mod is not None and hasattr(runs_mod, "list_runs"):
-            runs, detailed = list(reversed(runs_mod.list_runs(repo, self.item_id))), True
-        else:
-            runs, detailed = run_files(repo, self.item_id), False
+        findings = list_findings(repo, self.item_id)
+        runs = list(reversed(list_runs(repo, self.item_id)))
         try:
             budget = parse_tokens(repo.config.budget.per_item)
         except Exception:  # noqa: BLE001 - a bad config shows as "no budget" here; `hall doctor` names it
             budget = None
         questions = [q for q in repo.index.questions(open_only=True) if q["item"] == self.item_id]
-        badge, costs = "", None
-        waiting = optional.load("hallmark.core.waiting")
-        if waiting is not None:
-            waiting.mark_seen(repo, self.item_id)  # you are looking at it now: "done, unseen" clears
-            kind, word, symbol = waiting.classify(repo, view)
-            badge = labels.badge((kind, word, symbol), waiting.waiting_reason(view))
-            costs = waiting.cost_breakdown(repo, self.item_id)
-        return ItemData(view, events, findings, runs, detailed, budget, questions, badge, costs)
+        waiting.mark_seen(repo, self.item_id)  # you are looking at it now: "done, unseen" clears
+        kind, word, symbol = waiting.classify(repo, view)
+        badge = labels.badge((kind, word, symbol), waiting.waiting_reason(view))
+        costs = waiting.cost_breakdown(repo, self.item_id)
+        return ItemData(view, events, findings, runs, budget, questions, badge, costs)
 
     def show(self, data: ItemData) -> None:
         self.data = data
@@ -189,11 +164,9 @@ class ItemScreen(TriageActions, HallScreen):
 
         findings = self.query_one("#findings", VimTable)
         findings.clear()
-        if data.findings is None:
-            findings.add_row("", "", "", "findings are not available in this build", "", "")
-        elif not data.findings:
+        if not data.findings:
             findings.add_row("", "", "", "no findings", "", "")
-        for f in data.findings or []:
+        for f in data.findings:
             where = f"{f.get('file', '')}:{f.get('line', '')}" if f.get("line") else str(f.get("file", ""))
             findings.add_row(str(f.get("id", "")), str(f.get("lens", "")), str(f.get("severity", "")), where,
                              str(f.get("status", "")), str(f.get("round", "")))
@@ -204,9 +177,9 @@ class ItemScreen(TriageActions, HallScreen):
             duration = run.get("duration_ms")
             tokens = run.get("tokens")
             cost = run.get("cost_usd")
-            outcome = run.get("outcome") or ("—" if not data.runs_detailed else "")
+            outcome = run.get("outcome") or ""
             outcome = {"live": "● live", "ok": "✓ ok", "died": "✗ died"}.get(str(outcome), str(outcome))
-            runs.add_row(str(run.get("name") or Path(str(run.get("file", ""))).name), str(run.get("role", "")),
+            runs.add_row(str(run.get("name", "")), str(run.get("role", "")),
                          f"{duration / 1000:.1f}s" if isinstance(duration, int | float) else "—",
                          labels.tokens(tokens) if isinstance(tokens, int | float) else "—",
                          f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
@@ -216,13 +189,10 @@ class ItemScreen(TriageActions, HallScreen):
         if self.focused is None:
             journal.focus()
 
-    def _show_costs(self, costs: dict[str, Any] | None) -> None:
+    def _show_costs(self, costs: dict[str, Any]) -> None:
         """Per round, the runs in it, then the total: tokens and list-price cost (core.waiting)."""
         table = self.query_one("#cost", VimTable)
         table.clear()
-        if costs is None:
-            table.add_row("cost per run is not available in this build", "", "", "", "")
-            return
         by_round: dict[int, list[dict[str, Any]]] = {}
         for run in costs.get("runs", []):
             by_round.setdefault(int(run.get("round") or 0), []).append(run)
@@ -299,7 +269,7 @@ class ItemScreen(TriageActions, HallScreen):
         if not self.data or not (0 <= row < len(self.data.runs)):
             return
         run = self.data.runs[row]
-        path = str(run.get("path") or run.get("file") or "")
+        path = str(run.get("file") or "")
         if not os.path.isabs(path):
             path = str(self.repo.paths.item_dir(self.item_id) / "runs" / path)
         self.hall.open_trace(Path(path), item=self.item_id)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from hallmark.core.repo import Repo
+from hallmark.core.takeover import takeover
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
-from .. import optional
 from ..messages import CoreDone
 from ..widgets.trace_view import TailChanged, TraceView, search_file
 from .base import HallScreen
@@ -86,9 +86,7 @@ class TraceScreen(HallScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "takeover":
-            if not optional.has("hallmark.core.takeover", "takeover") or not self.item:
-                return False
-            return True
+            return bool(self.item)
         if action == "hit":
             return True if self.view.hits else None
         return True
@@ -142,10 +140,9 @@ class TraceScreen(HallScreen):
 
     # -- takeover (triage's core/takeover.py) ----------------------------------------------
     def action_takeover(self) -> None:
-        module = optional.load("hallmark.core.takeover")
-        if module is None or not self.item:
+        if not self.item:
             return
-        self.hall.core_call("taken over", module.takeover, self.item, run=self.path.name, item=self.item)
+        self.hall.core_call("taken over", takeover, self.item, run=self.path.name, item=self.item)
 
     def core_done(self, message: CoreDone) -> None:
         if message.label != "taken over" or message.error is not None or not message.result:

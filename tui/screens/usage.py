@@ -1,7 +1,6 @@
 """$: tokens and cost by item, role, model and day; a 14-day bar chart; today against budgets.
 
-The numbers come from hallmark.core.loop.usage and .budget; until those exist the screen
-says so instead of guessing.
+The numbers come from hallmark.core.loop.usage and .budget.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from hallmark.core import clock
+from hallmark.core.loop import budget, usage
 from hallmark.core.repo import Repo
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from .. import labels, optional
+from .. import labels
 from ..widgets.lists import VimTable
 from .base import HallScreen
 
@@ -28,10 +28,9 @@ DAYS = 14
 
 @dataclass
 class UsageData:
-    available: bool = False
     reports: dict[str, dict[str, Any]] = field(default_factory=dict)
     days: list[tuple[str, int, float]] = field(default_factory=list)  # (YYYY-MM-DD, tokens, cost)
-    budget: dict[str, Any] | None = None
+    budget: dict[str, Any] = field(default_factory=dict)
 
 
 def tokens_of(row: dict[str, Any]) -> int:
@@ -137,41 +136,29 @@ class UsageScreen(HallScreen):
         super().on_mount()
 
     def load(self, repo: Repo) -> UsageData:
-        usage = optional.load("hallmark.core.loop.usage")
-        budget = optional.load("hallmark.core.loop.budget")
-        data = UsageData(available=usage is not None)
-        if usage is not None:
-            for group in GROUPS:
-                data.reports[group] = usage.report(repo, by=group)
-            today = clock.now().date()
-            since = clock.stamp(clock.now() - timedelta(days=DAYS - 1)).split("T")[0]
-            rows = {str(r.get("key", ""))[:10]: r for r in usage.report(repo, by="day", since=since).get("rows", [])}
-            for back in range(DAYS - 1, -1, -1):
-                day = (today - timedelta(days=back)).isoformat()
-                row = rows.get(day, {})
-                data.days.append((day, tokens_of(row), float(row.get("cost_usd", 0) or 0)))
-        if budget is not None:
-            data.budget = budget.status(repo)
+        data = UsageData()
+        for group in GROUPS:
+            data.reports[group] = usage.report(repo, by=group)
+        today = clock.now().date()
+        since = clock.stamp(clock.now() - timedelta(days=DAYS - 1)).split("T")[0]
+        rows = {str(r.get("key", ""))[:10]: r for r in usage.report(repo, by="day", since=since).get("rows", [])}
+        for back in range(DAYS - 1, -1, -1):
+            day = (today - timedelta(days=back)).isoformat()
+            row = rows.get(day, {})
+            data.days.append((day, tokens_of(row), float(row.get("cost_usd", 0) or 0)))
+        data.budget = budget.status(repo)
         return data
 
     def show(self, data: UsageData) -> None:
-        budget = self.query_one("#usage-budget", Static)
+        budget_box = self.query_one("#usage-budget", Static)
         chart = self.query_one("#usage-chart", Static)
-        if not data.available:
-            budget.update("Usage accounting (hallmark.core.loop.usage) is not available in this build: no runs "
-                          "have been counted.")
-            chart.update("")
-            return
-        if data.budget is None:
-            text = "Budgets: not available in this build."
-        else:
-            text = "Today against each budget\n" + "\n".join(f"  {line}" for line in budget_lines(data.budget))
+        text = "Today against each budget\n" + "\n".join(f"  {line}" for line in budget_lines(data.budget))
         total = data.reports.get("model", {}).get("total") or {}
         standin = sum(int(r.get("standin_runs", 0) or 0) for r in data.reports.get("model", {}).get("rows", []))
         if standin:
             text += (f"\n{standin} of {total.get('runs', standin)} runs were the demo's stand-in "
                      f"({labels.STANDIN_MODEL}): no model ran, they cost nothing")
-        budget.update(text)
+        budget_box.update(text)
         width = max(40, self.size.width - 4)
         chart.update(Text(f"Last {DAYS} days (tokens)\n") + bar_chart(data.days, width))
         for group in GROUPS:
