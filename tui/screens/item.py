@@ -99,7 +99,7 @@ class ItemScreen(TriageActions, HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = self.item_id
-        self.query_one("#journal", VimTable).add_fixed_columns(("when", 7), ("actor", 9), ("event", 16), ("summary", None))
+        self.query_one("#journal", VimTable).add_fixed_columns(("when", 7), ("actor", 18), ("event", 16), ("summary", None))
         self.query_one("#findings", VimTable).add_fixed_columns(("id", 5), ("lens", 12), ("severity", 8), ("file:line", None), ("status", 8), ("round", 5))
         self.query_one("#runs", VimTable).add_fixed_columns(("run", 36), ("role", 9), ("duration", 8), ("tokens", 7), ("cost $", 7), ("outcome", None))
         self.query_one("#cost", VimTable).add_fixed_columns(("round / run", 24), ("role", 9), ("tokens", 7), ("cost $", 7), ("model", None))
