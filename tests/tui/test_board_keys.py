@@ -261,3 +261,32 @@ def test_n_walks_the_items_waiting_on_you_and_D_opens_the_diff(busy):
             await settle(pilot)
             assert type(app.screen).__name__ == "DiffScreen"
     run(go())
+
+
+def test_the_board_opens_on_the_first_card_even_when_the_first_columns_are_empty(hall_repo, at):
+    """Only a hallmarked item: the cursor starts on it (scrolled into view), so enter opens it."""
+    from hallmark.tui.screens.item import ItemScreen
+
+    from .conftest import build_busy
+
+    ids = build_busy(hall_repo)
+    for state, item_id in ids.items():
+        if state != "hallmarked" and state not in ("closed", "dropped"):
+            items.drop(hall_repo, item_id, reason="only the hallmarked one stays", actor="you")
+    hallmarked = ids["hallmarked"]
+
+    async def go():
+        app = board_app(hall_repo)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert screen.selected() is not None and screen.selected().id == hallmarked
+            column = screen.current_column()
+            assert column is not None and column.region.x < 100  # scrolled into view
+            screen.reload()  # a journal write refills the board: the cursor stays on the card
+            await settle(pilot)
+            assert screen.selected().id == hallmarked
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, ItemScreen) and app.screen.item_id == hallmarked
+    run(go())

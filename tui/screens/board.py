@@ -249,6 +249,7 @@ class BoardScreen(TriageActions, HallScreen):
         self.room = room
         self.data = BoardData([])
         self.filter_text = ""
+        self._placed = False  # the cursor has been put on a card once (later it stays where you move it)
 
     def columns_states(self) -> tuple[str, ...]:
         if self.room is None:
@@ -320,14 +321,17 @@ class BoardScreen(TriageActions, HallScreen):
             empty.update("")
         empty.set_class(total == 0, "-shown")
         focused = self.focused
-        if not isinstance(focused, OptionList | Input) or focused.has_class("-hidden"):
-            self._focus_first()
+        if (not isinstance(focused, OptionList | Input) or focused.has_class("-hidden")
+                or (not self._placed and isinstance(focused, OptionList) and not focused.option_count and total)):
+            self._focus_first()  # the first cards shown get the cursor, not an empty first column
+        self._placed = self._placed or total > 0
         self.refresh_bindings()
 
     def _focus_first(self) -> None:
         for column in self.query(BoardColumn):
             if column.list.option_count:
                 column.list.focus()
+                self.call_after_refresh(column.scroll_visible, animate=False)
                 return
         columns = list(self.query(BoardColumn))
         if columns:
