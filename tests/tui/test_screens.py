@@ -42,6 +42,26 @@ def test_floor_rooms_hold_their_states_and_the_watchman_flags_quiet_items(busy):
     run(go())
 
 
+def test_a_room_says_how_many_more_items_it_could_not_show(busy):
+    """'+N more' is exactly the items a room had no line for: none when all fit (even with badges)."""
+    import re
+
+    repo, ids = busy
+    from hallmark.tui.screens.floor import RoomBox
+
+    async def go():
+        for size in ((160, 48), (80, 24)):
+            app = make_app(repo.root)
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                for box in app.screen.query(RoomBox):
+                    text = str(box.render())
+                    listed = sum(1 for v in box.items if v.id in text)
+                    more = re.search(r"\+(\d+) more", text)
+                    assert (int(more.group(1)) if more else 0) == len(box.items) - listed, (size, box.room.key, text)
+    run(go())
+
+
 def test_floor_empty_repo_shows_empty_rooms(hall_repo, at):
     from hallmark.tui.screens.floor import RoomBox
 

@@ -128,9 +128,9 @@ class RoomBox(Widget, can_focus=True):
             line.append("⚠ " if view.id in self.stuck else "", style="bold")
             line.append(f"{states.SYMBOLS.get(view.state, '·')} {view.id} ")
             found = self.badges.get(view.id)
-            shown = labels.badge(found) if width >= 44 else labels.short_badge(found)
-            if shown and found and found[0] != "idle":
-                line.append(f"{shown} ", style="bold")
+            badge = labels.badge(found) if width >= 44 else labels.short_badge(found)
+            if badge and found and found[0] != "idle":
+                line.append(f"{badge} ", style="bold")
             line.append(view.title or "(untitled)", style="dim" if view.terminal else "")
             lines.append(line)
         if len(self.items) > len(shown) and room_lines > 0:
