@@ -4,6 +4,9 @@ store's context."""
 
 from __future__ import annotations
 
+import os
+import re
+
 from hallmark.core.gates import itemstate
 from hallmark.core.states import AWAITING_YOU, DEVELOPMENT
 
@@ -16,8 +19,33 @@ if TYPE_CHECKING:
     from hallmark.core.paths import RepoPaths
 
 
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")  # safe inside single quotes, as resume wants
+
+
+def export_session(session: str, env_file: str | None) -> bool:
+    """Append `export HALL_SESSION_ID='<id>'` to Claude Code's session env file (CLAUDE_ENV_FILE),
+    which Claude sources before each Bash command: `hall ask` then records the asking session and
+    the daemon can resume it with the answer. Once per id; best effort (never fails the hook)."""
+    if not env_file or not SESSION_ID.match(session):
+        return False
+    line = f"export HALL_SESSION_ID='{session}'\n"
+    try:
+        try:
+            with open(env_file, encoding="utf-8") as handle:
+                if handle.read().endswith(line):
+                    return True
+        except FileNotFoundError:
+            pass
+        with open(env_file, "a", encoding="utf-8") as handle:
+            handle.write(line)
+    except OSError:
+        return False
+    return True
+
+
 def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> dict[str, Any] | None:
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    export_session(session, os.environ.get("CLAUDE_ENV_FILE"))
     found = itemstate.item_for_session(paths, cwd, session)
     parts: list[str] = []
     if found is not None:

@@ -44,7 +44,8 @@ STORIES: tuple[Story, ...] = (
     Story("question", "Offer gift wrapping",
           "Customers can add gift wrapping to an order.",
           "development", "in development, waiting for your answer to a question",
-          {"tinyshop/giftwrap.py": project.GIFT_WRAP}),
+          {"tinyshop/giftwrap.py": project.GIFT_WRAP},
+          "Gift wrapping as an order line; the price rule is the one you chose for Q-1."),
     Story("dropped", "Store prices as floats",
           "Would floats make the money code simpler?",
           "dropped", "dropped on your behalf: floats lose cents",
@@ -170,7 +171,12 @@ def script(ids: dict[str, str], pace: float = 0.0) -> dict[str, Any]:
     }
     steps[ids["question"]] = {
         "dev": [_dev(question, [f"hall ask {shlex.quote(GIFT_QUESTION)} --options {shlex.quote(GIFT_OPTIONS)} --json"],
-                     "I asked you (hall inbox) and stopped here: the price rule is yours to decide.")],
+                     "I asked you (hall inbox) and stopped here: the price rule is yours to decide."),
+                # the daemon resumes this session with your answer (`claude -p --resume`): it goes on
+                {"say": ["Resumed with your answer. (The stand-in's script goes on the same way whichever "
+                         "option you chose.)"],
+                 "commands": [TEST_COMMAND, propose(question)],
+                 "text": "Proposed as ready with your answer; you confirm with hall ready."}],
     }
     steps[ids["dropped"]] = {
         "dev": [_dev(dropped, [propose(dropped)], "Proposed as ready; the person decides.")],

@@ -18,8 +18,9 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,7 @@ class RunSpec:
     extra_env: dict[str, str] = field(default_factory=dict)
     validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
     resume: str | None = None  # a session id: `claude -p --resume <id> <prompt>` continues that session
+    session_id: str | None = None  # a fresh run's own id (`--session-id`); None: one is made up
 
 
 @dataclass
@@ -169,13 +171,9 @@ def launch_environment(repo: Any, item_id: str | None, actor: str) -> dict[str, 
     env = dict(os.environ)
     for name in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"):
         env.pop(name, None)  # a run started from inside a session is still a fresh headless run
-    try:
-        from ..launch_env import launch_env
-    except ImportError:  # pragma: no cover - the triage part is absent
-        extra = {"HALL_ITEM": item_id} if item_id else {}
-    else:
-        extra = launch_env(repo, item_id)
-    env.update(extra)
+    from ..launch_env import launch_env
+
+    env.update(launch_env(repo, item_id))
     for name in REMOVE_ENV:
         env.pop(name, None)
     env["HALL_ACTOR"] = actor
@@ -191,6 +189,8 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
         args += ["--resume", spec.resume]
     if prompt_in_argv:  # first, so no variadic flag (--allowedTools) can swallow it
         args.append(spec.prompt)
+    if spec.session_id and not spec.resume:  # known before it starts: `hall ask` inside names it (HALL_SESSION_ID)
+        args += ["--session-id", spec.session_id]
     args += ["--output-format", "stream-json", "--verbose"]
     agent = None if spec.resume else ROLE_AGENT.get(spec.role)
     if agent:
@@ -378,6 +378,8 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     settings = confinement_settings(spec.role, spec.cwd, folder, spec.write_dirs,
                                     isolated=spec.role in ISOLATED_ROLES, git_dir=_git_dir(repo))
     settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    if not spec.resume and not spec.session_id:
+        spec = replace(spec, session_id=str(uuid.uuid4()))
     prompt_in_argv = len(spec.prompt.encode("utf-8")) < ARG_LIMIT and not spec.prompt.startswith("-")
     command = build_command(repo, spec, settings_path, prompt_in_argv=prompt_in_argv)
     standin = is_standin(command)
@@ -386,6 +388,7 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     env = launch_environment(repo, spec.item_id, actor)
     if spec.role in ISOLATED_ROLES:
         env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] = "1"
+    env["HALL_SESSION_ID"] = spec.resume or spec.session_id or ""  # `hall ask` records it: answers resume it
     env.update(spec.extra_env)
     lock = FileLock(str(lock_path), timeout=30)
     lock.acquire()

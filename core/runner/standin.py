@@ -434,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     stream = Stream(pace, step.get("die_after_lines"))
     if args.resume:
         stream.session_id = args.resume  # with --resume the same session_id is reused
+    elif args.session_id:
+        stream.session_id = args.session_id  # --session-id names a new session, as the real CLI does
     cwd = Path.cwd()
     started = time.monotonic()
     stream.emit({

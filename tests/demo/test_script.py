@@ -154,3 +154,31 @@ def test_end_runs_stops_a_live_run_of_the_demo_and_nothing_else(tmp_path: Path):
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+def test_answering_the_demo_question_resumes_the_asking_session(tmp_path: Path):
+    """The stand-in developer's `hall ask` ran inside a headless run that knew its session
+    (`--session-id`, HALL_SESSION_ID); your answer makes the daemon resume exactly that session,
+    which goes on and proposes the item as ready."""
+    from hallmark.core import items, states
+    from hallmark.core.runner.trace import run_info
+
+    demo = driver.create(tmp_path / "demo")
+    with driver.demo_env(demo):
+        driver.build(demo)
+        repo = demo.repo()
+        item_id = demo.ids["question"]
+        (asked,) = [e for e in items.item_events(repo, item_id) if e["event"] == "question"]
+        (dev_run,) = [e for e in items.item_events(repo, item_id) if e["event"] == "run_ended"]
+        assert asked["session"] and asked["session"] == dev_run["session"]
+        items.answer(repo, asked["qid"], "a", actor="you")
+        driver.run_until_idle(demo)
+        view = items.fold_item(repo, item_id)
+        events = items.item_events(repo, item_id)
+        assert view.state == states.AWAITING_YOU, [e["event"] for e in events]
+        (resumed,) = [e for e in events if e["event"] == "resumed"]
+        assert resumed["session"] == asked["session"] and resumed["qid"] == asked["qid"]
+        run_file = repo.paths.item_dir(item_id) / "runs" / resumed["run"]
+        assert run_info(run_file)["session_id"] == asked["session"]
+        assert "free above 50.00" in run_file.with_suffix(".prompt.md").read_text()
+    driver.remove(demo)

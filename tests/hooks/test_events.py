@@ -171,3 +171,33 @@ def test_a_session_id_cannot_escape_the_sessions_dir(repo):
     call("notification", cwd=str(repo.wt), session_id="../../evil", message="m")
     assert not (repo.main / ".git" / "evil.json").exists()
     assert not (repo.main / ".git" / "hallmark" / "evil.json").exists()
+
+
+def test_session_start_exports_the_session_so_hall_ask_records_it(repo, tmp_path, monkeypatch):
+    """Claude sources CLAUDE_ENV_FILE before each Bash command: the session id SessionStart writes
+    there reaches `hall ask`, so the daemon can resume the asking session with the answer."""
+    import subprocess
+
+    from gatehelp import BIN
+
+    env_file = tmp_path / "session-env" / "sessionstart-hook-0.sh"
+    env_file.parent.mkdir()
+    monkeypatch.setenv("CLAUDE_ENV_FILE", str(env_file))
+    session = "5fc1a2aa-5bf9-4e11-b5ac-826333140acc"
+    call("session-start", cwd=str(repo.wt), session_id=session, source="startup")
+    call("session-start", cwd=str(repo.wt), session_id=session, source="resume")  # once per id
+    assert env_file.read_text() == f"export HALL_SESSION_ID='{session}'\n"
+    asked = subprocess.run(["bash", "-c", f'. "{env_file}" && "{BIN / "hall"}" ask "billed or raw?" --json'],
+                           cwd=repo.wt, env=repo.env, capture_output=True, text=True, timeout=60)
+    assert asked.returncode == 0, asked.stderr
+    (question,) = [e for e in events(repo, repo.item) if e["event"] == "question"]
+    assert question["session"] == session
+
+
+def test_session_start_never_writes_an_unsafe_session_id(repo, tmp_path, monkeypatch):
+    env_file = tmp_path / "env.sh"
+    monkeypatch.setenv("CLAUDE_ENV_FILE", str(env_file))
+    answer = call("session-start", cwd=str(repo.wt), session_id="x'; rm -rf ~; '", source="startup")
+    assert answer is not None and not env_file.exists()
+    monkeypatch.setenv("CLAUDE_ENV_FILE", str(tmp_path / "missing-dir" / "env.sh"))
+    assert call("session-start", cwd=str(repo.wt), session_id="s1") is not None  # unwritable: still answers

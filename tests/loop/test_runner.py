@@ -23,7 +23,8 @@ import json, os, sys
 with open(os.environ["RECORD"], "a") as fh:
     fh.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(),
                          "env": {k: os.environ.get(k) for k in ("HALL_ITEM", "HALL_ACTOR",
-                                 "CLAUDE_CODE_DISABLE_CLAUDE_MDS", "AGENTMEMORY_PROJECT_NAME", "GH_TOKEN")}}) + "\\n")
+                                 "CLAUDE_CODE_DISABLE_CLAUDE_MDS", "AGENTMEMORY_PROJECT_NAME", "GH_TOKEN",
+                                 "HALL_SESSION_ID")}}) + "\\n")
 PY
 exec hall-standin-claude "$@"
 """
@@ -69,6 +70,9 @@ def test_the_reviewer_is_started_with_every_isolation_flag(loop_repo, ready_item
     assert env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] == "1" and env["AGENTMEMORY_PROJECT_NAME"]
     assert env["GH_TOKEN"] is None
     assert call["cwd"] == items.fold_item(loop_repo, item_id).worktree
+    # a fresh session named before it starts, so a `hall ask` inside it records the session to resume
+    ended = [e for e in kit.events(loop_repo, item_id, "run_ended") if e["role"] == "review"][0]
+    assert value("--session-id") == env["HALL_SESSION_ID"] == ended["session"] and "--resume" not in argv
 
 
 def test_runner_config_names_the_executable_and_a_missing_one_is_a_clear_error(loop_repo, kit):

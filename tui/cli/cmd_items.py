@@ -4,6 +4,7 @@ ask, answer, inbox."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from hallmark.core import ids, inbox, items
@@ -110,7 +111,7 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
         item_id = items.item_for_path(repo, repo.cwd)
     options = [o.strip() for o in (args.options or "").split(",") if o.strip()] or None
     result = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
-                       wait=args.wait, session=args.session)
+                       wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
     if args.block:
         from hallmark.core.questions import wait_for_answer
 
@@ -189,7 +190,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--options", help="comma-separated choices")
     p.add_argument("--default", help="what to do if nobody answers within --wait")
     p.add_argument("--wait", help="how long to wait for an answer (30m, 4h)")
-    p.add_argument("--session", help="the asking Claude Code session")
+    p.add_argument("--session", help="the asking Claude Code session (default: $HALL_SESSION_ID, which Hallmark's "
+                   "SessionStart hook and headless runs set), so the answer can resume it")
     p.add_argument("--block", action="store_true", help="block until answered or the wait runs out")
 
     p = add(sub, "answer", cmd_answer, "Answer a question (Q-12) with text or an option letter.")
