@@ -63,3 +63,34 @@ def run_files(repo: Any, item_id: str | None) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.glob("*.jsonl"))
+
+
+TAIL_BYTES = 16384  # the end line is the file's last line; a result line before it can be long
+
+
+def run_outcome(stream: Path) -> tuple[str, str]:
+    """(word, detail) for one run from its lock and its last line, without reading the whole file:
+    "live", "ok", "failed" (with the failure), or "died" (no end line and nobody holds the lock)."""
+    if lock_is_held(stream.with_suffix(".lock")):
+        return "live", ""
+    try:
+        with open(stream, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - TAIL_BYTES))
+            tail = handle.read()
+    except OSError:
+        return "died", "the stream file cannot be read"
+    import json
+
+    for raw in reversed(tail.splitlines()):
+        if b"hall_run_end" not in raw:
+            continue
+        try:
+            end = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(end, dict) and end.get("type") == "hall_run_end":
+            failure = end.get("failure")
+            return ("failed", str(failure)) if failure else ("ok", "")
+    return "died", "no end line and no live process holds its lock"

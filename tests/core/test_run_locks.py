@@ -69,3 +69,30 @@ def test_probes_from_many_threads_never_see_a_free_lock_as_held(tmp_path: Path) 
     for thread in threads:
         thread.join()
     assert false_lives == []
+
+
+def _stream(tmp_path: Path, *lines: dict) -> Path:
+    import json
+
+    path = tmp_path / "20261130T094312123Z-review.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_a_run_outcome_comes_from_its_lock_and_its_end_line(tmp_path: Path) -> None:
+    from hallmark.core.run_locks import run_outcome
+
+    init = {"type": "system", "subtype": "init", "session_id": "s"}
+    long_result = {"type": "result", "result": "x" * 50_000}  # far longer than the tail that is read
+    ok = _stream(tmp_path, init, long_result, {"type": "hall_run_end", "failure": None})
+    assert run_outcome(ok) == ("ok", "")
+    failed = _stream(tmp_path, init, {"type": "hall_run_end", "failure": "the run timed out after 30 s"})
+    assert run_outcome(failed) == ("failed", "the run timed out after 30 s")
+    died = _stream(tmp_path, init, long_result)
+    assert run_outcome(died)[0] == "died"
+    fd = _hold(died.with_suffix(".lock"), fcntl.LOCK_EX)  # the runner's lock: it is still going
+    try:
+        assert run_outcome(died) == ("live", "")
+    finally:
+        os.close(fd)
+    assert run_outcome(tmp_path / "gone.jsonl")[0] == "died"

@@ -178,6 +178,8 @@ def test_runs_screen_lists_runs_and_enter_opens_the_trace(busy):
         async with app.run_test() as pilot:
             await settle(pilot)
             assert len(app.screen.runs) == 1
+            table = app.screen.query_one("#runs-table")
+            assert [str(c) for c in table.get_row_at(0)][4] == "✓ ok"  # the busy building's run ended well
             await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "TraceScreen" and app.screen.item == ids["review"]

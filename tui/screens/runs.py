@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from hallmark.core.repo import Repo
+from hallmark.core.run_locks import run_outcome
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -37,7 +39,13 @@ def all_runs(repo: Repo, limit: int = 500) -> list[dict[str, Any]]:
                 size = 0
             found.append({"item": item, "file": name, "stamp": stamp, "role": role, "path": str(path), "size": size})
     found.sort(key=lambda r: r["stamp"], reverse=True)
-    return found[:limit]
+    found = found[:limit]
+    for run in found:
+        run["outcome"], run["why"] = run_outcome(Path(run["path"]))
+    return found
+
+
+OUTCOME_MARKS = {"live": "● live", "ok": "✓ ok", "failed": "✗ failed", "died": "✗ died"}
 
 
 def started(stamp: str) -> str:
@@ -63,7 +71,8 @@ class RunsScreen(HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Runs"
-        self.query_one(VimTable).add_fixed_columns(("started (UTC)", 19), ("item", 7), ("role", 9), ("size", 10), ("file", None))
+        self.query_one(VimTable).add_fixed_columns(("started (UTC)", 19), ("item", 7), ("role", 9), ("size", 10),
+                                                  ("outcome", 10), ("file", None))
         super().on_mount()
 
     def load(self, repo: Repo) -> list[dict[str, Any]]:
@@ -75,10 +84,11 @@ class RunsScreen(HallScreen):
         row = table.cursor_row
         table.clear()
         for run in data:
+            note = f"  ({run['why']})" if run["outcome"] == "failed" else ""
             table.add_row(started(run["stamp"]), run["item"] or "repo", run["role"], f"{run['size'] / 1024:.1f} KB",
-                          run["file"])
+                          OUTCOME_MARKS.get(run["outcome"], run["outcome"]), run["file"] + note)
         if not data:
-            table.add_row("", "", "", "", "no runs yet")
+            table.add_row("", "", "", "", "", "no runs yet")
         elif row:
             table.move_cursor(row=min(row, len(data) - 1))
         table.focus()
@@ -98,6 +108,4 @@ class RunsScreen(HallScreen):
         row = self.query_one(VimTable).cursor_row
         if 0 <= row < len(self.runs):
             run = self.runs[row]
-            from pathlib import Path
-
             self.hall.open_trace(Path(run["path"]), item=run["item"])
