@@ -80,6 +80,7 @@ class Floor:
     daemon_stopped: str = ""  # the inbox text when the daemon stopped, else ""
     library_pending: int | None = None  # None: the memory store cannot be read now (library_problem says why)
     library_problem: str = ""
+    config_problem: str = ""  # .hallmark.toml does not load: the loop stops at it until it is fixed
     handoffs_today: int = 0
 
 
@@ -113,12 +114,16 @@ def assign(views: list[ItemView], now: datetime | None = None) -> dict[str, list
     return rooms
 
 
-def watchman(views: list[ItemView], stuck_after_s: float, now: datetime | None = None) -> list[Stuck]:
-    """Items with no new event for stuck_after, oldest first (not finished ones, not ones waiting on you)."""
+def watchman(views: list[ItemView], stuck_after_s: float, now: datetime | None = None,
+             asked: frozenset[str] | set[str] = frozenset()) -> list[Stuck]:
+    """Items with no new event for stuck_after, oldest first. Not finished ones, and not ones waiting
+    on you: awaiting you, escalated, held, or with an open question (`asked`: their ids)."""
     now = now or clock.now()
     out: list[tuple[float, Stuck]] = []
     for view in views:
         if view.terminal or view.state in (states.AWAITING_YOU, states.ESCALATED) or not view.updated:
+            continue
+        if view.hold or view.id in asked:
             continue
         try:
             quiet = (now - clock.parse_time(view.updated)).total_seconds()

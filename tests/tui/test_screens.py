@@ -34,11 +34,51 @@ def test_floor_rooms_hold_their_states_and_the_watchman_flags_quiet_items(busy):
             assert [v.id for v in boxes["stamping"].items] == [ids["hallmarked"]]
             assert [v.id for v in boxes["records"].items] == [ids["dropped"]]
             watchman = str(app.screen.query_one("#watchman").render())
-            # quiet two hours: in the loop or in development; not the ones waiting on you
-            for key in ("development", "checks", "review", "fixing", "hallmarked"):
+            # quiet two hours: in the loop; not the ones waiting on you (development has a question)
+            for key in ("checks", "review", "fixing", "hallmarked"):
                 assert ids[key] in watchman
-            assert ids["awaiting_you"] not in watchman
+            for key in ("awaiting_you", "escalated", "development"):
+                assert ids[key] not in watchman
             assert "quiet 2h" in watchman
+    run(go())
+
+
+def test_the_watchman_leaves_out_held_items_and_items_with_a_live_run(busy):
+    """A hold waits on you and a live run is progress, however quiet: neither is stuck."""
+    import fcntl
+    import os
+
+    repo, ids = busy
+    from hallmark.tui.screens.floor import load_floor
+
+    items.record(repo, ids["hallmarked"], "held", actor="shipper", kind="ship_failed", reason="no origin")
+    lock = repo.paths.item_dir(ids["checks"]) / "runs" / "20261130T120000000Z-review.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(str(lock), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the runner holds it while its run lives
+    try:
+        stuck = {s.item for s in load_floor(repo).floor.stuck}
+    finally:
+        os.close(fd)
+    assert stuck == {ids["review"], ids["fixing"]}
+    assert {ids["review"], ids["fixing"], ids["checks"]} == {s.item for s in load_floor(repo).floor.stuck}
+
+
+def test_a_broken_config_shows_on_the_floor(busy):
+    repo, _ids = busy
+    from hallmark.tui.screens.floor import load_floor
+
+    (repo.root / ".hallmark.toml").write_text('base = "main"\nmax_rejects = "three"\n')
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            watchman = str(app.screen.query_one("#watchman").render())
+            assert "⚠ config:" in watchman and "max_rejects" in watchman and "hall doctor" in watchman
+    from hallmark.core.repo import open_repo
+
+    assert "max_rejects" in load_floor(open_repo(repo.root)).floor.config_problem
     run(go())
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hallmark.core import clock, config_raw, inbox, states, waiting
+from hallmark.core import clock, config_raw, inbox, run_locks, states, waiting
 from hallmark.core.errors import HallError
 from hallmark.core.memory import api as library
 from hallmark.core.repo import Repo
@@ -41,7 +41,10 @@ def load_rooms(repo: Repo) -> FloorData:
         stuck_after = clock.parse_duration(config_raw.load_raw(repo.root).get("stuck_after", "30m"))
     except Exception:  # noqa: BLE001 - a bad config is reported by `hall doctor`; the floor still draws
         stuck_after = 1800.0
-    floor = rooms.Floor(rooms=rooms.assign(views, now), stuck=rooms.watchman(views, stuck_after, now))
+    asked = {q["item"] for q in repo.index.questions(open_only=True) if q["item"]}
+    stuck = [s for s in rooms.watchman(views, stuck_after, now, asked)
+             if not run_locks.live_runs(repo, s.item)]  # a live run is progress, however quiet (as the daemon's)
+    floor = rooms.Floor(rooms=rooms.assign(views, now), stuck=stuck)
     for view in views:
         floor.counts[view.state] = floor.counts.get(view.state, 0) + 1
     return FloorData(floor, complete=False)
@@ -57,6 +60,10 @@ def load_extras(repo: Repo, data: FloorData) -> FloorData:
     for entry in inbox._extra_sources(repo):  # repo-level entries only: the daemon's own
         if "daemon" in str(entry.get("kind", "")):
             floor.daemon_stopped = entry.get("text") or "the daemon stopped"
+    try:
+        repo.config  # noqa: B018 - loading it is the check
+    except HallError as exc:  # commands that need it refuse; the floor says so rather than looking normal
+        floor.config_problem = exc.message
     try:
         floor.library_pending = len(library.pending(repo))
     except HallError as exc:  # e.g. an uncommitted project identity: the Library room says memory is paused
@@ -198,7 +205,7 @@ class FloorScreen(HallScreen):
                     extra.append(f"→ {event.get('item') or ''} {event.get('event')}")
             elif room.key == "library":
                 if floor.library_pending is None:
-                    extra.append("⚠ memory paused (L says why)")
+                    extra.append("⚠ memory paused · L")
                 else:
                     extra.append(f"{floor.library_pending} learning{'s' if floor.library_pending != 1 else ''} to review")
             elif room.key == "office" and data.complete and data.inbox:
@@ -207,6 +214,8 @@ class FloorScreen(HallScreen):
                 extra.append("new in the last day")
             box.set_content(floor.rooms.get(room.key, []), stuck, extra, data.badges)
         parts = []
+        if floor.config_problem:
+            parts.append(f"⚠ config: {floor.config_problem} (hall doctor)")
         if floor.daemon_stopped:
             parts.append(f"⚠ daemon stopped: {floor.daemon_stopped}")
         if floor.stuck:
