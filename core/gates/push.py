@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from . import shell
 from .shell import UNKNOWN, Command, Problem, Word
@@ -84,6 +85,8 @@ GH_READ = {
     "completion": None,
 }
 GH_PUBLISH = {("pr", "create"), ("pr", "merge"), ("release", "create"), ("repo", "sync")}
+# gh's own commands: `gh alias set` refuses names that shadow these, so only other words are looked up
+GH_BUILTINS = frozenset(GH_READ) | {"api", "gpg-key", "ssh-key", "preview", "agent-task", "copilot", "accessibility"}
 GH_API_PUSH_PATH = r"(^|/)(pulls|merges|contents|git|refs|merge)(/|$|\?)"
 GH_GRAPHQL_PUSH = (r"\b(createPullRequest|mergePullRequest|enablePullRequestAutoMerge|updateRefs?|"
                              r"createRef|deleteRef|createCommitOnBranch|mergeBranch)\b")
@@ -120,6 +123,14 @@ class Context:
         self._ship_prefixes: list[list[str]] | None = None
         self.alias_lookup = alias_lookup or git_config_alias
         self.env = env if env is not None else dict(os.environ)
+        self._gh_aliases: dict[str, str] | None = None
+
+    @property
+    def gh_aliases(self) -> dict[str, str]:
+        """`gh alias set` aliases from gh's config.yml, read on first need (most commands never ask)."""
+        if self._gh_aliases is None:
+            self._gh_aliases = read_gh_aliases(self.env)
+        return self._gh_aliases
 
     @property
     def ship_prefixes(self) -> list[list[str]]:
@@ -789,7 +800,7 @@ class Analyzer:
 
     # -- gh -----------------------------------------------------------------------------
 
-    def gh(self, args: list[Word], cmd: Command, cwd: str | None) -> None:
+    def gh(self, args: list[Word], cmd: Command, cwd: str | None, *, expanded: bool = False) -> None:
         words = list(args)
         while words and words[0].literal and words[0].text.startswith("-"):
             words = words[2:] if words[0].text in ("-R", "--repo", "--hostname") else words[1:]
@@ -799,6 +810,10 @@ class Analyzer:
             self.add("strict", "gh with a computed subcommand", cmd, cwd)
             return
         group = words[0].text
+        alias = None if expanded or group in GH_BUILTINS else self.ctx.gh_aliases.get(group)
+        if alias is not None:  # gh never lets an alias shadow a command, and aliases do not nest
+            self.gh_alias(group, alias, words[1:], cmd, cwd)
+            return
         action = words[1].text if len(words) > 1 else ""
         lits = [w.text for w in words]
         if any(flag in lits for flag in ("--help", "-h")):
@@ -814,6 +829,33 @@ class Analyzer:
             if allowed is None or action in allowed or action == "":
                 return
         self.add("strict", f"gh {group} {action}".strip() + " changes GitHub (or is unknown)", cmd, cwd)
+
+    def gh_alias(self, name: str, body: str, rest: list[Word], cmd: Command, cwd: str | None) -> None:
+        """Expand a gh alias as gh does: `$1`… take the arguments, the unused ones are appended; a
+        `!` (--shell) alias runs its body through sh, which is read like any nested command."""
+        if not all(w.literal for w in rest):
+            self.add("strict", f"gh alias {name!r} with computed arguments", cmd, cwd)
+            return
+        values = [w.text for w in rest]
+        used: set[int] = set()
+
+        def fill(match: re.Match[str]) -> str:
+            index = int(match.group(1)) - 1
+            used.add(index)
+            return values[index] if 0 <= index < len(values) else ""
+
+        if body.startswith("!"):
+            script = re.sub(r"\$(\d+)", lambda m: _quote(fill(m)), body[1:])
+            extra = " ".join(_quote(v) for i, v in enumerate(values) if i not in used)
+            self.nested(script + (" " + extra if extra else ""), cmd, cwd)
+            return
+        split = shell_split(body)
+        if not split:
+            self.add("strict", f"gh alias {name!r} cannot be read", cmd, cwd)
+            return
+        words = [Word(re.sub(r"\$(\d+)", fill, w)) for w in split]
+        words += [Word(v) for i, v in enumerate(values) if i not in used]
+        self.gh(words, cmd, cwd, expanded=True)
 
     def gh_api(self, args: list[Word], cmd: Command, cwd: str | None) -> None:
         method = None
@@ -951,6 +993,57 @@ def _env_alias(env: dict[str, str], sub: str) -> str | None:
         if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == f"alias.{sub.lower()}":
             found = env.get(f"GIT_CONFIG_VALUE_{n}", "")
     return found
+
+
+def gh_config_file(env: dict[str, str]) -> Path | None:
+    """gh's config.yml: $GH_CONFIG_DIR, else $XDG_CONFIG_HOME/gh, else %AppData%/GitHub CLI, else ~/.config/gh."""
+    if env.get("GH_CONFIG_DIR"):
+        return Path(env["GH_CONFIG_DIR"]) / "config.yml"
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]) / "gh" / "config.yml"
+    if os.name == "nt" and env.get("AppData"):
+        return Path(env["AppData"]) / "GitHub CLI" / "config.yml"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".config" / "gh" / "config.yml" if home else None
+
+
+def read_gh_aliases(env: dict[str, str]) -> dict[str, str]:
+    """The `aliases:` map of gh's config.yml (the flat `name: expansion` lines gh writes), without a
+    YAML library: the hook stays light. Unreadable or absent: no aliases."""
+    path = gh_config_file(env)
+    try:
+        text = path.read_text(encoding="utf-8") if path else ""
+    except (OSError, UnicodeDecodeError):
+        return {}
+    aliases: dict[str, str] = {}
+    inside = False
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            inside = line.split("#", 1)[0].strip() == "aliases:"
+            continue
+        if not inside or ":" not in line:
+            continue
+        key, _, value = line.strip().partition(":")
+        key, value = _yaml_scalar(key), _yaml_scalar(value.strip())
+        if key and value:
+            aliases[key] = value
+    return aliases
+
+
+def _yaml_scalar(text: str) -> str:
+    """A plain, 'single' or "double" quoted YAML scalar (what gh writes for alias names and bodies)."""
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("''", "'")
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            import json
+
+            return str(json.loads(text))
+        except ValueError:
+            return text[1:-1]
+    return text.split(" #", 1)[0].strip()
 
 
 def git_config_alias(where: str, sub: str, globals_: list[str], env: dict[str, str]) -> str | None:
