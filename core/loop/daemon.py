@@ -221,6 +221,18 @@ def _runner_timeout(repo: Repo) -> float:
         return 1800.0
 
 
+def repo_blocked(repo: Repo, exc: HallError, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """A pass that cannot run in this repo: a notice in its journal (once per distinct reason, not
+    every pass) and an error step; the daemon goes on with the other repos."""
+    text = f"the loop is stopped in this repo: {exc.code}: {exc.message}"
+    last = [e for e in repo.index.events(kinds=["notice"]) if e.get("kind") == "loop_blocked"][-1:]
+    if not last or last[0].get("text") != text:
+        items.record(repo, None, "notice", actor="daemon", kind="loop_blocked", text=text, next=exc.next)
+    if log:
+        log(f"{repo.root.name}: {text}")
+    return {"item": None, "repo": str(repo.root), "step": "pass", "outcome": "error", "error": exc.to_dict()["error"]}
+
+
 def _open(root: Path) -> Repo | None:
     try:
         return open_repo(root)
@@ -254,7 +266,10 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
                 repo = _open(root)
                 if repo is None:
                     continue
-                work += pass_repo(repo, holder, log=log)
+                try:
+                    work += pass_repo(repo, holder, log=log)
+                except HallError as exc:  # e.g. a broken .hallmark.toml: that repo waits, the others go on
+                    work.append(repo_blocked(repo, exc, log))
             passes += 1
             steps += work
             _update_state(heartbeat=clock.stamp(), passes=passes, last_work=len(work))

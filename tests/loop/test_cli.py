@@ -206,3 +206,33 @@ def test_text_renderers_show_what_a_person_needs(loop_repo, ready_item, scenario
     assert "review" in shown and "total" in shown and "$0.00" in shown
     shown = render(cmd_loop.text_budget(budget.status(loop_repo)))
     assert "daily total" in shown and "4,000,000" in shown and "max $6 a run" in shown and item_id in shown
+
+
+def test_a_broken_config_stops_the_loop_in_that_repo_only(loop_repo, ready_item, scenario, kit, hall, tmp_path):
+    """Two repos: the one whose .hallmark.toml is broken gets one notice (not one per pass) and
+    waits; the other is reviewed and closed. From the command line the exit code says so."""
+    from hallmark.core import setup_repo
+    from hallmark.core.loop import daemon
+    from hallmark.core.repo import open_repo
+
+    scenario({"review": [kit.approve()]})
+    item_id = ready_item()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    kit.git(broken, "init", "-q", "-b", "main")
+    (broken / "README.md").write_text("x\n")
+    kit.git(broken, "add", "-A")
+    kit.git(broken, "commit", "-q", "-m", "init")
+    setup_repo.init(broken)
+    (broken / ".hallmark.toml").write_text('base = "main"\nmax_rejects = "three"\n')
+
+    result = daemon.run(until_idle=True, repos=[broken, loop_repo.root])
+    assert items.fold_item(loop_repo, item_id).state == states.CLOSED
+    blocked = [s for s in result["steps"] if s.get("step") == "pass"]  # one a pass
+    assert blocked and {(s["repo"], s["error"]["code"]) for s in blocked} == {(str(broken), "INVALID_CONFIG")}
+    daemon.run(until_idle=True, repos=[broken])
+    notices = [e for e in open_repo(broken).index.events(kinds=["notice"]) if e.get("kind") == "loop_blocked"]
+    assert len(notices) == 1 and "max_rejects" in notices[0]["text"]
+
+    reply = hall("daemon", "run", "--until-idle", "--repo", str(broken), cwd=broken)
+    assert reply.code == 1 and "edit .hallmark.toml" in reply.json["next"]

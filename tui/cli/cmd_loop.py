@@ -135,8 +135,13 @@ def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
-    return daemon.run(until_idle=args.until_idle, interval=args.interval, repos=repos,
-                      max_passes=args.max_passes, log=log if sys.stderr.isatty() else None)
+    result = daemon.run(until_idle=args.until_idle, interval=args.interval, repos=repos,
+                        max_passes=args.max_passes, log=log if sys.stderr.isatty() else None)
+    blocked = [s for s in result["steps"] if s.get("step") == "pass" and s.get("outcome") == "error"]
+    if blocked:  # a repo the loop could not work in: say so in the exit code, and what to do
+        result["_exit"] = 1
+        result["next"] = list(dict.fromkeys([*blocked[0]["error"].get("next", []), *result["next"]]))
+    return result
 
 
 # -- readable text on a TTY (JSON stays the API) ------------------------------------------------
