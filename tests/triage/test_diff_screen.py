@@ -133,6 +133,43 @@ def test_keys_step_files_and_hunks_and_toggle_whitespace(hall_repo, new_item, co
     asyncio.run(scenario())
 
 
+def test_a_long_finding_wraps_to_the_view_and_rewraps_on_resize(hall_repo, new_item, commit_all):
+    """No finding is cut off at the edge: it wraps into rows of the view's width, and a new width
+    rewraps it while the same rows stay in view."""
+    long_scenario = ("Quantities go through float(): '2.9' becomes 2 and '1e3' becomes 1000, so a typo in "
+                     "the supplier's file silently changes an order instead of being refused with its line number.")
+
+    async def scenario() -> None:
+        item_id, wt = new_item("divide")
+        (wt / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a / b\n")
+        sha = commit_all(wt, "division")
+        items.record(hall_repo, item_id, "verdict", actor="assayer", round=1, sha=sha, outcome="changes_requested",
+                     still_open=[], findings=[{"id": "F-1", "lens": "correctness", "severity": "major",
+                                               "file": "app.py", "line": 6, "title": "floats",
+                                               "scenario": long_scenario}])
+        app = DiffApp(hall_repo, item_id)
+        async with app.run_test(size=(70, 30)) as pilot:
+            screen = await _ready(pilot)
+            view = screen.query_one(DiffView)
+            width = view.scrollable_content_region.width
+
+            def finding_rows() -> list[str]:
+                return [view.rows[i].part or "" for i in range(len(view.rows)) if view.rows[i].kind == "finding"]
+
+            narrow = finding_rows()
+            assert len(narrow) > 2 and all(len(part) <= width for part in narrow)
+            joined = " ".join(part.strip() for part in narrow)
+            assert "refused with its line number." in joined and joined.startswith("▲ F-1 major [correctness] floats")
+            visible = "\n".join(_visible_text(view))
+            assert "refused with its" in visible and "number." in visible  # the whole finding is on screen
+            await pilot.resize_terminal(160, 30)
+            await pilot.pause()
+            wide = finding_rows()
+            assert len(wide) < len(narrow) and " ".join(p.strip() for p in wide) == joined
+
+    asyncio.run(scenario())
+
+
 def test_file_list_enter_jumps_and_follows(hall_repo, new_item, commit_all):
     async def scenario() -> None:
         item_id, wt = _multi_file_item(hall_repo, new_item, commit_all)

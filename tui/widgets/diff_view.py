@@ -33,10 +33,21 @@ class Row:
     file: int  # index into diff.files (-1 for diff-level rows)
     hunk: int  # index into file.hunks (-1 when not in a hunk)
     payload: Any  # FileDiff, Hunk, DiffLine or a finding dict
+    part: str | None = None  # a finding row: its share of the finding's wrapped text
 
 
-def flatten(diff: Diff) -> tuple[list[Row], list[int], list[int]]:
-    """(rows, row index of each file header, row index of each hunk header)."""
+def finding_rows(kind: str, file: int, hunk: int, finding: dict[str, Any], width: int) -> list[Row]:
+    """One finding as rows of at most `width` columns (indent included), so none is cut off."""
+    import textwrap
+
+    indent = " " * GUTTER if kind == "finding" else "   "
+    text = finding_text(finding, where=kind != "finding")
+    lines = textwrap.wrap(text, max(20, width - len(indent) - 1), subsequent_indent="  ") or [text]
+    return [Row(kind, file, hunk, finding, indent + line) for line in lines]
+
+
+def flatten(diff: Diff, width: int = 10_000) -> tuple[list[Row], list[int], list[int]]:
+    """(rows, row index of each file header, row index of each hunk header); findings wrap at width."""
     rows: list[Row] = []
     file_starts: list[int] = []
     hunk_starts: list[int] = []
@@ -44,7 +55,7 @@ def flatten(diff: Diff) -> tuple[list[Row], list[int], list[int]]:
         file_starts.append(len(rows))
         rows.append(Row("file", fi, -1, f))
         for finding in f.findings:
-            rows.append(Row("file_finding", fi, -1, finding))
+            rows += finding_rows("file_finding", fi, -1, finding, width)
         if f.binary and not f.hunks:
             rows.append(Row("empty", fi, -1, "binary file"))
         for hi, hunk in enumerate(f.hunks):
@@ -56,9 +67,9 @@ def flatten(diff: Diff) -> tuple[list[Row], list[int], list[int]]:
             for li, line in enumerate(hunk.lines):
                 rows.append(Row("line", fi, hi, line))
                 for finding in anchored.get(li, ()):
-                    rows.append(Row("finding", fi, hi, finding))
+                    rows += finding_rows("finding", fi, hi, finding, width)
     for finding in diff.findings:
-        rows.append(Row("elsewhere", -1, -1, finding))
+        rows += finding_rows("elsewhere", -1, -1, finding, width)
     if not rows:
         rows.append(Row("empty", -1, -1, "no changes against the merge-base"))
     return rows, file_starts, hunk_starts
@@ -134,9 +145,13 @@ class DiffView(ScrollView, can_focus=True):
         self.cursor = 0  # the file or hunk header ]/[ and }/{ last landed on
 
     # -- data ----------------------------------------------------------------------------------
+    def _wrap_width(self) -> int:
+        return self.scrollable_content_region.width or self.app.size.width or 100
+
     def set_diff(self, diff: Diff) -> None:
         self.diff = diff
-        self.rows, self.file_starts, self.hunk_starts = flatten(diff)
+        self._wrapped_at = self._wrap_width()
+        self.rows, self.file_starts, self.hunk_starts = flatten(diff, self._wrapped_at)
         self._cache.clear()
         self._lexers.clear()
         longest = 0
@@ -148,6 +163,27 @@ class DiffView(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False)
         self._current_file = -1
         self.cursor = 0
+        self.refresh()
+
+    def on_resize(self) -> None:
+        """Findings wrap to the view's width: rewrap on a new width, keeping the same rows in view."""
+        if self.diff is None or self._wrap_width() == getattr(self, "_wrapped_at", None):
+            return
+        top, cursor = self.rows[self.top_row] if self.top_row < len(self.rows) else None, self.cursor
+        anchor_cursor = self.rows[cursor] if cursor < len(self.rows) else None
+        self._wrapped_at = self._wrap_width()
+        self.rows, self.file_starts, self.hunk_starts = flatten(self.diff, self._wrapped_at)
+        self.virtual_size = Size(self.virtual_size.width, len(self.rows))
+        self._cache.clear()
+
+        def find(row: Row | None) -> int:
+            for index, candidate in enumerate(self.rows):
+                if row is not None and candidate.kind == row.kind and candidate.payload is row.payload:
+                    return index
+            return 0
+
+        self.cursor = find(anchor_cursor)
+        self.scroll_to(y=find(top), animate=False, force=True)
         self.refresh()
 
     def notify_style_update(self) -> None:
@@ -276,8 +312,7 @@ class DiffView(ScrollView, can_focus=True):
         elif row.kind in ("finding", "file_finding", "elsewhere"):
             finding = row.payload
             style = self._style("diff--blocker" if finding.get("severity") in ("blocker", "major") else "diff--finding")
-            indent = " " * GUTTER if row.kind == "finding" else "   "
-            text = Text(indent + finding_text(finding, where=row.kind != "finding"), style=style)
+            text = Text(row.part or finding_text(finding, where=row.kind != "finding"), style=style)
         else:
             text = Text(f"   ({row.payload})", style=self._style("diff--empty"))
         segments = list(text.render(console))
