@@ -18,7 +18,9 @@ from .base import HallScreen
 
 class HandoffsScreen(HallScreen):
     AUTO_FOCUS = "#handoffs"
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="handoffs.back")]
+    BINDINGS = [Binding("enter", "open_row", "Open item", id="handoffs.open"),
+                Binding("escape", "app.pop_screen", "Back", id="handoffs.back")]
+    items: list[str] = []  # the item of each row, in order
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -37,6 +39,7 @@ class HandoffsScreen(HallScreen):
     def show(self, data: list[dict[str, Any]]) -> None:
         table = self.query_one(VimTable)
         table.clear()
+        self.items = [str(event.get("item") or "") for event in data]
         for event in data:
             table.add_row(rooms.since(event.get("t", "")) + " ago", event.get("item") or "", event.get("event", ""),
                           event.get("actor", ""), key=f"{event.get('item')}|{event.get('t')}|{event.get('event')}")
@@ -44,8 +47,19 @@ class HandoffsScreen(HallScreen):
             table.add_row("", "", "no handoffs yet", "")
         table.focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_row":
+            return True if any(self.items) else None
+        return True
+
+    def action_open_row(self) -> None:
+        row = self.query_one(VimTable).cursor_row
+        if 0 <= row < len(self.items) and self.items[row]:
+            self.hall.open_item(self.items[row])
+
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:
+        """A click on a row (enter is the screen's binding)."""
         item = str(event.row_key.value or "").split("|")[0]
         if item and item != "None":
             self.hall.open_item(item)

@@ -1,4 +1,8 @@
-"""OptionList and DataTable with vim keys beside the arrows (j/k, g/G)."""
+"""OptionList and DataTable with vim keys beside the arrows (j/k, g/G).
+
+Neither binds enter itself: the screen's enter binding (open, act, expand) then runs directly and
+shows in the footer, where the widget's own hidden `enter` used to shadow it. A click on a row
+still posts the widget's Selected message, which the screens handle too."""
 
 from __future__ import annotations
 
@@ -6,8 +10,9 @@ from textual.binding import Binding
 from textual.widgets import DataTable, OptionList
 
 
-class VimOptionList(OptionList):
+class VimOptionList(OptionList, inherit_bindings=False):
     BINDINGS = [
+        *(b for b in OptionList.BINDINGS if isinstance(b, Binding) and b.key != "enter"),
         Binding("j", "cursor_down", "Down", show=False, id="list.down"),
         Binding("k", "cursor_up", "Up", show=False, id="list.up"),
         Binding("g", "first", "First", show=False, id="list.first"),
@@ -15,8 +20,9 @@ class VimOptionList(OptionList):
     ]
 
 
-class VimTable(DataTable):
+class VimTable(DataTable, inherit_bindings=False):
     BINDINGS = [
+        *(b for b in DataTable.BINDINGS if isinstance(b, Binding) and b.key != "enter"),
         Binding("j", "cursor_down", "Down", show=False, id="table.down"),
         Binding("k", "cursor_up", "Up", show=False, id="table.up"),
         Binding("g", "scroll_top", "First", show=False, id="table.first"),
