@@ -99,6 +99,9 @@ def test_not_initialized_and_invalid_config(hall, git_repo):
     lines = config.read_text().splitlines()
     line = next(n for n, text in enumerate(lines, start=1) if "sometimes" in text)
     assert f".hallmark.toml:{line}:" in err["message"] and "capture.mode" in err["message"]
+    status = hall("status", cwd=git_repo)  # reading still works, and says what is wrong
+    assert status.code == 0 and "capture.mode" in status.json["warnings"][0]
+    assert status.json["next"][0] == "edit .hallmark.toml"
 
 
 def test_never_prompts(hall_repo):

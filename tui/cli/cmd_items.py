@@ -48,12 +48,16 @@ def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     if args.id:
-        return items.status_one(repo, _id(repo, args.id))
-    if not args.all:
-        here = items.item_for_path(repo, repo.cwd)
-        if here:
-            return items.status_one(repo, here)
-    return items.status_all(repo, include_terminal=args.all)
+        result = items.status_one(repo, _id(repo, args.id))
+    else:
+        here = None if args.all else items.item_for_path(repo, repo.cwd)
+        result = items.status_one(repo, here) if here else items.status_all(repo, include_terminal=args.all)
+    try:
+        repo.config  # noqa: B018 - loading it is the check
+    except HallError as exc:  # status still reads; the loop and the gates' config do not: say so
+        result["warnings"] = [exc.message]
+        result["next"] = list(dict.fromkeys([*exc.next, *result.get("next", [])]))
+    return result
 
 
 def cmd_log(args: argparse.Namespace) -> dict[str, Any]:

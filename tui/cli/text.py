@@ -32,10 +32,17 @@ def item(result: dict[str, Any]) -> Any:
 
 
 def status(result: dict[str, Any]) -> Any:
+    from rich.console import Group
+    from rich.text import Text
+
+    warnings = [Text(f"⚠ {w}", style="bold yellow") for w in result.get("warnings", [])]
+    body = item(result) if "items" not in result else _status_table(result)
+    return Group(*warnings, body) if warnings else body
+
+
+def _status_table(result: dict[str, Any]) -> Any:
     from rich.table import Table
 
-    if "items" not in result:
-        return item(result)
     table = Table(title=f"{len(result['items'])} items", show_lines=False)
     for col in ("item", "state", "title", "round", "hold", "cost", "updated"):
         table.add_column(col)
