@@ -87,3 +87,31 @@ def load_raw(main_checkout: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return copy.deepcopy(DEFAULTS)
     return merge_defaults(tomllib.loads(text))
+
+
+def _fingerprint(main_checkout: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(config_path(main_checkout).read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "absent"
+    except OSError as exc:
+        return f"unreadable: {exc}"
+
+
+def known_valid(main_checkout: Path, state_dir: Path) -> bool:
+    """True when this exact .hallmark.toml passed the full (pydantic) check before: read-only
+    commands then skip it and stay on the stdlib path. Any edit changes the fingerprint."""
+    try:
+        return (state_dir / "config.valid").read_text(encoding="utf-8") == _fingerprint(main_checkout)
+    except OSError:
+        return False
+
+
+def mark_valid(main_checkout: Path, state_dir: Path) -> None:
+    """Remember that the config as it is now passed the full check (a cache: losing it costs one check)."""
+    try:
+        (state_dir / "config.valid").write_text(_fingerprint(main_checkout), encoding="utf-8")
+    except OSError:
+        pass

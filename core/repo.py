@@ -39,8 +39,12 @@ class Repo:
     @cached_property
     def config(self) -> Config:
         from .config import load
+        from .config_raw import known_valid, mark_valid
 
-        return load(self.paths.main_checkout)
+        loaded = load(self.paths.main_checkout)
+        if self.paths.initialized and not known_valid(self.paths.main_checkout, self.state_dir):
+            mark_valid(self.paths.main_checkout, self.state_dir)  # read-only commands can skip the check
+        return loaded
 
     @cached_property
     def index(self) -> Index:

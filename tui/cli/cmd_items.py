@@ -7,7 +7,7 @@ import argparse
 import os
 from typing import Any
 
-from hallmark.core import ids, inbox, items
+from hallmark.core import config_raw, ids, inbox, items
 from hallmark.core.errors import HallError
 from hallmark.core.repo import open_repo
 
@@ -52,11 +52,15 @@ def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     else:
         here = None if args.all else items.item_for_path(repo, repo.cwd)
         result = items.status_one(repo, here) if here else items.status_all(repo, include_terminal=args.all)
-    try:
-        repo.config  # noqa: B018 - loading it is the check
-    except HallError as exc:  # status still reads; the loop and the gates' config do not: say so
-        result["warnings"] = [exc.message]
-        result["next"] = list(dict.fromkeys([*exc.next, *result.get("next", [])]))
+    root, state = repo.paths.main_checkout, repo.state_dir
+    if not config_raw.known_valid(root, state):  # checked once per edit of the file: status stays light
+        try:
+            repo.config  # noqa: B018 - loading it is the check
+        except HallError as exc:  # status still reads; the loop and the gates' config do not: say so
+            result["warnings"] = [exc.message]
+            result["next"] = list(dict.fromkeys([*exc.next, *result.get("next", [])]))
+        else:
+            config_raw.mark_valid(root, state)
     return result
 
 
