@@ -168,6 +168,18 @@ def _ansi_c(body: str) -> str:
     return re.sub(_ANSI, one, body, flags=re.S)
 
 
+# tree-sitter-bash's scanner reads out of bounds on code points far above the BMP (`{` then
+# U+DC6C4 segfaults the process, found by fuzzing; the threshold moves from run to run), and lone
+# surrogates cannot be encoded: both become U+FFFD before parsing. No command word, option or
+# path the gates decide on is made of them; a crash would end the hook without a decision.
+_UNPARSABLE = "[\ud800-\udfff\U00010000-\U0010ffff]"
+
+
+def parser_safe(text: str) -> str:
+    """The text tree-sitter may safely parse: characters above U+FFFF (and lone surrogates) as U+FFFD."""
+    return re.sub(_UNPARSABLE, "\ufffd", text) if not text.isascii() else text
+
+
 def _text(node) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -243,7 +255,7 @@ class Walker:
             if words:
                 self.on_command(Command(words, cmd_env, cwd, stdin, text, depth))
             return
-        tree = _parser().parse(text.encode("utf-8"))
+        tree = _parser().parse(parser_safe(text).encode("utf-8"))
         root = tree.root_node
         if root.has_error:
             self.on_problem(Problem("parse_error", "bash cannot parse this command", text[:200]))

@@ -84,3 +84,23 @@ def test_the_analysis_never_raises_on_shell_soup(text):
 def test_found_by_fuzzing():
     for text in ("$'\\9'", "$'\\x'", "$'\\u'", "bash 'a\x00b'", "echo > 'a\x00'", "source $'\\0'"):
         analyze(text, Context("/tmp", alias_lookup=lambda *a: None, protected=["/tmp/.git/hallmark"]))
+
+
+def test_characters_that_crash_tree_sitter_never_reach_it():
+    """`{` then U+DC6C4 segfaulted tree-sitter-bash's scanner (a crash ends the hook without a
+    decision). Parsed 300 times in a fresh process, as the hook would: it must exit cleanly."""
+    import subprocess
+    import sys
+
+    from hallmark.core.gates.shell import parser_safe
+
+    assert parser_safe("{\U000dc6c4 \U0001f3f4\U000e0067 é\ud800") == "{\ufffd \ufffd\ufffd é\ufffd"
+    assert parser_safe("git push") == "git push"
+    code = ("from hallmark.core.gates.push import analyze, Context\n"
+            "for _ in range(300):\n"
+            "    analyze('{\\U000dc6c4', Context('/tmp', alias_lookup=lambda *a: None))\n"
+            "    analyze('git commit -m \"\\U0001f3f4\\U000e0067\\U000e0062\\U000e007f\" && git push', "
+            "Context('/tmp', alias_lookup=lambda *a: None))\n"
+            "print('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-500:]
