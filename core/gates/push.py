@@ -85,6 +85,17 @@ GH_READ = {
     "completion": None,
 }
 GH_PUBLISH = {("pr", "create"), ("pr", "merge"), ("release", "create"), ("repo", "sync")}
+# the client hooks each git command may run (githooks(5)); a hook that publishes makes it a push
+HOOKS_RUN_BY = {
+    "commit": ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite"),
+    "merge": ("pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-merge"),
+    "pull": ("pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-merge", "post-rewrite", "post-checkout"),
+    "rebase": ("pre-rebase", "prepare-commit-msg", "commit-msg", "post-rewrite", "post-checkout"),
+    "am": ("applypatch-msg", "pre-applypatch", "post-applypatch", "post-rewrite"),
+    "cherry-pick": ("prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite"),
+    "revert": ("prepare-commit-msg", "commit-msg", "post-commit"),
+    "checkout": ("post-checkout",), "switch": ("post-checkout",), "worktree": ("post-checkout",),
+}
 # gh's own commands: `gh alias set` refuses names that shadow these, so only other words are looked up
 GH_BUILTINS = frozenset(GH_READ) | {"api", "gpg-key", "ssh-key", "preview", "agent-task", "copilot", "accessibility"}
 GH_API_PUSH_PATH = r"(^|/)(pulls|merges|contents|git|refs|merge)(/|$|\?)"
@@ -124,6 +135,20 @@ class Context:
         self.alias_lookup = alias_lookup or git_config_alias
         self.env = env if env is not None else dict(os.environ)
         self._gh_aliases: dict[str, str] | None = None
+        self._hooks_dirs: dict[str, str | None] = {}
+
+    def hook_files(self, cwd: str, hook: str) -> list[str]:
+        """The files git would run for `hook` from cwd: <hooks dir>/<hook>, and for husky (a hooks dir
+        named `_` of wrappers that source the user's hook) also <hooks dir>/../<hook>."""
+        if cwd not in self._hooks_dirs:
+            self._hooks_dirs[cwd] = git_hooks_dir(cwd, self.env)
+        folder = self._hooks_dirs[cwd]
+        if not folder:
+            return []
+        found = [os.path.join(folder, hook)]
+        if os.path.basename(folder.rstrip("/")) == "_":
+            found.append(os.path.join(os.path.dirname(folder.rstrip("/")), hook))
+        return [path for path in found if os.path.isfile(path)]
 
     @property
     def gh_aliases(self) -> dict[str, str]:
@@ -735,6 +760,8 @@ class Analyzer:
     def git_sub(self, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> None:
         lits = [w.text for w in rest]
         positional = [w.text for w in rest if not w.text.startswith("-")]
+        if sub in HOOKS_RUN_BY and not (lits[:1] and lits[0] in HELP_FLAGS):
+            self.git_hooks(sub, lits, cmd, cwd)
         if sub in ("push", "send-pack", "http-push"):
             if lits[:1] and lits[0] in HELP_FLAGS:
                 return
@@ -797,6 +824,24 @@ class Analyzer:
             for index, word in enumerate(rest):
                 if word.text.endswith("-filter") and word.text.startswith("--") and index + 1 < len(rest):
                     self._shell_string(rest[index + 1], cmd, cwd)
+
+    def git_hooks(self, sub: str, lits: list[str], cmd: Command, cwd: str | None) -> None:
+        """The hooks this git command runs (core.hooksPath honoured, husky's `_` wrappers too):
+        one whose code publishes makes the command a push, since it would publish unstamped."""
+        skip = {"pre-commit", "commit-msg", "pre-merge-commit"} if {"-n", "--no-verify"} & set(lits) else set()
+        for hook in HOOKS_RUN_BY[sub]:
+            if hook in skip:
+                continue
+            for path in self.ctx.hook_files(cwd or self.ctx.cwd, hook):
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        code = handle.read(65536)
+                except OSError:
+                    continue
+                if _mentions_publish("\n".join(line for line in code.splitlines()
+                                               if not line.lstrip().startswith("#"))):
+                    self.add("push", f"git {sub} (its {hook} hook, {path})", cmd, cwd)
+                    return
 
     # -- gh -----------------------------------------------------------------------------
 
@@ -993,6 +1038,26 @@ def _env_alias(env: dict[str, str], sub: str) -> str | None:
         if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == f"alias.{sub.lower()}":
             found = env.get(f"GIT_CONFIG_VALUE_{n}", "")
     return found
+
+
+def git_hooks_dir(cwd: str, env: dict[str, str]) -> str | None:
+    """Where git looks for hooks from cwd (`git rev-parse --git-path hooks`: core.hooksPath, else the
+    common dir's hooks/), as an absolute path; None outside a repository."""
+    import subprocess
+
+    if not os.path.isdir(cwd):
+        return None
+    full_env = dict(os.environ)
+    full_env.update({k: v for k, v in env.items() if k.startswith("GIT_") and v != UNKNOWN})
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=cwd, env=full_env,
+                              capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = proc.stdout.strip()
+    if proc.returncode != 0 or not out:
+        return None
+    return os.path.normpath(os.path.join(cwd, out))
 
 
 def gh_config_file(env: dict[str, str]) -> Path | None:
