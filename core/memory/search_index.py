@@ -19,7 +19,7 @@ from ..derived_db import DerivedDatabase
 from .similarity import normalise
 from .store import Learning, Store
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: normalised patterns collapse mixed separator runs ("a:_b" -> "a b")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS learnings (

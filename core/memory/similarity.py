@@ -21,7 +21,7 @@ MIN_WORDS = 3
 
 def normalise(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).lower()
-    return re.sub(r"[^\w]+|_+", " ", folded).strip()
+    return re.sub(r"[\W_]+", " ", folded).strip()  # one run of separators, one space: idempotent
 
 
 def words(text: str) -> frozenset[str]:

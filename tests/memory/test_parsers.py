@@ -45,3 +45,9 @@ def test_globs_match_literal_paths_and_their_directories(parts):
     if len(parts) > 1:
         assert globs.match(path, parts[0] + "/")
         assert not globs.match(path, "zzz_not_there/**")
+
+
+def test_normalise_collapses_mixed_separator_runs():
+    """Found by hypothesis: ':' then '_' became two spaces, so normalising twice changed the text."""
+    assert similarity.normalise("0:_0") == "0 0" == similarity.normalise(similarity.normalise("0:_0"))
+    assert similarity.normalise("Clamp_discount -- x") == "clamp discount x"
