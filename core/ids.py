@@ -12,6 +12,8 @@ from .errors import HallError
 _ITEM = re.compile(r"^(?:[hH]-?)?0*(\d{1,9})$")
 _ITEM_DIR = re.compile(r"^H-(\d+)$")
 _QUESTION = re.compile(r"^(?:[qQ]-?)?0*(\d{1,9})$")
+# a Claude Code session id we accept: safe inside single quotes and as a file name
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
 
 def item_id(number: int) -> str:

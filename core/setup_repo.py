@@ -193,20 +193,18 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         "initialized": created_state,
         "project_identity": project,
         "next": _init_next(root, wrote_config, claude, project),
-        "config_valid": _check_config(root, state),
+        "config_valid": _check_config(root),
     }
 
 
-def _check_config(root: Path, state: Path) -> bool:
-    """Validate the config once now (and remember it), so read-only commands need not; a broken
-    one is left for `hall doctor` and the commands that need it to name."""
-    from .config import load
-    from .config_raw import mark_valid
+def _check_config(root: Path) -> bool:
+    """Validate the config once now (a full load remembers it), so read-only commands need not; a
+    broken one is left for `hall doctor` and the commands that need it to name."""
     from .errors import HallError
+    from .repo import open_repo
 
     try:
-        load(root)
+        open_repo(root).config  # noqa: B018 - loading it is the check
     except HallError:
         return False
-    mark_valid(root, state)
     return True

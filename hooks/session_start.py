@@ -5,9 +5,9 @@ store's context."""
 from __future__ import annotations
 
 import os
-import re
 
 from hallmark.core.gates import itemstate
+from hallmark.core.ids import SESSION_ID
 from hallmark.core.states import AWAITING_YOU, DEVELOPMENT
 
 from . import context
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from hallmark.core.paths import RepoPaths
 
 
-SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")  # safe inside single quotes, as resume wants
 
 
 def export_session(session: str, env_file: str | None) -> bool:

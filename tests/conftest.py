@@ -103,3 +103,9 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"../shared is not beside the project ({SHARED}); its corpora and captures are read in place")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def pycache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One bytecode cache for every spawned hall-hook, compiled once like an installed package."""
+    return tmp_path_factory.mktemp("pycache")

@@ -1040,6 +1040,14 @@ def _env_alias(env: dict[str, str], sub: str) -> str | None:
     return found
 
 
+def _git_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment for the gate's own git probes: ours, plus the command's known GIT_* values."""
+    full_env = dict(os.environ)
+    full_env.update({k: v for k, v in env.items() if k.startswith("GIT_") and v != UNKNOWN})
+    full_env["GIT_TERMINAL_PROMPT"] = "0"
+    return full_env
+
+
 def git_hooks_dir(cwd: str, env: dict[str, str]) -> str | None:
     """Where git looks for hooks from cwd (`git rev-parse --git-path hooks`: core.hooksPath, else the
     common dir's hooks/), as an absolute path; None outside a repository."""
@@ -1047,10 +1055,8 @@ def git_hooks_dir(cwd: str, env: dict[str, str]) -> str | None:
 
     if not os.path.isdir(cwd):
         return None
-    full_env = dict(os.environ)
-    full_env.update({k: v for k, v in env.items() if k.startswith("GIT_") and v != UNKNOWN})
     try:
-        proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=cwd, env=full_env,
+        proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=cwd, env=_git_env(env),
                               capture_output=True, text=True, timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
@@ -1126,9 +1132,7 @@ def git_config_alias(where: str, sub: str, globals_: list[str], env: dict[str, s
         if flag.startswith(("--git-dir=", "--work-tree=", "--config-env=")):
             safe.append(flag)
         i += 1
-    full_env = dict(os.environ)
-    full_env.update({k: v for k, v in env.items() if k.startswith("GIT_") and v != UNKNOWN})
-    full_env["GIT_TERMINAL_PROMPT"] = "0"
+    full_env = _git_env(env)
     run_in = where if where and os.path.isdir(where) else None
     proc = subprocess.run(["git", *safe, "config", "--get", f"alias.{sub}"], cwd=run_in, env=full_env,
                           capture_output=True, text=True, timeout=5, check=False)

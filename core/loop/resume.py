@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 from pathlib import Path
 from typing import Any
 
 from .. import atomic, clock, journal
 from ..errors import HallError
+from ..ids import SESSION_ID
 from ..questions import DELIVERY_EVENTS
 from ..repo import Repo
 from ..runner import spawn
@@ -33,7 +33,6 @@ from . import budget, leases
 
 ACTOR = "dev"
 CLAIMS = DELIVERY_EVENTS  # "answer_delivered": a blocking `hall ask` got the answer itself
-SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 TRANSCRIPT_LINES = 50  # the first lines of a transcript name its cwd
 STALE_AFTER_S = 7 * 86400  # an answer older than this is history (e.g. from before this daemon), not owed
 

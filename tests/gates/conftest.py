@@ -17,7 +17,3 @@ def gate_repo(tmp_path_factory: pytest.TempPathFactory) -> GateRepo:
     """A real repo after hall init and hall new, built once per module."""
     return make_repo(tmp_path_factory.mktemp("gates"))
 
-
-@pytest.fixture(scope="session")
-def pycache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pycache")

@@ -22,7 +22,3 @@ def repo(tmp_path: Path) -> GateRepo:
 def shared_repo(tmp_path_factory: pytest.TempPathFactory) -> GateRepo:
     return make_repo(tmp_path_factory.mktemp("hooks"))
 
-
-@pytest.fixture(scope="session")
-def pycache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pycache")

@@ -143,6 +143,7 @@ class DiffView(ScrollView, can_focus=True):
         self._theme = Syntax.get_theme("ansi_dark")
         self._current_file = -1
         self.cursor = 0  # the file or hunk header ]/[ and }/{ last landed on
+        self._wrapped_at = 0  # the width findings were wrapped to
 
     # -- data ----------------------------------------------------------------------------------
     def _wrap_width(self) -> int:
@@ -167,7 +168,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         """Findings wrap to the view's width: rewrap on a new width, keeping the same rows in view."""
-        if self.diff is None or self._wrap_width() == getattr(self, "_wrapped_at", None):
+        if self.diff is None or self._wrap_width() == self._wrapped_at:
             return
         top, cursor = self.rows[self.top_row] if self.top_row < len(self.rows) else None, self.cursor
         anchor_cursor = self.rows[cursor] if cursor < len(self.rows) else None
