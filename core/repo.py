@@ -9,26 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import paths as _paths
+from .actor import AGENT_ROLES, actor_is_person, current_actor  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     from .config import Config
     from .index import Index
-
-AGENT_ROLES = frozenset({"assayer", "fixer", "shipper", "librarian", "watchman", "agent", "reviewer", "dev"})
-
-
-def current_actor() -> str:
-    """HALL_ACTOR when set; 'agent' inside a Claude Code session; otherwise 'you'."""
-    actor = os.environ.get("HALL_ACTOR", "").strip()
-    if actor:
-        return actor
-    if os.environ.get("CLAUDECODE") == "1" or os.environ.get("CLAUDE_CODE_ENTRYPOINT"):
-        return "agent"
-    return "you"
-
-
-def actor_is_person(actor: str) -> bool:
-    return actor == "you"
 
 
 @dataclass
