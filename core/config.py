@@ -92,6 +92,10 @@ class LibraryConfig(_Strict):
 class RunnerConfig(_Strict):
     claude: str = ""
     timeout: str = "30m"
+    # Claude Code's sandbox for headless runs' commands: auto (on where it can run, else Claude Code
+    # warns and runs them unsandboxed), require (a run refuses to start without it:
+    # sandbox.failIfUnavailable), off (permission rules only)
+    sandbox: Literal["auto", "require", "off"] = "auto"
 
 
 class TuiConfig(_Strict):

@@ -59,7 +59,7 @@ DEFAULTS: dict[str, Any] = {
         "auto_accept": [],
         "retire_after": "90d",
     },
-    "runner": {"claude": "", "timeout": "30m"},
+    "runner": {"claude": "", "timeout": "30m", "sandbox": "auto"},
     "extensions": {},
     "tui": {"keymap": {}, "theme": ""},
 }

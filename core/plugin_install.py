@@ -80,17 +80,20 @@ def _quote(path: str) -> str:
 
 
 def schemas() -> dict[str, dict[str, Any]]:
-    """JSON Schema generated from the pydantic models (error, event, config, hallmark note)."""
+    """Draft-07 JSON Schema generated from the pydantic models (error, event, config, hallmark note, verdict)."""
     from .config import Config
+    from .draft7 import to_draft7
     from .events import ErrorReply, event_schema
+    from .loop.verdict import schema as verdict_schema
 
     error = ErrorReply.model_json_schema()
-    return {
+    return {name: to_draft7(schema) for name, schema in {
         "error.json": error,
         "event.json": event_schema(),
         "config.json": Config.model_json_schema(),
         "hallmark-note.json": hallmark_note_schema(),
-    }
+        "verdict.json": verdict_schema(),
+    }.items()}
 
 
 def hallmark_note_schema() -> dict[str, Any]:

@@ -1,11 +1,17 @@
 """Notification: file "session waiting" as a notice under the session's item, and as an inbox
-entry keyed by the session (the next prompt from the person clears it)."""
+entry keyed by the session (the next prompt from the person clears it).
+
+Only the notification types that mean Claude is waiting for the person count (hooks.json matches
+them too; this check covers a settings file wired by hand without the matcher). Older versions
+send no `notification_type`: those count, as before."""
 
 from __future__ import annotations
 
 from hallmark.core.gates import itemstate
 
 from . import common
+
+WAITING_TYPES = frozenset({"permission_prompt", "idle_prompt", "elicitation_dialog"})
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,6 +24,8 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
     message = common.text_field(payload, "message", 500) or "Claude is waiting for you"
     kind = common.text_field(payload, "notification_type", 100)
+    if kind and kind not in WAITING_TYPES:  # auth_success, elicitation_complete, …: nobody is waiting
+        return None
     found = itemstate.item_for_session(paths, cwd, session)
     item = found["id"] if found else None
     common.record(paths, item, "notice", kind="session_waiting", message=message, notification_type=kind,

@@ -69,8 +69,9 @@ class Verdict(BaseModel):
 
 
 def schema() -> dict[str, Any]:
-    data = Verdict.model_json_schema()
-    data["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    from ..draft7 import to_draft7
+
+    data = to_draft7(Verdict.model_json_schema())
     data["description"] = ("The principal engineer's verdict on one frozen commit. Approval means 0 blockers "
                            "and 0 majors; Hallmark decides it from the findings.")
     return data

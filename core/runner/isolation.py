@@ -33,16 +33,27 @@ def isolation_args(role: str) -> list[str]:
     return args
 
 
+def absolute_rule(path: Path | str) -> str:
+    """A permission-rule path that means this absolute path.
+
+    In a `--settings` file a rule path starting with one `/` is relative to that file's folder;
+    an absolute path needs `//` (Claude Code's permissions docs: "Use //Users/alice/file")."""
+    text = str(path)
+    return "/" + text if text.startswith("/") and not text.startswith("//") else text
+
+
 def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[Path], *,
-                         isolated: bool, git_dir: Path | None = None) -> dict[str, Any]:
+                         isolated: bool, git_dir: Path | None = None, sandbox: str = "auto") -> dict[str, Any]:
     """The `--settings` JSON for one run.
 
     File tools read only the run's directories; commands run in Claude Code's sandbox and write
     only the working directory (editing roles), the run's directory, the temp dir and the git
-    directory (never its hooks or config); no network; no unsandboxed retry.
+    directory (never its hooks or config); no network; no unsandboxed retry. `sandbox` is
+    `[runner] sandbox`: `require` adds `failIfUnavailable` (a run on a machine where the sandbox
+    cannot start refuses to run instead of running unsandboxed), `off` leaves it out.
     """
     read_roots = [str(cwd), str(run_dir)]
-    allow = [f"Read({root}/**)" for root in read_roots] + ["Glob", "Grep"]
+    allow = [f"Read({absolute_rule(root)}/**)" for root in read_roots] + ["Glob", "Grep"]
     deny = ["WebFetch", "WebSearch"] + [f"Read({p})" for p in DENY_READ] + [f"Bash({c}:*)" for c in DENY_COMMANDS]
     deny_write: list[str] = []
     if role not in EDITING_ROLES:
@@ -51,6 +62,15 @@ def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[P
     allow_write = [str(run_dir), *(str(p) for p in write_dirs)]
     if git_dir is not None:
         deny_write += [str(git_dir / "hooks"), str(git_dir / "config")]
+    box: dict[str, Any] = {
+        "enabled": sandbox != "off",
+        "autoAllowBashIfSandboxed": True,
+        "allowUnsandboxedCommands": False,
+        "network": {"allowedDomains": [], "allowUnixSockets": [], "allowLocalBinding": False},
+        "filesystem": {"allowWrite": allow_write, "denyWrite": deny_write, "denyRead": list(DENY_READ)},
+    }
+    if sandbox == "require":
+        box["failIfUnavailable"] = True
     return {
         "disableAllHooks": bool(isolated),
         "permissions": {
@@ -59,12 +79,6 @@ def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[P
             "defaultMode": "acceptEdits" if role in EDITING_ROLES else "default",
             "disableBypassPermissionsMode": "disable",
         },
-        "sandbox": {
-            "enabled": True,
-            "autoAllowBashIfSandboxed": True,
-            "allowUnsandboxedCommands": False,
-            "network": {"allowedDomains": [], "allowUnixSockets": [], "allowLocalBinding": False},
-            "filesystem": {"allowWrite": allow_write, "denyWrite": deny_write, "denyRead": list(DENY_READ)},
-        },
+        "sandbox": box,
         "env": {name: "" for name in REMOVE_ENV},
     }

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import signal
@@ -26,18 +25,18 @@ from typing import Any
 
 from .. import clock, journal
 from ..errors import HallError
-from ..loop import pricing
+from . import limits
 from .isolation import ISOLATED_ROLES, REMOVE_ENV, confinement_settings, isolation_args
+from .usage import STANDIN_MODEL, TOKEN_FIELDS, _int, run_usage, usage_rows  # noqa: F401 - re-exported
 
-ROLE_AGENT = {"review": "principal-engineer", "fix": "fixer", "intake": "intake", "librarian": "librarian",
-              "dev": "developer"}
+# the plugin's agents (plugin/agents/); a dev run (and intake) is a plain Claude Code session
+ROLE_AGENT = {"review": "principal-engineer", "fix": "fixer", "librarian": "librarian"}
 ROLE_ACTOR = {"review": "assayer", "fix": "fixer", "intake": "intake", "librarian": "librarian", "dev": "dev",
               "ship": "shipper"}
 DEFAULT_MAX_USD = {"review": 6.0, "fix": 2.0, "intake": 0.10, "librarian": 0.20, "dev": 2.0}
 ROLE_MODEL_KEY = {"review": "review_model", "fix": "fix_model", "intake": "intake_model",
                   "librarian": "librarian_model"}
 ARG_LIMIT = 100_000  # bytes: a longer prompt goes through stdin instead of argv
-STANDIN_MODEL = "hallmark-standin"
 STANDIN_COMMANDS = ("hall-standin-claude", "hallmark.core.runner.standin")
 STANDIN_LABEL = " (stand-in)"  # appended to the actor of a stand-in run: the journal never says a model ran
 
@@ -195,9 +194,11 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     agent = None if spec.resume else ROLE_AGENT.get(spec.role)
     if agent:
         args += ["--agent", f"hallmark:{agent}"]
-    args += ["--plugin-dir", str(plugin_dir())]
-    if spec.json_schema is not None:
-        args += ["--json-schema", json.dumps(spec.json_schema, separators=(",", ":"))]
+    args += ["--plugin-dir", str(_run_plugin_dir(repo))]
+    if spec.json_schema is not None:  # Claude Code accepts draft-07 only
+        from ..draft7 import to_draft7
+
+        args += ["--json-schema", json.dumps(to_draft7(spec.json_schema), separators=(",", ":"))]
     cap = spec.max_budget_usd if spec.max_budget_usd is not None else role_max_usd(repo, spec.role)
     if cap is not None:
         args += ["--max-budget-usd", f"{cap:g}"]
@@ -217,6 +218,22 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     return args
 
 
+def _run_plugin_dir(repo: Any) -> Path:
+    """The rendered plugin copy (absolute hall-hook) under the state dir; the package's own when
+    there is no state dir (a bare Repo in tests)."""
+    from .plugin_copy import headless_plugin
+
+    state_dir = getattr(repo, "state_dir", None)
+    return headless_plugin(Path(state_dir)) if state_dir else plugin_dir()
+
+
+def _sandbox_mode(repo: Any) -> str:
+    try:
+        return str(repo.config.runner.sandbox)
+    except AttributeError:
+        return "auto"
+
+
 # -- the run ----------------------------------------------------------------------------------
 
 
@@ -227,6 +244,7 @@ class _Tracker:
         self.model = ""
         self.session_id = ""
         self.result: dict[str, Any] | None = None
+        self.facts = limits.StreamFacts()
 
     def see(self, raw: bytes) -> None:
         try:
@@ -242,51 +260,8 @@ class _Tracker:
         elif kind == "result":
             self.result = record
             self.session_id = str(record.get("session_id") or self.session_id)
-
-
-def usage_rows(result: dict[str, Any] | None, fallback_model: str) -> list[dict[str, Any]]:
-    """Per-model token counts: `modelUsage` is the source of truth, `usage` the fallback."""
-    if not result:
-        return []
-    rows = []
-    model_usage = result.get("modelUsage")
-    if isinstance(model_usage, dict) and model_usage:
-        for model, u in model_usage.items():
-            if not isinstance(u, dict):
-                continue
-            rows.append({"model": model, "input_tokens": _int(u.get("inputTokens")),
-                         "output_tokens": _int(u.get("outputTokens")),
-                         "cache_read_tokens": _int(u.get("cacheReadInputTokens")),
-                         "cache_write_tokens": _int(u.get("cacheCreationInputTokens")),
-                         "reported_cost_usd": _float(u.get("costUSD"))})
-    else:
-        u = result.get("usage") or {}
-        if isinstance(u, dict):
-            rows.append({"model": fallback_model or "unknown", "input_tokens": _int(u.get("input_tokens")),
-                         "output_tokens": _int(u.get("output_tokens")),
-                         "cache_read_tokens": _int(u.get("cache_read_input_tokens")),
-                         "cache_write_tokens": _int(u.get("cache_creation_input_tokens")),
-                         "reported_cost_usd": _float(result.get("total_cost_usd"))})
-    for row in rows:
-        row["cost_usd"] = pricing.cost(row["model"], row["input_tokens"], row["output_tokens"],
-                                       row["cache_read_tokens"], row["cache_write_tokens"],
-                                       reported=row["reported_cost_usd"])
-        row["standin"] = row["model"] == STANDIN_MODEL
-    return rows
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _float(value: Any) -> float:
-    try:
-        return float(value or 0)
-    except (TypeError, ValueError):
-        return 0.0
+        else:
+            self.facts.see(record)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -306,31 +281,6 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 def _journal_path(repo: Any, item_id: str | None) -> Path:
     return repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
-
-
-_RESET = re.compile(r"limit reached\|(\d{9,11})")
-
-
-def rate_limit(result: dict[str, Any] | None, stderr_tail: str) -> tuple[bool, str | None]:
-    """Whether the run hit the API's rate limit or the plan's usage limit, and when it resets."""
-    text = stderr_tail
-    if result:
-        text += " " + json.dumps({k: result.get(k) for k in ("result", "errors", "api_error_status")})
-        if result.get("api_error_status") == 429:
-            return True, _reset_time(text)
-    lowered = text.lower()
-    if "usage limit reached" in lowered or "rate limit" in lowered or "rate_limit_error" in lowered:
-        return True, _reset_time(text)
-    return False, None
-
-
-def _reset_time(text: str) -> str | None:
-    match = _RESET.search(text)
-    if not match:
-        return None
-    from datetime import UTC, datetime
-
-    return clock.stamp(datetime.fromtimestamp(int(match.group(1)), UTC))
 
 
 def judge(spec: RunSpec, exit_code: int | None, timed_out: bool, tracker: _Tracker, stderr_tail: str) -> str | None:
@@ -376,7 +326,8 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     actor = ROLE_ACTOR.get(spec.role, spec.role)
     prompt_path.write_text(spec.prompt, encoding="utf-8")
     settings = confinement_settings(spec.role, spec.cwd, folder, spec.write_dirs,
-                                    isolated=spec.role in ISOLATED_ROLES, git_dir=_git_dir(repo))
+                                    isolated=spec.role in ISOLATED_ROLES, git_dir=_git_dir(repo),
+                                    sandbox=_sandbox_mode(repo))
     settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
     if not spec.resume and not spec.session_id:
         spec = replace(spec, session_id=str(uuid.uuid4()))
@@ -385,10 +336,15 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     standin = is_standin(command)
     if standin:
         actor += STANDIN_LABEL
+    else:  # one clear error before anything starts, not gates that silently fail open
+        from ..claude_code import check_minimum
+
+        check_minimum(claude_command(repo))
     env = launch_environment(repo, spec.item_id, actor)
     if spec.role in ISOLATED_ROLES:
         env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] = "1"
     env["HALL_SESSION_ID"] = spec.resume or spec.session_id or ""  # `hall ask` records it: answers resume it
+    env["HALL_RUN"] = run_path.name  # the Stop hook leaves this run's usage to the runner
     env.update(spec.extra_env)
     lock = FileLock(str(lock_path), timeout=30)
     lock.acquire()
@@ -482,8 +438,9 @@ def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker
             stderr_path.unlink()
     except OSError:
         pass
-    rows = usage_rows(tracker.result, tracker.model)
-    limited, resets = rate_limit(tracker.result, _tail(stderr_path)) if failure else (False, None)
+    rows = run_usage(repo, tracker)
+    limit = limits.limit_of(tracker.result, tracker.facts, _tail(stderr_path)) if failure else None
+    limited, resets = limit is not None, limit.resets_at if limit else None
     result = tracker.result or {}
     turns = _int(result.get("num_turns"))
     for row in rows:
@@ -492,7 +449,7 @@ def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker
                        cache_read_tokens=row["cache_read_tokens"], cache_write_tokens=row["cache_write_tokens"],
                        turns=turns, duration_ms=_int(result.get("duration_ms")) or duration_ms,
                        cost_usd=row["cost_usd"], standin=row["standin"], session=tracker.session_id)
-    extra = {"rate_limited": True, "resets_at": resets} if limited else {}
+    extra = {"rate_limited": True, "resets_at": resets, "limit": limit.kind} if limit else {}
     journal.append(jpath, "run_ended", item=spec.item_id, actor=actor, run=run_path.name, role=spec.role,
                    exit_code=exit_code, duration_ms=duration_ms, failed=failure, session=tracker.session_id, **extra)
     return RunResult(path=run_path, role=spec.role, item_id=spec.item_id, cwd=str(spec.cwd), exit_code=exit_code,

@@ -191,6 +191,9 @@ def role_of(agent: str | None, prompt: str) -> str:
         return "dev"
     if name:
         return name
+    actor = os.environ.get("HALL_ACTOR", "").split(" ")[0]  # the runner names the role of an agent-less run
+    if actor in ("dev", "intake"):
+        return actor
     return "review" if "verdict" in prompt.lower() else "dev"
 
 
@@ -414,6 +417,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError
         except ValueError:
             sys.stderr.write("Error: --json-schema is not a valid JSON Schema\n")
+            return 1
+        declared = schema.get("$schema")
+        if isinstance(declared, str) and "draft-07" not in declared:  # as Claude Code's Ajv (draft-07) does
+            sys.stderr.write(f"Error: --json-schema is not a valid JSON Schema: no schema with key or ref "
+                             f"\"{declared}\"\n")
             return 1
     prompt = " ".join(args.prompt)
     if not prompt and not sys.stdin.isatty():

@@ -40,7 +40,7 @@ def cmd_help(args: argparse.Namespace) -> dict[str, Any]:
     return data
 
 
-JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
+JSON_SCHEMA = "http://json-schema.org/draft-07/schema#"  # what Claude Code accepts (core/draft7.py)
 
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -109,7 +109,9 @@ def cmd_schema(args: argparse.Namespace) -> dict[str, Any]:
     else:
         extra = _extra_schema(name)
         schema = extra if extra is not None else _command_schema(name)
-    schema.setdefault("$schema", JSON_SCHEMA)
+    from hallmark.core.draft7 import to_draft7
+
+    schema = to_draft7(schema)
     # the contract: every reply carries `next` (an unknown keyword to JSON Schema, so harmless)
     schema.setdefault("next", ["hall help --json", "hall schema command"])
     return schema
