@@ -160,11 +160,23 @@ def run(start: Path) -> dict[str, Any]:
         if manual["ok"]:
             status = {"ok": True, "detail": f"{manual['detail']} (not through the plugin: {status['detail']})"}
     checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
-    for tool, why in (("claude", "headless review runs"), ("gh", "opening pull requests")):
+    from .doctor_claude import checks as claude_checks
+
+    checks += claude_checks(_sandbox_mode(paths))
+    for tool, why in (("gh", "opening pull requests"),):
         found = shutil.which(tool)
         checks.append(_check(tool, found is not None, found or f"not on PATH (needed for {why})",
                              f"install {tool}", optional=True))
     return _finish(checks)
+
+
+def _sandbox_mode(paths: RepoPaths) -> str:
+    try:
+        from .config import load
+
+        return load(paths.main_checkout).runner.sandbox
+    except HallError:
+        return "auto"
 
 
 def _finish(checks: list[dict[str, Any]]) -> dict[str, Any]:

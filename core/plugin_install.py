@@ -8,8 +8,13 @@ one-plugin local marketplace under `<CLAUDE_CONFIG_DIR or ~/.claude>/hallmark/`:
                                                                 absolute path of hall-hook
     hallmark/current -> releases/<stamp>                         swapped in one rename
 
-and registers it once in the user's `settings.json` (`extraKnownMarketplaces["hallmark-local"]`
-pointing at `hallmark/current`, `enabledPlugins["hallmark@hallmark-local"] = true`).
+Where the real `claude` is on PATH it then takes the documented route (core/plugin_cli.py):
+`claude plugin marketplace add <root>/current`, `claude plugin install hallmark@hallmark-local`
+(or `plugin update` on a re-run: Claude Code keeps the version it installed until then), and
+confirms with `claude plugin list --json`. Without it, the fallback registers the marketplace once in
+the user's `settings.json` (`extraKnownMarketplaces["hallmark-local"]` pointing at
+`hallmark/current`, `enabledPlugins["hallmark@hallmark-local"] = true`), which Claude Code also
+loads (tried with 2.1.332: the init line lists the plugin) but `claude plugin list` does not show.
 
 A new release is staged and every file validated before the symlink swap; a failure leaves the
 previous release active. Stdlib only except the schema generation (pydantic), which runs at
@@ -27,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import atomic, clock
+from .claude_code import find_claude
 from .errors import HallError
 
 MARKETPLACE = "hallmark-local"
@@ -293,15 +299,43 @@ def install(*, dry_run: bool = False) -> dict[str, Any]:
         result: dict[str, Any] = {"dry_run": dry_run, "install_root": str(root), "release": str(release),
                                   "hook": binary, "files": files, "previous": str(previous) if previous else None,
                                   "settings": str(settings_path())}
+        claude = find_claude()
+        version = json.loads((release / "plugin" / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))["version"]
+        result["route"] = "claude" if claude else "settings"
+        result["version"] = version
+        if claude:
+            from .plugin_cli import plan, run_claude
+
+            checked = run_claude(claude, "plugin", "validate", str(release / "plugin"))
+            if checked["exit_code"] != 0:
+                raise HallError("COMMAND_FAILED", "Claude Code refuses the staged plugin; the installed one is "
+                                f"unchanged: {checked['output'][-800:]}", ["hall doctor", "reinstall hallmark"])
+            steps = plan(claude, root / "current", MARKETPLACE, PLUGIN_ID)
+            result["claude"] = claude[0]
+            result["would_run" if dry_run else "ran"] = [[*claude, *s] for s in steps]
         if dry_run:
-            result["would_register"] = _would_register(settings_path(), root / "current")
+            if not claude:
+                result["would_register"] = _would_register(settings_path(), root / "current")
             result["next"] = ["hall setup claude"]
             return result
-        _register(settings_path(), root / "current", write=False)
+        if not claude:
+            _register(settings_path(), root / "current", write=False)
         _swap(root, release)
-        result["settings_changed"] = _register(settings_path(), root / "current")
+        if claude:
+            from .plugin_cli import apply
+
+            try:
+                result["ran"] = apply(claude, steps, PLUGIN_ID, version)
+            except HallError:
+                if previous is not None:  # Claude Code did not take it: the previous release stays active
+                    _swap(root, previous)
+                else:
+                    (root / "current").unlink(missing_ok=True)
+                raise
+        else:
+            result["settings_changed"] = _register(settings_path(), root / "current")
         _prune(root, release)
-        result["next"] = ["hall doctor", "restart Claude Code (or /plugin) to load the hooks"]
+        result["next"] = ["hall doctor", "restart Claude Code (or /reload-plugins) to load the hooks"]
         return result
     except BaseException:
         if not dry_run:
