@@ -109,3 +109,69 @@ def shared_dir() -> Path:
 def pycache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One bytecode cache for every spawned hall-hook, compiled once like an installed package."""
     return tmp_path_factory.mktemp("pycache")
+
+
+# -- the real Claude Code CLI and the scripted model behind it ------------------------------------
+
+CLAUDE_DIR = PROJECT / ".claude-code" / "node_modules" / ".bin"
+
+
+def find_pinned_claude() -> tuple[Path | None, str]:
+    """The Claude Code CLI the tests run: `.claude-code/` (installed by .ci/run), else HALL_TEST_CLAUDE,
+    else a `claude` on PATH; with the reason when there is none."""
+    from hallmark.core import claude_code
+
+    candidates = [CLAUDE_DIR / "claude"]
+    if os.environ.get("HALL_TEST_CLAUDE"):
+        candidates.append(Path(os.environ["HALL_TEST_CLAUDE"]))
+    import shutil
+
+    on_path = shutil.which("claude")
+    if on_path:
+        candidates.append(Path(on_path))
+    for path in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            version = claude_code.parse_version(claude_code.version_text([str(path)]) or "")
+            if version is not None and version >= claude_code.MINIMUM:
+                return path, ""
+    return None, (f"the Claude Code CLI is not installed for the tests (npm install --prefix .claude-code "
+                  f"@anthropic-ai/claude-code@{claude_code.PINNED}; bash .ci/run does it when npm is there)")
+
+
+@pytest.fixture
+def claude_cli(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The real `claude` (skips with the reason when absent), first on PATH for this test."""
+    path, reason = find_pinned_claude()
+    if path is None:
+        pytest.skip(reason)
+    monkeypatch.setenv("PATH", f"{path.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("HALL_CLAUDE", raising=False)
+    return path
+
+
+@pytest.fixture
+def model_server(monkeypatch: pytest.MonkeyPatch):
+    """model_server({"roles": {"review": [[turn, …]], …}}) -> a running scripted model server; this
+    test's environment points Claude Code at it (ANTHROPIC_BASE_URL …); stopped after the test.
+    subscription=True signs in the claude.ai way (CLAUDE_CODE_OAUTH_TOKEN), so plan limits come as
+    `rate_limit_event` and "You've hit your limit · resets …"."""
+    from hallmark.core.modelserver import ModelServer, Script
+
+    started: list[ModelServer] = []
+
+    def start(script: dict | Script | None = None, *, subscription: bool = False) -> ModelServer:
+        if not isinstance(script, Script):
+            script = Script.from_json(script or {"roles": {}})
+        server = ModelServer(script).start()
+        started.append(server)
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "1")  # an error answer is retried once, not ten times
+        if subscription:
+            monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+            monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-scripted-model")
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

@@ -1,0 +1,93 @@
+"""Acceptance with the real Claude Code CLI and the scripted model: the install, a session's gates
+and context, and the Stop hook's usage — everything Claude Code does is real, only the model's
+answers are scripted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.claude_cli
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def stream(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def claude_p(claude: Path, cwd: Path, prompt: str, *extra: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose", *extra],
+                          cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ))
+
+
+def tool_results(records: list[dict]) -> dict[str, dict]:
+    """tool_use id -> its tool_result block, from the stream's user lines."""
+    found = {}
+    for record in records:
+        if record.get("type") != "user":
+            continue
+        for block in record.get("message", {}).get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found[block["tool_use_id"]] = block
+    return found
+
+
+def tool_uses(records: list[dict]) -> list[dict]:
+    return [b for r in records if r.get("type") == "assistant"
+            for b in r.get("message", {}).get("content") or [] if b.get("type") == "tool_use"]
+
+
+def test_setup_session_gates_context_and_usage(claude_cli, model_server, hall, hall_repo):
+    repo = hall_repo
+    main = repo.root
+    setup = hall("setup", "claude", "--json", cwd=main)
+    assert setup.code == 0, setup.stderr + setup.stdout
+    installed = setup.json
+    assert installed["route"] == "claude"
+    assert [step["argv"][1:3] for step in installed["ran"]] == [["plugin", "marketplace"], ["plugin", "install"]]
+
+    from hallmark.core import items
+
+    created = items.new(repo, title="Add mul")
+    item, worktree = created["item"], Path(created["worktree"])
+    outside = main / "feature.py"  # a new file in the main checkout: outside the item's worktree
+    server = model_server({"roles": {"session": [[
+        {"tool": "Bash", "input": {"command": "git push origin HEAD", "description": "publish"},
+         "usage": {"input_tokens": 1000, "output_tokens": 11}},
+        {"tool": "Write", "input": {"file_path": str(outside), "content": "print('bypassed the item')\n"},
+         "usage": {"input_tokens": 1100, "output_tokens": 12}},
+        {"text": "Both were refused.", "usage": {"input_tokens": 1200, "output_tokens": 13}},
+    ]]}})
+    proc = claude_p(claude_cli, worktree, "Publish this and tidy app.py in the main checkout.")
+    records = stream(proc.stdout)
+    assert proc.returncode == 0, proc.stderr
+    init = records[0] if records[0].get("subtype") == "init" else next(r for r in records if r.get("subtype") == "init")
+    assert "hallmark" in [p["name"] for p in init["plugins"]]
+
+    first = server.requests("session")[0]
+    assert item in first.user_text(), "the SessionStart context names the item"
+    uses = {u["name"]: u["id"] for u in tool_uses(records)}
+    results = tool_results(records)
+    for name in ("Bash", "Write"):
+        result = results[uses[name]]
+        assert result.get("is_error") is True, result
+        assert "GATE_DENIED" in json.dumps(result), result
+    assert not outside.exists()
+
+    usage = [e for e in items.item_events(repo, item) if e.get("event") == "usage"]
+    assert len(usage) == 1, usage
+    assert usage[0]["output_tokens"] == 11 + 12 + 13
+    assert usage[0]["input_tokens"] == 1000 + 1100 + 1200
+
+    doctor = hall("doctor", "--json", cwd=main)
+    by_name = {c["check"]: c for c in doctor.json["checks"]}
+    for name in ("claude code", "plugin", "hook command", "session"):
+        assert by_name[name]["ok"], by_name[name]
