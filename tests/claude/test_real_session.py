@@ -91,3 +91,27 @@ def test_setup_session_gates_context_and_usage(claude_cli, model_server, hall, h
     by_name = {c["check"]: c for c in doctor.json["checks"]}
     for name in ("claude code", "plugin", "hook command", "session"):
         assert by_name[name]["ok"], by_name[name]
+
+
+def test_a_gate_hook_that_cannot_start_blocks_and_doctor_names_the_fix(claude_cli, model_server, hall, hall_repo):
+    """A moved venv: the hooks Claude Code runs name a hall-hook that is gone. onFailure: block makes
+    the gate fail closed (Claude Code >= 2.1.295), and doctor says to run hall setup claude again."""
+    main = hall_repo.root
+    assert hall("setup", "claude", "--json", cwd=main).code == 0
+    from hallmark.core.plugin_install import install_root
+
+    hooks_file = install_root() / "current" / "plugin" / "hooks" / "hooks.json"
+    data = json.loads(hooks_file.read_text())
+    for groups in data["hooks"].values():
+        for group in groups:
+            for handler in group["hooks"]:
+                handler["command"] = "/nonexistent/old-venv/bin/hall-hook " + handler["command"].split(" ", 1)[1]
+    hooks_file.write_text(json.dumps(data))
+    marker = main / "ran.txt"
+    model_server({"roles": {"session": [[{"tool": "Bash", "input": {"command": f"touch {marker}"}}, "ok"]]}})
+    proc = claude_p(claude_cli, main, "touch a file", "--allowedTools", "Bash(touch:*)")
+    results = list(tool_results(stream(proc.stdout)).values())
+    assert results and results[0].get("is_error") is True, proc.stdout[-2000:]
+    assert not marker.exists()
+    checks = {c["check"]: c for c in hall("doctor", "--json", cwd=main).json["checks"]}
+    assert not checks["hook command"]["ok"] and "hall setup claude" in checks["hook command"]["fix"]
