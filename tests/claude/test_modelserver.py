@@ -10,10 +10,9 @@ import urllib.request
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hallmark.core.modelserver import ModelServer, Script
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from hallmark.core.modelserver import ModelServer, Script
 
 
 def post(server: ModelServer, path: str, body: dict, headers: dict | None = None) -> tuple[int, str, dict]:
