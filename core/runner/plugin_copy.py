@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 COPIES = "plugin-copies"
@@ -40,8 +41,8 @@ def headless_plugin(state_dir: Path) -> Path:
     if (target / "hooks" / "hooks.json").is_file():
         return target
     root.mkdir(parents=True, exist_ok=True)
-    tmp = root / f".{target.name}.{os.getpid()}.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=root))  # one per caller, threads too
+    tmp = scratch / "plugin"
     shutil.copytree(source, tmp, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py"))
     hooks = tmp / "hooks" / "hooks.json"
     hooks.write_text(json.dumps(render_hooks(json.loads(hooks.read_text(encoding="utf-8")), binary), indent=2) + "\n",
@@ -49,7 +50,8 @@ def headless_plugin(state_dir: Path) -> Path:
     try:
         os.rename(tmp, target)
     except OSError:  # another run renamed its copy first: same content, use that one
-        shutil.rmtree(tmp, ignore_errors=True)
+        pass
+    shutil.rmtree(scratch, ignore_errors=True)
     _prune(root, target)
     return target
 

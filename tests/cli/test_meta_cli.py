@@ -145,11 +145,11 @@ def test_schemas_accept_real_replies(hall_repo, monkeypatch):
         jsonschema.validate({"max_rejects": "three"}, schema["config"])
 
     commands = schema["command"]
-    new_args = commands["$defs"]["new"]
+    new_args = commands["definitions"]["new"]
     jsonschema.validate({"title": "x", "request": ["fix", "it"]}, new_args)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"colour": "red"}, new_args)
-    drop_args = commands["$defs"]["drop"]
+    drop_args = commands["definitions"]["drop"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"id": "1"}, drop_args)  # --reason is required
     assert "hall new" in commands["properties"]

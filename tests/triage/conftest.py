@@ -29,7 +29,9 @@ def git(cwd: Path, *args: str) -> str:
 
 @pytest.fixture
 def standin_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A `claude` on PATH that appends {argv, cwd, env} to a record file; returns a reader of the records."""
+    """A `claude` on PATH that appends {argv, cwd, env} to a record file; returns a reader of the records.
+
+    The runner's `claude --version` probe (the minimum-version check) is left out of what it returns."""
     bin_dir = tmp_path / "standin-bin"
     bin_dir.mkdir()
     script = bin_dir / "claude"
@@ -42,7 +44,8 @@ def standin_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     def read() -> list[dict]:
         if not record.exists():
             return []
-        return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
+        calls = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
+        return [call for call in calls if call.get("argv") != ["--version"]]
 
     return read
 
