@@ -17,10 +17,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal
+from .. import atomic, clock, journal, secrets
 from ..errors import HallError
 from ..paths import RepoPaths
-from . import identity, secrets
+from . import identity
 
 FACETS = ("infrastructure", "tooling", "ownership", "process", "convention", "gotcha")
 

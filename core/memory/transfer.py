@@ -60,7 +60,7 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
         raise HallError("USAGE", f"{path}: {exc}. Nothing was imported.", ["fix the file and run it again"]) from exc
     entries = _craft_entries(data)
     # check every entry before writing any, so a secret or a bad entry imports nothing
-    from . import secrets
+    from .. import secrets
 
     for index, (_, entry) in enumerate(entries):
         if not str(entry.get("pattern") or "").strip():

@@ -10,7 +10,8 @@ import string
 
 import pytest
 from hallmark.core.errors import HallError
-from hallmark.core.memory import api, checkpoint, decisions, notes, secrets
+from hallmark.core import secrets
+from hallmark.core.memory import api, checkpoint, decisions, notes
 
 from .conftest import files_under
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import HallError
+from .errors import HallError
 
 
 @dataclass(frozen=True)
