@@ -24,7 +24,8 @@ def _repo():
 def _summary(learning) -> dict[str, Any]:
     return {"id": learning.id, "kind": learning.kind, "status": learning.status, "pattern": learning.pattern,
             "occurrences": learning.occurrences, "skip_count": learning.skip_count, "paths": learning.paths,
-            "retire_proposed": bool(learning.retire_proposal), "updated": learning.updated}
+            "retire_proposed": bool(learning.retire_proposal), "updated": learning.updated,
+            "recorded": learning.recorded, "valid_from": learning.valid_since, "valid_until": learning.valid_until}
 
 
 def _learning_reply(learning, next_: list[str], **extra: Any) -> dict[str, Any]:
@@ -55,7 +56,8 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
                     "file": args.file}
     reply = api.propose(_repo(), kind=args.kind, pattern=args.pattern, rationale=args.rationale or "",
                         evidence=evidence, paths=args.paths, item=args.item, actor=current_actor(),
-                        details=_details(args.detail))
+                        details=_details(args.detail), valid_from=args.valid_from, valid_until=args.valid_until,
+                        supersedes=args.supersedes)
     lid = reply["id"]
     if reply.get("previously_rejected"):
         reply["message"] = (f"This pattern was rejected before ({reply['tombstone']['reason']}); the occurrence "
@@ -74,23 +76,53 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     repo = _repo()
-    items = api.pending(repo) if args.pending else api.list_learnings(repo, status=args.status, kind=args.kind)
-    return {"learnings": [_summary(x) for x in items], "count": len(items), "project": api.project_of(repo),
-            "next": ["hall library review", "hall library show <id>"]}
+    if args.pending:
+        items = api.pending(repo)
+    else:
+        items = api.list_learnings(repo, status=args.status, kind=args.kind, as_of=args.as_of)
+    reply = {"learnings": [_summary(x) for x in items], "count": len(items), "project": api.project_of(repo),
+             "next": ["hall library review", "hall library show <id>"]}
+    if args.as_of:
+        from hallmark.core.memory.reading import as_of_stamp
+
+        stamp = as_of_stamp(args.as_of)
+        reply["as_of"] = stamp
+        for entry, learning in zip(reply["learnings"], items, strict=True):
+            entry["held_then"] = learning.status in ("accepted", "promoted") and learning.valid_at(stamp)
+    return reply
 
 
 def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     repo = _repo()
+    if args.as_of:
+        from hallmark.core.memory.reading import as_of_stamp
+
+        then = api.get(repo, args.id, as_of=args.as_of)
+        stamp = as_of_stamp(args.as_of)
+        return _learning_reply(then, [f"hall library show {then.id}", f"hall library history {then.id}"],
+                               as_of=stamp, held_then=then.status in ("accepted", "promoted") and then.valid_at(stamp))
     learning = api.get(repo, args.id)
-    return _learning_reply(learning, _next_for(learning), preview=api.preview(repo, learning.id),
-                           tombstone=api.tombstone_for(repo, learning.id),
-                           versions=len(api.history(repo, learning.id)))
+    reply = _learning_reply(learning, _next_for(learning), preview=api.preview(repo, learning.id),
+                            tombstone=api.tombstone_for(repo, learning.id),
+                            versions=len(api.history(repo, learning.id)))
+    auto = api.automation_confirmation(learning) if learning.status in ("proposed", "skipped") else None
+    if auto:
+        reply["automation"] = {**(reply["preview"].get("automation") or {})}
+        reply["next"] = [f"hall library accept {learning.id} --confirm-automation {auto['confirm']}",
+                         *[n for n in reply["next"] if not n.startswith(f"hall library accept {learning.id}")]]
+    return reply
 
 
 def _next_for(learning) -> list[str]:
+    from hallmark.core.memory import api
+
     lid = learning.id
+    auto = api.automation_confirmation(learning) if learning.status in ("proposed", "skipped") else None
+    if auto:
+        return [f"hall library show {lid}", f"hall library accept {lid} --confirm-automation {auto['confirm']}",
+                f"hall library skip {lid}", f"hall library reject {lid} --reason '…'"]
     if learning.status in ("proposed", "skipped") or learning.retire_proposal:
         return [f"hall library accept {lid}", f"hall library skip {lid}", f"hall library reject {lid} --reason '…'"]
     if learning.status in ("accepted", "promoted"):
@@ -102,7 +134,8 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.accept(_repo(), args.id, actor=current_actor(), pattern=args.pattern,
-                          promote_it=not args.no_promote)
+                          promote_it=not args.no_promote, confirm_automation=args.confirm_automation,
+                          valid_from=args.valid_from, valid_until=args.valid_until)
     return _learning_reply(learning, _next_for(learning) + ["hall library review"],
                            promoted_to=(learning.promotion or {}).get("path"))
 
@@ -124,8 +157,12 @@ def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
-    learning = api.retire(_repo(), args.id, args.reason, actor=current_actor())
-    return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"])
+    learning = api.retire(_repo(), args.id, args.reason, actor=current_actor(), valid_until=args.valid_until)
+    kept = (learning.details.get("kept_edits") or [None])[-1]
+    extra = {"kept": kept} if kept and kept.get("t") == learning.updated else {}
+    if extra:
+        extra["message"] = f"Your edit of the promoted text was kept at {kept['at']}: {kept['why']}."
+    return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"], **extra)
 
 
 def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
@@ -145,7 +182,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
         learning = api.reopen(repo, args.reopen, actor=actor, reason=args.reason or "")
         return _learning_reply(learning, _next_for(learning))
     if args.accept:
-        learning = api.accept(repo, args.accept, actor=actor)
+        learning = api.accept(repo, args.accept, actor=actor, confirm_automation=args.confirm_automation)
         return _learning_reply(learning, ["hall library review"])
     if args.reject:
         if not args.reason:
@@ -162,11 +199,15 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
         entry = _summary(learning)
         entry.update(rationale=learning.rationale, evidence=learning.evidence, where=api.preview(repo, learning.id),
                      retire_reason=(learning.retire_proposal or {}).get("reason"))
+        auto = api.automation_confirmation(learning) if not learning.retire_proposal else None
+        if auto:  # the exact command and file, and its own confirmation: never accepted in bulk
+            entry["automation"] = {"file": ".claude/settings.local.json", "event": auto["event"],
+                                   "matcher": auto["matcher"], "command": auto["command"], "confirm": auto["confirm"],
+                                   "accept": f"hall library accept {learning.id} --confirm-automation {auto['confirm']}"}
         entries.append(entry)
-    first = queue[0].id if queue else None
+    first = queue[0] if queue else None
     return {"pending": entries, "count": len(entries), "last_drain": api.last_drain_summary(repo),
-            "next": ([f"hall library accept {first}", f"hall library skip {first}",
-                      f"hall library reject {first} --reason '…'"] if first else ["hall library list"])}
+            "next": (_next_for(first) if first else ["hall library list"])}
 
 
 def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
@@ -189,7 +230,8 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
 
     try:
         repo = _repo()
-        result = briefing.build(repo.paths, changed=args.paths or [], effort=args.effort, query=args.query or "")
+        result = briefing.build(repo.paths, changed=args.paths or [], effort=args.effort, query=args.query or "",
+                                as_of=args.as_of)
     except HallError as exc:
         if exc.code in ("NOT_A_REPO", "USAGE"):
             raise
@@ -394,7 +436,12 @@ def text_list(result: dict[str, Any]) -> Any:
         table.add_column(column)
     for entry in result.get("learnings") or result.get("pending") or []:
         status = entry["status"] + (" (retire?)" if entry.get("retire_proposed") else "")
-        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), entry["pattern"][:90])
+        pattern = entry["pattern"][:90]
+        auto = entry.get("automation")
+        if auto:  # the exact command and where it goes, never hidden behind the pattern
+            pattern += (f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
+                        f"\n  accept only with: {auto['accept']}")
+        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), pattern)
     return table
 
 
@@ -458,18 +505,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paths", nargs="+", metavar="GLOB")
     p.add_argument("--detail", action="append", metavar="KEY=VALUE",
                    help="per-kind details: name, hook_event, hook_matcher, action, steps, key_points…")
+    p.add_argument("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: when accepted)")
+    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="it holds until")
+    p.add_argument("--supersedes", metavar="ID", help="the learning this one replaces once accepted")
 
     p = add(lib, "list", cmd_list, "List learnings.", text=text_list)
     p.add_argument("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"])
     p.add_argument("--kind", choices=KINDS)
     p.add_argument("--pending", action="store_true", help="what the next drain offers")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="what was believed then (the versions recorded by then)")
 
     p = add(lib, "show", cmd_show, "Show one learning, where accepting it writes, and its tombstone.")
     p.add_argument("id")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the version recorded by then")
     p = add(lib, "accept", cmd_accept, "Approve a learning (a person only); promotes it where its kind has a home.")
     p.add_argument("id")
     p.add_argument("--pattern", help="accept with this edited text")
     p.add_argument("--no-promote", action="store_true", help="keep it in the library only")
+    p.add_argument("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
+                   help="an automation's own confirmation: the token `hall library show` prints with its command")
+    p.add_argument("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: now)")
+    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="it holds until")
     p = add(lib, "reject", cmd_reject, "Decline a learning: it becomes a tombstone with the reason.")
     p.add_argument("id")
     p.add_argument("--reason", required=True)
@@ -478,6 +534,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add(lib, "retire", cmd_retire, "Take an accepted learning out of use, removing its promoted block or file.")
     p.add_argument("id")
     p.add_argument("--reason", required=True)
+    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="when it stopped holding (default: now)")
     p = add(lib, "undo", cmd_undo, "Revert the last decision on a learning (and the promotion it caused).")
     p.add_argument("id")
     p = add(lib, "review", cmd_review, "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).",
@@ -487,6 +544,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reject", metavar="ID")
     p.add_argument("--reopen", metavar="ID", help="the only way back from a rejection or a retirement")
     p.add_argument("--reason")
+    p.add_argument("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
+                   help="with --accept on an automation: its own confirmation token")
     p = add(lib, "search", cmd_search, "Full-text search of accepted learnings (SQLite FTS5).", text=text_list)
     p.add_argument("words", nargs="+")
     p.add_argument("--limit", type=int, default=20)
@@ -495,6 +554,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paths", nargs="+", metavar="GLOB")
     p.add_argument("--effort", choices=["low", "medium", "high"], default="high")
     p.add_argument("--query")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the briefing as it would have been then")
     p = add(lib, "reconcile", cmd_reconcile, "Find promoted blocks/files edited or deleted by hand; update, retire or restore.")
     p.add_argument("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text")
     p.add_argument("--retire", action="append", metavar="ID")
