@@ -8,6 +8,7 @@ Stdlib only.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .. import actor as actors
@@ -90,8 +91,9 @@ def _audit_denial(repo: Any, action: str, lid: str | None, actor: str, why: str)
         real = actors.current_actor()
         signal = actors.agent_signal() or ""
         store = store_of(repo)
+        claimed = os.environ.get("HALL_ACTOR", "").strip() or actor
         journal.append(store.audit_path, "library_denied", item=None,
                        actor=real if not actors.actor_is_person(real) else actor, lid=lid, action=action,
-                       claimed=actor, signal=signal, why=why)
+                       claimed=claimed, signal=signal, why=why)
     except Exception:  # noqa: BLE001 - the refusal stands even if its audit line cannot be written
         pass

@@ -97,9 +97,9 @@ def lock(paths: RepoPaths, *, title: str, specification: str, allowed: list[str]
                         [f"hall library lock --show {old.get('superseded_by')}"])
     if not confirm:
         return {"would_lock": draft, "supersedes": old["id"] if old else None, "locked": False}
-    if actor != "you":
-        raise HallError("GATE_DENIED", f"Only a person can lock a decision (actor is '{actor}').",
-                        ["ask the person to run the same command with --confirm"])
+    from .access import person
+
+    actor = person(paths, "lock a decision", supersedes, actor)
     project = identity.current(paths).value
     base = folder(paths)
     with journal.locked(base / "decisions"):

@@ -9,8 +9,8 @@ import random
 import string
 
 import pytest
-from hallmark.core.errors import HallError
 from hallmark.core import secrets
+from hallmark.core.errors import HallError
 from hallmark.core.memory import api, checkpoint, decisions, notes
 
 from .conftest import files_under
