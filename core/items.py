@@ -450,18 +450,29 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> dict
 
 
 def status_all(repo: Repo, *, include_terminal: bool = True) -> dict[str, Any]:
-    views = repo.index.items(include_terminal=include_terminal)
+    views = [v for v in repo.index.items(include_terminal=include_terminal) if v.created]
     by_state: dict[str, list[str]] = {}
     for state in states.STATES:  # in the table's order: development first, dropped last
         found = [v.id for v in views if v.state == state]
         if found:
             by_state[state] = found
-    return {
+    from .damaged import damaged_items
+
+    every = views if include_terminal else repo.index.items(include_terminal=True)
+    damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
+    result = {
         "items": [describe(v, next=[]) for v in views],
         "counts": {state: len(found) for state, found in by_state.items()},
         "by_state": by_state,
         "next": ['hall new --title "…"', "hall inbox"] + ([f"hall status {views[0].id}"] if views else []),
     }
+    if damaged:  # shown, never hidden: the journal is the truth and these have lost theirs
+        result["damaged"] = damaged
+        result["counts"]["damaged"] = len(damaged)
+        result.setdefault("warnings", []).append(
+            f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)")
+        result["next"] = ["hall doctor", *result["next"]]
+    return result
 
 
 def status_one(repo: Repo, item_id: str) -> dict[str, Any]:
