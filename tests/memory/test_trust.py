@@ -189,3 +189,25 @@ def test_as_of_answers_what_was_believed_then(repo, hall):
     assert [x["id"] for x in lib(hall, repo, "briefing", "--as-of", "2026-11-17", env=now).json["learnings"]] == [old]
     assert [x["id"] for x in lib(hall, repo, "briefing", env=now).json["learnings"]] == [new]
     assert lib(hall, repo, "show", new, "--as-of", "2026-11-01", env=now).code == 3  # not recorded yet then
+
+
+def test_decisions_and_notes_know_when_they_held(repo, hall):
+    def at(moment):
+        return {"HALLMARK_FIXED_NOW": moment}
+
+    first = lib(hall, repo, "lock", "--title", "Buttons", "--spec", "blue", "--confirm", env=at("2026-11-10T10:00:00Z"))
+    old = first.json["decision"]
+    assert old["recorded"] == old["valid_from"] and old["valid_until"] is None
+    lib(hall, repo, "lock", "--title", "Buttons v2", "--spec", "teal", "--supersedes", old["id"], "--confirm",
+        env=at("2026-11-24T10:00:00Z"))
+    then = lib(hall, repo, "lock", "--list", "--as-of", "2026-11-17").json["decisions"]
+    assert [(d["id"], d["status"]) for d in then] == [(old["id"], "locked")]
+    now = {d["id"]: d for d in lib(hall, repo, "lock", "--list").json["decisions"]}
+    assert now[old["id"]]["status"] == "superseded" and now[old["id"]]["valid_until"].startswith("2026-11-24")
+    note = hall("note", "add", "--facet", "gotcha", "--fact", "staging needs the VPN", "--as-of", "2026-11-01",
+                cwd=repo.root, env=at("2026-11-02T09:00:00Z")).json["note"]
+    assert note["recorded"].startswith("2026-11-02") and note["valid_from"] == "2026-11-01"
+    hall("note", "remove", note["slug"], "--reason", "VPN gone", cwd=repo.root, env=at("2026-11-20T09:00:00Z"))
+    assert hall("note", "list", cwd=repo.root).json["count"] == 0
+    assert hall("note", "list", "--as-of", "2026-11-10", cwd=repo.root).json["count"] == 1
+    assert hall("note", "list", "--as-of", "2026-11-25", cwd=repo.root).json["count"] == 0

@@ -262,8 +262,11 @@ def cmd_lock(args: argparse.Namespace) -> dict[str, Any]:
 
     repo = _repo()
     if args.list:
-        found = decisions.list_decisions(repo.paths)
-        return {"decisions": found, "count": len(found), "next": ["hall library lock --show D-1"]}
+        from hallmark.core.memory.reading import as_of_stamp
+
+        found = decisions.list_decisions(repo.paths, as_of=as_of_stamp(args.as_of))
+        return {"decisions": found, "count": len(found), "as_of": as_of_stamp(args.as_of),
+                "next": ["hall library lock --show D-1"]}
     if args.show:
         return {"decision": decisions.get(repo.paths, args.show), "next": ["hall library lock --list"]}
     result = decisions.lock(repo.paths, title=args.title or "", specification=args.spec or "", allowed=args.allow,
@@ -406,8 +409,9 @@ def cmd_note_add(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_note_list(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
+    from hallmark.core.memory.reading import as_of_stamp
 
-    found = notes.list_notes(_repo().paths)
+    found = notes.list_notes(_repo().paths, as_of=as_of_stamp(args.as_of))
     if args.facet:
         found = [n for n in found if n["facet"] == args.facet]
     return {"notes": found, "index": [notes.index_line(n) for n in found], "count": len(found),
@@ -569,6 +573,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--supersedes", metavar="D-ID")
     p.add_argument("--confirm", action="store_true")
     p.add_argument("--list", action="store_true")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="with --list: the decisions as they stood then")
     p.add_argument("--show", metavar="D-ID")
     p = add(lib, "history", cmd_history, "Every version of a learning and its audit lines.")
     p.add_argument("id")
@@ -610,6 +615,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slug")
     p = add(nt, "list", cmd_note_list, "The notes index.")
     p.add_argument("--facet", choices=FACETS)
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the notes that held then (removed ones too)")
     p = add(nt, "show", cmd_note_show, "One note with its body.")
     p.add_argument("slug")
     p = add(nt, "remove", cmd_note_remove, "Remove a note (kept under notes/removed/).")
