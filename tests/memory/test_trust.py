@@ -211,3 +211,17 @@ def test_decisions_and_notes_know_when_they_held(repo, hall):
     assert hall("note", "list", cwd=repo.root).json["count"] == 0
     assert hall("note", "list", "--as-of", "2026-11-10", cwd=repo.root).json["count"] == 1
     assert hall("note", "list", "--as-of", "2026-11-25", cwd=repo.root).json["count"] == 0
+
+
+def test_updating_an_edited_block_stops_and_restoring_keeps_the_persons_version(repo, hall):
+    claude = repo.root / "CLAUDE.md"
+    lid = propose(hall, repo, "convention", "Use pathlib")
+    lib(hall, repo, "accept", lid)
+    claude.write_text(claude.read_text().replace("- Use pathlib\n", "- Use pathlib, my wording\n"))
+    edited = claude.read_bytes()
+    refused = lib(hall, repo, "accept", lid, "--pattern", "Use pathlib everywhere")
+    assert refused.code == 4 and refused.json["error"]["code"] == "WRONG_STATE" and claude.read_bytes() == edited
+    assert f"hall library reconcile --update {lid}" in refused.json["error"]["next"]
+    restored = lib(hall, repo, "reconcile", "--restore", lid).json
+    kept = restored["applied"][0]["kept"]
+    assert "Use pathlib, my wording" in open(kept).read() and "- Use pathlib\n" in claude.read_text()
