@@ -147,14 +147,20 @@ def skip(repo: Any, lid: str, actor: str = PERSON) -> Learning:
     return _decide(repo, lid, "skip", actor, "left for the next drain", bump)
 
 
-def reject(repo: Any, lid: str, reason: str, actor: str = PERSON) -> Learning:
-    """No: the learning becomes a tombstone with this reason. On a retirement proposal: keep it."""
+def _reasoned(repo: Any, lid: str, reason: str, actor: str, verb: str, what: str) -> tuple[str, str, str]:
+    """A decision that needs a reason: (id, reason, the person acting), or USAGE / GATE_DENIED / SECRET_REFUSED."""
     lid = parse_id(lid)
     reason = (reason or "").strip()
     if not reason:
-        raise HallError("USAGE", "a rejection needs a reason (--reason)", [f"hall library reject {lid} --reason '…'"])
-    who = person(repo, "reject", lid, actor)
-    secrets.refuse_if_secret({"reason": reason}, "the rejection")
+        raise HallError("USAGE", f"{what} needs a reason (--reason)", [f"hall library {verb} {lid} --reason '…'"])
+    who = person(repo, verb, lid, actor)
+    secrets.refuse_if_secret({"reason": reason}, f"the {what.split(' ', 1)[1]}")
+    return lid, reason, who
+
+
+def reject(repo: Any, lid: str, reason: str, actor: str = PERSON) -> Learning:
+    """No: the learning becomes a tombstone with this reason. On a retirement proposal: keep it."""
+    lid, reason, who = _reasoned(repo, lid, reason, actor, "reject", "a rejection")
     current = get(repo, lid)
     if current.status == "rejected":
         return current  # idempotent
@@ -176,12 +182,7 @@ def retire(repo: Any, lid: str, reason: str, actor: str = PERSON, *, valid_until
            superseded_by: str | None = None) -> Learning:
     """Take an accepted learning out of use: its validity ends (history keeps every version) and
     exactly its promoted block or file is removed — or, when the person edited it, left to them."""
-    lid = parse_id(lid)
-    reason = (reason or "").strip()
-    if not reason:
-        raise HallError("USAGE", "retiring needs a reason (--reason)", [f"hall library retire {lid} --reason '…'"])
-    who = person(repo, "retire", lid, actor)
-    secrets.refuse_if_secret({"reason": reason}, "the retirement")
+    lid, reason, who = _reasoned(repo, lid, reason, actor, "retire", "a retirement")
     current = get(repo, lid)
     if current.status == "retired":
         return current

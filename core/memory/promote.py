@@ -377,11 +377,9 @@ def remove(where: Where, learning: Learning) -> dict[str, Any]:
         text = safe_write.read_text(path)
         if text is None:
             return {"did": "CLAUDE.md is gone", "path": rel}
-        found, _ = blocks.find_blocks(text)
-        mine = [b for b in found if b.lid == learning.id]
-        if not mine:
+        b = _my_block(text, learning.id)
+        if b is None:
             return {"did": "block already gone", "path": rel}
-        b = mine[0]
         if digest(b.inner) in (promo.get("digest"), b.sha):
             start = b.start
             sep = promo.get("sep") or ""
@@ -431,6 +429,10 @@ def remove(where: Where, learning: Learning) -> dict[str, Any]:
     return {"did": "file removed", "path": rel}
 
 
+def _my_block(text: str, lid: str) -> blocks.Block | None:
+    return next((b for b in blocks.find_blocks(text)[0] if b.lid == lid), None)
+
+
 def inspect(where: Where, learning: Learning) -> dict[str, Any]:
     """How the promoted block/file looks now: {state: intact|edited|deleted, current: text|None}."""
     promo = learning.promotion or {}
@@ -442,11 +444,10 @@ def inspect(where: Where, learning: Learning) -> dict[str, Any]:
             return {"state": "edited", "current": None}
         if text is None:
             return {"state": "deleted", "current": None}
-        found, _ = blocks.find_blocks(text)
-        mine = [b for b in found if b.lid == learning.id]
-        if not mine:
+        block = _my_block(text, learning.id)
+        if block is None:
             return {"state": "deleted", "current": None}
-        inner = mine[0].inner.replace("\r\n", "\n")
+        inner = block.inner.replace("\r\n", "\n")
         return {"state": "intact" if digest(inner) == promo.get("digest") else "edited", "current": inner}
     if promo.get("target") == "hook":
         return _hook_state(where, learning)

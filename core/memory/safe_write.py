@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
+from .. import atomic
 from ..errors import HallError
 
 TEMP_PREFIX = ".hallmark-"
@@ -70,21 +70,7 @@ def write_text(path: Path, text: str, *, state_tmp: Path | None) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = _default_mode()
-    folder = _temp_dir(path.parent, state_tmp)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-            os.fchmod(handle.fileno(), mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic.write_text(path, text, tmp_dir=_temp_dir(path.parent, state_tmp), prefix=TEMP_PREFIX, mode=mode, sync=True)
 
 
 def sweep_temp(folders: list[Path]) -> list[str]:

@@ -4,11 +4,9 @@ journals shown (not hidden), control characters never reach a terminal, config b
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
 
-from ..conftest import BIN, git
+from ..cli.test_contract import run_on_pty
+from ..conftest import git
 
 OTHER = "github.com/other/secret-project"
 
@@ -49,36 +47,17 @@ def test_an_emptied_or_deleted_journal_is_damage_not_absence(repo, hall):
     assert items["ok"] is False and first in items["detail"] and second in items["detail"]
 
 
-def _tty(args, cwd):
-    """Run hall with stdout on a pseudo-terminal (readable text mode, no colours) and return what it printed."""
-    master, slave = pty.openpty()
-    env = dict(os.environ, TERM="dumb", NO_COLOR="1", COLUMNS="200")
-    proc = subprocess.Popen([str(BIN / "hall"), *args], cwd=cwd, stdout=slave, stderr=slave, stdin=subprocess.DEVNULL,
-                            env=env)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(master)
-    return b"".join(chunks).decode("utf-8", "replace")
-
-
 def test_control_characters_never_reach_the_terminal(repo, hall):
     evil = "fix \x1b]8;;https://evil.invalid\x1b\\link\x1b]8;;\x1b\\ \x1b[2J\x1b]0;pwned\x07 \u202eitem\x9b31m"
     item = hall("new", "--title", evil, cwd=repo.root).json["item"]
     for args in (["status", "--all"], ["status", item], ["log", item]):
-        shown = _tty(args, repo.root)
-        assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown and "\x9b" not in shown, args
+        shown = run_on_pty(args, repo.root)
+        # rich's own colours may be there (ESC [ … m); nothing of the title's may: OSC, clear screen, BEL, CSI, RLO
+        for bad in ("\x1b]", "\x1b[2J", "\x07", "\x9b", "\u202e", "\x1b\\"):
+            assert bad not in shown, (args, bad)
         assert "fix" in shown
-    error = _tty(["status", "H-9999\x1b[2J"], repo.root)
-    assert "\x1b" not in error and ("ITEM_NOT_FOUND" in error or "USAGE" in error)
+    error = run_on_pty(["status", "H-9999\x1b[2J"], repo.root)
+    assert "\x1b[2J" not in error and ("ITEM_NOT_FOUND" in error or "USAGE" in error)
 
 
 def test_config_bounds_unknown_keys_and_encoding(repo, hall):
