@@ -225,3 +225,50 @@ def test_updating_an_edited_block_stops_and_restoring_keeps_the_persons_version(
     restored = lib(hall, repo, "reconcile", "--restore", lid).json
     kept = restored["applied"][0]["kept"]
     assert "Use pathlib, my wording" in open(kept).read() and "- Use pathlib\n" in claude.read_text()
+
+
+def test_an_orphan_block_is_removed_by_reconcile_and_doctor_but_a_foreign_one_only_reported(repo, hall):
+    from hallmark.core.memory import api, blocks, promote
+
+    claude = repo.root / "CLAUDE.md"
+    original = claude.read_bytes()
+    lid = propose(hall, repo, "convention", "Use pathlib")
+    learning = api.get(repo, lid)
+    ours = blocks.render_block(lid, promote.inner_lines(learning), "\n")  # what an interrupted accept left behind
+    foreign = blocks.render_block("L-0042", ["- A teammate's accepted rule"], "\n")  # from another clone's store
+    claude.write_bytes(original + b"\n" + ours.encode() + b"\n" + foreign.encode())
+    assert lib(hall, repo, "reject", lid, "--reason", "not ours").code == 0
+    doctor = hall("doctor", cwd=repo.root).json
+    check = [c for c in doctor["checks"] if c["check"] == "library"][0]
+    assert check["ok"] is False and any(lid in r for r in check["repaired"]) and "L-0042" in check["detail"]
+    text = claude.read_text()
+    assert f"hallmark:learning {lid}" not in text and "A teammate's accepted rule" in text
+    report = lib(hall, repo, "reconcile").json
+    assert [o["id"] for o in report["repaired"]["orphans"]] == ["L-0042"] and not report["repaired"]["removed"]
+
+
+def test_a_store_from_before_validity_time_still_loads_and_retires(repo, hall):
+    """Old learning files (no valid_from/valid_until) and old markers (no digest) keep working."""
+    import hashlib
+
+    from hallmark.core.memory.store import Store
+
+    lid = propose(hall, repo, "convention", "Use pathlib")
+    lib(hall, repo, "accept", lid)
+    store = Store(repo.paths)
+    record = json.loads((store.learnings_dir / f"{lid}.md").read_text().split("\n---\n")[0][4:])
+    inner = "- Use pathlib"
+    old_digest = hashlib.sha256(inner.encode()).hexdigest()[:16]
+    for key in ("valid_from", "valid_until", "supersedes", "superseded_by"):
+        record.pop(key)
+    record["promotion"] = {"target": "claude_md", "path": "CLAUDE.md", "digest": old_digest, "sep": "\n"}
+    assert "valid_from" not in record  # the file as an older Hallmark wrote it
+    (store.learnings_dir / f"{lid}.md").write_text("---\n" + json.dumps(record, indent=2) + "\n---\n\nold body\n")
+    claude = repo.root / "CLAUDE.md"
+    new_marker = claude.read_text().split("\n")
+    claude.write_text("\n".join("<!-- hallmark:learning L-0001 -->" if line.startswith("<!-- hallmark:learning L-0001 ")
+                                else line for line in new_marker))
+    listed = lib(hall, repo, "list").json["learnings"][0]
+    assert listed["status"] == "promoted" and listed["valid_from"] == record["created"]
+    assert lib(hall, repo, "retire", lid, "--reason", "old store").code == 0
+    assert "hallmark:learning" not in claude.read_text()
