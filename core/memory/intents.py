@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import atomic, clock, journal
-from . import audit, promote
+from . import audit, orphans, promote, rendering
 from .promote import Where
 from .store import Learning, Store
 
@@ -75,14 +75,14 @@ def _renderings(store: Store, learning: Learning, extra: list[dict[str, Any]]) -
 
 
 def rendered_digests(where: Where | None, learning: Learning) -> set[str]:
-    target = promote.TARGETS.get(learning.kind, "library")
+    target = rendering.TARGETS.get(learning.kind, "library")
     if target == "claude_md":
-        return {promote.digest("\n".join(promote.inner_lines(learning)))}
+        return {promote.digest("\n".join(rendering.inner_lines(learning)))}
     if target == "hook":
-        auto = promote.automation_of(learning)
-        return set() if "problem" in auto else {promote._entry_digest(promote._hook_entry(auto))}
+        auto = rendering.automation_of(learning)
+        return set() if "problem" in auto else {rendering.entry_digest(rendering.hook_entry(auto))}
     if target in ("rule_file", "skill", "command"):
-        return {promote.digest(promote._file_text(learning, target))}
+        return {promote.digest(rendering.file_text(learning, target))}
     return set()
 
 
@@ -106,13 +106,13 @@ def settle(store: Store, where: Where, lid: str) -> dict[str, Any]:
         if state["state"] == "deleted" or (state["state"] == "edited" and _digest_of(learning, current) in ours):
             learning.promotion = promote.write(where, learning, overwrite_edit=True, keep_copy=False)
             done["repaired"].append(f"re-wrote {learning.promotion['path']}")
-    for found in promote.found_markers(where):
+    for found in orphans.found_markers(where):
         if found["lid"] != lid or not found.get("intact") or found.get("digest") not in ours:
             continue
         promo = learning.promotion or {}
         if learning.status == "promoted" and promo.get("path") == found["path"]:
             continue
-        if promote.remove_found(where, found):
+        if orphans.remove_found(where, found):
             done["repaired"].append(f"removed from {found['path']}")
     try:
         path.unlink()
@@ -126,7 +126,7 @@ def _digest_of(learning: Learning, current: str | None) -> str | None:
         return None
     if (learning.promotion or {}).get("target") == "hook":
         try:
-            return promote._entry_digest(json.loads(current))
+            return rendering.entry_digest(json.loads(current))
         except ValueError:
             return None
     return promote.digest(current)

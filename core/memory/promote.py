@@ -8,17 +8,17 @@ Per kind:
 - workflow -> .claude/commands/<name>.md
 - false-positive, map, decision -> the library only (they reach reviewer briefings)
 
-Every write touches exactly the bytes Hallmark wrote (blocks.py, settings_edit.py), keeps the
-file's mode and line endings (safe_write.py), and never overwrites a file Hallmark did not write.
-When the person edited what was written, taking it back keeps their version where it is and says
-so (`kept`); overwriting it (restore) first copies their version to library/kept/. Stdlib only.
+What is written comes from rendering.py. Every write touches exactly the bytes Hallmark wrote
+(blocks.py, settings_edit.py), keeps the file's mode and line endings (safe_write.py), and never
+overwrites a file Hallmark did not write. When the person edited what was written, taking it back
+keeps their version where it is and says so (`kept`); overwriting it (restore) first copies their
+version to library/kept/. Stdlib only.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,21 +26,26 @@ from typing import Any
 from .. import clock
 from ..errors import HallError
 from . import blocks, safe_write, settings_edit
-from .blocks import digest, inline
+from .blocks import digest
+from .rendering import (
+    HOOK_EVENTS,
+    SETTINGS,
+    TARGET_WORDS,
+    TARGETS,
+    automation_of,
+    entry_digest,
+    file_text,
+    hook_entry,
+    inner_lines,
+    name_of,
+    ours,
+    slug,
+)
 from .store import Learning
 
-TARGETS = {
-    "convention": "claude_md", "rule": "claude_md", "enforcement": "rule_file", "skill": "skill",
-    "automation": "hook", "workflow": "command",
-}
-TARGET_WORDS = {
-    "claude_md": "a marked block in CLAUDE.md", "rule_file": "a rule file under .claude/rules/",
-    "skill": "a skill under .claude/skills/", "hook": "a hook entry in .claude/settings.local.json",
-    "command": "a command under .claude/commands/", "library": "the library only (reviewer briefings)",
-}
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "SessionEnd",
-               "Stop", "SubagentStop", "Notification", "PreCompact")
-SETTINGS = ".claude/settings.local.json"
+__all__ = ["HOOK_EVENTS", "SETTINGS", "TARGETS", "TARGET_WORDS", "Plan", "Where", "automation_of", "digest",
+           "entry_digest", "file_text", "hook_entry", "inner_lines", "inspect", "name_of", "plan", "remove", "slug",
+           "write"]
 
 
 @dataclass(frozen=True)
@@ -62,16 +67,6 @@ class Where:
         return str(path.relative_to(self.root))
 
 
-def slug(text: str, limit: int = 48) -> str:
-    value = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return value[:limit].rstrip("-") or "learning"
-
-
-def name_of(learning: Learning) -> str:
-    given = str((learning.details or {}).get("name") or (learning.details or {}).get("rule_name") or "")
-    return slug(given or learning.pattern, 48)
-
-
 @dataclass
 class Plan:
     target: str  # claude_md, rule_file, skill, hook, command, library
@@ -89,102 +84,6 @@ class Plan:
         return out
 
 
-# -- what is written ---------------------------------------------------------------------------
-def _path_text(glob: str) -> str:
-    return inline(glob, lead=False).replace("`", "'")
-
-
-def inner_lines(learning: Learning) -> list[str]:
-    lines = [f"- {inline(learning.pattern)}"]
-    if learning.rationale:
-        lines.append(f"  Why: {inline(learning.rationale, lead=False)}")
-    if learning.paths:
-        lines.append("  Applies to: " + ", ".join(f"`{_path_text(p)}`" for p in learning.paths))
-    return lines
-
-
-def _front(fields: dict[str, Any]) -> str:
-    lines = ["---"]
-    for key, value in fields.items():
-        if isinstance(value, list):
-            lines.append(f"{key}:")
-            lines += [f"  - {json.dumps(v)}" for v in value]
-        else:
-            lines.append(f"{key}: {json.dumps(value)}")
-    lines.append("---")
-    return "\n".join(lines) + "\n"
-
-
-def _description(learning: Learning) -> str:
-    return inline(learning.pattern, lead=False)[:200]
-
-
-def _why(learning: Learning) -> str:
-    return f"\nWhy: {inline(learning.rationale, lead=False)}\n" if learning.rationale else ""
-
-
-def _file_text(learning: Learning, target: str) -> str:
-    details = learning.details or {}
-    if target == "rule_file":
-        head = _front({"paths": [str(p) for p in learning.paths]}) if learning.paths else ""
-        body = f"# {name_of(learning)}\n\n{inline(learning.pattern)}\n" + _why(learning)
-    elif target == "skill":
-        head = _front({"name": name_of(learning), "description": _description(learning)})
-        body = f"# {name_of(learning)}\n\n{inline(learning.pattern)}\n" + _why(learning)
-        if details.get("canonical_example"):
-            body += f"\n## Example\n\n{blocks.code_fence(str(details['canonical_example']))}\n"
-        if details.get("key_points"):
-            points = details["key_points"] if isinstance(details["key_points"], list) else [details["key_points"]]
-            body += "\n## Key points\n\n" + "\n".join(f"- {inline(str(p))}" for p in points) + "\n"
-    else:  # command
-        head = _front({"description": _description(learning)})
-        body = f"{inline(learning.pattern)}\n"
-        steps = details.get("steps") or []
-        if not isinstance(steps, list):
-            steps = [steps]
-        if steps:
-            body += "\n" + "\n".join(f"{i}. {inline(str(s))}" for i, s in enumerate(steps, 1)) + "\n"
-        body += _why(learning)
-    return blocks.with_file_marker(learning.id, head, body, "\n")
-
-
-def automation_of(learning: Learning) -> dict[str, Any]:
-    """The hook an automation becomes: {event, matcher, action, command, confirm} or {problem}."""
-    details = learning.details or {}
-    action = str(details.get("action") or details.get("command") or "").strip()
-    event = str(details.get("hook_event") or "PostToolUse").strip()
-    matcher = str(details.get("hook_matcher") or details.get("matcher") or "")
-    if not action:
-        return {"problem": "an automation needs details.action (the command to run) before it can become a hook"}
-    if event not in HOOK_EVENTS:
-        return {"problem": f"'{event}' is not a Claude Code hook event (one of: {', '.join(HOOK_EVENTS)})"}
-    if "\n" in action or "\r" in action or "\x00" in action:
-        return {"problem": "the command spans several lines; an automation is one command line"}
-    try:
-        shlex.split(action, comments=True)
-    except ValueError as exc:
-        return {"problem": f"the command does not parse as one shell command line ({exc})"}
-    token = digest(json.dumps([event, matcher, action]))
-    return {"event": event, "matcher": matcher, "action": action, "confirm": token,
-            "command": f"{action}  # hallmark:{learning.id} {token}"}
-
-
-def _hook_entry(auto: dict[str, Any]) -> dict[str, Any]:
-    return {"matcher": auto["matcher"], "hooks": [{"type": "command", "command": auto["command"]}]}
-
-
-def _ours(lid: str):
-    mark = re.compile(r"# hallmark:" + re.escape(lid) + r"(?: [0-9a-f]{16})?$")
-
-    def is_ours(entry: Any) -> bool:
-        if not isinstance(entry, dict):
-            return False
-        return any(isinstance(h, dict) and mark.search(str(h.get("command", "")))
-                   for h in entry.get("hooks", []) or [])
-
-    return is_ours
-
-
 def plan(root: Path, learning: Learning) -> Plan:
     """Where accepting this learning would write, and exactly what (nothing is written)."""
     target = TARGETS.get(learning.kind, "library")
@@ -196,9 +95,9 @@ def plan(root: Path, learning: Learning) -> Plan:
         if "problem" in auto:
             return Plan(target, path, "", auto["problem"])
         shown = {k: auto[k] for k in ("event", "matcher", "command", "confirm")} | {"file": SETTINGS}
-        return Plan(target, path, json.dumps({auto["event"]: [_hook_entry(auto)]}, indent=2), automation=shown)
+        return Plan(target, path, json.dumps({auto["event"]: [hook_entry(auto)]}, indent=2), automation=shown)
     if target in ("rule_file", "skill", "command"):
-        return Plan(target, _target_path(root, learning, target), _file_text(learning, target))
+        return Plan(target, _target_path(root, learning, target), file_text(learning, target))
     return Plan("library", None, "\n".join(inner_lines(learning)))
 
 
@@ -211,14 +110,14 @@ def _target_path(root: Path, learning: Learning, target: str) -> Path:
     base = name_of(learning)
     for candidate in (base, f"{base}-{learning.id.lower()}", *(f"{base}-{learning.id.lower()}-{n}" for n in range(2, 50))):
         path = folder / candidate / "SKILL.md" if target == "skill" else folder / f"{candidate}.md"
-        if not path.exists() and not (target == "skill" and path.parent.exists() and not _is_ours(path, learning.id)):
+        if not path.exists() and not (target == "skill" and path.parent.exists() and not _file_is_ours(path, learning.id)):
             return path
-        if _is_ours(path, learning.id):
+        if _file_is_ours(path, learning.id):
             return path
     raise HallError("WRONG_STATE", f"no free file name for {learning.id} under {folder}", [f"look at {folder}"])
 
 
-def _is_ours(path: Path, lid: str) -> bool:
+def _file_is_ours(path: Path, lid: str) -> bool:
     try:
         found = blocks.file_marker(path.read_bytes().decode("utf-8"))
     except (OSError, UnicodeDecodeError):
@@ -259,7 +158,7 @@ def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
     current = safe_write.read_text(path)
     kept = None
     if current is not None and current != text:
-        if not _is_ours(path, learning.id) and not _matches(learning, current):
+        if not _file_is_ours(path, learning.id) and not _matches(learning, current):
             if not overwrite_edit:
                 raise _edited_error(learning, rel)
             kept = _keep_copy(where, learning.id, rel, current) if keep_copy else None
@@ -325,17 +224,17 @@ def _write_block(where: Where, learning: Learning, path: Path, rel: str, overwri
 def _write_hook(where: Where, learning: Learning, path: Path, rel: str, overwrite_edit: bool,
                 keep_copy: bool) -> dict[str, Any]:
     auto = automation_of(learning)
-    entry = _hook_entry(auto)
+    entry = hook_entry(auto)
     text = safe_write.read_text(path)
     previous = learning.promotion or {}
     kept = None
     if text is not None and text.strip():
         data, _ = settings_edit.parse(text, rel)
-        mine = [e for e in (data.get("hooks") or {}).get(auto["event"], []) if _ours(learning.id)(e)]
+        mine = [e for e in (data.get("hooks") or {}).get(auto["event"], []) if ours(learning.id)(e)]
         if mine and mine[0] == entry:
-            return {"target": "hook", "path": rel, "event": auto["event"], "digest": _entry_digest(entry),
+            return {"target": "hook", "path": rel, "event": auto["event"], "digest": entry_digest(entry),
                     "edit": previous.get("edit") or {}}
-        if any(_ours(learning.id)(e) for es in (data.get("hooks") or {}).values() if isinstance(es, list) for e in es):
+        if any(ours(learning.id)(e) for es in (data.get("hooks") or {}).values() if isinstance(es, list) for e in es):
             if previous and _hook_state(where, learning)["state"] == "edited" and not overwrite_edit:
                 raise _edited_error(learning, rel)
             old = _hook_state(where, learning)
@@ -344,21 +243,17 @@ def _write_hook(where: Where, learning: Learning, path: Path, rel: str, overwrit
             text = _without_hook(where, learning, text, rel) or text
     updated, edit = settings_edit.add_hook(text, auto["event"], entry, rel)
     safe_write.write_text(path, updated, state_tmp=where.tmp)
-    record = {"target": "hook", "path": rel, "event": auto["event"], "digest": _entry_digest(entry), "edit": edit}
+    record = {"target": "hook", "path": rel, "event": auto["event"], "digest": entry_digest(entry), "edit": edit}
     if kept:
         record["kept"] = kept
     return record
-
-
-def _entry_digest(entry: dict[str, Any]) -> str:
-    return digest(json.dumps(entry, sort_keys=True))
 
 
 def _without_hook(where: Where, learning: Learning, text: str, rel: str) -> str | None:
     promo = learning.promotion or {}
     event = promo.get("event") or automation_of(learning).get("event") or "PostToolUse"
     for candidate in (event, *HOOK_EVENTS):
-        updated = settings_edit.remove_hook(text, candidate, promo.get("edit") or {}, _ours(learning.id), rel)
+        updated = settings_edit.remove_hook(text, candidate, promo.get("edit") or {}, ours(learning.id), rel)
         if updated is not None:
             return updated
     return None
@@ -471,84 +366,7 @@ def _hook_state(where: Where, learning: Learning) -> dict[str, Any]:
     hooks = data.get("hooks") if isinstance(data, dict) else None
     for entries in (hooks or {}).values() if isinstance(hooks, dict) else []:
         for entry in entries if isinstance(entries, list) else []:
-            if _ours(learning.id)(entry):
-                same = _entry_digest(entry) == promo.get("digest")
+            if ours(learning.id)(entry):
+                same = entry_digest(entry) == promo.get("digest")
                 return {"state": "intact" if same else "edited", "current": json.dumps(entry)}
     return {"state": "deleted", "current": None}
-
-
-# -- finding what is ours ----------------------------------------------------------------------------
-def found_markers(where: Where) -> list[dict[str, Any]]:
-    """Every Hallmark-written block, file and hook entry in the checkout: {lid, path, target, intact}."""
-    out: list[dict[str, Any]] = []
-    claude = where.root / "CLAUDE.md"
-    try:
-        text = safe_write.read_text(claude)
-    except HallError:
-        text = None
-    if text:
-        found, _ = blocks.find_blocks(text)
-        out += [{"lid": b.lid, "path": "CLAUDE.md", "target": "claude_md", "intact": b.self_intact,
-                 "digest": digest(b.inner)} for b in found]
-    for folder, pattern, target in ((".claude/rules", "*.md", "rule_file"), (".claude/commands", "*.md", "command"),
-                                    (".claude/skills", "*/SKILL.md", "skill")):
-        for path in sorted((where.root / folder).glob(pattern)):
-            try:
-                whole = path.read_bytes().decode("utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            marker = blocks.file_marker(whole)
-            if marker:
-                out.append({"lid": marker[0], "path": where.rel(path), "target": target,
-                            "intact": bool(marker[1]) and digest(marker[2]) == marker[1], "digest": digest(whole)})
-    settings = where.root / SETTINGS
-    try:
-        text = safe_write.read_text(settings)
-        data = json.loads(text) if text and text.strip() else {}
-    except (HallError, ValueError):
-        data = {}
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    for event, entries in (hooks.items() if isinstance(hooks, dict) else []):
-        for entry in entries if isinstance(entries, list) else []:
-            for hook in (entry.get("hooks") or []) if isinstance(entry, dict) else []:
-                command = str(hook.get("command", "")) if isinstance(hook, dict) else ""
-                match = re.search(r"^(.*)  # hallmark:(L-\d{4,})(?: ([0-9a-f]{16}))?$", command, re.S)
-                if match:
-                    token = digest(json.dumps([event, str(entry.get("matcher") or ""), match.group(1)]))
-                    out.append({"lid": match.group(2), "path": SETTINGS, "target": "hook", "event": event,
-                                "intact": match.group(3) == token, "digest": _entry_digest(entry)})
-    return out
-
-
-def remove_found(where: Where, found: dict[str, Any]) -> bool:
-    """Remove one intact Hallmark-written piece found by found_markers (an orphan). True when removed."""
-    if not found.get("intact"):
-        return False
-    path = where.root / found["path"]
-    if found["target"] == "claude_md":
-        text = safe_write.read_text(path) or ""
-        mine = [b for b in blocks.find_blocks(text)[0] if b.lid == found["lid"] and b.self_intact]
-        if len(mine) != 1:
-            return False
-        b = mine[0]
-        start = b.start
-        nl = safe_write.newline_of(text)
-        if start >= 2 * len(nl) and text[start - len(nl):start] == nl and text[:start].endswith(nl + nl) \
-                and not text[:start - len(nl)].endswith(nl + nl):
-            start -= len(nl)  # the blank line promotion put before it
-        safe_write.write_text(path, text[:start] + text[b.end:], state_tmp=where.tmp)
-        return True
-    if found["target"] == "hook":
-        text = safe_write.read_text(path) or ""
-        updated = settings_edit.remove_hook(text, found["event"], {}, _ours(found["lid"]), found["path"])
-        if updated is None:
-            return False
-        safe_write.write_text(path, updated, state_tmp=where.tmp)
-        return True
-    path.unlink()
-    if found["target"] == "skill":
-        try:
-            path.parent.rmdir()
-        except OSError:
-            pass
-    return True

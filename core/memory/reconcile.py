@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import journal, secrets
 from ..errors import HallError
-from . import intents, promote, safe_write
+from . import intents, orphans, promote, safe_write
 from .access import PERSON, load, person, project_of, store_of, where_of
 from .deciding import retire
 from .store import Learning, Store, parse_id
@@ -47,7 +47,7 @@ def repair(repo: Any) -> dict[str, Any]:
                                       f"{', '.join(done['repaired']) or 'nothing needed'}")
             out["settled"].append(done)
         learnings = {x.id: x for x in store.all() if x.project == project}
-        for found in promote.found_markers(where):
+        for found in orphans.found_markers(where):
             learning = learnings.get(found["lid"])
             promo = (learning.promotion or {}) if learning else {}
             if learning is not None and learning.status == "promoted" and promo.get("path") == found["path"]:
@@ -56,7 +56,7 @@ def repair(repo: Any) -> dict[str, Any]:
             if found["path"] in kept and not found.get("intact"):
                 continue  # the person's edit, left to them at retirement
             ours = learning is not None and found.get("digest") in intents._renderings(store, learning, [])
-            if ours and found.get("intact") and promote.remove_found(where, found):
+            if ours and found.get("intact") and orphans.remove_found(where, found):
                 why = (f"a block in {found['path']} for {found['lid']}, which is {learning.status}, "
                        "was removed (Hallmark wrote it; nothing else was touched)")
                 _audit_repair(store, found["lid"], why)

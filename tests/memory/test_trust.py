@@ -228,13 +228,13 @@ def test_updating_an_edited_block_stops_and_restoring_keeps_the_persons_version(
 
 
 def test_an_orphan_block_is_removed_by_reconcile_and_doctor_but_a_foreign_one_only_reported(repo, hall):
-    from hallmark.core.memory import api, blocks, promote
+    from hallmark.core.memory import api, blocks, rendering
 
     claude = repo.root / "CLAUDE.md"
     original = claude.read_bytes()
     lid = propose(hall, repo, "convention", "Use pathlib")
     learning = api.get(repo, lid)
-    ours = blocks.render_block(lid, promote.inner_lines(learning), "\n")  # what an interrupted accept left behind
+    ours = blocks.render_block(lid, rendering.inner_lines(learning), "\n")  # what an interrupted accept left behind
     foreign = blocks.render_block("L-0042", ["- A teammate's accepted rule"], "\n")  # from another clone's store
     claude.write_bytes(original + b"\n" + ours.encode() + b"\n" + foreign.encode())
     assert lib(hall, repo, "reject", lid, "--reason", "not ours").code == 0
