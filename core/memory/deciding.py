@@ -11,7 +11,8 @@ promoted text runs inside an intent (intents.guard), so a crash at any step is r
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .. import clock, secrets
@@ -19,12 +20,23 @@ from ..errors import HallError
 from . import audit, intents, lifecycle, promote
 from .access import PERSON, load, person, project_of, store_of, where_of
 from .lifecycle import ACTIVE
+from .promote import Where
 from .reading import as_of_stamp, get
-from .store import Learning, parse_id
+from .store import Learning, Store, parse_id
 
 
 def _copy(learning: Learning) -> Learning:
     return Learning.from_dict(copy.deepcopy(learning.to_dict()))
+
+
+@contextmanager
+def _opened(repo: Any, lid: str) -> Iterator[tuple[Store, Where, Learning, Learning]]:
+    """Under the store lock: the store, where promotion writes, the learning, and a copy to change."""
+    store = store_of(repo)
+    where = where_of(repo)
+    with store.locked():
+        learning = load(store, lid, project_of(repo))
+        yield store, where, learning, _copy(learning)
 
 
 def _decide(repo: Any, lid: str, action: str, actor: str, why: str,
@@ -85,12 +97,8 @@ def accept(repo: Any, lid: str, actor: str = PERSON, pattern: str | None = None,
     if current.status not in ACTIVE:
         _require_confirmation(current, confirm_automation)
     since, until = as_of_stamp(valid_from), as_of_stamp(valid_until)
-    store = store_of(repo)
-    where = where_of(repo)
-    with store.locked():
-        learning = load(store, lid, project_of(repo))
+    with _opened(repo, lid) as (store, where, learning, new):
         before = learning.status
-        new = _copy(learning)
         if before in ACTIVE:  # an edit of an accepted learning's text
             new.pattern = pattern or learning.pattern
             with intents.guard(store, where, learning, new, "edit"):
@@ -186,12 +194,8 @@ def retire(repo: Any, lid: str, reason: str, actor: str = PERSON, *, valid_until
     current = get(repo, lid)
     if current.status == "retired":
         return current
-    store = store_of(repo)
-    where = where_of(repo)
-    with store.locked():
-        learning = load(store, lid, project_of(repo))
+    with _opened(repo, lid) as (store, where, learning, new):
         before = learning.status
-        new = _copy(learning)
         new.status = lifecycle.next_status("retire", before, lid)
         new.valid_until = as_of_stamp(valid_until) or clock.stamp()
         new.superseded_by = superseded_by or new.superseded_by

@@ -42,6 +42,16 @@ def _skip(text: str, pos: int) -> int:
     return _WS.match(text, pos).end()  # type: ignore[union-attr]
 
 
+def _after_child(text: str, pos: int, close: str) -> tuple[int, bool]:
+    """After a member or item: (where the next one starts, False) or (the container's end, True)."""
+    pos = _skip(text, pos)
+    if text[pos:pos + 1] == ",":
+        return _skip(text, pos + 1), False
+    if text[pos:pos + 1] == close:
+        return pos + 1, True
+    raise ValueError(f"expected ',' or '{close}' at {pos}")
+
+
 def _value(text: str, pos: int) -> Node:
     pos = _skip(text, pos)
     char = text[pos:pos + 1]
@@ -61,14 +71,10 @@ def _value(text: str, pos: int) -> Node:
                 raise ValueError(f"expected ':' at {pos}")
             value = _value(text, pos + 1)
             node.members.append((key, key_match.start(), value))
-            pos = _skip(text, value.end)
-            if text[pos:pos + 1] == ",":
-                pos = _skip(text, pos + 1)
-                continue
-            if text[pos:pos + 1] == "}":
-                node.end = pos + 1
+            pos, done = _after_child(text, value.end, "}")
+            if done:
+                node.end = pos
                 return node
-            raise ValueError(f"expected ',' or '}}' at {pos}")
     if char == "[":
         node = Node("array", pos)
         pos = _skip(text, pos + 1)
@@ -78,14 +84,10 @@ def _value(text: str, pos: int) -> Node:
         while True:
             item = _value(text, pos)
             node.items.append(item)
-            pos = _skip(text, item.end)
-            if text[pos:pos + 1] == ",":
-                pos = _skip(text, pos + 1)
-                continue
-            if text[pos:pos + 1] == "]":
-                node.end = pos + 1
+            pos, done = _after_child(text, item.end, "]")
+            if done:
+                node.end = pos
                 return node
-            raise ValueError(f"expected ',' or ']' at {pos}")
     match = _STRING.match(text, pos) or _SCALAR.match(text, pos)
     if not match:
         raise ValueError(f"unexpected character at {pos}")
