@@ -53,8 +53,9 @@ def guard(store: Store, where: Where, before: Learning, planned: Learning, op: s
     except BaseException:
         try:
             settle(store, where, before.id)
-        finally:
-            raise
+        except Exception:  # noqa: BLE001 - the intent stays on disk; the next reconcile settles it
+            pass
+        raise
     try:
         path.unlink()
     except FileNotFoundError:
