@@ -23,7 +23,7 @@ ENVELOPE = frozenset({"v", "t", "actor", "event", "item"})
 # Fields that carry free text (a prompt, a turn summary, a question, a title…): secrets in them are
 # redacted on the way in (core/secrets.redact), so the journal never keeps one verbatim.
 FREE_TEXT = frozenset({"prompt", "summary", "question", "answer", "title", "request", "reason", "note", "message",
-                       "text", "why", "how", "subject", "options", "default", "body"})
+                       "text", "why", "how", "subject", "options", "default", "body", "input", "output"})
 LOCK_TIMEOUT_S = 30.0
 
 

@@ -72,3 +72,14 @@ def test_memory_writes_are_still_refused_not_redacted(repo, hall):
     result = hall("note", "add", "--facet", "gotcha", "--fact", f"the CI uses {TOKEN}", cwd=repo.root)
     assert result.code == 2 and result.json["error"]["code"] == "SECRET_REFUSED"
     assert "fact: GitHub token" in result.json["error"]["message"] and TOKEN not in result.stdout
+
+
+def test_a_denied_command_is_journaled_without_its_secret(repo):
+    command = f"git push https://bot:{TOKEN}@github.com/acme/app.git main"
+    done = hook("pre-tool-use", {"session_id": "s-2", "cwd": str(repo.root), "hook_event_name": "PreToolUse",
+                                 "tool_name": "Bash", "tool_input": {"command": command}}, repo.root)
+    assert done.returncode == 0 and json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    events = [json.loads(line) for line in (repo.state_dir / "events.jsonl").read_text().splitlines()]
+    denied = [e for e in events if e["event"] == "gate_denied"][-1]
+    assert denied["input"] == "git push https://bot:[redacted: GitHub token]@github.com/acme/app.git main"
+    nowhere_on_disk(repo.state_dir, values=(TOKEN,))
