@@ -299,6 +299,7 @@ def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
 # -- text renderers ----------------------------------------------------------------------------
 def text_list(result: dict[str, Any]) -> Any:
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, pad_edge=False)
     for column in ("id", "kind", "status", "seen", "pattern"):
@@ -310,7 +311,8 @@ def text_list(result: dict[str, Any]) -> Any:
         if auto:  # the exact command and where it goes, never hidden behind the pattern
             pattern += (f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
                         f"\n  accept only with: {auto['accept']}")
-        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), pattern)
+        # Text, not markup: a learning's words or a command are shown as written, never as styling
+        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), Text(pattern))
     return table
 
 
