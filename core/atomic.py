@@ -9,12 +9,20 @@ from pathlib import Path
 from typing import Any
 
 
-def write_text(path: Path, text: str) -> None:
+def write_text(path: Path, text: str, *, tmp_dir: Path | None = None, prefix: str = ".",
+               mode: int | None = None, sync: bool = False) -> None:
+    """tmp_dir: where the temp file goes (default: beside path); mode: the file's permission bits
+    (default: mkstemp's 0600); sync: fsync before the rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=tmp_dir or path.parent, prefix=f"{prefix}{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

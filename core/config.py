@@ -7,19 +7,26 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .config_raw import CONFIG_NAME, DEFAULTS, config_path, merge_defaults
 from .errors import HallError
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+MAX_TOKENS = 10_000_000_000  # a cap above this is a typo, not a budget
+MAX_ROUNDS = 100  # max_rejects, max_check_failures: more rounds than this is a loop that never ends
+ROOMS = ("review", "fix", "intake", "librarian", "dev")  # [budget.<room>] tables
 
 
 def parse_tokens(value: str | int | None) -> int | None:
     """'4M', '800k', '6k', 1200 or 'none' -> tokens (None means no cap)."""
     if value is None:
         return None
+    if isinstance(value, bool) or isinstance(value, float):
+        raise ValueError(f"not a token count: {value!r} (use 800k, 4M or none)")
     if isinstance(value, int):
+        if not 0 <= value <= MAX_TOKENS:
+            raise ValueError(f"{value} tokens is out of range (0 to {MAX_TOKENS:,})")
         return value
     text = str(value).strip().lower()
     if text in ("none", "off", ""):
@@ -29,7 +36,23 @@ def parse_tokens(value: str | int | None) -> int | None:
         raise ValueError(f"not a token count: {value!r} (use 800k, 4M or none)")
     number = float(match.group(1))
     unit = match.group(2).lower()
-    return int(number * {"": 1, "k": 1_000, "m": 1_000_000}[unit])
+    tokens = int(number * {"": 1, "k": 1_000, "m": 1_000_000}[unit])
+    if tokens > MAX_TOKENS:
+        raise ValueError(f"{value!r} is out of range (at most {MAX_TOKENS:,} tokens)")
+    return tokens
+
+
+def _duration_text(value: str) -> str:
+    """A duration ('30m', '4h', '90d') that is positive and under ten years."""
+    from .clock import parse_duration
+
+    try:
+        seconds = parse_duration(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"{value!r} is not a duration (e.g. 30m, 4h, 90d)") from None
+    if not 0 < seconds <= 10 * 365 * 86400:
+        raise ValueError(f"{value!r} is out of range (above 0, at most 10 years)")
+    return value
 
 
 class _Strict(BaseModel):
@@ -60,6 +83,22 @@ class RoomBudget(_Strict):
     max_usd: float | str | None = None
     daily: str | int | None = None
 
+    @field_validator("max_usd")
+    @classmethod
+    def _usd(cls, value: float | str | None) -> float | str | None:
+        if isinstance(value, str) and value.strip().lower() not in ("none", "off"):
+            raise ValueError("max_usd is a number of dollars, or \"none\"")
+        if isinstance(value, int | float) and not 0 < value <= 10_000:
+            raise ValueError(f"max_usd {value} is out of range (above 0, at most 10000)")
+        return value
+
+    @field_validator("daily")
+    @classmethod
+    def _daily(cls, value: str | int | None) -> str | int | None:
+        if value is not None:
+            parse_tokens(value)
+        return value
+
 
 class BudgetConfig(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -77,6 +116,18 @@ class BudgetConfig(BaseModel):
         parse_tokens(value)
         return value
 
+    @model_validator(mode="after")
+    def _rooms(self) -> BudgetConfig:
+        """Besides its own keys, [budget] holds only [budget.<room>] tables; anything else is a typo."""
+        for key, value in (self.model_extra or {}).items():
+            if key not in ROOMS:
+                raise ValueError(f"unknown key '{key}' under [budget] (its keys: daily, per_item, *_model, "
+                                 f"and the tables [budget.{'], [budget.'.join(ROOMS)}])")
+            if not isinstance(value, dict):
+                raise ValueError(f"[budget.{key}] must be a table (max_usd, daily)")
+            RoomBudget.model_validate(value)
+        return self
+
     def room(self, role: str) -> RoomBudget:
         extra = (self.model_extra or {}).get(role)
         return RoomBudget.model_validate(extra or {})
@@ -88,6 +139,31 @@ class LibraryConfig(_Strict):
     auto_accept: list[str] = Field(default_factory=list)
     retire_after: str = "90d"
 
+    @field_validator("briefing_limit")
+    @classmethod
+    def _limit(cls, value: str | int) -> str | int:
+        tokens = parse_tokens(value)
+        if tokens is None or not 100 <= tokens <= 200_000:
+            raise ValueError("briefing_limit is a token count from 100 to 200k (e.g. 6k)")
+        return value
+
+    @field_validator("auto_accept")
+    @classmethod
+    def _kinds(cls, value: list[str]) -> list[str]:
+        from .memory.store import KINDS
+
+        for kind in value:
+            if kind == "automation":
+                raise ValueError("automation can never be auto-accepted: a person confirms each command")
+            if kind not in KINDS:
+                raise ValueError(f"'{kind}' is not a learning kind ({', '.join(KINDS)})")
+        return value
+
+    @field_validator("retire_after")
+    @classmethod
+    def _after(cls, value: str) -> str:
+        return _duration_text(value)
+
 
 class RunnerConfig(_Strict):
     claude: str = ""
@@ -96,6 +172,11 @@ class RunnerConfig(_Strict):
     # warns and runs them unsandboxed), require (a run refuses to start without it:
     # sandbox.failIfUnavailable), off (permission rules only)
     sandbox: Literal["auto", "require", "off"] = "auto"
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: str) -> str:
+        return _duration_text(value)
 
 
 class TuiConfig(_Strict):
@@ -125,8 +206,8 @@ class Config(_Strict):
     dev_commands: list[str] = Field(default_factory=list)
     fixer: str = "claude -p"
     claude_args: list[str] = Field(default_factory=list)
-    max_rejects: int = Field(3, ge=1)
-    max_check_failures: int = Field(3, ge=1)
+    max_rejects: int = Field(3, ge=1, le=MAX_ROUNDS)
+    max_check_failures: int = Field(3, ge=1, le=MAX_ROUNDS)
     stuck_after: str = "30m"
     lenses: str | list[str] = "all"
     rules: list[str] = Field(default_factory=lambda: ["CLAUDE.md", "AGENTS.md"])
@@ -152,10 +233,7 @@ class Config(_Strict):
     @field_validator("stuck_after")
     @classmethod
     def _duration(cls, value: str) -> str:
-        from .clock import parse_duration
-
-        parse_duration(value)
-        return value
+        return _duration_text(value)
 
     @property
     def worktree_copy(self) -> list[str]:
@@ -213,11 +291,14 @@ def _prepare(data: dict[str, Any]) -> dict[str, Any]:
 def load(main_checkout: Path) -> Config:
     path = config_path(main_checkout)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return Config()
     except OSError as exc:
         raise HallError("INVALID_CONFIG", f"{path}: cannot read ({exc}).", ["hall doctor"]) from exc
+    except UnicodeDecodeError as exc:
+        raise HallError("INVALID_CONFIG", f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); TOML files "
+                        "are UTF-8.", [f"re-save {CONFIG_NAME} as UTF-8", "hall doctor"]) from exc
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

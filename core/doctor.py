@@ -64,6 +64,40 @@ def _index_check(path: Path) -> dict[str, Any]:
     return _check("index", ok, "readable" if ok else f"{path}: {verdict[0] if verdict else 'no answer'}", "hall reindex")
 
 
+def _items_check(paths: RepoPaths) -> dict[str, Any]:
+    """Every item folder has a journal with its creation event (a deleted or emptied one is damage)."""
+    from .damaged import damaged_items
+
+    damaged = damaged_items(paths)
+    if not damaged:
+        return _check("items", True, "every item has a journal with its creation event")
+    shown = "; ".join(f"{d['item']}{' (' + d['title'] + ')' if d['title'] else ''}: {d['problem']}" for d in damaged[:10])
+    return _check("items", False, f"damaged journals: {shown}", damaged[0]["fix"], damaged=damaged)
+
+
+def _library_check(paths: RepoPaths) -> dict[str, Any]:
+    """The memory store and the files it promoted into agree; Hallmark's own crash leftovers are
+    repaired here (a decision killed half-way, an orphan block it wrote, a temp file)."""
+    from .errors import HallError as _Error
+    from .memory import reconcile
+
+    try:
+        repaired = reconcile.repair(paths)
+        drift = reconcile.drift(paths, actor="hall")
+    except _Error as exc:
+        return _check("library", False, exc.message, (exc.next or ["hall library reconcile"])[0])
+    except OSError as exc:
+        return _check("library", False, f"the memory store could not be read: {exc}", "hall library reconcile")
+    did = [f"settled an interrupted '{s.get('op')}' of {s['id']}" for s in repaired["settled"]]
+    did += [f"removed {r['id']}'s block from {r['path']} ({r['status']})" for r in repaired["removed"]]
+    did += [f"removed temp file {t}" for t in repaired["temp_removed"]]
+    left = [f"{o['id']} in {o['path']}: {o['state']}" for o in repaired["orphans"]]
+    left += [f"{d['id']} {d['state']} by hand in {d['path']}" for d in drift]
+    detail = "; ".join(did + left) or "store and promoted files agree"
+    return _check("library", not left, ("repaired: " if did and not left else "") + detail, "hall library reconcile",
+                  repaired=did, mismatches=left)
+
+
 def _worktrees_check(paths: RepoPaths) -> dict[str, Any]:
     """Every unfinished item still has its worktree (someone may have deleted the folder by hand)."""
     from . import states
@@ -147,7 +181,9 @@ def run(start: Path) -> dict[str, Any]:
         checks.append(_check("journal", not bad, detail,
                              "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
                              bad_lines=bad))
+        checks.append(_items_check(paths))
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
+        checks.append(_library_check(paths))
         checks.append(_worktrees_check(paths))
         ship = _ship_check(paths)
         if ship is not None:

@@ -14,6 +14,7 @@ EXIT_CODES: dict[str, int] = {
     "INVALID_VERDICT": 2,
     "INVALID_CONFIG": 2,
     "SECRET_REFUSED": 2,
+    "CONFIRMATION_NEEDED": 2,
     "NOT_A_REPO": 3,
     "NOT_INITIALIZED": 3,
     "ITEM_NOT_FOUND": 3,

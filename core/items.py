@@ -16,6 +16,7 @@ from . import atomic, clock, git, ids, journal, states
 from .errors import HallError
 from .paths import is_within
 from .repo import Repo, current_actor
+from .secrets import redact
 
 # -- reading ----------------------------------------------------------------------------
 
@@ -190,7 +191,7 @@ def _copy_untracked(repo: Repo, worktree: Path) -> list[str]:
 
 def new(repo: Repo, *, title: str | None = None, request: str | None = None, branch: str | None = None,
         base: str | None = None, actor: str | None = None) -> dict[str, Any]:
-    title = (title or request or "").strip()
+    title = redact((title or request or "").strip())  # a title names a branch: never a secret in it
     if not title:
         raise HallError("USAGE", "An item needs a title or a request.", ['hall new --title "…"'])
     cfg = repo.config
@@ -396,6 +397,7 @@ def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, a
 def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[str] | None = None,
         default: str | None = None, wait: str | None = None, session: str | None = None,
         actor: str | None = None) -> dict[str, Any]:
+    question = redact(question)  # free text: a secret in it is redacted, never kept
     if not question.strip():
         raise HallError("USAGE", "A question needs text.", ['hall ask "…"'])
     if default is not None and options and default not in options:
@@ -426,6 +428,7 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> dict
         raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
     if entry["answered"]:
         raise HallError("ALREADY_ANSWERED", f"{qid} was answered already: {entry['answer']!r}.", ["hall inbox"])
+    text = redact(text)
     chosen = text
     options = entry["options"] or []
     if options and len(text) == 1 and text.isalpha() and text.lower() not in [o.lower() for o in options]:
@@ -447,18 +450,29 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> dict
 
 
 def status_all(repo: Repo, *, include_terminal: bool = True) -> dict[str, Any]:
-    views = repo.index.items(include_terminal=include_terminal)
+    views = [v for v in repo.index.items(include_terminal=include_terminal) if v.created]
     by_state: dict[str, list[str]] = {}
     for state in states.STATES:  # in the table's order: development first, dropped last
         found = [v.id for v in views if v.state == state]
         if found:
             by_state[state] = found
-    return {
+    from .damaged import damaged_items
+
+    every = views if include_terminal else repo.index.items(include_terminal=True)
+    damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
+    result = {
         "items": [describe(v, next=[]) for v in views],
         "counts": {state: len(found) for state, found in by_state.items()},
         "by_state": by_state,
         "next": ['hall new --title "…"', "hall inbox"] + ([f"hall status {views[0].id}"] if views else []),
     }
+    if damaged:  # shown, never hidden: the journal is the truth and these have lost theirs
+        result["damaged"] = damaged
+        result["counts"]["damaged"] = len(damaged)
+        result.setdefault("warnings", []).append(
+            f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)")
+        result["next"] = ["hall doctor", *result["next"]]
+    return result
 
 
 def status_one(repo: Repo, item_id: str) -> dict[str, Any]:

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 JOURNAL_VERSION = 1
 ENVELOPE = frozenset({"v", "t", "actor", "event", "item"})
+# Fields that carry free text (a prompt, a turn summary, a question, a title…): secrets in them are
+# redacted on the way in (core/secrets.redact), so the journal never keeps one verbatim.
+FREE_TEXT = frozenset({"prompt", "summary", "question", "answer", "title", "request", "reason", "note", "message",
+                       "text", "why", "how", "subject", "options", "default", "body", "input", "output"})
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -90,6 +94,11 @@ def make_event(event: str, item: str | None, actor: str, fields: dict[str, Any])
         if key in record:
             raise ValueError(f"event field {key!r} clashes with the envelope")
         record[key] = value
+    if not FREE_TEXT.isdisjoint(fields):
+        from .secrets import redact_value  # only when there is free text to look at
+
+        for key in FREE_TEXT.intersection(fields):
+            record[key] = redact_value(record[key])
     return record
 
 

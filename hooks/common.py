@@ -35,7 +35,7 @@ def log_path(paths: RepoPaths | None) -> Path:
 
 
 def log(paths: RepoPaths | None, event: str, message: str) -> None:
-    """One line in the hook log. Never raises: a hook must not break a session over its log."""
+    """One line in the hook log, secrets redacted. Never raises: a hook must not break a session over its log."""
     try:
         path = log_path(paths)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,7 +44,9 @@ def log(paths: RepoPaths | None, event: str, message: str) -> None:
                 os.replace(path, path.with_name(LOG_NAME + ".1"))
         except OSError:
             pass
-        line = json.dumps({"t": clock.stamp(), "event": event, "pid": os.getpid(), "message": message[:2000]},
+        from hallmark.core.secrets import redact
+
+        line = json.dumps({"t": clock.stamp(), "event": event, "pid": os.getpid(), "message": redact(message[:2000])},
                           ensure_ascii=False)
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")

@@ -66,7 +66,9 @@ def run(event: str, raw: bytes) -> dict | None:
     except (UnicodeDecodeError, ValueError):
         payload = None
     if not isinstance(payload, dict):
-        _log_quietly(None, name, f"malformed stdin ({len(raw)} bytes): {raw[:120]!r}")
+        # what it was, never what it said: a payload carries prompts, and prompts carry secrets
+        shape = "empty" if not raw.strip() else "not a JSON object" if payload is not None else "not JSON"
+        _log_quietly(None, name, f"malformed stdin ({len(raw)} bytes, {shape})")
         return None
     tool = payload.get("tool_name")
     gated = name == "pre-tool-use" and isinstance(tool, str) and tool in GATED_TOOLS

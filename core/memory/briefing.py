@@ -61,7 +61,9 @@ HEADER = ("Library briefing: learnings a person accepted for this repository. Au
 
 
 def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | None = None,
-          query: str = "", limit: int | None = None) -> dict[str, Any]:
+          query: str = "", limit: int | None = None, as_of: str | None = None) -> dict[str, Any]:
+    """The briefing now (only learnings valid now), or as it would have been on `as_of`."""
+    from .. import clock
     from ..config_raw import load_raw
 
     if limit is None:
@@ -76,6 +78,24 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
     index.catch_up()
     seen: set[str] = set()
     page = 50
+    moment = clock.stamp()
+    if as_of:
+        from .reading import as_of_stamp, believed
+
+        moment = as_of_stamp(as_of) or moment
+        then = believed(paths, as_of)
+
+    def stages_then():
+        from .globs import any_match
+
+        ranked = sorted(then, key=lambda x: (-x.occurrences, x.id))
+        if changed:
+            for learning in ranked:
+                if learning.paths and any_match(changed, learning.paths):
+                    yield learning, "scoped to the changed paths"
+        for learning in ranked:
+            if not learning.paths or not changed:
+                yield learning, "general" if not learning.paths else "any path (no changed paths given)"
 
     def stages():
         if changed:
@@ -99,8 +119,10 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
     included, omitted, misses = [], 0, 0
     lines = [header]
     # candidates are read a page at a time, only until the cap is full
-    for learning, why in stages():
+    for learning, why in (stages_then() if as_of else stages()):
         if learning.id in seen or learning.status not in ("accepted", "promoted") or learning.project != project:
+            continue
+        if not learning.valid_at(moment):  # retired, superseded, expired or not yet in force
             continue
         seen.add(learning.id)
         if cap - used < MIN_LINE_TOKENS or misses >= MAX_MISSES:
@@ -120,5 +142,6 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
     text = "\n".join(lines) + "\n" if included else ""
     # the per-line sum of rounded-up estimates bounds the whole, so the cap holds for the text
     return {"project": project, "effort": effort or "high", "cap_tokens": cap, "limit_tokens": limit,
+            "as_of": moment if as_of else None,
             "tokens": estimate_tokens(text), "token_estimate": TOKEN_METHOD, "learnings": included,
             "omitted": omitted, "text": text, "memory_restored": True}

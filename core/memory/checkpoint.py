@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal
+from .. import atomic, clock, journal, secrets
 from ..errors import HallError
 from ..paths import RepoPaths
-from . import identity, secrets
+from . import identity
 
 FIELDS = ("Phase", "Active work", "Completed", "In flight", "Blocked", "Pending decisions",
           "Relevant files", "Last verified", "Next step", "Updated")

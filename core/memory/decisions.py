@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal
+from .. import atomic, clock, journal, secrets
 from ..errors import HallError
 from ..paths import RepoPaths
-from . import identity, secrets
+from . import identity
 
 _ID = re.compile(r"^(?:[dD]-?)?0*(\d{1,9})$")
 
@@ -53,16 +53,43 @@ def _read(path: Path) -> dict[str, Any]:
     return json.loads(text[4:text.find("\n---\n", 4)])
 
 
-def list_decisions(paths: RepoPaths, *, include_superseded: bool = True) -> list[dict[str, Any]]:
+def with_time(decision: dict[str, Any]) -> dict[str, Any]:
+    """Record time and validity time on a decision (files from before they existed get them derived):
+    recorded = when it was locked; valid from then until its supersession."""
+    out = dict(decision)
+    out.setdefault("recorded", out.get("created"))
+    out.setdefault("valid_from", out.get("created"))
+    out.setdefault("valid_until", out.get("superseded"))
+    return out
+
+
+def _at(decision: dict[str, Any], stamp: str) -> dict[str, Any] | None:
+    """The decision as it stood at stamp: None if not locked yet; 'locked' while it held."""
+    if not decision.get("recorded") or decision["recorded"] > stamp:
+        return None
+    then = dict(decision)
+    until = decision.get("valid_until")
+    if until and until > stamp:
+        then.update(status="locked", superseded_by=None)
+    return then
+
+
+def list_decisions(paths: RepoPaths, *, include_superseded: bool = True,
+                   as_of: str | None = None) -> list[dict[str, Any]]:
+    """This project's decisions; with as_of (a stamp), as they stood then."""
     project = identity.current(paths).value
     out = []
     for path in sorted(folder(paths).glob("D-*.md")):
         try:
-            decision = _read(path)
+            decision = with_time(_read(path))
         except (OSError, ValueError):
             continue
         if decision.get("project") != project:
             continue
+        if as_of:
+            decision = _at(decision, as_of)
+            if decision is None:
+                continue
         if include_superseded or decision.get("status") == "locked":
             out.append(decision)
     return out
@@ -72,7 +99,7 @@ def get(paths: RepoPaths, did: str) -> dict[str, Any]:
     did = parse_id(did)
     project = identity.current(paths).value
     try:
-        decision = _read(folder(paths) / f"{did}.md")
+        decision = with_time(_read(folder(paths) / f"{did}.md"))
     except FileNotFoundError:
         raise HallError("LEARNING_NOT_FOUND", f"No decision {did}.", ["hall library lock --list"]) from None
     if decision.get("project") != project:
@@ -97,19 +124,21 @@ def lock(paths: RepoPaths, *, title: str, specification: str, allowed: list[str]
                         [f"hall library lock --show {old.get('superseded_by')}"])
     if not confirm:
         return {"would_lock": draft, "supersedes": old["id"] if old else None, "locked": False}
-    if actor != "you":
-        raise HallError("GATE_DENIED", f"Only a person can lock a decision (actor is '{actor}').",
-                        ["ask the person to run the same command with --confirm"])
+    from .access import person
+
+    actor = person(paths, "lock a decision", supersedes, actor)
     project = identity.current(paths).value
     base = folder(paths)
     with journal.locked(base / "decisions"):
         numbers = [int(_ID.match(p.stem).group(1)) for p in base.glob("D-*.md") if _ID.match(p.stem)]
         did = f"D-{(max(numbers) if numbers else 0) + 1:04d}"
+        now = clock.stamp()
         decision = {"id": did, **draft, "status": "locked", "project": project, "locked_by": actor,
-                    "created": clock.stamp(), "supersedes": old["id"] if old else None, "superseded_by": None}
+                    "created": now, "recorded": now, "valid_from": now, "valid_until": None,
+                    "supersedes": old["id"] if old else None, "superseded_by": None}
         atomic.write_text(base / f"{did}.md", _render(decision))
-        if old:
-            old.update(status="superseded", superseded_by=did, superseded=clock.stamp())
+        if old:  # supersession ends its validity; the record stays
+            old.update(status="superseded", superseded_by=did, superseded=now, valid_until=now)
             atomic.write_text(base / f"{old['id']}.md", _render(old))
         journal.append(paths.state_dir / "library" / "audit.jsonl", "decision", item=None, actor=actor,
                        decision=did, action="lock", why=title, supersedes=old["id"] if old else None)

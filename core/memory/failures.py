@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import journal
+from .. import journal, secrets
 from ..paths import RepoPaths
-from . import secrets
 
 THRESHOLD_ITEMS = 2
 

@@ -124,6 +124,51 @@ def _ask_git(paths: RepoPaths) -> tuple[bool, str | None]:
     return True, out.stdout.strip()
 
 
+_BASE_CACHE: dict[tuple[str, str], str | None] = {}
+
+
+def _branch(paths: RepoPaths) -> str | None:
+    try:
+        head = (paths.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return head[len("ref: refs/heads/"):] if head.startswith("ref: refs/heads/") else None
+
+
+def _check_base(paths: RepoPaths, value: str) -> None:
+    """A branch cannot change whose memory it reads: when the base branch commits an identity, a
+    checkout whose identity differs from it is refused (after `hall library import` the store may
+    hold another project's learnings, and a branch must not be able to name that project)."""
+    from ..config_raw import load_raw
+
+    try:
+        base = str(load_raw(paths.main_checkout).get("base") or "main")
+    except Exception:  # noqa: BLE001 - a broken config: the default base
+        base = "main"
+    if _branch(paths) == base:
+        return  # HEAD is the base: its committed value is the base's
+    key = (str(paths.toplevel), base)
+    if key not in _BASE_CACHE:
+        try:
+            out = subprocess.run(["git", "show", f"{base}:{FILE_NAME}"], cwd=paths.toplevel, capture_output=True,
+                                 text=True, timeout=10, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return
+        # no base branch, or it commits no identity yet: nothing to hold the checkout to
+        _BASE_CACHE[key] = out.stdout.strip() if out.returncode == 0 else None
+    at_base = _BASE_CACHE[key]
+    if at_base is None:
+        return
+    if GRAMMAR.fullmatch(at_base) and at_base != value:
+        raise HallError(
+            "WRONG_STATE",
+            f"Project identity rejected: this checkout says '{value}' but the base branch {base} commits "
+            f"'{at_base}'. Memory is scoped by the base branch's identity; a branch cannot switch it.",
+            [f"git checkout {base} -- {FILE_NAME} && git commit -m 'Keep the project identity'",
+             f"change {FILE_NAME} on {base} if the project really was renamed"],
+        )
+
+
 def _local_value(paths: RepoPaths, create: bool) -> str | None:
     path = paths.state_dir / "library" / LOCAL_FILE
     try:
@@ -159,6 +204,7 @@ def current(paths: RepoPaths) -> Identity:
     if working is not None:
         validate(working)
         answered, committed = _head_value(paths)
+        _check_base(paths, working)
         if answered and committed != working:
             if committed is None:
                 why = f"{FILE_NAME} ('{working}') is not committed yet"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import clock
 from ..paths import RepoPaths
 from . import identity
 from .briefing import estimate_tokens, line
@@ -86,7 +87,10 @@ def _context(paths: RepoPaths) -> str:
         room = TOTAL_CAP_BYTES - len("\n\n".join(parts).encode("utf-8")) - 400
         cap = max(0, min(LEARNINGS_CAP_TOKENS, room // 4))
         lines, used = [], 0
+        moment = clock.stamp()
         for learning in index.top(project, "accepted", max(1, cap // 12)):
+            if not learning.valid_at(moment):  # only what holds now reaches a session
+                continue
             text = line(learning)
             cost = estimate_tokens(text + "\n")
             if used + cost > cap:

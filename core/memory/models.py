@@ -53,6 +53,10 @@ class LearningModel(BaseModel):
     promotion: dict[str, Any] | None = None
     retire_proposal: dict[str, Any] | None = None
     reproposed: int = 0
+    valid_from: str = Field("", description="validity time: holds from (ISO stamp; empty in old stores = created)")
+    valid_until: str | None = Field(None, description="validity time: holds until (retirement, supersession)")
+    supersedes: str | None = None
+    superseded_by: str | None = None
 
 
 def learning_schema() -> dict[str, Any]:

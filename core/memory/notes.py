@@ -17,10 +17,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal
+from .. import atomic, clock, journal, secrets
 from ..errors import HallError
 from ..paths import RepoPaths
-from . import identity, secrets
+from . import identity
 
 FACETS = ("infrastructure", "tooling", "ownership", "process", "convention", "gotcha")
 
@@ -71,8 +71,10 @@ def add(paths: RepoPaths, *, fact: str, facet: str, provenance: str = "", as_of:
             if existing["slug"] == name:
                 raise HallError("WRONG_STATE", f"a note '{name}' exists already ({existing['file']})",
                                 [f"hall note show {name}", f"hall note remove {name} --reason '…'"])
+        now = clock.stamp()
         note = {"slug": name, "facet": facet, "fact": fact, "provenance": provenance.strip(), "as_of": when,
-                "project": project, "created": clock.stamp(), "by": actor}
+                "project": project, "created": now, "by": actor, "recorded": now, "valid_from": when,
+                "valid_until": None}
         path = folder / f"{when}-{name}.md"
         atomic.write_text(path, _render(note))
         journal.append(paths.state_dir / "library" / "audit.jsonl", "note", item=None, actor=actor,
@@ -81,16 +83,34 @@ def add(paths: RepoPaths, *, fact: str, facet: str, provenance: str = "", as_of:
     return note
 
 
-def list_notes(paths: RepoPaths, project: str | None = None) -> list[dict[str, Any]]:
+def with_time(note: dict[str, Any]) -> dict[str, Any]:
+    """Record time (when Hallmark was told) and validity time (from its as-of date until removed);
+    notes written before these fields existed get them derived."""
+    note.setdefault("recorded", note.get("created"))
+    note.setdefault("valid_from", note.get("as_of"))
+    note.setdefault("valid_until", note.get("removed"))
+    return note
+
+
+def list_notes(paths: RepoPaths, project: str | None = None, as_of: str | None = None) -> list[dict[str, Any]]:
+    """The project's notes now; with as_of (a stamp), the ones recorded by then and holding then
+    (removed notes included while they held)."""
     project = project or identity.current(paths).value
     out = []
-    for path in sorted(notes_dir(paths).glob("*.md")):
+    files = sorted(notes_dir(paths).glob("*.md"))
+    if as_of:
+        files += sorted((notes_dir(paths) / "removed").glob("*.md"))
+    for path in files:
         try:
-            note = _parse(path)
+            note = with_time(_parse(path))
         except (ValueError, OSError, json.JSONDecodeError):
             continue
-        if note.get("project") == project:
-            out.append(note)
+        if note.get("project") != project:
+            continue
+        if as_of and not ((note.get("recorded") or "") <= as_of and (note.get("valid_from") or "") <= as_of
+                          and (not note.get("valid_until") or as_of < note["valid_until"])):
+            continue
+        out.append(note)
     return out
 
 
@@ -114,7 +134,9 @@ def remove(paths: RepoPaths, slug: str, reason: str, actor: str = "you") -> dict
     source = Path(note["file"])
     target = source.parent / "removed" / source.name
     target.parent.mkdir(parents=True, exist_ok=True)
-    source.replace(target)
+    now = clock.stamp()
+    atomic.write_text(source, _render({**note, "removed": now, "valid_until": now, "removed_why": reason}))
+    source.replace(target)  # its validity ends; the record stays, for --as-of
     journal.append(paths.state_dir / "library" / "audit.jsonl", "note", item=None, actor=actor,
                    action="remove", slug=note["slug"], why=reason)
     return {**note, "file": str(target), "removed": True}

@@ -1,63 +1,70 @@
 """Promotion: an accepted learning written where Claude Code loads it, and taken back exactly.
 
 Per kind:
-- convention, rule -> CLAUDE.md, inside a per-learning marked block
-  (`<!-- hallmark:learning L-0001 -->` … `<!-- /hallmark:learning L-0001 -->`)
+- convention, rule -> CLAUDE.md, inside a marked block bound to the learning's ID and a digest
 - enforcement -> .claude/rules/<name>.md with its path globs in the front matter
 - skill -> .claude/skills/<name>/SKILL.md
-- automation -> a hook entry in .claude/settings.local.json (its command carries `# hallmark:L-0001`)
+- automation -> one hook entry in .claude/settings.local.json (its command ends `# hallmark:L-0001 <digest>`)
 - workflow -> .claude/commands/<name>.md
 - false-positive, map, decision -> the library only (they reach reviewer briefings)
 
-Every write is atomic (temp file + rename) and touches nothing outside its block or file; the
-digest of what was written is kept so `reconcile` can tell when a person edited or deleted it.
-Stdlib only.
+What is written comes from rendering.py. Every write touches exactly the bytes Hallmark wrote
+(blocks.py, settings_edit.py), keeps the file's mode and line endings (safe_write.py), and never
+overwrites a file Hallmark did not write. When the person edited what was written, taking it back
+keeps their version where it is and says so (`kept`); overwriting it (restore) first copies their
+version to library/kept/. Stdlib only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import atomic
+from .. import clock
 from ..errors import HallError
+from . import blocks, safe_write, settings_edit
+from .blocks import digest
+from .rendering import (
+    HOOK_EVENTS,
+    SETTINGS,
+    TARGET_WORDS,
+    TARGETS,
+    automation_of,
+    entry_digest,
+    file_text,
+    hook_entry,
+    inner_lines,
+    name_of,
+    ours,
+    slug,
+)
 from .store import Learning
 
-TARGETS = {
-    "convention": "claude_md", "rule": "claude_md", "enforcement": "rule_file", "skill": "skill",
-    "automation": "hook", "workflow": "command",
-}
-TARGET_WORDS = {
-    "claude_md": "a marked block in CLAUDE.md", "rule_file": "a rule file under .claude/rules/",
-    "skill": "a skill under .claude/skills/", "hook": "a hook entry in .claude/settings.local.json",
-    "command": "a command under .claude/commands/", "library": "the library only (reviewer briefings)",
-}
+__all__ = ["HOOK_EVENTS", "SETTINGS", "TARGETS", "TARGET_WORDS", "Plan", "Where", "automation_of", "digest",
+           "entry_digest", "file_text", "hook_entry", "inner_lines", "inspect", "name_of", "plan", "remove", "slug",
+           "write"]
 
 
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+@dataclass(frozen=True)
+class Where:
+    """The checkout promotion writes into, and Hallmark's state dir (temp files, kept copies)."""
 
+    root: Path
+    state_dir: Path
 
-def start_marker(lid: str) -> str:
-    return f"<!-- hallmark:learning {lid} -->"
+    @property
+    def tmp(self) -> Path:
+        return self.state_dir / "tmp"
 
+    @property
+    def kept(self) -> Path:
+        return self.state_dir / "library" / "kept"
 
-def end_marker(lid: str) -> str:
-    return f"<!-- /hallmark:learning {lid} -->"
-
-
-def slug(text: str, limit: int = 48) -> str:
-    value = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return value[:limit].rstrip("-") or "learning"
-
-
-def name_of(learning: Learning) -> str:
-    given = str((learning.details or {}).get("name") or (learning.details or {}).get("rule_name") or "")
-    return slug(given or learning.pattern, 48)
+    def rel(self, path: Path) -> str:
+        return str(path.relative_to(self.root))
 
 
 @dataclass
@@ -66,121 +73,75 @@ class Plan:
     path: Path | None
     text: str  # the block, file or hook entry as it will be written
     problem: str = ""  # why it cannot be written (then accepting keeps it in the library)
+    automation: dict[str, Any] | None = None  # for a hook: the exact command, event, matcher and file
 
     def to_dict(self, root: Path) -> dict[str, Any]:
         rel = str(self.path.relative_to(root)) if self.path else None
-        return {"target": self.target, "where": TARGET_WORDS[self.target], "path": rel, "text": self.text,
-                "problem": self.problem or None}
-
-
-def _inner(learning: Learning) -> str:
-    lines = [f"- {learning.pattern.strip()}"]
-    if learning.rationale:
-        lines.append(f"  Why: {learning.rationale.strip()}")
-    if learning.paths:
-        lines.append("  Applies to: " + ", ".join(f"`{p}`" for p in learning.paths))
-    return "\n".join(lines)
-
-
-def _block(learning: Learning) -> str:
-    return f"{start_marker(learning.id)}\n{_inner(learning)}\n{end_marker(learning.id)}\n"
-
-
-def _front(fields: dict[str, Any]) -> str:
-    lines = ["---"]
-    for key, value in fields.items():
-        if isinstance(value, list):
-            lines.append(f"{key}:")
-            lines += [f"  - {json.dumps(v)}" for v in value]
-        else:
-            lines.append(f"{key}: {json.dumps(value)}")
-    lines.append("---")
-    return "\n".join(lines) + "\n"
-
-
-def _rule_file(learning: Learning) -> str:
-    head = _front({"paths": learning.paths}) if learning.paths else ""
-    body = f"{start_marker(learning.id)}\n# {name_of(learning)}\n\n{learning.pattern.strip()}\n"
-    if learning.rationale:
-        body += f"\nWhy: {learning.rationale.strip()}\n"
-    return head + body
-
-
-def _skill_file(learning: Learning) -> str:
-    details = learning.details or {}
-    head = _front({"name": name_of(learning), "description": learning.pattern.strip().splitlines()[0][:200]})
-    body = f"{start_marker(learning.id)}\n# {name_of(learning)}\n\n{learning.pattern.strip()}\n"
-    if learning.rationale:
-        body += f"\nWhy: {learning.rationale.strip()}\n"
-    if details.get("canonical_example"):
-        body += f"\n## Example\n\n{details['canonical_example']}\n"
-    if details.get("key_points"):
-        body += "\n## Key points\n\n" + "\n".join(f"- {p}" for p in details["key_points"]) + "\n"
-    return head + body
-
-
-def _command_file(learning: Learning) -> str:
-    details = learning.details or {}
-    head = _front({"description": learning.pattern.strip().splitlines()[0][:200]})
-    body = f"{start_marker(learning.id)}\n{learning.pattern.strip()}\n"
-    steps = details.get("steps") or []
-    if steps:
-        body += "\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)) + "\n"
-    if learning.rationale:
-        body += f"\nWhy: {learning.rationale.strip()}\n"
-    return head + body
-
-
-def _hook_entry(learning: Learning) -> dict[str, Any] | None:
-    details = learning.details or {}
-    action = str(details.get("action") or details.get("command") or "").strip()
-    if not action:
-        return None
-    return {"matcher": str(details.get("hook_matcher") or details.get("matcher") or ""),
-            "hooks": [{"type": "command", "command": f"{action}  # hallmark:{learning.id}"}]}
+        out = {"target": self.target, "where": TARGET_WORDS[self.target], "path": rel, "text": self.text,
+               "problem": self.problem or None}
+        if self.automation is not None:
+            out["automation"] = self.automation
+        return out
 
 
 def plan(root: Path, learning: Learning) -> Plan:
-    """Where accepting this learning would write, and exactly what."""
+    """Where accepting this learning would write, and exactly what (nothing is written)."""
     target = TARGETS.get(learning.kind, "library")
     if target == "claude_md":
-        return Plan(target, root / "CLAUDE.md", _block(learning))
-    if target == "rule_file":
-        return Plan(target, _free(root / ".claude" / "rules", name_of(learning), ".md", learning), _rule_file(learning))
-    if target == "skill":
-        folder = _free(root / ".claude" / "skills", name_of(learning), "", learning)
-        return Plan(target, folder / "SKILL.md", _skill_file(learning))
-    if target == "command":
-        return Plan(target, _free(root / ".claude" / "commands", name_of(learning), ".md", learning),
-                    _command_file(learning))
+        return Plan(target, root / "CLAUDE.md", blocks.render_block(learning.id, inner_lines(learning), "\n"))
     if target == "hook":
-        entry = _hook_entry(learning)
-        event = str((learning.details or {}).get("hook_event") or "PostToolUse")
-        if entry is None:
-            return Plan(target, root / ".claude" / "settings.local.json", "",
-                        "an automation needs details.action (the command to run) before it can become a hook")
-        return Plan(target, root / ".claude" / "settings.local.json", json.dumps({event: [entry]}, indent=2))
-    return Plan("library", None, _inner(learning))
+        auto = automation_of(learning)
+        path = root / SETTINGS
+        if "problem" in auto:
+            return Plan(target, path, "", auto["problem"])
+        shown = {k: auto[k] for k in ("event", "matcher", "command", "confirm")} | {"file": SETTINGS}
+        return Plan(target, path, json.dumps({auto["event"]: [hook_entry(auto)]}, indent=2), automation=shown)
+    if target in ("rule_file", "skill", "command"):
+        return Plan(target, _target_path(root, learning, target), file_text(learning, target))
+    return Plan("library", None, "\n".join(inner_lines(learning)))
 
 
-def _free(folder: Path, name: str, suffix: str, learning: Learning) -> Path:
-    """name, unless a file not written by this learning already has it (then name-l-0001)."""
-    candidate = folder / f"{name}{suffix}"
-    probe = candidate / "SKILL.md" if not suffix else candidate
-    if probe.exists():
-        try:
-            if start_marker(learning.id) in probe.read_text(encoding="utf-8"):
-                return candidate
-        except OSError:
-            pass
-        return folder / f"{name}-{learning.id.lower()}{suffix}"
-    return candidate
+def _target_path(root: Path, learning: Learning, target: str) -> Path:
+    promo = learning.promotion or {}
+    if promo.get("target") == target and promo.get("path"):
+        return root / promo["path"]
+    folder = {"rule_file": root / ".claude" / "rules", "skill": root / ".claude" / "skills",
+              "command": root / ".claude" / "commands"}[target]
+    base = name_of(learning)
+    for candidate in (base, f"{base}-{learning.id.lower()}", *(f"{base}-{learning.id.lower()}-{n}" for n in range(2, 50))):
+        path = folder / candidate / "SKILL.md" if target == "skill" else folder / f"{candidate}.md"
+        if not path.exists() and not (target == "skill" and path.parent.exists() and not _file_is_ours(path, learning.id)):
+            return path
+        if _file_is_ours(path, learning.id):
+            return path
+    raise HallError("WRONG_STATE", f"no free file name for {learning.id} under {folder}", [f"look at {folder}"])
 
 
-# -- writing and removing ------------------------------------------------------------------
-def write(root: Path, learning: Learning) -> dict[str, Any] | None:
-    """Write the promotion; returns the record kept on the learning, or None for library-only kinds."""
-    target_plan = plan(root, learning)
+def _file_is_ours(path: Path, lid: str) -> bool:
+    try:
+        found = blocks.file_marker(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+    return bool(found and found[0] == lid and found[1] and digest(found[2]) == found[1])
+
+
+# -- writing ------------------------------------------------------------------------------------
+def _keep_copy(where: Where, lid: str, rel: str, text: str) -> str:
+    """Save the person's version before overwriting it; returns where it went."""
+    stamp = clock.stamp().replace(":", "").replace("-", "").replace(".", "")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", rel)
+    path = where.kept / f"{lid}-{stamp}-{name}"
+    safe_write.write_text(path, text, state_tmp=where.tmp)
+    return str(path)
+
+
+def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
+          keep_copy: bool = True) -> dict[str, Any] | None:
+    """Write the promotion; returns the record kept on the learning, or None for library-only kinds.
+
+    An existing promotion of this learning is replaced in place. If the person edited it, this
+    stops (WRONG_STATE) unless overwrite_edit, and then their version is copied to library/kept/."""
+    target_plan = plan(where.root, learning)
     if target_plan.target == "library":
         return None
     if target_plan.problem:
@@ -188,152 +149,224 @@ def write(root: Path, learning: Learning) -> dict[str, Any] | None:
                         [f"hall library show {learning.id}"])
     path = target_plan.path
     assert path is not None
-    rel = str(path.relative_to(root))
+    rel = where.rel(path)
     if target_plan.target == "claude_md":
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = ""
-        _remove_block_text(text, learning.id)  # validates markers
-        existing = _find_block(text, learning.id)
-        if existing:
-            start, end = existing
-            updated = text[:start] + target_plan.text + text[end:]
-            sep = ""
-        else:
-            sep = "" if (not text or text.endswith("\n\n")) else ("\n" if text.endswith("\n") else "\n\n")
-            updated = text + sep + target_plan.text
-        atomic.write_text(path, updated)
-        return {"target": "claude_md", "path": rel, "digest": digest(_inner(learning)), "sep": sep}
+        return _write_block(where, learning, path, rel, overwrite_edit, keep_copy)
     if target_plan.target == "hook":
-        event = str((learning.details or {}).get("hook_event") or "PostToolUse")
-        entry = _hook_entry(learning)
-        settings = _read_settings(path)
-        hooks = settings.setdefault("hooks", {})
-        entries = [e for e in hooks.get(event, []) if not _is_ours(e, learning.id)]
-        entries.append(entry)
-        hooks[event] = entries
-        atomic.write_text(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-        return {"target": "hook", "path": rel, "event": event,
-                "digest": digest(json.dumps(entry, sort_keys=True))}
+        return _write_hook(where, learning, path, rel, overwrite_edit, keep_copy)
+    text = target_plan.text
+    current = safe_write.read_text(path)
+    kept = None
+    if current is not None and current != text:
+        if not _file_is_ours(path, learning.id) and not _matches(learning, current):
+            if not overwrite_edit:
+                raise _edited_error(learning, rel)
+            kept = _keep_copy(where, learning.id, rel, current) if keep_copy else None
     created_dir = not path.parent.exists()
-    atomic.write_text(path, target_plan.text)
-    return {"target": target_plan.target, "path": rel, "digest": digest(target_plan.text),
-            "created_dir": created_dir and target_plan.target == "skill"}
+    if current != text:
+        safe_write.write_text(path, text, state_tmp=where.tmp)
+    previous = learning.promotion or {}
+    record = {"target": target_plan.target, "path": rel, "digest": digest(text),
+              "created_dir": bool(previous.get("created_dir")) or (created_dir and target_plan.target == "skill")}
+    if kept:
+        record["kept"] = kept
+    return record
 
 
-def remove(root: Path, learning: Learning) -> str:
-    """Take the promotion back: exactly its block, file or hook entry. Returns what happened."""
+def _matches(learning: Learning, current: str) -> bool:
+    return digest(current) == (learning.promotion or {}).get("digest")
+
+
+def _edited_error(learning: Learning, rel: str) -> HallError:
+    return HallError("WRONG_STATE", f"{learning.id}'s promoted text in {rel} was edited by hand; Hallmark will not "
+                     "overwrite it. Adopt the edit, or write ours back (the edit is then kept in library/kept/).",
+                     [f"hall library reconcile --update {learning.id}", f"hall library reconcile --restore {learning.id}"])
+
+
+def _write_block(where: Where, learning: Learning, path: Path, rel: str, overwrite_edit: bool,
+                 keep_copy: bool) -> dict[str, Any]:
+    text = safe_write.read_text(path)
+    text = text or ""
+    nl = safe_write.newline_of(text) if text else "\n"
+    found, problems = blocks.find_blocks(text)
+    mine = [b for b in found if b.lid == learning.id]
+    if len(mine) > 1 or any(learning.id in p for p in problems):
+        raise HallError("WRONG_STATE", f"CLAUDE.md holds {learning.id}'s block more than once, or unclosed; "
+                        "fix it by hand. Nothing was changed.", ["hall library reconcile"])
+    lines = inner_lines(learning)
+    block = blocks.render_block(learning.id, lines, nl)
+    previous = learning.promotion or {}
+    kept = None
+    if mine:
+        b = mine[0]
+        if digest(b.inner) not in (previous.get("digest"), b.sha, digest("\n".join(lines))):
+            if not overwrite_edit:
+                raise _edited_error(learning, rel)
+            kept = _keep_copy(where, learning.id, rel, b.inner + nl) if keep_copy else None
+        updated = text[:b.start] + block + text[b.end:]
+        sep = previous.get("sep", "")
+    else:
+        if not text or text.endswith(nl + nl) or text.endswith("\n\n"):
+            sep = ""
+        elif text.endswith("\n"):
+            sep = nl
+        else:
+            sep = nl + nl
+        updated = text + sep + block
+    if updated != text:
+        safe_write.write_text(path, updated, state_tmp=where.tmp)
+    record = {"target": "claude_md", "path": rel, "digest": digest("\n".join(lines)), "sep": sep}
+    if kept:
+        record["kept"] = kept
+    return record
+
+
+def _write_hook(where: Where, learning: Learning, path: Path, rel: str, overwrite_edit: bool,
+                keep_copy: bool) -> dict[str, Any]:
+    auto = automation_of(learning)
+    entry = hook_entry(auto)
+    text = safe_write.read_text(path)
+    previous = learning.promotion or {}
+    kept = None
+    if text is not None and text.strip():
+        data, _ = settings_edit.parse(text, rel)
+        mine = [e for e in (data.get("hooks") or {}).get(auto["event"], []) if ours(learning.id)(e)]
+        if mine and mine[0] == entry:
+            return {"target": "hook", "path": rel, "event": auto["event"], "digest": entry_digest(entry),
+                    "edit": previous.get("edit") or {}}
+        if any(ours(learning.id)(e) for es in (data.get("hooks") or {}).values() if isinstance(es, list) for e in es):
+            if previous and _hook_state(where, learning)["state"] == "edited" and not overwrite_edit:
+                raise _edited_error(learning, rel)
+            old = _hook_state(where, learning)
+            if old["state"] == "edited" and keep_copy:
+                kept = _keep_copy(where, learning.id, rel, old["current"] or "")
+            text = _without_hook(where, learning, text, rel) or text
+    updated, edit = settings_edit.add_hook(text, auto["event"], entry, rel)
+    safe_write.write_text(path, updated, state_tmp=where.tmp)
+    record = {"target": "hook", "path": rel, "event": auto["event"], "digest": entry_digest(entry), "edit": edit}
+    if kept:
+        record["kept"] = kept
+    return record
+
+
+def _without_hook(where: Where, learning: Learning, text: str, rel: str) -> str | None:
+    promo = learning.promotion or {}
+    event = promo.get("event") or automation_of(learning).get("event") or "PostToolUse"
+    for candidate in (event, *HOOK_EVENTS):
+        updated = settings_edit.remove_hook(text, candidate, promo.get("edit") or {}, ours(learning.id), rel)
+        if updated is not None:
+            return updated
+    return None
+
+
+# -- taking back ---------------------------------------------------------------------------------
+def remove(where: Where, learning: Learning) -> dict[str, Any]:
+    """Take the promotion back: exactly its block, file or hook entry. When the person edited it,
+    their version stays where it is (the markers go) and the result says where: {did, path, kept}."""
     promo = learning.promotion or {}
     if not promo:
-        return "nothing promoted"
-    path = root / promo["path"]
+        return {"did": "nothing promoted"}
+    path = where.root / promo["path"]
+    rel = promo["path"]
     if promo["target"] == "claude_md":
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return "CLAUDE.md is gone"
-        span = _find_block(text, learning.id)
-        if not span:
-            return "block already gone"
-        start, end = span
-        sep = promo.get("sep") or ""
-        if sep and start >= len(sep) and text[start - len(sep):start] == sep:
-            start -= len(sep)  # the separator promotion added goes with the block
-        atomic.write_text(path, text[:start] + text[end:])
-        return "block removed"
+        text = safe_write.read_text(path)
+        if text is None:
+            return {"did": "CLAUDE.md is gone", "path": rel}
+        b = _my_block(text, learning.id)
+        if b is None:
+            return {"did": "block already gone", "path": rel}
+        if digest(b.inner) in (promo.get("digest"), b.sha):
+            start = b.start
+            sep = promo.get("sep") or ""
+            if sep and start >= len(sep) and text[start - len(sep):start] == sep:
+                start -= len(sep)  # the separator promotion added goes with the block
+            safe_write.write_text(path, text[:start] + text[b.end:], state_tmp=where.tmp)
+            return {"did": "block removed", "path": rel}
+        # edited by hand: only our two marker lines go; the person's text stays where it was
+        kept_text = text[b.inner_start:b.inner_end]
+        safe_write.write_text(path, text[:b.start] + kept_text + text[b.end:], state_tmp=where.tmp)
+        line = text[:b.start].count("\n") + 1
+        return {"did": "kept your edit", "path": rel, "kept": f"{rel}:{line}",
+                "why": "the block was edited by hand; its markers were removed and your text left in place"}
     if promo["target"] == "hook":
-        settings = _read_settings(path)
-        hooks = settings.get("hooks", {})
-        event = promo.get("event") or "PostToolUse"
-        before = list(hooks.get(event, []))
-        after = [e for e in before if not _is_ours(e, learning.id)]
-        if before == after:
-            return "hook entry already gone"
-        if after:
-            hooks[event] = after
+        text = safe_write.read_text(path)
+        if text is None:
+            return {"did": "settings file is gone", "path": rel}
+        state = _hook_state(where, learning)
+        if state["state"] == "deleted":
+            return {"did": "hook entry already gone", "path": rel}
+        if state["state"] == "edited":
+            return {"did": "kept your edit", "path": rel, "kept": rel,
+                    "why": "the hook entry was edited by hand; it was left in place and is yours now"}
+        updated = _without_hook(where, learning, text, rel)
+        if updated is None:
+            return {"did": "hook entry already gone", "path": rel}
+        if updated == "" and (promo.get("edit") or {}).get("created_file"):
+            path.unlink()
         else:
-            hooks.pop(event, None)
-        if not hooks:
-            settings.pop("hooks", None)
-        atomic.write_text(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-        return "hook entry removed"
+            safe_write.write_text(path, updated, state_tmp=where.tmp)
+        return {"did": "hook entry removed", "path": rel}
     try:
-        path.unlink()
-    except FileNotFoundError:
-        return "file already gone"
+        current = safe_write.read_text(path)
+    except HallError:
+        return {"did": "kept your edit", "path": rel, "kept": rel, "why": "the file is no longer text Hallmark wrote"}
+    if current is None:
+        return {"did": "file already gone", "path": rel}
+    if digest(current) != promo.get("digest"):
+        return {"did": "kept your edit", "path": rel, "kept": rel,
+                "why": "the file was edited by hand; it was left in place and is yours now"}
+    path.unlink()
     if promo.get("created_dir"):
         try:
             path.parent.rmdir()
         except OSError:
             pass
-    return "file removed"
+    return {"did": "file removed", "path": rel}
 
 
-def inspect(root: Path, learning: Learning) -> dict[str, Any]:
+def _my_block(text: str, lid: str) -> blocks.Block | None:
+    return next((b for b in blocks.find_blocks(text)[0] if b.lid == lid), None)
+
+
+def inspect(where: Where, learning: Learning) -> dict[str, Any]:
     """How the promoted block/file looks now: {state: intact|edited|deleted, current: text|None}."""
     promo = learning.promotion or {}
-    path = root / promo.get("path", "")
+    path = where.root / promo.get("path", "")
     if promo.get("target") == "claude_md":
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            text = safe_write.read_text(path)
+        except HallError:
+            return {"state": "edited", "current": None}
+        if text is None:
             return {"state": "deleted", "current": None}
-        span = _find_block(text, learning.id)
-        if not span:
+        block = _my_block(text, learning.id)
+        if block is None:
             return {"state": "deleted", "current": None}
-        block = text[span[0]:span[1]]
-        inner = block[len(start_marker(learning.id)) + 1: block.rfind(end_marker(learning.id))].rstrip("\n")
-        state = "intact" if digest(inner) == promo.get("digest") else "edited"
-        return {"state": state, "current": inner}
+        inner = block.inner.replace("\r\n", "\n")
+        return {"state": "intact" if digest(inner) == promo.get("digest") else "edited", "current": inner}
     if promo.get("target") == "hook":
-        settings = _read_settings(path) if path.exists() else {}
-        for entry in settings.get("hooks", {}).get(promo.get("event") or "PostToolUse", []):
-            if _is_ours(entry, learning.id):
-                same = digest(json.dumps(entry, sort_keys=True)) == promo.get("digest")
-                return {"state": "intact" if same else "edited", "current": json.dumps(entry)}
-        return {"state": "deleted", "current": None}
+        return _hook_state(where, learning)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError):
+        text = safe_write.read_text(path)
+    except HallError:
+        return {"state": "edited", "current": None}
+    if text is None:
         return {"state": "deleted", "current": None}
     return {"state": "intact" if digest(text) == promo.get("digest") else "edited", "current": text}
 
 
-def _find_block(text: str, lid: str) -> tuple[int, int] | None:
-    start = text.find(start_marker(lid))
-    if start == -1:
-        return None
-    end_at = text.find(end_marker(lid), start)
-    if end_at == -1:
-        return None
-    end = end_at + len(end_marker(lid))
-    if text[end:end + 1] == "\n":
-        end += 1
-    return start, end
-
-
-def _remove_block_text(text: str, lid: str) -> None:
-    if text.count(start_marker(lid)) > 1:
-        raise HallError("WRONG_STATE", f"CLAUDE.md holds {lid}'s block more than once; fix it by hand.",
-                        ["hall library reconcile"])
-
-
-def _read_settings(path: Path) -> dict[str, Any]:
+def _hook_state(where: Where, learning: Learning) -> dict[str, Any]:
+    promo = learning.promotion or {}
+    path = where.root / (promo.get("path") or SETTINGS)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise HallError("WRONG_STATE", f"{path} is not valid JSON ({exc}); nothing was changed.",
-                        [f"fix {path}"]) from exc
-    if not isinstance(data, dict):
-        raise HallError("WRONG_STATE", f"{path} is not a JSON object; nothing was changed.", [f"fix {path}"])
-    return data
-
-
-def _is_ours(entry: Any, lid: str) -> bool:
-    if not isinstance(entry, dict):
-        return False
-    return any(isinstance(h, dict) and str(h.get("command", "")).endswith(f"# hallmark:{lid}")
-               for h in entry.get("hooks", []) or [])
+        text = safe_write.read_text(path)
+        data = json.loads(text) if text and text.strip() else {}
+    except (HallError, ValueError):
+        return {"state": "edited", "current": None}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    for entries in (hooks or {}).values() if isinstance(hooks, dict) else []:
+        for entry in entries if isinstance(entries, list) else []:
+            if ours(learning.id)(entry):
+                same = entry_digest(entry) == promo.get("digest")
+                return {"state": "intact" if same else "edited", "current": json.dumps(entry)}
+    return {"state": "deleted", "current": None}

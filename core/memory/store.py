@@ -62,6 +62,12 @@ class Learning:
     promotion: dict[str, Any] | None = None  # {target, path, digest} while promoted
     retire_proposal: dict[str, Any] | None = None  # {reason, at, by} while a retirement is proposed
     reproposed: int = 0  # times the pattern came back after a rejection
+    # validity time (bitemporal): from when, and until when, the learning holds. Record time is
+    # `created` (when Hallmark first learned it) and each version's `updated` (when it recorded that).
+    valid_from: str = ""  # "" in stores written before it existed: then it holds from `created`
+    valid_until: str | None = None  # set by retirement or supersession; history keeps what was before
+    supersedes: str | None = None  # the learning this one replaces once accepted
+    superseded_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,6 +76,20 @@ class Learning:
     def from_dict(cls, data: dict[str, Any]) -> Learning:
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+    @property
+    def recorded(self) -> str:
+        """Record time: when Hallmark learned it."""
+        return self.created
+
+    @property
+    def valid_since(self) -> str:
+        return self.valid_from or self.created
+
+    def valid_at(self, stamp: str) -> bool:
+        """Does it hold at this moment (an ISO stamp), by its validity time?"""
+        since = self.valid_since
+        return (not since or since <= stamp) and (self.valid_until is None or stamp < self.valid_until)
 
     @property
     def project(self) -> str:
@@ -200,6 +220,8 @@ class Store:
         learning.updated = clock.stamp()
         if not learning.created:
             learning.created = learning.updated
+        if not learning.valid_from:  # a store from before validity time: it held from when it was recorded
+            learning.valid_from = learning.created
         text = render(learning)
         atomic.write_text(self.history_dir / learning.id / f"v{learning.version:04d}.md", text)
         atomic.write_text(self.file(learning.id), text)

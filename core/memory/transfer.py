@@ -60,7 +60,7 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
         raise HallError("USAGE", f"{path}: {exc}. Nothing was imported.", ["fix the file and run it again"]) from exc
     entries = _craft_entries(data)
     # check every entry before writing any, so a secret or a bad entry imports nothing
-    from . import secrets
+    from .. import secrets
 
     for index, (_, entry) in enumerate(entries):
         if not str(entry.get("pattern") or "").strip():
@@ -86,7 +86,9 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
                             paths=[str(p) for p in paths], actor=actor, details=details, origin="import",
                             occurrences=int(entry.get("occurrences") or 1))
         status = reply["status"]
-        if str(entry.get("status") or "").lower() == "written" and reply.get("created") and actor == api.PERSON:
+        # an automation is never accepted in bulk: it stays proposed for its own confirmation
+        if str(entry.get("status") or "").lower() == "written" and reply.get("created") and actor == api.PERSON \
+                and kind != "automation":
             status = api.accept(repo, reply["id"], actor=actor, promote_it=False,
                                 why="written by craft before the import (already in .claude/)").status
         results.append({"id": reply["id"], "kind": kind, "status": status, "created": reply.get("created", False),
@@ -129,7 +131,8 @@ def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "y
                             details=dict(record.get("details") or {}), origin="import",
                             occurrences=int(record.get("occurrences") or 1), project=project)
         status = reply["status"]
-        if same and reply.get("created") and record.get("status") in ("accepted", "promoted") and actor == api.PERSON:
+        if same and reply.get("created") and record.get("status") in ("accepted", "promoted") and actor == api.PERSON \
+                and record["kind"] != "automation":
             status = api.accept(repo, reply["id"], actor=actor, promote_it=False, why="accepted in the exported store").status
         results.append({"id": reply["id"], "status": status, "project": project, "from": record.get("id")})
     restored = _restore_rest(repo, data, actor) if data.get("project") == here else {}

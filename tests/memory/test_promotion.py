@@ -7,6 +7,7 @@ import json
 import pytest
 from hallmark.core.errors import HallError
 from hallmark.core.memory import api, audit
+from hallmark.core.memory.blocks import digest
 from hallmark.core.memory.store import Store
 
 from .conftest import files_under
@@ -23,7 +24,8 @@ def claude_md(repo):
 
 def accepted(repo, kind, pattern, **kw):
     lid = api.propose(repo, kind=kind, pattern=pattern, **kw)["id"]
-    return api.accept(repo, lid)
+    auto = api.automation_confirmation(api.get(repo, lid))
+    return api.accept(repo, lid, confirm_automation=auto["confirm"] if auto else None)
 
 
 def test_convention_becomes_a_marked_block_and_nothing_else_changes(repo, claude_md):
@@ -34,7 +36,8 @@ def test_convention_becomes_a_marked_block_and_nothing_else_changes(repo, claude
     assert learning.status == "promoted" and learning.promotion["path"] == "CLAUDE.md"
     assert after.startswith(before)  # everything before is byte-for-byte the same
     block = after[len(before):]
-    assert block == ("\n<!-- hallmark:learning L-0001 -->\n- Use pathlib for file paths\n  Why: one style\n"
+    sha = digest("- Use pathlib for file paths\n  Why: one style")
+    assert block == (f"\n<!-- hallmark:learning L-0001 sha256:{sha} -->\n- Use pathlib for file paths\n  Why: one style\n"
                      "<!-- /hallmark:learning L-0001 -->\n")
     assert {k: v for k, v in files_under(repo.root).items() if not k.startswith(".git/") and k != "CLAUDE.md"} == others
     retired = api.retire(repo, learning.id, "no longer true")
@@ -48,7 +51,7 @@ def test_two_blocks_retire_one_leaves_the_other_untouched(repo, claude_md):
     with_both = claude_md.read_text()
     api.retire(repo, a.id, "superseded")
     text = claude_md.read_text()
-    assert "L-0001" not in text and "<!-- hallmark:learning L-0002 -->\n- Commit messages say why\n" in text
+    assert "L-0001" not in text and "- Commit messages say why\n<!-- /hallmark:learning L-0002 -->" in text
     assert USER_TEXT in text and len(with_both) > len(text)
     api.retire(repo, b.id, "done")
     assert "hallmark:learning" not in claude_md.read_text()
@@ -99,8 +102,9 @@ def test_automation_becomes_a_hook_entry_and_leaves_other_settings(repo):
     data = json.loads(settings.read_text())
     entries = data["hooks"]["PostToolUse"]
     assert entries[0]["hooks"][0]["command"] == "mine.sh"
+    token = api.automation_confirmation(learning)["confirm"]
     assert entries[1] == {"matcher": "Write|Edit",
-                          "hooks": [{"type": "command", "command": "prettier -w .  # hallmark:L-0001"}]}
+                          "hooks": [{"type": "command", "command": f"prettier -w .  # hallmark:L-0001 {token}"}]}
     api.retire(repo, learning.id, "x")
     data = json.loads(settings.read_text())
     assert data == {"permissions": {"allow": ["Bash(ls)"]},
@@ -150,7 +154,7 @@ def test_reconcile_deleted_block_then_retire_or_restore(repo, claude_md):
     a = accepted(repo, "convention", "Prefer small modules")
     b = accepted(repo, "rule", "Never print tracebacks to stdout")
     text = claude_md.read_text()
-    start = text.index("<!-- hallmark:learning L-0001 -->")
+    start = text.index("<!-- hallmark:learning L-0001 ")
     end = text.index("<!-- /hallmark:learning L-0001 -->") + len("<!-- /hallmark:learning L-0001 -->\n")
     claude_md.write_text(text[:start] + text[end:])
     rule_text = claude_md.read_text()

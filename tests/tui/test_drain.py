@@ -161,3 +161,33 @@ def test_an_uncommitted_identity_pauses_memory_and_says_how_to_fix_it(git_repo, 
             assert "not committed yet" in body and "git add .agentmemory-project" in body
             assert app.screen.check_action("decide", ("accept",)) is False
     run(go())
+
+
+def test_an_automation_is_never_accepted_in_bulk_and_takes_its_own_confirmation(hall_repo, at):
+    rule = propose(hall_repo, "Keep modules under 300 lines")
+    auto = library.propose(hall_repo, kind="automation", pattern="Format after every edit",
+                           details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "prettier -w ."})["id"]
+    settings = hall_repo.root / ".claude" / "settings.local.json"
+
+    async def go():
+        app = drain_app(hall_repo)
+        async with app.run_test(size=(140, 44)) as pilot:
+            await settle(pilot)
+            await pilot.press("A")
+            await pilot.pause()
+            listed = " ".join(str(s.render()) for s in app.screen.query("Static"))
+            assert rule in listed and "Not included" in listed and auto in listed
+            await pilot.press("y")
+            await settle(pilot)
+            assert library.get(hall_repo, auto).status == "proposed" and not settings.exists()
+            assert auto in _progress(app) or "Format after every edit" in _body(app)
+            await pilot.press("a")  # on the automation's own card: a confirmation showing the command
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ConfirmModal"
+            shown = " ".join(str(s.render()) for s in app.screen.query("Static"))
+            assert ".claude/settings.local.json" in shown and "prettier -w .  # hallmark:" in shown
+            await pilot.press("y")
+            await settle(pilot)
+    run(go())
+    assert library.get(hall_repo, rule).status == "promoted"
+    assert library.get(hall_repo, auto).status == "promoted" and "prettier -w ." in settings.read_text()

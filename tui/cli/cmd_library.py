@@ -7,13 +7,27 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
-import sys
-from pathlib import Path
 from typing import Any
 
 from hallmark.core.errors import HallError
 from hallmark.core.repo import current_actor, open_repo
 
+from .cmd_memory import (
+    cmd_checkpoint_history,
+    cmd_checkpoint_set,
+    cmd_checkpoint_show,
+    cmd_distill,
+    cmd_export,
+    cmd_identity,
+    cmd_import,
+    cmd_lock,
+    cmd_note_add,
+    cmd_note_list,
+    cmd_note_remove,
+    cmd_note_show,
+    cmd_unused,
+    text_checkpoint,
+)
 from .framework import Parser, add
 
 
@@ -24,7 +38,8 @@ def _repo():
 def _summary(learning) -> dict[str, Any]:
     return {"id": learning.id, "kind": learning.kind, "status": learning.status, "pattern": learning.pattern,
             "occurrences": learning.occurrences, "skip_count": learning.skip_count, "paths": learning.paths,
-            "retire_proposed": bool(learning.retire_proposal), "updated": learning.updated}
+            "retire_proposed": bool(learning.retire_proposal), "updated": learning.updated,
+            "recorded": learning.recorded, "valid_from": learning.valid_since, "valid_until": learning.valid_until}
 
 
 def _learning_reply(learning, next_: list[str], **extra: Any) -> dict[str, Any]:
@@ -55,7 +70,8 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
                     "file": args.file}
     reply = api.propose(_repo(), kind=args.kind, pattern=args.pattern, rationale=args.rationale or "",
                         evidence=evidence, paths=args.paths, item=args.item, actor=current_actor(),
-                        details=_details(args.detail))
+                        details=_details(args.detail), valid_from=args.valid_from, valid_until=args.valid_until,
+                        supersedes=args.supersedes)
     lid = reply["id"]
     if reply.get("previously_rejected"):
         reply["message"] = (f"This pattern was rejected before ({reply['tombstone']['reason']}); the occurrence "
@@ -74,23 +90,53 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     repo = _repo()
-    items = api.pending(repo) if args.pending else api.list_learnings(repo, status=args.status, kind=args.kind)
-    return {"learnings": [_summary(x) for x in items], "count": len(items), "project": api.project_of(repo),
-            "next": ["hall library review", "hall library show <id>"]}
+    if args.pending:
+        items = api.pending(repo)
+    else:
+        items = api.list_learnings(repo, status=args.status, kind=args.kind, as_of=args.as_of)
+    reply = {"learnings": [_summary(x) for x in items], "count": len(items), "project": api.project_of(repo),
+             "next": ["hall library review", "hall library show <id>"]}
+    if args.as_of:
+        from hallmark.core.memory.reading import as_of_stamp
+
+        stamp = as_of_stamp(args.as_of)
+        reply["as_of"] = stamp
+        for entry, learning in zip(reply["learnings"], items, strict=True):
+            entry["held_then"] = learning.status in ("accepted", "promoted") and learning.valid_at(stamp)
+    return reply
 
 
 def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     repo = _repo()
+    if args.as_of:
+        from hallmark.core.memory.reading import as_of_stamp
+
+        then = api.get(repo, args.id, as_of=args.as_of)
+        stamp = as_of_stamp(args.as_of)
+        return _learning_reply(then, [f"hall library show {then.id}", f"hall library history {then.id}"],
+                               as_of=stamp, held_then=then.status in ("accepted", "promoted") and then.valid_at(stamp))
     learning = api.get(repo, args.id)
-    return _learning_reply(learning, _next_for(learning), preview=api.preview(repo, learning.id),
-                           tombstone=api.tombstone_for(repo, learning.id),
-                           versions=len(api.history(repo, learning.id)))
+    reply = _learning_reply(learning, _next_for(learning), preview=api.preview(repo, learning.id),
+                            tombstone=api.tombstone_for(repo, learning.id),
+                            versions=len(api.history(repo, learning.id)))
+    auto = api.automation_confirmation(learning) if learning.status in ("proposed", "skipped") else None
+    if auto:
+        reply["automation"] = {**(reply["preview"].get("automation") or {})}
+        reply["next"] = [f"hall library accept {learning.id} --confirm-automation {auto['confirm']}",
+                         *[n for n in reply["next"] if not n.startswith(f"hall library accept {learning.id}")]]
+    return reply
 
 
 def _next_for(learning) -> list[str]:
+    from hallmark.core.memory import api
+
     lid = learning.id
+    auto = api.automation_confirmation(learning) if learning.status in ("proposed", "skipped") else None
+    if auto:
+        return [f"hall library show {lid}", f"hall library accept {lid} --confirm-automation {auto['confirm']}",
+                f"hall library skip {lid}", f"hall library reject {lid} --reason '…'"]
     if learning.status in ("proposed", "skipped") or learning.retire_proposal:
         return [f"hall library accept {lid}", f"hall library skip {lid}", f"hall library reject {lid} --reason '…'"]
     if learning.status in ("accepted", "promoted"):
@@ -102,7 +148,8 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.accept(_repo(), args.id, actor=current_actor(), pattern=args.pattern,
-                          promote_it=not args.no_promote)
+                          promote_it=not args.no_promote, confirm_automation=args.confirm_automation,
+                          valid_from=args.valid_from, valid_until=args.valid_until)
     return _learning_reply(learning, _next_for(learning) + ["hall library review"],
                            promoted_to=(learning.promotion or {}).get("path"))
 
@@ -124,8 +171,12 @@ def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
-    learning = api.retire(_repo(), args.id, args.reason, actor=current_actor())
-    return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"])
+    learning = api.retire(_repo(), args.id, args.reason, actor=current_actor(), valid_until=args.valid_until)
+    kept = (learning.details.get("kept_edits") or [None])[-1]
+    extra = {"kept": kept} if kept and kept.get("t") == learning.updated else {}
+    if extra:
+        extra["message"] = f"Your edit of the promoted text was kept at {kept['at']}: {kept['why']}."
+    return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"], **extra)
 
 
 def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
@@ -145,7 +196,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
         learning = api.reopen(repo, args.reopen, actor=actor, reason=args.reason or "")
         return _learning_reply(learning, _next_for(learning))
     if args.accept:
-        learning = api.accept(repo, args.accept, actor=actor)
+        learning = api.accept(repo, args.accept, actor=actor, confirm_automation=args.confirm_automation)
         return _learning_reply(learning, ["hall library review"])
     if args.reject:
         if not args.reason:
@@ -162,11 +213,15 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
         entry = _summary(learning)
         entry.update(rationale=learning.rationale, evidence=learning.evidence, where=api.preview(repo, learning.id),
                      retire_reason=(learning.retire_proposal or {}).get("reason"))
+        auto = api.automation_confirmation(learning) if not learning.retire_proposal else None
+        if auto:  # the exact command and file, and its own confirmation: never accepted in bulk
+            entry["automation"] = {"file": ".claude/settings.local.json", "event": auto["event"],
+                                   "matcher": auto["matcher"], "command": auto["command"], "confirm": auto["confirm"],
+                                   "accept": f"hall library accept {learning.id} --confirm-automation {auto['confirm']}"}
         entries.append(entry)
-    first = queue[0].id if queue else None
+    first = queue[0] if queue else None
     return {"pending": entries, "count": len(entries), "last_drain": api.last_drain_summary(repo),
-            "next": ([f"hall library accept {first}", f"hall library skip {first}",
-                      f"hall library reject {first} --reason '…'"] if first else ["hall library list"])}
+            "next": (_next_for(first) if first else ["hall library list"])}
 
 
 def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
@@ -189,7 +244,8 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
 
     try:
         repo = _repo()
-        result = briefing.build(repo.paths, changed=args.paths or [], effort=args.effort, query=args.query or "")
+        result = briefing.build(repo.paths, changed=args.paths or [], effort=args.effort, query=args.query or "",
+                                as_of=args.as_of)
     except HallError as exc:
         if exc.code in ("NOT_A_REPO", "USAGE"):
             raise
@@ -212,26 +268,6 @@ def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
     for entry in result["drift"]:
         nxt += [f"hall library reconcile --{offer} {entry['id']}" for offer in entry["offers"]]
     result["next"] = nxt or ["hall library list --status promoted"]
-    return result
-
-
-def cmd_lock(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import decisions
-
-    repo = _repo()
-    if args.list:
-        found = decisions.list_decisions(repo.paths)
-        return {"decisions": found, "count": len(found), "next": ["hall library lock --show D-1"]}
-    if args.show:
-        return {"decision": decisions.get(repo.paths, args.show), "next": ["hall library lock --list"]}
-    result = decisions.lock(repo.paths, title=args.title or "", specification=args.spec or "", allowed=args.allow,
-                            anti_patterns=args.anti, applies_to=args.applies, context=args.context or "",
-                            supersedes=args.supersedes, confirm=args.confirm, actor=current_actor())
-    if not result["locked"]:
-        result["message"] = "Nothing was locked yet. This is what would be locked; run again with --confirm."
-        result["next"] = ["the same command with --confirm"]
-    else:
-        result["next"] = [f"hall library lock --show {result['decision']['id']}", "hall library lock --list"]
     return result
 
 
@@ -260,141 +296,23 @@ def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
     return reply
 
 
-def cmd_import(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import transfer
-
-    repo = _repo()
-    if args.from_file:
-        result = transfer.import_export(repo, Path(args.from_file), adopt=args.adopt, actor=current_actor())
-    else:
-        source = Path(args.craft) if args.craft else repo.root / ".craft" / ".learnings.yaml"
-        result = transfer.import_craft(repo, source, actor=current_actor())
-    result["next"] = ["hall library review", "hall library list"]
-    return result
-
-
-def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core import atomic
-    from hallmark.core.memory import transfer
-
-    data = transfer.export(_repo())
-    if args.out:
-        atomic.write_json(Path(args.out), data)
-        return {"written": str(Path(args.out).resolve()), "learnings": len(data["learnings"]),
-                "next": ["hall library import --from <file>"]}
-    return {**data, "next": ["hall library export --out <file>"]}
-
-
-def cmd_distill(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core import items
-    from hallmark.core.memory import distill
-
-    repo = _repo()
-    item_id = items.resolve(repo, args.item)
-    result = distill.distill(repo, item_id)
-    result["next"] = ["hall library review"]
-    return result
-
-
-def cmd_unused(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import api
-
-    proposed = api.propose_retirements(_repo(), actor=current_actor())
-    return {"retirement_proposed": proposed, "count": len(proposed), "next": ["hall library review"]}
-
-
-def cmd_identity(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import identity
-    from hallmark.core.paths import discover
-
-    paths = discover()
-    if args.write:
-        result = identity.write_proposal(paths)
-        result["next"] = [result.get("commit") or "hall library identity"]
-        return result
-    found = identity.current(paths)
-    return {**found.to_dict(), "file": str(paths.toplevel / identity.FILE_NAME),
-            "next": ["hall library identity --write"] if found.source != "file" else ["hall library list"]}
-
-
-# -- checkpoint -------------------------------------------------------------------------------
-def cmd_checkpoint_show(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import checkpoint
-
-    result = checkpoint.show(_repo().paths)
-    result["next"] = ["hall checkpoint set --next-step '…'", "hall checkpoint history"]
-    return result
-
-
-def cmd_checkpoint_set(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import checkpoint
-
-    values: dict[str, str] = {}
-    if args.from_file:
-        text = sys.stdin.read() if args.from_file == "-" else Path(args.from_file).read_text(encoding="utf-8")
-        values.update(checkpoint.parse(text))
-        values.pop("Updated", None)
-    for field, key in checkpoint.KEYS.items():
-        value = getattr(args, key, None)
-        if value is not None and field != "Updated":
-            values[field] = value
-    if not values:
-        raise HallError("USAGE", "nothing to set: give fields (--phase, --next-step, …) or --from-file",
-                        ["hall checkpoint set --help"])
-    result = checkpoint.set_checkpoint(_repo().paths, values, actor=current_actor(), fresh=args.fresh)
-    result["next"] = ["hall checkpoint show", "hall checkpoint history"]
-    return result
-
-
-def cmd_checkpoint_history(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import checkpoint
-
-    versions = checkpoint.history(_repo().paths)
-    return {"versions": versions, "count": len(versions), "next": ["hall checkpoint show"]}
-
-
-# -- notes ------------------------------------------------------------------------------------
-def cmd_note_add(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import notes
-
-    note = notes.add(_repo().paths, fact=args.fact, facet=args.facet, provenance=args.provenance or "",
-                     as_of=args.as_of, slug=args.slug, actor=current_actor())
-    return {"note": note, "next": ["hall note list", f"hall note show {note['slug']}"]}
-
-
-def cmd_note_list(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import notes
-
-    found = notes.list_notes(_repo().paths)
-    if args.facet:
-        found = [n for n in found if n["facet"] == args.facet]
-    return {"notes": found, "index": [notes.index_line(n) for n in found], "count": len(found),
-            "next": ["hall note show <slug>", "hall note add --facet … --fact '…'"]}
-
-
-def cmd_note_show(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import notes
-
-    return {"note": notes.show(_repo().paths, args.slug), "next": ["hall note list"]}
-
-
-def cmd_note_remove(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import notes
-
-    return {"note": notes.remove(_repo().paths, args.slug, args.reason, actor=current_actor()),
-            "next": ["hall note list"]}
-
-
 # -- text renderers ----------------------------------------------------------------------------
 def text_list(result: dict[str, Any]) -> Any:
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, pad_edge=False)
     for column in ("id", "kind", "status", "seen", "pattern"):
         table.add_column(column)
     for entry in result.get("learnings") or result.get("pending") or []:
         status = entry["status"] + (" (retire?)" if entry.get("retire_proposed") else "")
-        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), entry["pattern"][:90])
+        pattern = entry["pattern"][:90]
+        auto = entry.get("automation")
+        if auto:  # the exact command and where it goes, never hidden behind the pattern
+            pattern += (f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
+                        f"\n  accept only with: {auto['accept']}")
+        # Text, not markup: a learning's words or a command are shown as written, never as styling
+        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), Text(pattern))
     return table
 
 
@@ -404,10 +322,6 @@ def text_briefing(result: dict[str, Any]) -> Any:
     if not result.get("learnings"):
         return f"No accepted learnings for this briefing (cap {result.get('cap_tokens')} tokens)."
     return result["text"] + f"\n~{result['tokens']} tokens ({result['token_estimate']}); omitted {result['omitted']}"
-
-
-def text_checkpoint(result: dict[str, Any]) -> Any:
-    return result.get("text") or result.get("message")
 
 
 # -- registration ------------------------------------------------------------------------------
@@ -458,18 +372,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paths", nargs="+", metavar="GLOB")
     p.add_argument("--detail", action="append", metavar="KEY=VALUE",
                    help="per-kind details: name, hook_event, hook_matcher, action, steps, key_points…")
+    p.add_argument("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: when accepted)")
+    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="it holds until")
+    p.add_argument("--supersedes", metavar="ID", help="the learning this one replaces once accepted")
 
     p = add(lib, "list", cmd_list, "List learnings.", text=text_list)
     p.add_argument("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"])
     p.add_argument("--kind", choices=KINDS)
     p.add_argument("--pending", action="store_true", help="what the next drain offers")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="what was believed then (the versions recorded by then)")
 
     p = add(lib, "show", cmd_show, "Show one learning, where accepting it writes, and its tombstone.")
     p.add_argument("id")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the version recorded by then")
     p = add(lib, "accept", cmd_accept, "Approve a learning (a person only); promotes it where its kind has a home.")
     p.add_argument("id")
     p.add_argument("--pattern", help="accept with this edited text")
     p.add_argument("--no-promote", action="store_true", help="keep it in the library only")
+    p.add_argument("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
+                   help="an automation's own confirmation: the token `hall library show` prints with its command")
+    p.add_argument("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: now)")
+    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="it holds until")
     p = add(lib, "reject", cmd_reject, "Decline a learning: it becomes a tombstone with the reason.")
     p.add_argument("id")
     p.add_argument("--reason", required=True)
@@ -478,6 +401,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add(lib, "retire", cmd_retire, "Take an accepted learning out of use, removing its promoted block or file.")
     p.add_argument("id")
     p.add_argument("--reason", required=True)
+    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="when it stopped holding (default: now)")
     p = add(lib, "undo", cmd_undo, "Revert the last decision on a learning (and the promotion it caused).")
     p.add_argument("id")
     p = add(lib, "review", cmd_review, "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).",
@@ -487,6 +411,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reject", metavar="ID")
     p.add_argument("--reopen", metavar="ID", help="the only way back from a rejection or a retirement")
     p.add_argument("--reason")
+    p.add_argument("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
+                   help="with --accept on an automation: its own confirmation token")
     p = add(lib, "search", cmd_search, "Full-text search of accepted learnings (SQLite FTS5).", text=text_list)
     p.add_argument("words", nargs="+")
     p.add_argument("--limit", type=int, default=20)
@@ -495,6 +421,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paths", nargs="+", metavar="GLOB")
     p.add_argument("--effort", choices=["low", "medium", "high"], default="high")
     p.add_argument("--query")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the briefing as it would have been then")
     p = add(lib, "reconcile", cmd_reconcile, "Find promoted blocks/files edited or deleted by hand; update, retire or restore.")
     p.add_argument("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text")
     p.add_argument("--retire", action="append", metavar="ID")
@@ -509,6 +436,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--supersedes", metavar="D-ID")
     p.add_argument("--confirm", action="store_true")
     p.add_argument("--list", action="store_true")
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="with --list: the decisions as they stood then")
     p.add_argument("--show", metavar="D-ID")
     p = add(lib, "history", cmd_history, "Every version of a learning and its audit lines.")
     p.add_argument("id")
@@ -550,6 +478,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slug")
     p = add(nt, "list", cmd_note_list, "The notes index.")
     p.add_argument("--facet", choices=FACETS)
+    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the notes that held then (removed ones too)")
     p = add(nt, "show", cmd_note_show, "One note with its body.")
     p.add_argument("slug")
     p = add(nt, "remove", cmd_note_remove, "Remove a note (kept under notes/removed/).")

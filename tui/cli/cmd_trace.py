@@ -21,6 +21,7 @@ from hallmark.core.errors import HallError
 from hallmark.core.runner import trace
 
 from .framework import add
+from .text import clean
 
 POLL_S = 0.2
 MARKS = {
@@ -88,12 +89,12 @@ class Printer:
             label = self._error_result
         else:
             label = self._labels.get(step.kind) or f"{step.kind:<9}"
-        self.out.write(f"{step.line:>6}  {label} {step.summary}\n")
+        self.out.write(f"{step.line:>6}  {label} {clean(step.summary)}\n")
         if self.full:
             detail = step.detail
             if detail and detail != step.summary:
                 for text in detail.splitlines():
-                    self.out.write(f"{'':>17}{text}\n")
+                    self.out.write(f"{'':>17}{clean(text)}\n")
 
     def footer(self) -> str:
         """One line for people: steps, runs, and what the last result said and cost."""

@@ -57,6 +57,9 @@ def emit(result: dict[str, Any], *, as_json: bool, text: TextRenderer | None = N
         return
     from rich.console import Console
 
+    from .text import clean_tree
+
+    result = clean_tree(result)  # a title or a model's words must not drive the terminal
     console = Console()
     if text is not None:
         rendered = text(result)
@@ -74,11 +77,14 @@ def emit_error(error: HallError, *, as_json: bool) -> None:
         sys.stdout.write(json.dumps(error.to_dict(), ensure_ascii=False) + "\n")
         return
     from rich.console import Console
+    from rich.markup import escape
+
+    from .text import clean
 
     console = Console(stderr=True)
-    console.print(f"[bold red]{error.code}[/bold red] {error.message}", highlight=False)
+    console.print(f"[bold red]{error.code}[/bold red] {escape(clean(error.message))}", highlight=False)
     if error.next:
-        console.print("[dim]try:[/dim] " + "  ·  ".join(error.next), highlight=False)
+        console.print("[dim]try:[/dim] " + "  ·  ".join(escape(clean(n)) for n in error.next), highlight=False)
 
 
 def generic_text(result: dict[str, Any]) -> Any:

@@ -5,9 +5,31 @@ rich is imported inside each renderer: agents (JSON on a pipe) never pay for it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hallmark.core.states import STATES, SYMBOLS
+
+# What a terminal would obey rather than show: C0 controls but tab and newline (ESC starts ANSI and
+# OSC sequences: colours, hyperlinks, title changes, clipboard writes), DEL, C1 controls, and the
+# bidirectional overrides that make text read differently from what it is.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    """Text safe to print on a terminal: control characters become U+FFFD, visibly."""
+    return _CONTROL.sub("\ufffd", text) if isinstance(text, str) else text
+
+
+def clean_tree(value: Any) -> Any:
+    """clean() through a result's dicts and lists (every text a renderer may print)."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(k) if isinstance(k, str) else k: clean_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_tree(v) for v in value]
+    return value
 
 
 def _state(state: str) -> str:
@@ -51,6 +73,8 @@ def _status_table(result: dict[str, Any]) -> Any:
         table.add_row(entry["item"], _state(entry["state"]), entry["title"], str(entry["round"] or ""),
                       entry.get("hold") or "", f"${entry['cost_usd']:.2f}" if entry.get("cost_usd") else "",
                       (entry.get("updated") or "")[:19])
+    for entry in result.get("damaged") or []:  # a lost journal is shown, not hidden
+        table.add_row(entry["item"], "✗ damaged", entry["title"] or "?", "", entry["problem"], "", "")
     return table
 
 

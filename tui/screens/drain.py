@@ -74,7 +74,9 @@ def load_drain(repo: Repo) -> DrainData:
 
 
 def _accept_all(repo: Repo, lids: list[str]) -> dict[str, Any]:
-    done = [library.accept(repo, lid, actor="you").id for lid in lids]
+    """Bulk acceptance never takes an automation: each needs its own confirmation of its command."""
+    done = [library.accept(repo, lid, actor="you").id for lid in lids
+            if library.automation_confirmation(library.get(repo, lid)) is None]
     return {"accepted": done}
 
 
@@ -283,6 +285,18 @@ class DrainScreen(HallScreen):
                 self._render_card()
             return
         if what == "accept":
+            auto = (card.preview or {}).get("automation")
+            if auto:  # its own confirmation, showing the exact command and the file it goes to
+                def confirmed(yes: bool | None) -> None:
+                    if yes:
+                        self.hall.core_call("accept", _decide, "accept", lid, actor="you",
+                                            confirm_automation=auto["confirm"], item=lid)
+
+                self.app.push_screen(ConfirmModal(
+                    f"Accept automation {lid}? Claude Code will run this command on its own",
+                    [f"file: {auto['file']}", f"event: {auto['event']}   matcher: {auto['matcher'] or '(all)'}",
+                     f"command: {auto['command']}"]), confirmed)
+                return
             self.hall.core_call("accept", _decide, "accept", lid, actor="you", item=lid)
         elif what == "skip":
             self.hall.core_call("skip", _decide, "skip", lid, actor="you", item=lid)
@@ -317,9 +331,14 @@ class DrainScreen(HallScreen):
 
     def action_accept_all(self) -> None:
         remaining = [lid for lid in self._remaining() if not self.data.cards[lid].came_back]
+        automations = [lid for lid in remaining if (self.data.cards[lid].preview or {}).get("automation")]
+        remaining = [lid for lid in remaining if lid not in automations]
         if not remaining:
             return
         lines = [f"{lid}: {self.data.cards[lid].learning.get('pattern', '')}" for lid in remaining]
+        if automations:
+            lines.append(f"Not included — automations, each accepted on its own card (a) after reading its "
+                         f"command: {', '.join(automations)}")
 
         def confirmed(yes: bool | None) -> None:
             if yes:

@@ -1,0 +1,355 @@
+"""The one secret scanner: every text Hallmark persists passes through here.
+
+Two uses, one set of rules:
+- memory writes (learnings, evidence, checkpoint, notes, decisions) are REFUSED with
+  SECRET_REFUSED (exit 2), naming the field and the kind, never echoing the value;
+- journal and log text (prompts, turn summaries, questions, answers, titles, the hook log) is
+  REDACTED in place (`[redacted: GitHub token]`) and never refused, so a hook never fails a session.
+
+What counts, by structure rather than by the words around it:
+- fixed shapes: a known prefix with its length and charset (cloud, VCS, chat, payment, CI keys…),
+  PEM private key blocks, JWTs, webhook URLs that carry their secret;
+- URL userinfo with a password (also an empty user, and a password holding `@` or `/`),
+  `curl -u user:pass`, `.netrc` password lines, `Authorization:` headers;
+- `name = value` where the name is secret-like (password, token, api_key…) and the value is a
+  literal that looks generated, and a bare 40-character AWS secret access key.
+Exempt are only values that are themselves examples or placeholders: the providers' documented
+example keys (AKIAIOSFODNN7EXAMPLE…), values that say EXAMPLE/placeholder/xxxx inside themselves,
+`<token>`, `${TOKEN}`, references to the environment. A key next to the word "example" is still
+a key. STDLIB ONLY and precompiled at import: UserPromptSubmit runs this on every prompt.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .errors import HallError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class Finding:
+    __slots__ = ("kind", "field", "start", "end")
+
+    def __init__(self, kind: str, field: str, start: int, end: int) -> None:
+        self.kind, self.field, self.start, self.end = kind, field, start, end
+
+    def describe(self) -> str:
+        return f"{self.field}: {self.kind}"
+
+    def __repr__(self) -> str:
+        return f"Finding({self.kind!r}, {self.field!r}, {self.start}, {self.end})"
+
+
+_B = r"(?<![A-Za-z0-9_\-])"  # a token starts here (not inside a longer word)
+_E = r"(?![A-Za-z0-9_\-])"  # and ends here
+# (kind, needles, pattern, group holding the secret: 0 for the whole match). A pattern runs only
+# on text that holds one of its needles, and is compiled the first time it runs: the hook that
+# scans every prompt pays for the shapes a prompt could hold, not for all of them.
+_SHAPES_SRC: list[tuple[str, tuple[str, ...], str, int]] = [
+    ("private key block", ('PRIVATE KEY',), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", 0),
+    ("AWS access key", ('AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'ANVA', 'AIPA', 'A3T'), _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}" + _E, 0),
+    ("GitHub token", ('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'), _B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E, 0),
+    ("GitHub fine-grained token", ('github_pat_',), _B + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _E, 0),
+    ("GitLab token", ('gl',), _B + r"gl(?:pat|dt|ptt|rt|cbt|oas|imt|agent|feed|ft|soat|wt)-[A-Za-z0-9_\-]{20,}", 0),
+    ("Slack token", ('xox',), _B + r"xox[abposre]-(?:[0-9A-Za-z]+-)*[0-9A-Za-z]{10,}", 0),
+    ("Slack app token", ('xapp-',), _B + r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,}", 0),
+    ("Slack webhook", ('hooks.slack.com',), r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}", 0),
+    ("Discord webhook", ('/api/webhooks/',), r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_\-]{40,}", 0),
+    ("Microsoft Teams webhook", ('webhook.office.com',), r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}", 0),
+    ("Stripe key", ('_live_', '_test_'), _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E, 0),
+    ("Stripe webhook secret", ('whsec_',), _B + r"whsec_[A-Za-z0-9+/]{24,}" + _E, 0),
+    ("Anthropic key", ('sk-ant-',), _B + r"sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_\-]{40,}", 0),
+    ("OpenAI key", ('sk-',), _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}", 0),
+    ("OpenAI key", ('sk-',), _B + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}", 0),
+    ("Google API key", ('AIza',), _B + r"AIza[0-9A-Za-z_\-]{35}" + _E, 0),
+    ("Google OAuth secret", ('GOCSPX-',), _B + r"GOCSPX-[A-Za-z0-9_\-]{28}" + _E, 0),
+    ("Google service account key", ('private_key_id',), r"\"private_key_id\"\s*:\s*\"[a-f0-9]{40}\"", 0),
+    ("npm token", ('npm_',), _B + r"npm_[A-Za-z0-9]{36}" + _E, 0),
+    ("PyPI token", ('pypi-',), _B + r"pypi-AgE[A-Za-z0-9_\-]{50,}", 0),
+    ("RubyGems key", ('rubygems_',), _B + r"rubygems_[a-f0-9]{48}" + _E, 0),
+    ("SendGrid key", ('SG.',), _B + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E, 0),
+    ("Twilio key", ('SK',), _B + r"SK[0-9a-f]{32}" + _E, 0),
+    ("Twilio credentials", ('AC',), _B + r"AC[0-9a-f]{32}(?:\s*[:/,;|]\s*|\s+)[0-9a-f]{32}" + _E, 0),
+    ("Mailgun key", ('key-',), _B + r"key-[0-9a-f]{32}" + _E, 0),
+    ("Mailchimp key", ('-us',), _B + r"[0-9a-f]{32}-us\d{1,2}" + _E, 0),
+    ("Telegram bot token", (':AA',), _B + r"\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _E, 0),
+    ("Discord bot token", ('.',), r"[MNO](?<![A-Za-z0-9_\-][MNO])[A-Za-z\d]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}" + _E, 0),
+    ("DigitalOcean token", ('_v1_',), _B + r"do[pro]_v1_[a-f0-9]{64}" + _E, 0),
+    ("Hugging Face token", ('hf_',), _B + r"hf_[A-Za-z]{34}" + _E, 0),
+    ("Azure storage key", ('AccountKey=',), r"AccountKey=[A-Za-z0-9+/]{60,}={0,2}", 0),
+    ("Azure SAS signature", ('sig=',), r"[?&]sig=([A-Za-z0-9%+/=]{30,})", 1),
+    ("Doppler token", ('dp.',), _B + r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[A-Za-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,}" + _E, 0),
+    ("Vault token", ('hvs.', 'hvb.', 'hvr.'), _B + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", 0),
+    ("Databricks token", ('dapi',), _B + r"dapi[0-9a-f]{32}(?:-\d)?" + _E, 0),
+    ("Atlassian API token", ('ATATT3',), _B + r"ATATT3[A-Za-z0-9_\-=]{100,}", 0),
+    ("age secret key", ('AGE-SECRET-KEY-1',), _B + r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E, 0),
+    ("Grafana token", ('glsa_', 'glc_'), _B + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})" + _E, 0),
+    ("Shopify token", ('shp',), _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, 0),
+    ("Linear key", ('lin_',), _B + r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _E, 0),
+    ("Postman key", ('PMAK-',), _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E, 0),
+    ("New Relic key", ('NRAK-', 'NRII-', 'NRJS-'), _B + r"NR(?:AK|II|JS)-[A-Za-z0-9]{27,}" + _E, 0),
+    ("Sentry token", ('sntr',), _B + r"sntry[su]_[A-Za-z0-9_=+/\-]{40,}", 0),
+    ("Supabase token", ('sbp_',), _B + r"sbp_[a-f0-9]{40}" + _E, 0),
+    ("PlanetScale token", ('pscale_',), _B + r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}", 0),
+    ("Pulumi token", ('pul-',), _B + r"pul-[a-f0-9]{40}" + _E, 0),
+    ("Docker Hub token", ('dckr_pat_',), _B + r"dckr_pat_[A-Za-z0-9_\-]{27,}" + _E, 0),
+    ("Buildkite token", ('bkua_',), _B + r"bkua_[a-f0-9]{40}" + _E, 0),
+    ("Sourcegraph token", ('sgp_',), _B + r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}" + _E, 0),
+    ("Fly.io token", ('fo1_',), _B + r"fo1_[A-Za-z0-9_\-]{43}" + _E, 0),
+    ("Netlify token", ('nfp_',), _B + r"nfp_[A-Za-z0-9]{36}" + _E, 0),
+    ("Figma token", ('figd_',), _B + r"figd_[A-Za-z0-9_\-]{40}" + _E, 0),
+    ("Terraform Cloud token", ('.atlasv1.',), _B + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9\-_=]{60,}", 0),
+    ("Square token", ('sq0', 'EAAA'), _B + r"(?:sq0(?:atp|csp)-[0-9A-Za-z\-_]{22,43}|EAAA[A-Za-z0-9\-_+=]{60})" + _E, 0),
+    ("Notion token", ('secret_', 'ntn_'), _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})" + _E, 0),
+    ("Airtable token", ('pat',), _B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E, 0),
+    ("Alibaba key", ('LTAI',), _B + r"LTAI[A-Za-z0-9]{20}" + _E, 0),
+    ("Heroku key", ('HRKU-',), _B + r"HRKU-[A-Za-z0-9_\-]{40,}", 0),
+    ("JSON Web Token", ('eyJ',), _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}", 0),
+    ("URL with a password", ('://',), r"\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@]{0,64}:([^\s]{1,256})@[A-Za-z0-9\-.\[\]]+"
+                            r"(?::\d+)?(?=[/?#\s\"'`),;]|$)", 1),
+    ("curl --user credentials", ('-u', '--user'), r"(?:^|\s)(?:-u|--user)(?:\s+|=)(['\"]?)[^\s:'\"]+:([^\s'\"]{3,})\1", 2),
+    (".netrc password", ('password',), r"(?m)(?:^[ \t]*password[ \t]+(\S{3,})[ \t]*$|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{3,}))", -1),
+]
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _re(source: str, flags: int = 0) -> re.Pattern[str]:
+    found = _COMPILED.get(source)
+    if found is None:
+        found = _COMPILED[source] = re.compile(source, flags)
+    return found
+
+
+_AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+
+_SECRET_NAME = (
+    r"(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|"
+    r"access[_-]?key(?:[_-]?id)?|auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer|token|"
+    r"private[_-]?key|credentials?|db[_-]?pass(?:word)?|signing[_-]?key|encryption[_-]?key|sas|"
+    r"webhook[_-]?secret|account[_-]?key|master[_-]?key|session[_-]?key)"
+)
+# name = value, name: value, "name": "value", NAME=value, --password value
+_ASSIGN = (
+    r"(?i)(?P<name>[A-Za-z0-9_\-.]*" + _SECRET_NAME + r")[\"']?\s*(?::=|=>|=|:|\s)\s*"
+    r"(?:(?P<q>[\"'`])(?P<qvalue>[^\s\"'`]{4,})(?P=q)|(?P<value>[^\s\"'`,;)}\]]{4,}))"
+)
+_ROOTS = r"(?i)pass|pwd|secret|key|token|bearer|credential|sas"
+_NAME_WORDS = ("pass", "pwd", "secret", "key", "token", "bearer", "credential", "sas")
+_BEARER = r"(?i)\bauthorization\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+(?P<value>[A-Za-z0-9._~+/=\-]{16,})"
+_PROSE_GUARD = r"[A-Za-z_][\w.\[\]]*"
+_CLASSES = (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]")
+
+# The providers' own documented example values: quoted in docs everywhere, never live.
+KNOWN_EXAMPLES = frozenset({
+    "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AKIAI44QH8DHBEXAMPLE",
+    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "xoxb-not-a-real-token-this-will-not-work", "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+})
+# A value that says, in itself, that it is not a real one.
+_SELF_EXAMPLE = (r"(?i)example|sample|dummy|placeholder|redacted|changeme|not[_\-]?a[_\-]?real|your[_\-]|"
+                 r"x{4,}|\*{3,}|\.{3,}|…|^<[^>]*>$|^\{\{.*\}\}$|^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+# For a value written after a name (or in a URL): also a reference to where the secret lives, or a word.
+_PLACEHOLDER = (
+    r"(?ix)^(?:"
+    r"%\(?[A-Za-z_]+\)?s?|"
+    r"%[A-Za-z_]+%|none|null|nil|true|false|undefined|empty|required|optional|secret|password|token|string|str|"
+    r"env|environ.*|os\.environ.*|os\.getenv.*|getenv.*|process\.env.*|settings\..*|config\..*|"
+    r"self\..*|args\..*|getpass.*|input\(.*|read_secret.*|vault:.*|keyring.*|"
+    r"[a-z_]+\(.*|[a-z_]+\.[a-z_]+.*|test|testing|hunter2|secret123|foo|bar|baz|qux|"
+    r"fake.*|mock.*|invalid.*"
+    r")$"
+)
+
+
+def shannon_entropy(text: str) -> float:
+    if not text:
+        return 0.0
+    counts: dict[str, int] = {}
+    for char in text:
+        counts[char] = counts.get(char, 0) + 1
+    total = len(text)
+    return -sum(c / total * math.log2(c / total) for c in counts.values())
+
+
+def _classes(value: str) -> int:
+    return sum(1 for pattern in _CLASSES if _re(pattern).search(value))
+
+
+def _looks_random(value: str) -> bool:
+    """A value that is plausibly a generated credential rather than a word or a reference."""
+    if len(value) < 8:
+        return False
+    if not any(c.isdigit() for c in value) and (len(value) < 32 or _re(_PROSE_GUARD).fullmatch(value)):
+        return False  # identifiers, type hints and words (Optional[SecretStr], getPassword) are code, not keys
+    classes = _classes(value)
+    if len(value) >= 12 and shannon_entropy(value) >= 3.0 and classes >= 2:
+        return True
+    return classes >= 3 and len(value) >= 8  # short passwords: mixed classes with a digit or symbol
+
+
+def is_example(value: str) -> bool:
+    """The value itself is a documented example or a placeholder (not: the text near it says so)."""
+    value = value.strip().strip("'\"`")
+    if value in KNOWN_EXAMPLES or _re(_SELF_EXAMPLE).search(value):
+        return True
+    core = re.sub(r"^[A-Za-z]{2,12}[_\-.]", "", value)  # after a provider prefix: all one character?
+    return len(core) >= 8 and len(set(core.replace("-", "").replace("_", ""))) <= 2
+
+
+def is_placeholder(value: str) -> bool:
+    """An assigned value that is an example, a reference to where the secret lives, or a plain word."""
+    return is_example(value) or bool(_re(_PLACEHOLDER).match(value.strip().strip("'\"`")))
+
+
+def scan_text(text: str, field: str = "text") -> list[Finding]:
+    """Every secret-shaped thing in text, as findings that name the field and the kind."""
+    if not text or len(text) < 8:
+        return []
+    found: list[Finding] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(kind: str, start: int, end: int) -> None:
+        for s, e in taken:
+            if s < end and start < e:
+                return
+        taken.append((start, end))
+        found.append(Finding(kind, field, start, end))
+
+    for kind, needles, source, group in _SHAPES_SRC:
+        if not any(needle in text for needle in needles):
+            continue
+        for match in _re(source).finditer(text):
+            slot = (match.lastindex or 0) if group == -1 else group
+            value = match.group(slot)
+            if is_placeholder(value) if slot else is_example(value):
+                continue
+            if slot and kind in ("URL with a password", "curl --user credentials", ".netrc password") \
+                    and (value.startswith("$") or not _credential_like(value)):
+                continue
+            add(kind, match.start(slot), match.end(slot))
+    lowered = text.lower()
+    if "authorization" in lowered:
+        for match in _re(_BEARER).finditer(text):
+            value = match.group("value")
+            if not is_placeholder(value) and _looks_random(value):
+                add("bearer token", match.start("value"), match.end("value"))
+    if any(word in lowered for word in _NAME_WORDS):
+        # anchored at the start of each identifier holding a secret-like word (far cheaper than a search)
+        assign = _re(_ASSIGN)
+        starts: set[int] = set()
+        for root in _re(_ROOTS).finditer(text):
+            start = root.start()
+            while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "_-.")):
+                start -= 1
+            if start in starts:
+                continue
+            starts.add(start)
+            match = assign.match(text, start)
+            if match:
+                _assignment(text, match, add)
+    for match in _re(_AWS_SECRET).finditer(text):
+        value = match.group(0)
+        if _classes(value) >= 3 and shannon_entropy(value) >= 4.3 and not is_example(value) \
+                and not re.search(r"[a-z]{7,}", value):
+            add("AWS secret access key", match.start(), match.end())
+    return found
+
+
+def _credential_like(value: str) -> bool:
+    """A password in a URL or on a command line: anything that is not a word list or a reference."""
+    return not re.fullmatch(r"[A-Za-z]{1,7}", value) and not value.startswith(("{", "%"))
+
+
+def _assignment(text: str, match: re.Match[str], add) -> None:
+    slot = "qvalue" if match.group("q") else "value"
+    name, value = match.group("name"), match.group(slot)
+    if is_placeholder(value):
+        return
+    lowered = name.lower()
+    is_password = any(w in lowered for w in ("password", "passwd", "pwd", "passphrase"))
+    quoted = bool(match.group("q"))
+    separator = text[match.end("name"): match.start(slot)]
+    if not quoted and not re.search(r"[=:]", separator):
+        # "token abc" in prose is not an assignment; only flag a random-looking value
+        if not (_looks_random(value) and len(value) >= 20):
+            return
+    if is_password and (quoted or "=" in separator or ":" in separator) and len(value) >= 6 and not value.isalpha():
+        add("password assignment", match.start(slot), match.end(slot))
+    elif _looks_random(value) and len(value) >= 16:
+        kind = "AWS secret access key" if "aws" in lowered and len(value) == 40 else \
+            "high-entropy value next to a secret-like name"
+        add(kind, match.start(slot), match.end(slot))
+    elif is_password and len(value) >= 8 and _looks_random(value):
+        add("password assignment", match.start(slot), match.end(slot))
+
+
+def redact(text: str) -> str:
+    """The text with every secret replaced by `[redacted: <kind>]` (journal and log text)."""
+    if not isinstance(text, str) or len(text) < 8:
+        return text
+    found = scan_text(text)
+    if not found:
+        return text
+    out = []
+    last = 0
+    for finding in sorted(found, key=lambda f: f.start):
+        out.append(text[last:finding.start])
+        out.append(f"[redacted: {finding.kind}]")
+        last = finding.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def redact_value(value: Any) -> Any:
+    """redact() through strings, lists and dicts (a journal field's value)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_value(v) for k, v in value.items()}
+    return value
+
+
+def _walk(value: Any, field: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(field, value)]
+    if isinstance(value, dict):
+        out: list[tuple[str, str]] = []
+        for key, inner in value.items():
+            out.extend(_walk(inner, f"{field}.{key}" if field else str(key)))
+        return out
+    if isinstance(value, list | tuple):
+        out = []
+        for index, inner in enumerate(value):
+            out.extend(_walk(inner, f"{field}[{index}]"))
+        return out
+    return []
+
+
+def scan(fields: dict[str, Any]) -> list[Finding]:
+    """Scan a record field by field (nested dicts and lists get dotted names)."""
+    found: list[Finding] = []
+    for field, text in _walk(fields, ""):
+        found.extend(scan_text(text, field))
+    return found
+
+
+def refuse_if_secret(fields: dict[str, Any], what: str = "this write") -> None:
+    """Raise SECRET_REFUSED (exit 2) naming each field and kind; nothing has been stored yet."""
+    found = scan(fields)
+    if not found:
+        return
+    named = "; ".join(sorted({f.describe() for f in found}))
+    raise HallError(
+        "SECRET_REFUSED",
+        f"Refused {what}: it looks like it holds a secret ({named}). Nothing was stored. "
+        "Remove the value (name the variable or the vault entry instead) and try again.",
+        ["describe where the secret lives (e.g. 'the token is in $GITHUB_TOKEN'), never its value"],
+    )
