@@ -69,8 +69,12 @@ def hallmark_head(env: dict[str, str], main: Path, wt: Path, item: str) -> None:
     path = discover(main).item_journal(item)
     journal.append(path, "ready", item=item, actor="you", sha=sha, round=1)
     journal.append(path, "checks_passed", item=item, actor="assayer", sha=sha)
-    journal.append(path, "hallmarked", item=item, actor="assayer", sha=sha, round=1)
-    note = {"v": 1, "item": item, "sha": sha, "round": 1, "model": "bench", "open_findings": [], "actor": "assayer"}
+    run = "20261201T120000000Z-review.jsonl"  # the loop's chain: run started, its verdict, hallmarked
+    journal.append(path, "run_started", item=item, actor="assayer", run=run, role="review", model="bench")
+    journal.append(path, "verdict", item=item, actor="assayer", sha=sha, decision="approve", run=run, standin=False)
+    journal.append(path, "hallmarked", item=item, actor="assayer", sha=sha, round=1, run=run, standin=False)
+    note = {"v": 1, "item": item, "sha": sha, "round": 1, "model": "bench", "open_findings": [], "actor": "assayer",
+            "run": run, "standin": False}
     _git(wt, env, "notes", "--ref=hallmark", "add", "-m", json.dumps(note), "HEAD")
 
 

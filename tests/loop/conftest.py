@@ -53,7 +53,8 @@ def write_config(root: Path, extra: str = "", gates: list[str] | None = None) ->
         f"gates = {json.dumps(gates)}\n"
         'ship = "git push -q -u origin {branch}"\n'
         "max_rejects = 3\nmax_check_failures = 3\n"
-        '[runner]\ntimeout = "60s"\n' + extra)
+        # the stand-in runs this loop, and the config says so: its hallmarks count only in such a repo
+        '[runner]\ntimeout = "60s"\nclaude = "hall-standin-claude"\n' + extra)
 
 
 @pytest.fixture
