@@ -124,6 +124,14 @@ def _ship_check(paths: RepoPaths) -> dict[str, Any] | None:
                   f"git remote add {missing[0]} <url>, or set ship in .hallmark.toml", optional=True)
 
 
+def _pre_push_check(paths: RepoPaths) -> dict[str, Any]:
+    """Git's own wall: the pre-push hook in every hooks dir the checkouts use (core/githooks.py)."""
+    from . import githooks
+
+    state = githooks.status(paths)
+    return _check("pre-push", state["ok"], state["detail"], "hall setup git", dirs=state.get("dirs", []))
+
+
 def run(start: Path) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
     git_path = shutil.which("git")
@@ -152,6 +160,7 @@ def run(start: Path) -> dict[str, Any]:
         ship = _ship_check(paths)
         if ship is not None:
             checks.append(ship)
+        checks.append(_pre_push_check(paths))
     from .plugin_install import installed_status
 
     status = installed_status()

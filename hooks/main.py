@@ -108,6 +108,10 @@ def _log_quietly(paths, event: str, message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     event = args[0] if args else ""
+    if event == "git-pre-push":  # git's hook, not Claude Code's: its own protocol (hooks/git_pre_push.py)
+        from hallmark.hooks.git_pre_push import main as git_pre_push
+
+        return git_pre_push(args[1:])
     if normalise(event) is None:
         return 0
     try:

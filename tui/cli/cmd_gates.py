@@ -15,6 +15,21 @@ def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
     return install(dry_run=args.dry_run)
 
 
+def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
+    """Install or repair Hallmark's pre-push hook in this repository (or take it out with --remove)."""
+    from hallmark.core import githooks
+    from hallmark.core.paths import discover
+
+    paths = discover(None).require_initialized()  # type: ignore[union-attr]
+    if args.remove:
+        result = githooks.remove(paths, dry_run=args.dry_run)
+        result["next"] = ["hall setup git", "hall doctor"]
+        return result
+    result = githooks.install(paths, dry_run=args.dry_run)
+    result["next"] = ["hall doctor"] if result["ok"] else ["hall doctor", "edit the tracked hook it names"]
+    return result
+
+
 def cmd_hook(args: argparse.Namespace) -> dict[str, Any] | None:
     """Run a hook exactly as hall-hook would: stdin JSON in, Claude Code's answer out."""
     from hallmark.hooks.main import main as hook_main
@@ -30,6 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add(inner, "claude", cmd_setup_claude,
             "Install the Claude Code plugin for this user (atomic; writes the absolute path of hall-hook).")
     p.add_argument("--dry-run", action="store_true", help="stage and validate, change nothing")
+    p = add(inner, "git", cmd_setup_git,
+            "Install or repair the pre-push hook that refuses unhallmarked pushes (chains any hook already there).")
+    p.add_argument("--dry-run", action="store_true", help="say what it would do, change nothing")
+    p.add_argument("--remove", action="store_true", help="take Hallmark's hook out and restore the chained one")
     setup.set_defaults(handler=None)
 
     p = add(sub, "hook", cmd_hook, "Run a Claude Code hook (the same as hall-hook <event>; reads stdin JSON).")
