@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hallmark.core import states
 from hallmark.core.gates import itemstate, shell
-from hallmark.core.gates.push import Context, analyze, shell_split
+from hallmark.core.gates.git_cmds import shell_split
+from hallmark.core.gates.push import Context, analyze
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,18 +73,18 @@ def test_shell_split_round_trips_quoted_words(words):
 @given(st.text(max_size=120))
 def test_the_analysis_never_raises(text):
     findings = analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
-    assert all(f.kind in ("push", "note", "commit", "stage", "strict", "state") for f in findings)
+    assert all(f.kind in ("push", "note", "commit", "stage", "strict", "state", "person") for f in findings)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab gitpush$`'\"\\(){}[]|&;<>\n#=*?~!%-./0123456789x\x00é", max_size=100))
 def test_the_analysis_never_raises_on_shell_soup(text):
-    analyze(text, Context("/tmp", alias_lookup=lambda *a: None, protected=["/tmp/.git/hallmark"]))
+    analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
 
 
 def test_found_by_fuzzing():
     for text in ("$'\\9'", "$'\\x'", "$'\\u'", "bash 'a\x00b'", "echo > 'a\x00'", "source $'\\0'"):
-        analyze(text, Context("/tmp", alias_lookup=lambda *a: None, protected=["/tmp/.git/hallmark"]))
+        analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
 
 
 def test_characters_that_crash_tree_sitter_never_reach_it():

@@ -1,0 +1,630 @@
+"""git, read the way git itself would run it: global options, aliases, what a push sends, the notes
+refs, configuration that runs commands, and the hooks a subcommand runs.
+
+- Which names are git's own commands is asked of this git (`git --list-cmds=builtins,main`, cached
+  by the git binary), so an alias on a name this git does not ship is still followed; a
+  `git-<name>` on PATH runs code the gate cannot read.
+- A push names what it sends (`push_sources`): every refspec source, `--all`, `--tags`, the
+  configured refspecs when none is given; decide.py checks each is hallmarked. What cannot be
+  resolved is denied.
+- `-c key=value`, `--config-env`, `GIT_CONFIG_*` and `GIT_*` variables that make git run a command
+  are read as shell code (a literal `core.pager=cat` is harmless) or denied when computed;
+  `core.hooksPath`, `--exec-path`, another config file and `protocol.*` are always denied.
+- Writes to `refs/notes/` by any command (notes, update-ref, symbolic-ref, fetch and push
+  refspecs, fast-import, replace, `notes.*` config) are "note" findings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from .shell import UNKNOWN, Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .push import Analyzer, Context
+    from .shell import Command
+
+# the fallback when `git --list-cmds` cannot be asked: builtins and the scripts git ships
+GIT_COMMANDS = frozenset("""
+add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore
+check-mailmap check-ref-format checkout checkout-index cherry cherry-pick clean clone column commit
+commit-graph commit-tree config count-objects credential credential-cache credential-store describe
+diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack
+fmt-merge-msg for-each-ref for-each-repo format-patch fsck fsck-objects gc get-tar-commit-id grep
+hash-object help hook index-pack init init-db interpret-trailers log ls-files ls-remote ls-tree
+mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-ours merge-recursive
+merge-subtree merge-tree mktag mktree multi-pack-index mv name-rev notes pack-objects pack-redundant
+pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase receive-pack reflog remote
+repack replace rerere reset restore rev-list rev-parse revert rm send-pack shortlog show show-branch
+show-index show-ref sparse-checkout stage stash status stripspace submodule switch symbolic-ref tag
+unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack var
+verify-commit verify-pack verify-tag version whatchanged worktree write-tree
+""".split())
+
+NOTE_WRITES = frozenset({"add", "append", "edit", "copy", "remove", "merge", "prune"})
+GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                               "--super-prefix", "--attr-source", "--list-cmds"})
+HELP_FLAGS = frozenset({"-h", "--help"})
+# subcommands that only read: they run no hook (every other one may, see githooks(5))
+READ_ONLY = frozenset({"log", "show", "diff", "diff-files", "diff-index", "diff-tree", "blame", "annotate", "grep",
+                       "ls-files", "ls-tree", "ls-remote", "rev-parse", "rev-list", "cat-file", "describe", "shortlog",
+                       "show-ref", "for-each-ref", "help", "version", "var", "check-ignore", "check-attr",
+                       "check-ref-format", "name-rev", "merge-base", "whatchanged", "show-branch", "cherry",
+                       "count-objects", "verify-commit", "verify-tag", "format-patch", "range-diff", "patch-id",
+                       "column", "stripspace", "interpret-trailers", "bugreport", "diagnose", "archive"})
+HOOK_NAMES = frozenset({
+    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg",
+    "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
+    "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
+    "post-rewrite", "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+    "p4-post-changelist", "p4-pre-submit", "post-index-change"})
+# the client hooks each subcommand may run (githooks(5)); a subcommand not here and not READ_ONLY may
+# run any of them
+_REF = ("reference-transaction",)
+_INDEX = ("post-index-change",)
+_COMMITS = ("prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite", "pre-auto-gc") + _REF + _INDEX
+HOOKS_RUN_BY: dict[str, tuple[str, ...]] = {
+    "commit": ("pre-commit",) + _COMMITS,
+    "merge": ("pre-merge-commit", "post-merge") + _COMMITS,
+    "pull": ("pre-merge-commit", "post-merge", "pre-rebase", "post-checkout") + _COMMITS,
+    "rebase": ("pre-rebase", "post-checkout") + _COMMITS,
+    "am": ("applypatch-msg", "pre-applypatch", "post-applypatch") + _COMMITS,
+    "cherry-pick": _COMMITS, "revert": _COMMITS,
+    "checkout": ("post-checkout",) + _REF + _INDEX, "switch": ("post-checkout",) + _REF + _INDEX,
+    "worktree": ("post-checkout",) + _REF + _INDEX, "clone": ("post-checkout",),
+    "reset": _REF + _INDEX, "restore": _INDEX, "stash": _REF + _INDEX,
+    "branch": _REF, "tag": _REF, "update-ref": _REF, "symbolic-ref": _REF, "replace": _REF, "notes": _REF,
+    "fetch": _REF + ("pre-auto-gc",), "gc": ("pre-auto-gc",) + _REF, "maintenance": ("pre-auto-gc",) + _REF,
+    "push": ("pre-push",) + _REF, "send-pack": ("pre-push",) + _REF, "send-email": ("sendemail-validate",),
+    "add": _INDEX, "rm": _INDEX, "mv": _INDEX, "stage": _INDEX, "update-index": _INDEX, "read-tree": _INDEX,
+    "sparse-checkout": _INDEX, "status": _INDEX, "apply": _INDEX, "clean": (), "config": (), "remote": (),
+    "reflog": _REF, "pack-refs": (), "prune": (), "repack": (), "bundle": _REF, "submodule": ("post-checkout",) + _REF,
+    "bisect": ("post-checkout",) + _REF + _INDEX, "filter-branch": _COMMITS,
+    "p4": ("p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit"),
+    "init": (), "hash-object": (), "mktree": (), "commit-tree": (), "write-tree": (), "fast-import": _REF,
+}
+# hooks skipped by --no-verify (commit, merge, am)
+NO_VERIFY_SKIPS = frozenset({"pre-commit", "commit-msg", "pre-merge-commit", "applypatch-msg", "pre-applypatch"})
+
+# configuration whose value git runs as a command (read as shell code when literal)
+RUNS_COMMAND = re.compile(r"(?i)^(core\.(editor|pager|sshcommand|askpass|fsmonitor|gitproxy)|sequence\.editor|"
+                          r"pager\..+|gpg(\..+)?\.program|credential(\..+)?\.helper|diff\.external|"
+                          r"(diff|merge)\..+\.(textconv|command|driver|cmd)|filter\..+\.(clean|smudge|process)|"
+                          r"remote\..+\.(receivepack|uploadpack|vcs)|uploadpack\.packobjectshook|"
+                          r"sendemail\..*(smtpserver|tocmd|cccmd|validate)|(difftool|mergetool)\..+\.cmd|"
+                          r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|alias\..+)$")
+# configuration the gate denies outright: another hooks dir, another config file, other transports,
+# git's own programs elsewhere, where a push goes or what it sends by default
+DENIED_CONFIG = re.compile(r"(?i)^(core\.hookspath|include\.path|includeif\..+|protocol\..+|"
+                           r"remote\..+\.(push|pushurl|mirror)|push\.(default|pushoption)|"
+                           r"core\.worktree|core\.bare|extensions\..+|safe\.directory)$")
+NOTES_CONFIG = re.compile(r"(?i)^(notes\..+|core\.notesref)$")
+BOOLISH = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
+# environment variables git reads a command from; and those that redirect git wholesale
+ENV_COMMANDS = ("GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "GIT_SSH", "GIT_SSH_COMMAND",
+                "GIT_PAGER", "PAGER", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND")
+ENV_DENIED = ("GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR",
+              "GIT_CONFIG_PARAMETERS", "GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_NOTES_REWRITE_REF",
+              "GIT_NOTES_REWRITE_MODE", "GIT_REPLACE_REF_BASE", "GIT_OBJECT_DIRECTORY",
+              "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR")
+# options whose value git runs as a command (for local and ssh transports)
+COMMAND_OPTIONS = {"push": ("--receive-pack", "--exec"), "send-pack": ("--receive-pack", "--exec"),
+                   "fetch": ("--upload-pack",), "pull": ("--upload-pack",), "clone": ("--upload-pack", "-u"),
+                   "ls-remote": ("--upload-pack",), "archive": ("--exec",), "fetch-pack": ("--upload-pack",)}
+
+
+# -- this git's own commands ---------------------------------------------------------------------
+
+
+def own_commands(ctx: Context) -> frozenset[str]:
+    """Builtins and the commands git ships (`git --list-cmds=builtins,main`), cached per git binary."""
+    if ctx.git_commands is not None:
+        return ctx.git_commands
+    import shutil
+
+    binary = shutil.which("git", path=ctx.env.get("PATH") or os.environ.get("PATH"))
+    try:
+        st = os.stat(binary) if binary else None
+    except OSError:
+        st = None
+    key = [binary, st.st_size, st.st_mtime_ns] if st else None
+    cache = os.path.join(ctx.state_dir, "cache", "git-commands.json") if ctx.state_dir else None
+    if cache and key:
+        try:
+            with open(cache, encoding="utf-8") as handle:
+                data = json.load(handle)
+            if data.get("key") == key:
+                ctx.git_commands = frozenset(data["commands"])
+                return ctx.git_commands
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    from .run import capture
+
+    try:
+        proc = capture(["git", "--list-cmds=builtins,main"], env=probe_env(ctx.env))
+        names = frozenset(proc.stdout.decode().split()) if proc.returncode == 0 else frozenset()
+    except OSError:
+        names = frozenset()
+    ctx.git_commands = names or GIT_COMMANDS
+    if names and cache and key:
+        try:
+            os.makedirs(os.path.dirname(cache), exist_ok=True)
+            tmp = f"{cache}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as handle:
+                json.dump({"key": key, "commands": sorted(names)}, handle)
+            os.replace(tmp, cache)
+        except OSError:
+            pass
+    return ctx.git_commands
+
+
+def on_path(name: str, env: dict[str, str]) -> str | None:
+    """A `git-<name>` executable on PATH: git runs it for `git <name>`."""
+    import shutil
+
+    return shutil.which(f"git-{name}", path=env.get("PATH") or os.environ.get("PATH"))
+
+
+def probe_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment for the gate's own git probes: ours, plus the command's known GIT_* values."""
+    full_env = dict(os.environ)
+    full_env.update({k: v for k, v in env.items() if k.startswith("GIT_") and v != UNKNOWN})
+    full_env["GIT_TERMINAL_PROMPT"] = "0"
+    return full_env
+
+
+# -- splitting and aliases -------------------------------------------------------------------------
+
+
+def shell_split(text: str) -> list[str] | None:
+    """Split like git's split_cmdline / env -S: quotes and backslashes, no expansions."""
+    words: list[str] = []
+    current: list[str] = []
+    have = False
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"' and i + 1 < len(text):
+                i += 1
+                current.append(text[i])
+            else:
+                current.append(ch)
+        elif ch in "'\"":
+            quote = ch
+            have = True
+        elif ch == "\\" and i + 1 < len(text):
+            i += 1
+            current.append(text[i])
+            have = True
+        elif ch in " \t\n":
+            if current or have:
+                words.append("".join(current))
+                current, have = [], False
+        else:
+            current.append(ch)
+        i += 1
+    if quote:
+        return None
+    if current or have:
+        words.append("".join(current))
+    return words
+
+
+def quote(text: str) -> str:
+    if text and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", text):
+        return text
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def env_config(env: dict[str, str]) -> list[tuple[str, str]]:
+    """(key, value) given through GIT_CONFIG_COUNT/KEY_n/VALUE_n in the command's own assignments."""
+    try:
+        count = int(env.get("GIT_CONFIG_COUNT", "0") or 0)
+    except ValueError:
+        return [("GIT_CONFIG_COUNT", UNKNOWN)]
+    return [(env.get(f"GIT_CONFIG_KEY_{n}", ""), env.get(f"GIT_CONFIG_VALUE_{n}", "")) for n in range(min(count, 100))]
+
+
+def config_alias(where: str, sub: str, globals_: list[str], env: dict[str, str]) -> str | None:
+    """Ask git itself (includes, global and worktree config, -c and GIT_CONFIG_* all honoured)."""
+    import subprocess
+
+    safe: list[str] = []
+    i = 0
+    while i < len(globals_):
+        flag = globals_[i]
+        if flag in ("-c", "--config-env", "--git-dir", "--work-tree") and i + 1 < len(globals_):
+            safe += [flag, globals_[i + 1]]
+            i += 2
+            continue
+        if flag.startswith(("--git-dir=", "--work-tree=", "--config-env=")):
+            safe.append(flag)
+        i += 1
+    run_in = where if where and os.path.isdir(where) else None
+    proc = subprocess.run(["git", *safe, "config", "--get", f"alias.{sub}"], cwd=run_in, env=probe_env(env),
+                          capture_output=True, text=True, timeout=5, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.rstrip("\n")
+
+
+def _join(cwd: str | None, word: Word) -> str | None:
+    if not word.literal:
+        return None
+    if os.path.isabs(word.text):
+        return os.path.normpath(word.text)
+    return os.path.normpath(os.path.join(cwd, word.text)) if cwd else None
+
+
+# -- git -------------------------------------------------------------------------------------------
+
+
+def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+            alias_depth: int = 0, git_dir: str | None = None) -> None:
+    inline: list[tuple[str, str]] = []
+    globals_: list[str] = []
+    i = 0
+    git_cwd = cwd
+    if env.get("GIT_DIR") and env["GIT_DIR"] != UNKNOWN:
+        git_dir = _join(cwd, Word(env["GIT_DIR"]))
+    for name in ENV_DENIED:
+        if name in env:
+            an.add("strict", f"git with {name} set (it points git at other state)", cmd, cwd, always=True)
+            return
+    while i < len(args):
+        word = args[i]
+        if not word.literal and (i == 0 or args[i - 1].text not in GLOBAL_WITH_VALUE):
+            an.add("strict", f"git with a computed argument {word.text!r}", cmd, git_cwd, always=True)
+            return
+        text = word.text
+        if not text.startswith("-"):
+            break
+        name, eq, attached = text.partition("=")
+        if text in GLOBAL_WITH_VALUE or (name in ("--git-dir", "--work-tree", "--config-env") and eq):
+            value = Word(attached, word.literal) if eq else (args[i + 1] if i + 1 < len(args) else Word(""))
+            step = 1 if eq else 2
+            if not value.literal:
+                an.add("strict", f"git {name} with a computed value", cmd, git_cwd, always=True)
+                return
+            if name == "-C":
+                git_cwd = _join(git_cwd, value)
+            elif name == "-c":
+                key, _, val = value.text.partition("=")
+                inline.append((key, val))
+            elif name == "--config-env":
+                key, _, var = value.text.partition("=")
+                inline.append((key, env.get(var, an.ctx.env.get(var, UNKNOWN))))
+            elif name == "--git-dir":
+                git_dir = _join(git_cwd, value)
+            globals_ += [name, value.text] if not eq else [text]
+            i += step
+            continue
+        if name == "--exec-path" and eq:
+            an.add("strict", "git --exec-path= runs git's commands from another directory", cmd, git_cwd, always=True)
+            return
+        if text.startswith("-c") and len(text) > 2:
+            key, _, val = text[2:].partition("=")
+            inline.append((key, val))
+        elif text.startswith("-C") and len(text) > 2:
+            git_cwd = _join(git_cwd, Word(text[2:]))
+        elif text in ("--help", "-h", "--version", "-v", "--html-path", "--man-path", "--info-path", "--exec-path"):
+            return
+        globals_.append(text)
+        i += 1
+    if i >= len(args):
+        return
+    settings = inline + env_config(env)
+    if not _configuration(an, settings, cmd, git_cwd, env):
+        return
+    sub = args[i].text
+    rest = args[i + 1:]
+    aliases = {k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}
+    if sub not in own_commands(an.ctx):
+        alias = aliases.get(sub.lower())
+        if alias is None:
+            found = on_path(sub, {**an.ctx.env, **env})
+            if found:
+                an.add("strict", f"git {sub} runs {found}, a program the gate cannot read", cmd, git_cwd, always=True)
+                return
+            try:
+                alias = an.ctx.alias_lookup(git_cwd or an.ctx.cwd, sub, globals_, env)
+            except Exception:  # noqa: BLE001 - an unreadable config is an unknown subcommand
+                alias = None
+        if alias is None or alias == UNKNOWN:
+            an.add("strict", f"unknown git subcommand {sub!r}", cmd, git_cwd, always=alias == UNKNOWN)
+            return
+        if alias_depth > 10:
+            an.add("strict", f"git alias {sub!r} nests too deeply", cmd, git_cwd, always=True)
+            return
+        if alias.startswith("!"):
+            extra = " ".join(quote(w.text) for w in rest) if all(w.literal for w in rest) else ""
+            an.nested(alias[1:] + (" " + extra if extra else ""), cmd, git_cwd)
+            return
+        split = shell_split(alias)
+        if not split:
+            an.add("strict", f"git alias {sub!r} cannot be read", cmd, git_cwd, always=True)
+            return
+        run_git(an, list(args[:i]) + [Word(w) for w in split] + rest, cmd, git_cwd, env, alias_depth + 1, git_dir)
+        return
+    git_sub(an, sub, rest, cmd, git_cwd, env, git_dir)
+
+
+def _configuration(an: Analyzer, settings: list[tuple[str, str]], cmd: Command, cwd: str | None,
+                   env: dict[str, str]) -> bool:
+    """Check `-c`, `--config-env`, GIT_CONFIG_* and the command-running variables; False when denied."""
+    for key, value in settings:
+        if key == "GIT_CONFIG_COUNT":
+            an.add("strict", "GIT_CONFIG_COUNT is computed", cmd, cwd, always=True)
+            return False
+        if NOTES_CONFIG.match(key):
+            an.add("note", f"git -c {key} (moves hallmark notes)", cmd, cwd)
+            return False
+        if DENIED_CONFIG.match(key):
+            an.add("strict", f"git -c {key}=… (the gate denies overriding it)", cmd, cwd, always=True)
+            return False
+        if RUNS_COMMAND.match(key) and not key.lower().startswith("alias."):
+            if not _command_value(an, key, value, cmd, cwd):
+                return False
+    for name in ENV_COMMANDS:
+        if name in env and not _command_value(an, name, env[name], cmd, cwd):
+            return False
+    return True
+
+
+def _command_value(an: Analyzer, key: str, value: str, cmd: Command, cwd: str | None) -> bool:
+    if value == UNKNOWN:
+        an.add("strict", f"{key} is computed, and git runs it", cmd, cwd, always=True)
+        return False
+    if value.strip().lower() in BOOLISH:
+        return True
+    an.nested(value[1:] if value.startswith("!") else value, cmd, cwd)
+    return True
+
+
+def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+            git_dir: str | None = None) -> None:
+    lits = [w.text for w in rest]
+    positional = [w.text for w in rest if not w.text.startswith("-")]
+    if lits[:1] and lits[0] in HELP_FLAGS:
+        return
+    if any(not w.literal for w in rest) and sub in ("push", "send-pack", "http-push", "fetch", "pull", "update-ref",
+                                                    "symbolic-ref", "notes", "replace", "config"):
+        pass  # each handler below decides what a computed word means for it
+    for option in COMMAND_OPTIONS.get(sub, ()):
+        for index, word in enumerate(rest):
+            if word.text == option and index + 1 < len(rest):
+                an.shell_string(rest[index + 1], cmd, cwd)
+            elif word.text.startswith(option + "="):
+                an.shell_string(Word(word.text.split("=", 1)[1], word.literal), cmd, cwd)
+    if sub not in READ_ONLY:
+        git_hooks(an, sub, lits, cmd, cwd)
+        if sub not in ("push", "send-pack", "http-push", "status", "config", "remote", "help", "notes", "stash")\
+                or (sub == "stash" and positional[:1] in (["pop"], ["apply"])):
+            an.moves_refs()
+    if sub in ("push", "send-pack", "http-push"):
+        from .refspecs import push_finding
+
+        push_finding(an, sub, rest, cmd, cwd, env, git_dir)
+    elif sub == "subtree":
+        first = first_positional(rest, {"-P", "--prefix", "-m", "--message", "--onto", "-b", "--branch", "--annotate"})
+        if first == "push":
+            an.add("push", "git subtree push", cmd, cwd, revs=None, git_dir=git_dir)
+    elif sub == "svn" and positional[:1] == ["dcommit"] or sub == "p4" and positional[:1] == ["submit"]:
+        an.add("push", f"git {sub} {positional[0]}", cmd, cwd, git_dir=git_dir)
+    elif sub == "lfs" and positional[:1] == ["push"]:
+        an.add("push", "git lfs push", cmd, cwd, git_dir=git_dir)
+    elif sub in ("fetch", "pull"):
+        from .refspecs import fetch_into_notes
+
+        fetch_into_notes(an, sub, rest, cmd, cwd, env)
+    elif sub == "notes":
+        action = first_positional(rest, {"--ref"})
+        if action in NOTE_WRITES or any(not w.literal for w in rest):
+            an.add("note", f"git notes {action or '(computed)'}", cmd, cwd)
+    elif sub == "update-ref":
+        if "--stdin" in lits:
+            an.add("note", "git update-ref --stdin (cannot see which refs)", cmd, cwd)
+        elif any(not w.literal for w in rest):
+            an.add("note", "git update-ref on a computed ref", cmd, cwd)
+        else:
+            ref = first_positional(rest, {"-m"})
+            if ref and "notes" in ref:
+                an.add("note", f"git update-ref {ref}", cmd, cwd)
+    elif sub == "symbolic-ref":
+        if any(not w.literal for w in rest) or any("notes" in text for text in positional):
+            an.add("note", "git symbolic-ref to a notes ref", cmd, cwd)
+    elif sub in ("fast-import", "replace") and not (sub == "replace" and set(lits) & {"-l", "--list", "--format"}
+                                                     and not set(lits) & {"-f", "--edit", "-e", "--graft", "-d"}):
+        an.add("note", f"git {sub} (writes any ref or object it is given)", cmd, cwd)
+    elif sub == "filter-branch":
+        if "--all" in lits or any("notes" in text for text in lits):
+            an.add("note", "git filter-branch over the notes refs", cmd, cwd)
+        for index, word in enumerate(rest):
+            if word.text.endswith("-filter") and word.text.startswith("--") and index + 1 < len(rest):
+                an.shell_string(rest[index + 1], cmd, cwd)
+    elif sub == "config":
+        config_write(an, rest, cmd, cwd)
+    elif sub == "commit":
+        an.add("commit", "git commit", cmd, cwd, args=lits)
+    elif sub in ("add", "rm", "mv", "stage"):
+        an.add("stage", f"git {sub}", cmd, cwd, args=lits if all(w.literal for w in rest) else ["-A"])
+    elif sub in ("clone", "init", "worktree"):
+        targets = positional[1:] if sub == "clone" or (sub == "worktree" and positional[:1] == ["add"]) else positional
+        if sub == "worktree" and positional[:1] == ["add"]:
+            targets = positional[1:2]
+        for target in targets[-1:] if sub != "worktree" else targets:
+            an.write(Word(target), cwd, cmd.source)
+        for index, word in enumerate(rest):
+            if word.text in ("--separate-git-dir", "--template") and index + 1 < len(rest):
+                an.write(rest[index + 1], cwd, cmd.source)
+    if sub == "rebase":
+        for index, word in enumerate(rest):
+            if word.text in ("-x", "--exec") and index + 1 < len(rest):
+                an.shell_string(rest[index + 1], cmd, cwd)
+            elif word.text.startswith("--exec="):
+                an.shell_string(Word(word.text.split("=", 1)[1], word.literal), cmd, cwd)
+            elif word.text.startswith("-x") and len(word.text) > 2:
+                an.shell_string(Word(word.text[2:], word.literal), cmd, cwd)
+    elif sub == "bisect" and positional[:1] == ["run"]:
+        index = next(k for k, w in enumerate(rest) if w.text == "run")
+        if index + 1 < len(rest):
+            an.exec(list(rest[index + 1:]), cmd, cwd, dict(env), None)
+    elif sub == "submodule":
+        words = [w for w in rest]
+        while words and words[0].text.startswith("-"):
+            words = words[1:]
+        if words and words[0].text == "foreach":
+            words = [w for w in words[1:]]
+            while words and words[0].text.startswith("-"):
+                words = words[1:]
+            if words:
+                if all(w.literal for w in words):
+                    an.nested(" ".join(w.text for w in words), cmd, cwd)
+                else:
+                    an.add("strict", "submodule foreach with a computed command", cmd, cwd, always=True)
+    elif sub in ("difftool", "mergetool"):
+        for index, word in enumerate(rest):
+            if word.text in ("-x", "--extcmd", "-t", "--tool") and index + 1 < len(rest) and word.text in ("-x", "--extcmd"):
+                an.shell_string(rest[index + 1], cmd, cwd)
+            elif word.text.startswith("--extcmd="):
+                an.shell_string(Word(word.text.split("=", 1)[1], word.literal), cmd, cwd)
+
+
+def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) -> None:
+    """`git config` that sets a key which runs commands, moves notes, or is denied as an override."""
+    lits = [w.text for w in rest]
+    if any(not w.literal for w in rest):
+        an.add("strict", "git config with computed words", cmd, cwd, always=True)
+        return
+    if set(lits) & {"-e", "--edit"} or (lits[:1] == ["edit"]):
+        an.add("strict", "git config --edit rewrites git's configuration by hand", cmd, cwd, always=True)
+        return
+    reads = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin", "--name-only",
+             "--get-color", "--get-colorbool"}
+    if set(lits) & reads or lits[:1] in (["get"], ["list"]):
+        return
+    for index, flag in enumerate(lits):
+        if flag in ("-f", "--file", "--blob") and index + 1 < len(rest):
+            an.write(rest[index + 1], cwd, cmd.source)
+        elif flag.startswith("--file="):
+            an.write(Word(flag.split("=", 1)[1]), cwd, cmd.source)
+    with_value = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+    words: list[str] = []
+    skip = False
+    for text in lits:
+        if skip:
+            skip = False
+            continue
+        if text in with_value:
+            skip = True
+            continue
+        if not text.startswith("-"):
+            words.append(text)
+    if words[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
+        words = words[1:]
+    if len(words) < 2 and not set(lits) & {"--unset", "--unset-all", "--rename-section", "--remove-section",
+                                           "--add", "--replace-all"}:
+        return  # `git config key`: a read
+    key = words[0] if words else ""
+    value = words[1] if len(words) > 1 else ""
+    if NOTES_CONFIG.match(key):
+        an.add("note", f"git config {key} (moves hallmark notes)", cmd, cwd)
+    elif DENIED_CONFIG.match(key) or RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH:
+        an.add("strict", f"git config {key} … (configuration that runs commands or moves the gates)", cmd, cwd,
+               always=True)
+    elif key.lower().startswith(("remote.", "url.")) and key.lower().endswith(("fetch", "insteadof", "pushinsteadof")):
+        if "notes" in value or key.lower().endswith("pushinsteadof"):
+            an.add("note", f"git config {key} {value}", cmd, cwd)
+
+
+def first_positional(words: list[Word], with_value: set[str]) -> str | None:
+    i = 0
+    while i < len(words):
+        text = words[i].text
+        if text in with_value:
+            i += 2
+            continue
+        if text == "--":
+            return words[i + 1].text if i + 1 < len(words) else None
+        if not text.startswith("-"):
+            return text
+        i += 1
+    return None
+
+
+# -- hooks -----------------------------------------------------------------------------------------
+
+
+def git_hooks(an: Analyzer, sub: str, lits: list[str], cmd: Command, cwd: str | None) -> None:
+    """The hooks a git command may run (core.hooksPath honoured, husky's `_` wrappers too): one whose
+    code publishes makes the command a push. Git skips a hook that is not executable; so does this."""
+    skip = set(NO_VERIFY_SKIPS) if {"-n", "--no-verify"} & set(lits) and sub != "push" else set()
+    skip.add("pre-push")  # a push is checked for what it sends; Hallmark's own pre-push lives there
+    runs = HOOKS_RUN_BY.get(sub)
+    for hook, path in an.ctx.hook_files(cwd or an.ctx.cwd):
+        if hook in skip or (runs is not None and hook not in runs):
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                code = handle.read(65536)
+        except OSError:
+            continue
+        if mentions_publish("\n".join(line for line in code.splitlines() if not line.lstrip().startswith("#"))):
+            an.add("push", f"git {sub} (its {hook} hook, {path})", cmd, cwd)
+            return
+
+
+def mentions_publish(text: str) -> bool:
+    return bool(re.search(r"\bgit\b[^\n;|&]*\b(push|send-pack|http-push)\b|\bgh\b[^\n;|&]*\bpr\b[^\n;|&]*\b(create|merge)\b"
+                          r"|\bnotes\b[^\n;|&]*\b(add|append|edit|copy|remove|merge|prune)\b"
+                          r"|\b(npm|pnpm|yarn|bun|cargo|poetry|uv|flit|hatch|vsce|dart)\b[^\n;|&]*\bpublish\b"
+                          r"|\btwine\b[^\n;|&]*\bupload\b|\b(docker|podman)\b[^\n;|&]*\bpush\b", text))
+
+
+def hooks_dir(cwd: str, env: dict[str, str], common_dir: str | None = None) -> str | None:
+    """Where git looks for hooks from cwd. Without `hookspath` or an include in any config file, it is
+    the common dir's hooks/ (no git call); otherwise git says (`rev-parse --git-path hooks`)."""
+    if common_dir and not _config_may_move_hooks(common_dir, env):
+        return os.path.join(common_dir, "hooks")
+    import subprocess
+
+    if not os.path.isdir(cwd):
+        return None
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=cwd, env=probe_env(env),
+                              capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = proc.stdout.strip()
+    if proc.returncode != 0 or not out:
+        return None
+    return os.path.normpath(os.path.join(cwd, out))
+
+
+def _config_may_move_hooks(common_dir: str, env: dict[str, str]) -> bool:
+    merged = {**os.environ, **{k: v for k, v in env.items() if v != UNKNOWN}}
+    home = merged.get("HOME") or os.path.expanduser("~")
+    xdg = merged.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = [os.path.join(common_dir, "config"), os.path.join(common_dir, "config.worktree")]
+    files += [merged["GIT_CONFIG_GLOBAL"]] if merged.get("GIT_CONFIG_GLOBAL") else [
+        os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if not merged.get("GIT_CONFIG_NOSYSTEM"):
+        files.append(merged.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    if any(k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_PARAMETERS")) for k in merged):
+        return True
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(1_048_576).lower()
+        except OSError:
+            continue
+        if b"hookspath" in data or b"include" in data or b"worktreeconfig" in data:
+            return True
+    return False
