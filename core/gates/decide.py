@@ -36,14 +36,31 @@ def pre_tool_use(payload: dict[str, Any], paths: RepoPaths, cwd: str) -> Gate | 
     if not isinstance(tool_input, dict):
         tool_input = {}
     if tool in edit.EDIT_TOOLS:
-        capture = settings.capture(settings.load(paths))
-        return edit.file_gate(paths, capture, cwd, edit.tool_paths(str(tool), tool_input))
+        for given in edit.tool_paths(str(tool), tool_input):
+            owner = _owner(paths, cwd, given)
+            gate = edit.file_gate(owner, settings.capture(settings.load(owner)), cwd, [given])
+            if gate is not None:
+                return gate
+        return None
     if tool == "Bash":
         command = tool_input.get("command")
         if not isinstance(command, str) or not command.strip():
             return None
         return bash_gate(paths, cwd, command)
     return None
+
+
+def _owner(paths: RepoPaths, cwd: str, given: str) -> RepoPaths:
+    """The Hallmark repo a file belongs to: the session's, or another initialized one it names."""
+    try:
+        target = edit.real(given, cwd)
+    except edit.Unresolvable:
+        return paths
+    if itemstate.checkout_of(paths, target) is not None:
+        return paths
+    from ..paths import hallmark_above
+
+    return hallmark_above(target) or paths
 
 
 def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:

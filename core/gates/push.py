@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 
-from . import forges, git_cmds, hall_cmds, runners, shell, wrappers, writes
+from . import forges, git_cmds, git_hooks, hall_cmds, runners, shell, wrappers, writes
 from .shell import UNKNOWN, Command, Problem, Word
 
 TYPE_CHECKING = False
@@ -70,7 +70,6 @@ class Context:
         self._ship_scripts: set[str] | None = None
         self._gh_aliases: dict[str, str] | None = None
         self._hooks: dict[str, list[tuple[str, str]]] = {}
-        self._roots: list[tuple[str, str]] | None = None
 
     @property
     def state_dir(self) -> str | None:
@@ -78,34 +77,7 @@ class Context:
 
     def protected_roots(self) -> list[tuple[str, str]]:
         """(real path, why) of everything a Bash command may not write (writes.py)."""
-        if self._roots is not None:
-            return self._roots
-        roots: list[tuple[str, str]] = []
-        if self.paths is not None:
-            common = os.path.realpath(self.paths.common_dir)
-            main = os.path.realpath(self.paths.main_checkout)
-            roots += [(common, "git's own directory: Hallmark's journal and state, the refs and the hallmark "
-                               "notes, hooks and config"),
-                      (os.path.join(main, ".hallmark.toml"), "the main checkout's .hallmark.toml, the gates' "
-                                                              "configuration"),
-                      (os.path.join(main, ".claude"), "the main checkout's .claude/, where Hallmark writes what a "
-                                                      "person approved")]
-            hooks = git_cmds.hooks_dir(self.cwd, {}, str(self.paths.common_dir))
-            if hooks and not hooks.startswith(common + os.sep):
-                roots.append((os.path.realpath(hooks), "git's hooks directory"))
-        config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
-        for name in ("settings.json", "settings.local.json", "hallmark", "plugins"):
-            roots.append((os.path.realpath(os.path.join(config, name)),
-                          "Claude Code's user settings and plugins (they load Hallmark's hooks)"))
-        import sys
-
-        bin_dir = os.path.dirname(sys.executable)
-        for program in ("hall", "hall-hook"):
-            path = os.path.join(bin_dir, program)
-            if os.path.exists(path):
-                roots.append((os.path.realpath(path), "Hallmark's own programs"))
-        self._roots = roots
-        return roots
+        return writes.protected_roots(self.paths)
 
     def hook_files(self, cwd: str) -> list[tuple[str, str]]:
         """(hook name, path) of every executable hook git would run from cwd; husky's `_` wrappers
@@ -113,7 +85,7 @@ class Context:
         if cwd in self._hooks:
             return self._hooks[cwd]
         common = str(self.paths.common_dir) if self.paths is not None else None
-        folder = git_cmds.hooks_dir(cwd, self.env, common) if os.path.isdir(cwd) else None
+        folder = git_hooks.hooks_dir(cwd, self.env, common) if os.path.isdir(cwd) else None
         found: list[tuple[str, str]] = []
         if folder:
             husky = os.path.basename(folder.rstrip("/")) == "_"
@@ -122,7 +94,7 @@ class Context:
             except OSError:
                 names = []
             for name in names:
-                if name in git_cmds.HOOK_NAMES:
+                if name in git_hooks.HOOK_NAMES:
                     path = os.path.join(folder, name)
                     if os.path.isfile(path) and os.access(path, os.X_OK):
                         found.append((name, path))

@@ -132,7 +132,7 @@ def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str],
 
 
 def _probe_env(env: dict[str, str]) -> dict[str, str]:
-    from .git_cmds import probe_env
+    from .git_hooks import probe_env
 
     return probe_env(env)
 

@@ -186,7 +186,7 @@ def ship_script(an: Analyzer, word: Word, cwd: str | None) -> bool:
 
 def code_names(an: Analyzer, what: str, code: str | None, cmd: Command, cwd: str | None, *, inline: bool) -> None:
     """Read code an interpreter runs for what it names (we do not parse Python, JavaScript …)."""
-    from .git_cmds import mentions_publish
+    from .git_hooks import mentions_publish
 
     if code is None:
         an.add("strict", f"{what}: code the gate cannot read", cmd, cwd, always=True)
@@ -298,7 +298,7 @@ def sed_program(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None) -
             continue
         if re.search(r"(^|[;\n{}]\s*|\d\s*|/\s*)e(\s|$|;)|s(.).*\2.*\2[gpiImM0-9]*e", script.text):
             an.add("strict", "sed runs commands (its e command)", cmd, cwd, always=True)
-            from .git_cmds import mentions_publish
+            from .git_hooks import mentions_publish
 
             if mentions_publish(script.text):
                 an.add("push", "sed runs a publishing command", cmd, cwd)
@@ -377,7 +377,7 @@ def opaque_runner(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: 
             return
         if text is None:
             continue
-        from .git_cmds import mentions_publish
+        from .git_hooks import mentions_publish
 
         if mentions_publish(text):
             an.add("strict", f"{name}: {filename} has a task that publishes", cmd, cwd, always=True)

@@ -25,28 +25,67 @@ from .shell import UNKNOWN, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .push import Analyzer, Context
+    from ..paths import RepoPaths
+    from .push import Analyzer
     from .shell import Command
 
 NAMES_STATE = r"\.git\b|git-(common-)?dir|hallmark|\.claude|\bhooks\b|refs/notes|packed-refs"
 TEMP = "\x00temp"  # a fresh path under the temporary directory ($(mktemp), $TMPDIR)
 
 
-def protected_reason(ctx: Context, real: str) -> str | None:
-    """Why a real path may not be written by a Bash command, or None."""
+_ROOTS: dict[str, list[tuple[str, str]]] = {}
+
+
+def protected_roots(paths: RepoPaths | None) -> list[tuple[str, str]]:
+    """(real path, why) of everything a Bash command or an edit tool may not write."""
+    key = str(paths.common_dir) if paths is not None else ""
+    if key in _ROOTS:
+        return _ROOTS[key]
+    roots: list[tuple[str, str]] = []
+    if paths is not None:
+        from .git_hooks import hooks_dir
+
+        common = os.path.realpath(paths.common_dir)
+        main = os.path.realpath(paths.main_checkout)
+        roots += [(common, "git's own directory: Hallmark's journal and state, the refs and the hallmark notes, "
+                           "hooks and config"),
+                  (os.path.join(main, ".hallmark.toml"), "the main checkout's .hallmark.toml, the gates' "
+                                                          "configuration"),
+                  (os.path.join(main, ".claude"), "the main checkout's .claude/, where Hallmark writes what a "
+                                                  "person approved")]
+        hooks = hooks_dir(main, {}, str(paths.common_dir))
+        if hooks and not hooks.startswith(common + os.sep):
+            roots.append((os.path.realpath(hooks), "git's hooks directory"))
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    for name in ("settings.json", "settings.local.json", "hallmark", "plugins"):
+        roots.append((os.path.realpath(os.path.join(config, name)),
+                      "Claude Code's user settings and plugins (they load Hallmark's hooks)"))
+    import sys
+
+    bin_dir = os.path.dirname(sys.executable)
+    for program in ("hall", "hall-hook"):
+        path = os.path.join(bin_dir, program)
+        if os.path.exists(path):
+            roots.append((os.path.realpath(path), "Hallmark's own programs"))
+    _ROOTS[key] = roots
+    return roots
+
+
+def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
+    """Why a real path may not be written by an agent, or None."""
     from .itemstate import checkout_of, within
 
-    for root, why in ctx.protected_roots():
+    for root, why in protected_roots(paths):
         if within(real, root):
             return why
+    if paths is None:
+        return None
     base = os.path.basename(real)
     parent = os.path.basename(os.path.dirname(real))
-    if ctx.paths is None:
-        return None
     if parent == ".claude" and base in ("settings.json", "settings.local.json"):
-        if checkout_of(ctx.paths, real) is not None:
+        if checkout_of(paths, real) is not None:
             return "Claude Code's settings for this repository (they load Hallmark's hooks)"
-    if base == ".git" and checkout_of(ctx.paths, real) is not None:
+    if base == ".git" and checkout_of(paths, real) is not None:
         return "a checkout's .git (it says where git's directory is)"
     return None
 
@@ -73,7 +112,7 @@ def check(an: Analyzer, target: Word, cwd: str | None, source: str, content: str
     except ValueError:  # a NUL in the name: nothing can be written there
         return
     an.written[real] = content
-    why = protected_reason(ctx, real)
+    why = protected_reason(ctx.paths, real)
     if why:
         an.findings.append(_finding("state", f"a write to {target.text} ({why})", source, cwd))
 
