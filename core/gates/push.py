@@ -169,6 +169,7 @@ class Analyzer:
         self.seen = 0  # simple commands walked so far
         self.movers: list[int] = []  # where (in findings) a command ran that may move refs
         self.walker = shell.Walker(self.command, self.problem, self.write, self.assign, self.read_input)
+        self.walker.on_cd = lambda word, cwd: writes.evaluate(self, word.text, cwd)
 
     def run(self, text: str) -> list[Finding]:
         self.walker.source(shell.unkeyword(text), self.ctx.cwd)

@@ -213,6 +213,7 @@ def word_value(node) -> Word:
 # -- the walk ----------------------------------------------------------------------------
 
 UNKNOWN = "\x00dynamic"  # stdin or a value the shell computes at run time
+UNKNOWN_TEMP = "\x00temp"  # a fresh path under the temporary directory ($(mktemp), $TMPDIR)
 
 
 # `time`, `coproc` and `!` are keywords bash reads before a command; tree-sitter-bash takes `time`
@@ -384,6 +385,8 @@ class Walker:
         self.on_command(Command(words, cmd_env, state.get("cwd"), stdin, _text(node), depth))
         self._track_cd(words, state)
 
+    on_cd: Callable[[Word, str | None], str | None] | None = None  # evaluates a computed `cd` target
+
     def _track_cd(self, words: list[Word], state: dict) -> None:
         if words[0].text not in ("cd", "pushd") or not words[0].literal:
             return
@@ -392,8 +395,14 @@ class Walker:
             state["cwd"] = os.path.expanduser("~")
             return
         target = args[0]
+        if not target.literal and self.on_cd is not None:
+            value = self.on_cd(target, state.get("cwd"))
+            target = Word(value) if value is not None else target
         if not target.literal or target.text == "-":
             state["cwd"] = None
+            return
+        if target.text.startswith(UNKNOWN_TEMP):
+            state["cwd"] = target.text
             return
         base = state.get("cwd")
         if base is None and not os.path.isabs(target.text):
@@ -493,7 +502,46 @@ def output_of(node, fed: str | None) -> str | None:
             args = args[1:]
         return " ".join(args) + "\n"
     if name == "printf":
-        return " ".join(args) + "\n" if args else ""
+        return _printf(args) if args else ""
     if name == "cat" and not args:
         return fed if fed != UNKNOWN else None
     return None
+
+
+_PRINTF_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "r": "\r", "a": "\a", "v": "\v", "f": "\f", "e": "\x1b",
+                   "'": "'", '"': '"'}
+
+
+def _printf(args: list[str]) -> str | None:
+    """What `printf FORMAT ARGS…` prints when the format holds only %s, %%, %b and simple escapes
+    (the format is reused while arguments remain, as printf does); None for anything else."""
+    fmt, rest = args[0], list(args[1:])
+    out: list[str] = []
+    while True:
+        i = 0
+        used = False
+        while i < len(fmt):
+            ch = fmt[i]
+            if ch == "\\" and i + 1 < len(fmt):
+                nxt = fmt[i + 1]
+                if nxt not in _PRINTF_ESCAPES:
+                    return None
+                out.append(_PRINTF_ESCAPES[nxt])
+                i += 2
+                continue
+            if ch == "%" and i + 1 < len(fmt):
+                nxt = fmt[i + 1]
+                if nxt == "%":
+                    out.append("%")
+                elif nxt in "sb":
+                    out.append(rest.pop(0) if rest else "")
+                    used = True
+                else:
+                    return None
+                i += 2
+                continue
+            out.append(ch)
+            i += 1
+        if not rest or not used:
+            break
+    return "".join(out)

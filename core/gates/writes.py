@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 
-from .shell import UNKNOWN, Word
+from .shell import UNKNOWN, UNKNOWN_TEMP, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .shell import Command
 
 NAMES_STATE = r"\.git\b|git-(common-)?dir|hallmark|\.claude|\bhooks\b|refs/notes|packed-refs"
-TEMP = "\x00temp"  # a fresh path under the temporary directory ($(mktemp), $TMPDIR)
+TEMP = UNKNOWN_TEMP
 
 
 _ROOTS: dict[str, list[tuple[str, str]]] = {}
@@ -38,7 +38,8 @@ _ROOTS: dict[str, list[tuple[str, str]]] = {}
 
 def protected_roots(paths: RepoPaths | None) -> list[tuple[str, str]]:
     """(real path, why) of everything a Bash command or an edit tool may not write."""
-    key = str(paths.common_dir) if paths is not None else ""
+    key = "\x00".join([str(paths.common_dir) if paths is not None else "", os.environ.get("CLAUDE_CONFIG_DIR", ""),
+                        os.path.expanduser("~")])
     if key in _ROOTS:
         return _ROOTS[key]
     roots: list[tuple[str, str]] = []
@@ -99,7 +100,11 @@ def check(an: Analyzer, target: Word, cwd: str | None, source: str, content: str
         an.findings.append(_finding("state" if always else "strict",
                                     f"a write to a computed path {target.text!r}", source, cwd, always=True))
         return
-    if path == TEMP or path.startswith(TEMP):
+    if path == TEMP or path.startswith(TEMP) or (cwd or "").startswith(TEMP):
+        return
+    if cwd is None and not os.path.isabs(path):  # after a `cd` the gate could not follow
+        an.findings.append(_finding("strict", f"a write to {target.text!r} in a directory the gate cannot know",
+                                    source, cwd, always=True))
         return
     if path.startswith(("/proc/self/", "/proc/thread-self/", "/dev/fd/")):
         path = _proc_self(path, cwd or ctx.cwd)
