@@ -132,6 +132,19 @@ def _pre_push_check(paths: RepoPaths) -> dict[str, Any]:
     return _check("pre-push", state["ok"], state["detail"], "hall setup git", dirs=state.get("dirs", []))
 
 
+def _sandbox_check() -> dict[str, Any]:
+    """The sandbox wall: can Claude Code's sandbox run here, and is Hallmark's profile installed?"""
+    from . import sandbox_profile
+
+    state = sandbox_profile.status()
+    available = state["available"]
+    detail = available["detail"] + ("; Hallmark's profile is in your Claude Code settings" if state["installed"]
+                                     else "; Hallmark's profile is not installed")
+    fix = available.get("fix") if not available["ok"] else "hall setup claude --sandbox"
+    return _check("sandbox", available["ok"] and state["installed"], detail, fix, optional=True,
+                  available=available["ok"], installed=state["installed"])
+
+
 def run(start: Path) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
     git_path = shutil.which("git")
@@ -169,6 +182,7 @@ def run(start: Path) -> dict[str, Any]:
         if manual["ok"]:
             status = {"ok": True, "detail": f"{manual['detail']} (not through the plugin: {status['detail']})"}
     checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
+    checks.append(_sandbox_check())
     for tool, why in (("claude", "headless review runs"), ("gh", "opening pull requests")):
         found = shutil.which(tool)
         checks.append(_check(tool, found is not None, found or f"not on PATH (needed for {why})",

@@ -12,7 +12,14 @@ from .framework import Parser, add
 def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.plugin_install import install
 
-    return install(dry_run=args.dry_run)
+    result = install(dry_run=args.dry_run)
+    if args.sandbox:  # the sandbox wall (core/sandbox_profile.py): the profile in the user's settings
+        from pathlib import Path
+
+        from hallmark.core import sandbox_profile
+
+        result["sandbox"] = sandbox_profile.install(Path.cwd(), dry_run=args.dry_run)
+    return result
 
 
 def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
@@ -45,6 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add(inner, "claude", cmd_setup_claude,
             "Install the Claude Code plugin for this user (atomic; writes the absolute path of hall-hook).")
     p.add_argument("--dry-run", action="store_true", help="stage and validate, change nothing")
+    p.add_argument("--sandbox", action="store_true",
+                   help="also write Claude Code's sandbox profile for sessions in Hallmark repos (--dry-run shows it)")
     p = add(inner, "git", cmd_setup_git,
             "Install or repair the pre-push hook that refuses unhallmarked pushes (chains any hook already there).")
     p.add_argument("--dry-run", action="store_true", help="say what it would do, change nothing")
