@@ -17,6 +17,7 @@ import os
 import re
 from pathlib import Path
 
+from .names import HTTP_CLIENTS, REMOTE_COPY  # noqa: F401 - the dispatch table owns the names
 from .shell import Word
 
 TYPE_CHECKING = False
@@ -83,9 +84,6 @@ REGISTRY = {
 }
 UPLOAD_HOSTS = (r"\b(uploads\.github\.com|upload\.pypi\.org|test\.pypi\.org/legacy|registry\.npmjs\.org|"
                 r"crates\.io/api/v1/crates/new|rubygems\.org/api/v1/gems|api\.nuget\.org|marketplace\.visualstudio)")
-HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "xhs", "curlie", "httpie"})
-REMOTE_COPY = frozenset({"scp", "sftp", "rsync", "rclone", "ftp", "lftp", "aws", "gsutil", "gcloud", "az", "s3cmd",
-                         "mc"})
 
 
 # -- gh ----------------------------------------------------------------------------------------------

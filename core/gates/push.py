@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 
-from . import forges, git_cmds, git_hooks, hall_cmds, runners, shell, wrappers, writes
+from . import git_cmds, names, shell, wrappers
 from .shell import UNKNOWN, Command, Problem, Word
 
 TYPE_CHECKING = False
@@ -30,9 +30,46 @@ if TYPE_CHECKING:
 
     from ..paths import RepoPaths
 
-RUNNERS = frozenset(runners.RUNNER_FILES)
 DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
-NETWORK_SHELLS = frozenset({"ssh", "nc", "ncat", "netcat", "socat", "telnet", "openssl"})
+# the rule modules load on first need (names.py says which word needs which): `git push` never
+# imports the forge, runner or file-writing rules
+_forges = _runners = _writes = _hall = None
+
+
+def forges():
+    global _forges
+    if _forges is None:
+        from . import forges as module
+
+        _forges = module
+    return _forges
+
+
+def runners():
+    global _runners
+    if _runners is None:
+        from . import runners as module
+
+        _runners = module
+    return _runners
+
+
+def writes():
+    global _writes
+    if _writes is None:
+        from . import writes as module
+
+        _writes = module
+    return _writes
+
+
+def hall_cmds():
+    global _hall
+    if _hall is None:
+        from . import hall_cmds as module
+
+        _hall = module
+    return _hall
 
 
 class Finding:
@@ -77,7 +114,7 @@ class Context:
 
     def protected_roots(self) -> list[tuple[str, str]]:
         """(real path, why) of everything a Bash command may not write (writes.py)."""
-        return writes.protected_roots(self.paths)
+        return writes().protected_roots(self.paths)
 
     def hook_files(self, cwd: str) -> list[tuple[str, str]]:
         """(hook name, path) of every executable hook git would run from cwd; husky's `_` wrappers
@@ -85,6 +122,8 @@ class Context:
         if cwd in self._hooks:
             return self._hooks[cwd]
         common = str(self.paths.common_dir) if self.paths is not None else None
+        from . import git_hooks
+
         folder = git_hooks.hooks_dir(cwd, self.env, common) if os.path.isdir(cwd) else None
         found: list[tuple[str, str]] = []
         if folder:
@@ -109,7 +148,7 @@ class Context:
     def gh_aliases(self) -> dict[str, str]:
         """`gh alias set` aliases from gh's config.yml, read on first need (most commands never ask)."""
         if self._gh_aliases is None:
-            self._gh_aliases = forges.read_gh_aliases(self.env)
+            self._gh_aliases = forges().read_gh_aliases(self.env)
         return self._gh_aliases
 
     @property
@@ -169,7 +208,7 @@ class Analyzer:
         self.seen = 0  # simple commands walked so far
         self.movers: list[int] = []  # where (in findings) a command ran that may move refs
         self.walker = shell.Walker(self.command, self.problem, self.write, self.assign, self.read_input)
-        self.walker.on_cd = lambda word, cwd: writes.evaluate(self, word.text, cwd)
+        self.walker.on_cd = lambda word, cwd: writes().evaluate(self, word.text, cwd)
 
     def run(self, text: str) -> list[Finding]:
         self.walker.source(shell.unkeyword(text), self.ctx.cwd)
@@ -189,7 +228,7 @@ class Analyzer:
                                      self.ctx.cwd))
 
     def write(self, target: Word, cwd: str | None, source: str, content: str | None = None) -> None:
-        writes.check(self, target, cwd, source, content)
+        writes().check(self, target, cwd, source, content)
 
     def assign(self, env: dict[str, str], exported: bool = False) -> None:
         for key, value in env.items():
@@ -199,7 +238,7 @@ class Analyzer:
 
     def read_input(self, word: Word, cwd: str | None) -> str | None:
         """What `< file` feeds a command: this command's own write to it, else the file."""
-        return runners.script_text(self, word, cwd)[0]
+        return runners().script_text(self, word, cwd)[0]
 
     def nested(self, text: str, cmd: Command, cwd: str | None, stdin: str | None = None) -> None:
         self.walker.source(shell.unkeyword(text), cwd, cmd.depth + 1, stdin=stdin)
@@ -211,7 +250,7 @@ class Analyzer:
             self.add("strict", f"a shell runs a computed string {word.text!r}", cmd, cwd, always=True)
 
     def run_script(self, word: Word, cmd: Command, cwd: str | None, *, as_shell: bool | None) -> None:
-        runners.run_script(self, word, cmd, cwd, as_shell=as_shell)
+        runners().run_script(self, word, cmd, cwd, as_shell=as_shell)
 
     # -- one simple command -------------------------------------------------------------
 
@@ -264,7 +303,7 @@ class Analyzer:
     def leaf(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
              stdin: str | None) -> None:
         if name in shell.SHELLS:
-            runners.run_shell(self, name, args, cmd, cwd, env, stdin)
+            runners().run_shell(self, name, args, cmd, cwd, env, stdin)
         elif name == "eval":
             words = args[1:] if args and args[0].literal and args[0].text == "--" else args
             if all(w.literal for w in words):
@@ -291,40 +330,45 @@ class Analyzer:
         elif name == "git":
             git_cmds.run_git(self, args, cmd, cwd, env)
         elif name == "gh":
-            forges.run_gh(self, args, cmd, cwd)
-        elif name in forges.FORGE_PUBLISH:
-            forges.run_forge(self, name, args, cmd, cwd)
-        elif name in hall_cmds.NAMES:
-            hall_cmds.run_hall(self, args, cmd, cwd, env)
-        elif forges.registry(self, raw if raw == "./gradlew" else name, args, cmd, cwd):
+            forges().run_gh(self, args, cmd, cwd)
+        elif name in names.FORGES:
+            forges().run_forge(self, name, args, cmd, cwd)
+        elif name == "hall":
+            hall_cmds().run_hall(self, args, cmd, cwd, env)
+        elif (name in names.REGISTRIES or raw == "./gradlew") and forges().registry(
+                self, raw if raw == "./gradlew" else name, args, cmd, cwd):
             return
-        elif name in RUNNERS and (self._ship(name, raw, args, cmd, cwd)
-                                  or runners.runner(self, name, args, cmd, cwd, env)):
+        elif name in names.RUNNERS and (self._ship(name, raw, args, cmd, cwd)
+                                        or runners().runner(self, name, args, cmd, cwd, env)):
             return
-        elif name in runners.OPAQUE_RUNNERS:
-            runners.opaque_runner(self, name, args, cmd, cwd)
-        elif name in runners.INTERPRETERS or re.fullmatch(r"python3(\.\d+)?|node\d*|ruby\d*|perl\d*|php\d*", name):
+        elif name in names.OPAQUE_RUNNERS:
+            runners().opaque_runner(self, name, args, cmd, cwd)
+        elif name in names.INTERPRETERS or re.fullmatch(names.INTERPRETER_PATTERN, name):
             if name == "bun" and args and args[0].literal and args[0].text == "run":
                 args = args[1:]
-            runners.interpreter(self, name, args, cmd, cwd, stdin)
-            writes.writes(self, name, args, cmd, cwd, stdin)
-        elif name in forges.HTTP_CLIENTS:
-            forges.http_client(self, name, args, cmd, cwd)
-            writes.writes(self, name, args, cmd, cwd, stdin)
-        elif name in forges.REMOTE_COPY:
-            forges.remote_copy(self, name, args, cmd, cwd)
-            writes.writes(self, name, args, cmd, cwd, stdin)
-        elif name in NETWORK_SHELLS:
+            runners().interpreter(self, name, args, cmd, cwd, stdin)
+            self._writes(name, args, cmd, cwd, stdin)
+        elif name in names.HTTP_CLIENTS:
+            forges().http_client(self, name, args, cmd, cwd)
+            self._writes(name, args, cmd, cwd, stdin)
+        elif name in names.REMOTE_COPY:
+            forges().remote_copy(self, name, args, cmd, cwd)
+            self._writes(name, args, cmd, cwd, stdin)
+        elif name in names.NETWORK_SHELLS:
             if len([w for w in args if not (w.literal and w.text.startswith("-"))]) > 1 or stdin is not None:
                 self.add("strict", f"{name} sends data or commands to another host", cmd, cwd)
         else:
             if self._ship(name, raw, args, cmd, cwd):
                 return
             if name == "sed":
-                runners.sed_program(self, args, cmd, cwd)
+                runners().sed_program(self, args, cmd, cwd)
             if "/" in raw:
                 self.run_script(Word(raw), cmd, cwd, as_shell=None)
-            writes.writes(self, name, args, cmd, cwd, stdin)
+            self._writes(name, args, cmd, cwd, stdin)
+
+    def _writes(self, name: str, args: list[Word], cmd: Command, cwd: str | None, stdin: str | None) -> None:
+        if name in names.WRITERS:
+            writes().writes(self, name, args, cmd, cwd, stdin)
 
     def _declare(self, name: str, args: list[Word]) -> None:
         exported = name == "export" or any(w.literal and w.text.startswith("-") and "x" in w.text for w in args)

@@ -30,10 +30,6 @@ if TYPE_CHECKING:
 
 SCRIPT_LIMIT = 262_144
 MENTION = r"(?i)\b(push|release|publish)\b"
-INTERPRETERS = frozenset({"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "ruby", "perl", "php",
-                          "deno", "bun", "pwsh", "powershell", "tclsh", "lua", "luajit", "Rscript", "osascript",
-                          "julia", "groovy", "kotlin", "scala", "elixir", "erl", "escript", "swift", "java", "jshell",
-                          "dotnet-script", "tsx", "ts-node", "npx-ts", "awk", "gawk", "mawk", "nawk", "busybox-awk"})
 INLINE_FLAGS = frozenset({"-c", "-e", "--eval", "-E", "-r", "--command", "-p", "--print", "-Command", "-x"})
 RUNNER_FILES = {"make": ("GNUmakefile", "makefile", "Makefile"), "gmake": ("GNUmakefile", "makefile", "Makefile"),
                 "just": ("justfile", "Justfile", ".justfile"), "npm": ("package.json",), "pnpm": ("package.json",),

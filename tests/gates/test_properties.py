@@ -105,3 +105,26 @@ def test_characters_that_crash_tree_sitter_never_reach_it():
             "print('ok')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-500:]
+
+
+def test_the_dispatch_table_names_what_each_rule_module_reads():
+    """push.py consults names.py before importing a rule module: the two must agree."""
+    from hallmark.core.gates import forges, names, runners, writes
+
+    assert names.FORGES == frozenset(forges.FORGE_PUBLISH)
+    assert names.REGISTRIES == frozenset(forges.REGISTRY)
+    assert names.RUNNERS == frozenset(runners.RUNNER_FILES)
+    assert names.OPAQUE_RUNNERS == frozenset(runners.OPAQUE_RUNNERS)
+    assert frozenset(writes.VALUE_OPTIONS) <= names.WRITERS
+
+
+def test_git_push_loads_no_forge_runner_or_writer_rules():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom hallmark.core.gates.push import analyze, Context\n"
+            "analyze('git push origin main', Context('/tmp', alias_lookup=lambda *a: None))\n"
+            "print(sorted(m for m in ('forges', 'runners', 'writes', 'hall_cmds', 'scripts') "
+            "if 'hallmark.core.gates.' + m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.strip()
+    assert out == "[]", out
