@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gatehelp import bash, commit_file, git, hallmark_commit, make_repo
+from gatehelp import bash, commit_file, git, hallmark_commit
 from hallmark.core import items, journal
 from hallmark.core.gates import hallmark
 from hallmark.core.paths import discover
@@ -26,11 +26,8 @@ def decide(command: str, cwd: Path) -> tuple[str, str]:
 
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch):
-    r = make_repo(tmp_path)
-    for key, value in r.env.items():
-        monkeypatch.setenv(key, value)
-    return r
+def repo(env_repo):
+    return env_repo
 
 
 # -- 1. the agent approving its own work -----------------------------------------------------------

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gatehelp import commit_file, git, hallmark_commit, make_repo
+from gatehelp import commit_file, git, hallmark_commit
 from hallmark.core import sandbox_profile
 from hallmark.core.paths import discover
 
@@ -24,11 +24,8 @@ DOCUMENTED_FS = {"allowWrite", "denyWrite", "denyRead"}
 
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch):
-    r = make_repo(tmp_path)
-    for key, value in r.env.items():
-        monkeypatch.setenv(key, value)
-    return r
+def repo(env_repo):
+    return env_repo
 
 
 def test_the_profile_uses_only_documented_keys_and_notation(repo):
