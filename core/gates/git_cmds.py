@@ -20,6 +20,7 @@ import json
 import os
 import re
 
+from . import git_config
 from .git_hooks import git_hooks, probe_env
 from .shell import UNKNOWN, Word
 
@@ -56,27 +57,6 @@ READ_ONLY = frozenset({"log", "show", "diff", "diff-files", "diff-index", "diff-
                        "check-ref-format", "name-rev", "merge-base", "whatchanged", "show-branch", "cherry",
                        "count-objects", "verify-commit", "verify-tag", "format-patch", "range-diff", "patch-id",
                        "column", "stripspace", "interpret-trailers", "bugreport", "diagnose", "archive"})
-# configuration whose value git runs as a command (read as shell code when literal)
-RUNS_COMMAND = re.compile(r"(?i)^(core\.(editor|pager|sshcommand|askpass|fsmonitor|gitproxy)|sequence\.editor|"
-                          r"pager\..+|gpg(\..+)?\.program|credential(\..+)?\.helper|diff\.external|"
-                          r"(diff|merge)\..+\.(textconv|command|driver|cmd)|filter\..+\.(clean|smudge|process)|"
-                          r"remote\..+\.(receivepack|uploadpack|vcs)|uploadpack\.packobjectshook|"
-                          r"sendemail\..*(smtpserver|tocmd|cccmd|validate)|(difftool|mergetool)\..+\.cmd|"
-                          r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|alias\..+)$")
-# configuration the gate denies outright: another hooks dir, another config file, other transports,
-# git's own programs elsewhere, where a push goes or what it sends by default
-DENIED_CONFIG = re.compile(r"(?i)^(core\.hookspath|include\.path|includeif\..+|protocol\..+|"
-                           r"remote\..+\.(push|pushurl|mirror)|push\.(default|pushoption)|"
-                           r"core\.worktree|core\.bare|extensions\..+|safe\.directory)$")
-NOTES_CONFIG = re.compile(r"(?i)^(notes\..+|core\.notesref)$")
-BOOLISH = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
-# environment variables git reads a command from; and those that redirect git wholesale
-ENV_COMMANDS = ("GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "GIT_SSH", "GIT_SSH_COMMAND",
-                "GIT_PAGER", "PAGER", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND")
-ENV_DENIED = ("GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR",
-              "GIT_CONFIG_PARAMETERS", "GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_NOTES_REWRITE_REF",
-              "GIT_NOTES_REWRITE_MODE", "GIT_REPLACE_REF_BASE", "GIT_OBJECT_DIRECTORY",
-              "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR")
 # options whose value git runs as a command (for local and ssh transports)
 COMMAND_OPTIONS = {"push": ("--receive-pack", "--exec"), "send-pack": ("--receive-pack", "--exec"),
                    "fetch": ("--upload-pack",), "pull": ("--upload-pack",), "clone": ("--upload-pack", "-u"),
@@ -187,15 +167,6 @@ def quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def env_config(env: dict[str, str]) -> list[tuple[str, str]]:
-    """(key, value) given through GIT_CONFIG_COUNT/KEY_n/VALUE_n in the command's own assignments."""
-    try:
-        count = int(env.get("GIT_CONFIG_COUNT", "0") or 0)
-    except ValueError:
-        return [("GIT_CONFIG_COUNT", UNKNOWN)]
-    return [(env.get(f"GIT_CONFIG_KEY_{n}", ""), env.get(f"GIT_CONFIG_VALUE_{n}", "")) for n in range(min(count, 100))]
-
-
 def config_alias(where: str, sub: str, globals_: list[str], env: dict[str, str]) -> str | None:
     """Ask git itself (includes, global and worktree config, -c and GIT_CONFIG_* all honoured)."""
     import subprocess
@@ -238,7 +209,7 @@ def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: 
     git_cwd = cwd
     if env.get("GIT_DIR") and env["GIT_DIR"] != UNKNOWN:
         git_dir = _join(cwd, Word(env["GIT_DIR"]))
-    for name in ENV_DENIED:
+    for name in git_config.ENV_DENIED:
         if name in env:
             an.add("strict", f"git with {name} set (it points git at other state)", cmd, cwd, always=True)
             return
@@ -284,8 +255,8 @@ def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: 
         i += 1
     if i >= len(args):
         return
-    settings = inline + env_config(env)
-    if not _configuration(an, settings, cmd, git_cwd, env):
+    settings = inline + git_config.env_config(env)
+    if not git_config.check_settings(an, settings, cmd, git_cwd, env):
         return
     sub = args[i].text
     rest = args[i + 1:]
@@ -318,38 +289,6 @@ def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: 
         run_git(an, list(args[:i]) + [Word(w) for w in split] + rest, cmd, git_cwd, env, alias_depth + 1, git_dir)
         return
     git_sub(an, sub, rest, cmd, git_cwd, env, git_dir)
-
-
-def _configuration(an: Analyzer, settings: list[tuple[str, str]], cmd: Command, cwd: str | None,
-                   env: dict[str, str]) -> bool:
-    """Check `-c`, `--config-env`, GIT_CONFIG_* and the command-running variables; False when denied."""
-    for key, value in settings:
-        if key == "GIT_CONFIG_COUNT":
-            an.add("strict", "GIT_CONFIG_COUNT is computed", cmd, cwd, always=True)
-            return False
-        if NOTES_CONFIG.match(key):
-            an.add("note", f"git -c {key} (moves hallmark notes)", cmd, cwd)
-            return False
-        if DENIED_CONFIG.match(key):
-            an.add("strict", f"git -c {key}=… (the gate denies overriding it)", cmd, cwd, always=True)
-            return False
-        if RUNS_COMMAND.match(key) and not key.lower().startswith("alias."):
-            if not _command_value(an, key, value, cmd, cwd):
-                return False
-    for name in ENV_COMMANDS:
-        if name in env and not _command_value(an, name, env[name], cmd, cwd):
-            return False
-    return True
-
-
-def _command_value(an: Analyzer, key: str, value: str, cmd: Command, cwd: str | None) -> bool:
-    if value == UNKNOWN:
-        an.add("strict", f"{key} is computed, and git runs it", cmd, cwd, always=True)
-        return False
-    if value.strip().lower() in BOOLISH:
-        return True
-    an.nested(value[1:] if value.startswith("!") else value, cmd, cwd)
-    return True
 
 
 def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
@@ -414,7 +353,7 @@ def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | N
             if word.text.endswith("-filter") and word.text.startswith("--") and index + 1 < len(rest):
                 an.shell_string(rest[index + 1], cmd, cwd)
     elif sub == "config":
-        config_write(an, rest, cmd, cwd)
+        git_config.config_write(an, rest, cmd, cwd)
     elif sub == "commit":
         an.add("commit", "git commit", cmd, cwd, args=lits)
     elif sub in ("add", "rm", "mv", "stage"):
@@ -459,53 +398,6 @@ def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | N
                 an.shell_string(rest[index + 1], cmd, cwd)
             elif word.text.startswith("--extcmd="):
                 an.shell_string(Word(word.text.split("=", 1)[1], word.literal), cmd, cwd)
-
-
-def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) -> None:
-    """`git config` that sets a key which runs commands, moves notes, or is denied as an override."""
-    lits = [w.text for w in rest]
-    if any(not w.literal for w in rest):
-        an.add("strict", "git config with computed words", cmd, cwd, always=True)
-        return
-    if set(lits) & {"-e", "--edit"} or (lits[:1] == ["edit"]):
-        an.add("strict", "git config --edit rewrites git's configuration by hand", cmd, cwd, always=True)
-        return
-    reads = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin", "--name-only",
-             "--get-color", "--get-colorbool"}
-    if set(lits) & reads or lits[:1] in (["get"], ["list"]):
-        return
-    for index, flag in enumerate(lits):
-        if flag in ("-f", "--file", "--blob") and index + 1 < len(rest):
-            an.write(rest[index + 1], cwd, cmd.source)
-        elif flag.startswith("--file="):
-            an.write(Word(flag.split("=", 1)[1]), cwd, cmd.source)
-    with_value = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
-    words: list[str] = []
-    skip = False
-    for text in lits:
-        if skip:
-            skip = False
-            continue
-        if text in with_value:
-            skip = True
-            continue
-        if not text.startswith("-"):
-            words.append(text)
-    if words[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
-        words = words[1:]
-    if len(words) < 2 and not set(lits) & {"--unset", "--unset-all", "--rename-section", "--remove-section",
-                                           "--add", "--replace-all"}:
-        return  # `git config key`: a read
-    key = words[0] if words else ""
-    value = words[1] if len(words) > 1 else ""
-    if NOTES_CONFIG.match(key):
-        an.add("note", f"git config {key} (moves hallmark notes)", cmd, cwd)
-    elif DENIED_CONFIG.match(key) or RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH:
-        an.add("strict", f"git config {key} … (configuration that runs commands or moves the gates)", cmd, cwd,
-               always=True)
-    elif key.lower().startswith(("remote.", "url.")) and key.lower().endswith(("fetch", "insteadof", "pushinsteadof")):
-        if "notes" in value or key.lower().endswith("pushinsteadof"):
-            an.add("note", f"git config {key} {value}", cmd, cwd)
 
 
 def first_positional(words: list[Word], with_value: set[str]) -> str | None:
