@@ -228,6 +228,9 @@ def interpreter(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
         if word.literal and (text in ("/dev/stdin", "/dev/fd/0")):
             break
         run_script(an, word, cmd, cwd, as_shell=False)
+        for given in args[i + 1:]:  # an interpreter given a protected path may write it: checked as a write
+            if given.literal and not given.text.startswith("-") and ("/" in given.text or given.text.startswith(".")):
+                an.write(given, cwd, cmd.source)
         return
     if stdin is not None:
         code_names(an, f"{name} reading stdin", None if stdin == UNKNOWN else stdin, cmd, cwd, inline=True)

@@ -63,6 +63,8 @@ ROWS: list[tuple[str, str | None, str | None, str]] = [
     ("d=$(git rev-parse --git-common-dir)/hallmark/items/H-0001; echo x >> \"$d/events.jsonl\"", D, D, "record"),
     ("cd \"$(git rev-parse --git-common-dir)\" && echo x >> hallmark/events.jsonl", D, D, "record"),
     ("python3 -c \"open('.git/hallmark/events.jsonl','a').write('x')\"", D, D, "record"),
+    ("python3 ship.py {main}/.git/hallmark/items/H-0001/events.jsonl", D, D, "record"),
+    ("node tools/x.js --out ../repo/.hallmark.toml", D, None, "record"), ("python3 tools/__init__.py notes.txt", P, P, "record"),
     ("echo x > \"$UNSET_SOMEWHERE/hallmark/events.jsonl\"", D, D, "record"),
     ("git replace -l", P, P, "record"), ("git notes --ref=hallmark show HEAD", P, P, "record"),
     ("git log --notes=hallmark -1", P, P, "record"), ("git fetch origin main", P, P, "record"),
