@@ -267,8 +267,15 @@ def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
                 if args[index + 1:end]:
                     an.exec(list(args[index + 1:end]), cmd, cwd, dict(env), None)
                 index = end
-            elif lit(index) in ("-delete", "-fprint", "-fprintf", "-fls"):
-                an.add("strict", f"find {lit(index)} writes or removes files", cmd, cwd)
+            elif lit(index) == "-delete":  # removes what it finds under its starting points
+                from .writes import check
+
+                sweeping = _find_may_match_protected(args)
+                for start in args[:next((k for k, w in enumerate(args) if w.text.startswith("-")), len(args))] or [
+                        Word(".")]:
+                    check(an, start, cwd, cmd.source, recursive=sweeping)
+            elif lit(index) in ("-fprint", "-fprintf", "-fls") and index + 1 < len(args):
+                an.write(args[index + 1], cwd, cmd.source)
             index += 1
         return None
     if name == "direnv":
@@ -442,3 +449,25 @@ def _parallel(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env
             an.exec(words, cmd, cwd, dict(env), None)
         return None
     return _xargs(an, inner, cmd, cwd, env, stdin)
+
+
+# names find -delete could remove that belong to the record (Hallmark's state, git's own, Claude's settings)
+PROTECTED_NAMES = (".git", "hallmark", "events.jsonl", "item.json", "counters.json", "index.sqlite", "settings.json",
+                   "settings.local.json", ".hallmark.toml", "hooks", "pre-push", "config", "packed-refs", "notes")
+
+
+def _find_may_match_protected(args: list[Word]) -> bool:
+    """Without a name test find removes everything under its start; with one, only what it matches."""
+    import fnmatch
+
+    tests = [args[k + 1] for k, w in enumerate(args[:-1])
+             if w.literal and w.text in ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename")]
+    if not tests:
+        return True
+    for test in tests:
+        if not test.literal:
+            return True
+        pattern = test.text.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatch(name, pattern) for name in PROTECTED_NAMES):
+            return True
+    return any(w.literal and w.text in ("-regex", "-iregex", "-o", "-or", "!", "-not") for w in args)

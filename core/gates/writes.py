@@ -91,8 +91,10 @@ def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
     return None
 
 
-def check(an: Analyzer, target: Word, cwd: str | None, source: str, content: str | None = None) -> None:
-    """A write to target: a "state" finding when it is protected; remembered for later steps."""
+def check(an: Analyzer, target: Word, cwd: str | None, source: str, content: str | None = None, *,
+          recursive: bool = False) -> None:
+    """A write to target: a "state" finding when it is protected (or, for a recursive removal or
+    extraction, when it holds something protected); remembered for later steps."""
     ctx = an.ctx
     path = target.text if target.literal else evaluate(an, target.text, cwd)
     if path is None:
@@ -118,8 +120,23 @@ def check(an: Analyzer, target: Word, cwd: str | None, source: str, content: str
         return
     an.written[real] = content
     why = protected_reason(ctx.paths, real)
+    if why is None and recursive:
+        why = holds_protected(ctx.paths, real)
     if why:
         an.findings.append(_finding("state", f"a write to {target.text} ({why})", source, cwd))
+
+
+def holds_protected(paths: RepoPaths | None, real: str) -> str | None:
+    """Why a directory a recursive command would sweep holds something no agent may write."""
+    from .itemstate import checkouts, within
+
+    for root, why in protected_roots(paths):
+        if within(root, real):
+            return f"it holds {why}"
+    for checkout in checkouts(paths) if paths is not None else []:
+        if within(os.path.join(checkout, ".git"), real) or within(os.path.join(checkout, ".claude"), real):
+            return "it holds a checkout's .git or Claude Code's settings"
+    return None
 
 
 def _proc_self(path: str, cwd: str) -> str | None:
@@ -326,8 +343,13 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         targets = [v for k, v in values.items() if k in ("-p", "--tmpdir")]
     elif name == "split":
         targets = operands[1:2]
+    recursive = (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive"))) or name in (
+        "tar", "unzip", "rsync") or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
     for target in targets:
-        an.write(target, cwd, cmd.source, content if len(targets) == 1 else None)
+        if recursive:
+            check(an, target, cwd, cmd.source, recursive=True)
+        else:
+            an.write(target, cwd, cmd.source, content if len(targets) == 1 else None)
 
 
 def _read(path: str, limit: int = 262_144) -> str | None:

@@ -126,7 +126,11 @@ ROWS: list[tuple[str, str | None, str | None, str]] = [
     ("nice -n5 -- git push", D, D, "wrapper"), ("setsid -w git push", D, D, "wrapper"), ("sg users 'git push'", D, D, "wrapper"),
     ("hyperfine 'git push'", D, D, "wrapper"), ("tmux new -d 'git push'", D, D, "wrapper"),
     ("chroot / git push", D, D, "wrapper"), ("unshare -r git push", D, D, "wrapper"),
-    ("echo hi | xargs echo", P, P, "wrapper"), ("timeout 5 pytest -q", P, P, "wrapper"), ("sudo -l", P, P, "wrapper"),
+    ("find build -name '*.pyc' -delete", P, P, "wrapper"), ("find . -name '*.pyc' -delete", P, P, "wrapper"),
+    ("find . -name '*.json*' -delete", D, D, "wrapper"), ("find . -delete", D, D, "wrapper"),
+    ("rm -rf .", D, D, "config"), ("rm -rf ../repo", D, None, "config"), ("rm -rf build dist", P, P, "config"),
+    ("tar -xf /tmp/a.tar", D, D, "config"), ("tar -xf /tmp/a.tar -C build", P, P, "config"), ("find .git/hallmark -name '*.json' -delete", None, D, "wrapper"),
+    ("find {main}/.git/hooks -delete", D, D, "wrapper"), ("echo hi | xargs echo", P, P, "wrapper"), ("timeout 5 pytest -q", P, P, "wrapper"), ("sudo -l", P, P, "wrapper"),
     # git configuration and variables that run commands
     ("git -c core.hooksPath=/tmp/h commit -m x", D, D, "gitcfg"), ("git -c core.fsmonitor='git push' status", D, D, "gitcfg"),
     ("git -c core.pager='git push' log", D, D, "gitcfg"), ("GIT_EDITOR='sh -c \"git push\"' git commit", D, D, "gitcfg"),
