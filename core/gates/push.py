@@ -169,6 +169,9 @@ def ship_parts(template: str) -> tuple[list[list[str]], set[str]]:
     script files it runs (as paths relative to the checkout it runs in)."""
     prefixes: list[list[str]] = []
     scripts: set[str] = set()
+    segments = re.split(r"&&|\|\||[;|\n]", template)
+    if all(seg.split()[:1] in (["git"], ["gh"]) for seg in segments) and not re.search(r"[`$()<>'\"\\]", template):
+        return prefixes, scripts  # the default shape: git and gh are read properly anyway; no parser needed
 
     def take(cmd: Command) -> None:
         words: list[str] = []
