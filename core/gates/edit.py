@@ -151,7 +151,7 @@ def file_gate(paths: RepoPaths, capture: dict[str, Any], cwd: str, file_paths: l
         if _git_internal(paths, target):
             return Gate("deny", f"{given} is inside git's own directory, where Hallmark keeps its state; "
                                 "it is never edited by hand.", ["hall doctor", "hall status"])
-        from .writes import protected_reason
+        from .protected import protected_reason
 
         why = protected_reason(paths, target)
         if why:

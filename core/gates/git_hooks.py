@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from .shell import UNKNOWN
+from .shell_text import UNKNOWN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

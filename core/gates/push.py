@@ -114,7 +114,9 @@ class Context:
 
     def protected_roots(self) -> list[tuple[str, str]]:
         """(real path, why) of everything a Bash command may not write (writes.py)."""
-        return writes().protected_roots(self.paths)
+        from .protected import protected_roots
+
+        return protected_roots(self.paths)
 
     def hook_files(self, cwd: str) -> list[tuple[str, str]]:
         """(hook name, path) of every executable hook git would run from cwd; husky's `_` wrappers

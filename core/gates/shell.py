@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from .shell_text import printf_output, unkeyword  # noqa: F401 - unkeyword is the walk's entry point too
+from .shell_text import UNKNOWN, UNKNOWN_TEMP, printf_output, unkeyword  # noqa: F401 - re-exported
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -214,8 +214,7 @@ def word_value(node) -> Word:
 
 # -- the walk ----------------------------------------------------------------------------
 
-UNKNOWN = "\x00dynamic"  # stdin or a value the shell computes at run time
-UNKNOWN_TEMP = "\x00temp"  # a fresh path under the temporary directory ($(mktemp), $TMPDIR)
+
 
 
 _OUTPUT_OPS = (">", ">>", ">|", "&>", "&>>", "<>")

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import re
 
+UNKNOWN = "\x00dynamic"  # stdin or a value the shell computes at run time
+UNKNOWN_TEMP = "\x00temp"  # a fresh path under the temporary directory ($(mktemp), $TMPDIR)
+
 # `time`, `coproc` and `!` are keywords bash reads before a command; tree-sitter-bash takes `time`
 # and `coproc` for command names (so `time { git push; }` would hide its braces) and reads `! {`
 # badly. They change nothing the gates decide on, so they are blanked out before parsing.
-_KEYWORD = re.compile(r"(^|[;&|(){}\n]|\b(?:then|do|else|elif|if|while|until)\b)(\s*)"
-                      r"(time(?:\s+-p)?(?:\s+--)?|coproc(?:\s+[A-Za-z_][A-Za-z0-9_]*(?=\s*[{(]))?|!)(?=\s)")
+_KEYWORD = (r"(^|[;&|(){}\n]|\b(?:then|do|else|elif|if|while|until)\b)(\s*)"
+            r"(time(?:\s+-p)?(?:\s+--)?|coproc(?:\s+[A-Za-z_][A-Za-z0-9_]*(?=\s*[{(]))?|!)(?=\s)")
 
 
 def unkeyword(text: str) -> str:
     if "time" not in text and "coproc" not in text and "!" not in text:
         return text
-    return _KEYWORD.sub(lambda m: m.group(1) + m.group(2) + " " * len(m.group(3)), text)
+    return re.sub(_KEYWORD, lambda m: m.group(1) + m.group(2) + " " * len(m.group(3)), text)
 
 
 
