@@ -10,10 +10,12 @@ hall new), then times, interleaved in the same run and on the same interpreter:
   the analysis, one git call for HEAD and its note, the denial recorded in the journal)
 - push-hallmarked: the same push once HEAD carries a valid hallmark (let through)
 - bash-compound: `cd . && bash -c 'git push'` (loads the tree-sitter parser)
+- bash-plain: `ls -la` (a command no rule reads: the common case)
+- pre-push: git's pre-push hook (`hall-hook git-pre-push`) deciding a push of the hallmarked commit
 
 Bytecode is compiled once into a private cache (PYTHONPYCACHEPREFIX), as an installed package
 has it; every process, the baseline included, runs with the same environment.
-Budgets (issue 3): edit <= 1.5x, push <= 2.5x.
+Budgets (issues 3 and 12): edit <= 1.5x, push <= 2.5x (denied or let through).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "hall-hook")
-BUDGETS = {"edit": 1.5, "push": 2.5}
+BUDGETS = {"edit": 1.5, "push": 2.5, "push-hallmarked": 2.5}
 
 
 def _git(cwd: Path, env: dict[str, str], *args: str) -> str:
@@ -69,8 +71,12 @@ def hallmark_head(env: dict[str, str], main: Path, wt: Path, item: str) -> None:
     path = discover(main).item_journal(item)
     journal.append(path, "ready", item=item, actor="you", sha=sha, round=1)
     journal.append(path, "checks_passed", item=item, actor="assayer", sha=sha)
-    journal.append(path, "hallmarked", item=item, actor="assayer", sha=sha, round=1)
-    note = {"v": 1, "item": item, "sha": sha, "round": 1, "model": "bench", "open_findings": [], "actor": "assayer"}
+    run = "20261201T120000000Z-review.jsonl"  # the loop's chain: run started, its verdict, hallmarked
+    journal.append(path, "run_started", item=item, actor="assayer", run=run, role="review", model="bench")
+    journal.append(path, "verdict", item=item, actor="assayer", sha=sha, decision="approve", run=run, standin=False)
+    journal.append(path, "hallmarked", item=item, actor="assayer", sha=sha, round=1, run=run, standin=False)
+    note = {"v": 1, "item": item, "sha": sha, "round": 1, "model": "bench", "open_findings": [], "actor": "assayer",
+            "run": run, "standin": False}
     _git(wt, env, "notes", "--ref=hallmark", "add", "-m", json.dumps(note), "HEAD")
 
 
@@ -79,10 +85,10 @@ def payload(tool: str, cwd: Path, **tool_input: str) -> bytes:
                        "tool_input": tool_input, "tool_use_id": "toolu_bench"}).encode()
 
 
-def timed(argv: list[str], data: bytes | None, env: dict[str, str]) -> tuple[float, bytes]:
+def timed(argv: list[str], data: bytes | None, env: dict[str, str], cwd: Path | None = None) -> tuple[float, bytes]:
     start = time.perf_counter()
-    proc = subprocess.run(argv, input=data, capture_output=True, env=env)
-    return time.perf_counter() - start, proc.stdout
+    proc = subprocess.run(argv, input=data, capture_output=True, env=env, cwd=cwd)
+    return time.perf_counter() - start, proc.stdout + (b"" if proc.returncode == 0 else b"refused")
 
 
 def main() -> int:
@@ -97,6 +103,7 @@ def main() -> int:
                                                      new_string="2")),
             "push": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="git push origin main")),
             "bash-compound": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="cd . && bash -c 'git push'")),
+            "bash-plain": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="ls -la")),
         }
         expect = {"edit": b"", "push": b"deny", "bash-compound": b"deny"}
         for name, (argv, data) in cases.items():  # warm up: bytecode compiled once, caches built
@@ -113,17 +120,25 @@ def main() -> int:
         if out.strip():
             raise SystemExit(f"push-hallmarked: expected no answer, got {out[:200]!r}")
         samples["push-hallmarked"] = []
+        samples["pre-push"] = []
         base_again = []
+        sha = _git(wt, env, "rev-parse", "HEAD").encode()
+        line = b"refs/heads/x " + sha + b" refs/heads/x " + b"0" * 40 + b"\n"
+        pre_push = [HOOK, "git-pre-push", str(wt / ".git-hooks-pre-push"), "origin", "/nowhere.git"]
+        _, out = timed(pre_push, line, env, wt)
+        if out.strip():
+            raise SystemExit(f"pre-push: expected the hallmarked commit to go, got {out[:200]!r}")
         for _ in range(args.runs):
             samples["push-hallmarked"].append(timed(argv, data, env)[0])
+            samples["pre-push"].append(timed(pre_push, line, env, wt)[0])
             base_again.append(timed(*cases["baseline"][:1], None, env)[0])
     base = statistics.median(samples["baseline"])
     base2 = statistics.median(base_again)
     print(f"hall-hook pre-tool-use, {args.runs} runs each, interleaved; median wall time (ratio to python -c pass)")
     print(f"  {'baseline python -c pass':28s} {base * 1000:7.1f} ms   1.00x")
     failed = False
-    for name in ("edit", "push", "bash-compound", "push-hallmarked"):
-        reference = base2 if name == "push-hallmarked" else base
+    for name in ("edit", "push", "bash-compound", "bash-plain", "push-hallmarked", "pre-push"):
+        reference = base2 if name in ("push-hallmarked", "pre-push") else base
         median = statistics.median(samples[name])
         ratio = median / reference
         budget = BUDGETS.get(name)

@@ -158,6 +158,29 @@ def _ship_check(paths: RepoPaths) -> dict[str, Any] | None:
                   f"git remote add {missing[0]} <url>, or set ship in .hallmark.toml", optional=True)
 
 
+def _pre_push_check(paths: RepoPaths) -> dict[str, Any]:
+    """Git's own wall: the pre-push hook in every hooks dir the checkouts use (core/githooks.py)."""
+    from . import githooks
+
+    state = githooks.status(paths)
+    return _check("pre-push", state["ok"], state["detail"], "hall setup git", dirs=state.get("dirs", []))
+
+
+def _sandbox_check() -> dict[str, Any]:
+    """The sandbox wall for interactive sessions: can it run here, and is Hallmark's profile installed?
+
+    (`sandbox`, from doctor_claude, is the headless runs' side: does Claude Code's sandbox start.)"""
+    from . import sandbox_profile
+
+    state = sandbox_profile.status()
+    available = state["available"]
+    detail = available["detail"] + ("; Hallmark's profile is in your Claude Code settings" if state["installed"]
+                                     else "; Hallmark's profile is not installed")
+    fix = available.get("fix") if not available["ok"] else "hall setup claude --sandbox"
+    return _check("sandbox profile", available["ok"] and state["installed"], detail, fix, optional=True,
+                  available=available["ok"], installed=state["installed"])
+
+
 def run(start: Path) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
     git_path = shutil.which("git")
@@ -188,6 +211,7 @@ def run(start: Path) -> dict[str, Any]:
         ship = _ship_check(paths)
         if ship is not None:
             checks.append(ship)
+        checks.append(_pre_push_check(paths))
     from .plugin_install import installed_status
 
     status = installed_status()
@@ -199,6 +223,7 @@ def run(start: Path) -> dict[str, Any]:
     from .doctor_claude import checks as claude_checks
 
     checks += claude_checks(_sandbox_mode(paths))
+    checks.append(_sandbox_check())
     for tool, why in (("gh", "opening pull requests"),):
         found = shutil.which(tool)
         checks.append(_check(tool, found is not None, found or f"not on PATH (needed for {why})",

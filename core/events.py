@@ -60,6 +60,8 @@ class LoopStep(Envelope):
     round: int | None = None
     held: bool | None = None
     pr: str | int | None = None
+    run: str | None = Field(None, description="hallmarked: the review run whose verdict struck it")
+    standin: bool | None = Field(None, description="hallmarked: the stand-in model ran that review (no model)")
 
 
 class Question(Envelope):

@@ -222,6 +222,9 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
         raise HallError("COMMAND_FAILED", f"The worktree command ran but no worktree has branch {branch}.",
                         ["git worktree list"])
     copied = _copy_untracked(repo, Path(worktree))
+    from . import githooks
+
+    githooks.cover(repo.paths, Path(worktree))  # git's pre-push wall in a worktree with its own hooks dir
     path = repo.paths.item_journal(item_id)
     fields: dict[str, Any] = {"title": title, "branch": branch, "worktree": worktree, "base": base}
     if request:

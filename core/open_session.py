@@ -49,9 +49,14 @@ def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | N
         command += ["--plugin-dir", str(plugin_dir())]
     if yolo:
         command.append(YOLO_FLAG)
+    from .sandbox_profile import session_args  # the sandbox wall, where it can run here
+
+    sandbox_args, sandbox = session_args(repo.paths)
+    command += sandbox_args
     if prompt:
         command.append(prompt)
-    return {"item": item_id, "command": command, "cwd": view.worktree, "env": launch_env(repo, item_id), "yolo": yolo}
+    return {"item": item_id, "command": command, "cwd": view.worktree, "env": launch_env(repo, item_id), "yolo": yolo,
+            "sandbox": sandbox}
 
 
 def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> dict[str, Any]:

@@ -169,6 +169,25 @@ def discover(start: str | os.PathLike[str] | None = None, *, required: bool = Tr
     return found
 
 
+def hallmark_above(start: str | os.PathLike[str]) -> RepoPaths | None:
+    """The nearest repository at or above start where `hall init` ran, walking past repositories
+    that are not (a nested clone, a submodule, a vendored repo inside a worktree). Reads only the
+    file system, no git process: the hooks ask this on every tool call that finds no Hallmark."""
+    current = Path(os.path.realpath(start))
+    while not current.exists() and current != current.parent:
+        current = current.parent  # a file about to be written: its nearest existing directory
+    for _ in range(64):
+        found = _fast_discover(current)
+        if found is None:
+            return None
+        if found.initialized:
+            return found
+        if found.toplevel == found.toplevel.parent:
+            return None
+        current = found.toplevel.parent
+    return None
+
+
 def user_data_dir() -> Path:
     """Per-user data (registered repos, seen marks, user config). HALLMARK_DATA_DIR overrides it."""
     override = os.environ.get("HALLMARK_DATA_DIR")

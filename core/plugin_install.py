@@ -116,6 +116,8 @@ def hallmark_note_schema() -> dict[str, Any]:
         model: str = Field(description="the reviewer's model")
         open_findings: list[Any] = Field(default_factory=list, description="findings still open (minor ones)")
         actor: str = Field("assayer", description="assayer, or you for a person's verdict (hall verdict)")
+        run: str | None = Field(None, description="the review run whose verdict struck it (None for a person's)")
+        standin: bool = Field(False, description="the stand-in model ran that review: no model reviewed it")
 
     return HallmarkNote.model_json_schema()
 

@@ -178,6 +178,7 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         wrote_config = True
     claude = write_claude_section(root) if claude_md else "skipped"
     register(root)
+    pre_push = install_pre_push(paths)
     if created_state:
         journal.append(paths.repo_journal, "initialized", item=None, actor="you", gates=gates)
     from .memory import identity as memory_identity
@@ -192,9 +193,21 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         "claude_md": claude,
         "initialized": created_state,
         "project_identity": project,
+        "pre_push": pre_push,
         "next": _init_next(root, wrote_config, claude, project),
         "config_valid": _check_config(root),
     }
+
+
+def install_pre_push(paths: RepoPaths) -> dict[str, Any]:
+    """Git's own wall (core/githooks.py); init never fails over it: doctor names what is missing."""
+    from . import githooks
+
+    try:
+        done = githooks.install(paths)
+    except Exception as exc:  # noqa: BLE001 - reported, and `hall doctor` / `hall setup git` repair it
+        return {"ok": False, "detail": f"the pre-push hook was not installed: {exc}", "next": ["hall setup git"]}
+    return {"ok": done["ok"], "dirs": [d["dir"] for d in done["dirs"]], **({"detail": done["detail"]} if "detail" in done else {})}
 
 
 def _check_config(root: Path) -> bool:

@@ -86,6 +86,8 @@ def run(event: str, raw: bytes) -> dict | None:
 
         paths = discover(cwd, required=False)
         if paths is None or not paths.initialized:
+            paths = _nearby(cwd, payload) if gated else None  # a gate never switches off near a repo
+        if paths is None or not paths.initialized:
             return None
         import importlib
 
@@ -96,6 +98,40 @@ def run(event: str, raw: bytes) -> dict | None:
         if gated:
             return gate_failed(exc)
         return None
+
+
+_PATHISH = r"(?:^|[\s=:'\"(;&|<>])((?:~|\.{1,2})?/[^\s'\";&|()<>`$]*|\.\.?)(?=$|[\s'\";&|()<>])"
+
+
+def _nearby(cwd: str, payload: dict) -> object | None:
+    """The Hallmark repo a gated call is aimed at when its cwd finds none: above the cwd past nested
+    repos and submodules, above the file an edit tool writes, or above a path the command names
+    (`git -C <worktree> push`, `cd <repo> && …`, `--git-dir=…`, absolute paths)."""
+    import re
+
+    from hallmark.core.paths import hallmark_above
+
+    found = hallmark_above(cwd)
+    if found is not None:
+        return found
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    candidates: list[str] = []
+    for key in ("file_path", "notebook_path", "path"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            candidates.append(value)
+    command = tool_input.get("command")
+    if isinstance(command, str):
+        candidates += re.findall(_PATHISH, command[:16384])[:32]
+        candidates += re.findall(r"-C(/[^\s'\";&|()<>`$]+)", command[:16384])[:8]
+    for candidate in candidates:
+        path = os.path.expanduser(candidate)
+        if not os.path.isabs(path):
+            path = os.path.join(cwd, path)
+        found = hallmark_above(path)
+        if found is not None:
+            return found
+    return None
 
 
 def _log_quietly(paths, event: str, message: str) -> None:
@@ -110,6 +146,10 @@ def _log_quietly(paths, event: str, message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     event = args[0] if args else ""
+    if event == "git-pre-push":  # git's hook, not Claude Code's: its own protocol (hooks/git_pre_push.py)
+        from hallmark.hooks.git_pre_push import main as git_pre_push
+
+        return git_pre_push(args[1:])
     if normalise(event) is None:
         return 0
     try:

@@ -206,7 +206,9 @@ def init_repo(demo: Demo) -> dict[str, Any]:
     atomic.write_text(demo.root / ".hallmark.toml", config_text(standin_path()))
     _git(demo.root, "add", "-A")
     _git(demo.root, "commit", "-q", "-m", "hall init (the stand-in model runs the demo's loop)")
-    _git(demo.root, "push", "-q", "origin", "main")
+    # the person publishes the base themselves: main is not an item's hallmarked work, so Hallmark's
+    # pre-push hook (installed by init just now) would refuse it; --no-verify is the person's override
+    _git(demo.root, "push", "-q", "--no-verify", "origin", "main")
     return result
 
 

@@ -2,6 +2,11 @@
 
 Returns a Gate (deny or ask, with the reason Claude reads) or None. None means "no opinion":
 the call falls through to the person's own permission rules. Nothing here ever allows.
+
+The order of a Bash command's findings: a person's decision, a write to the record (notes,
+state) and a push that sends unhallmarked commits are denied wherever the command runs; then the
+edit gate's commit rule; then what the gate cannot follow (strict mode in an item's worktree, and
+everywhere for the classes marked `always`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ if TYPE_CHECKING:
     from ..paths import RepoPaths
 
 NOTE_WRITERS = frozenset({"assayer", "shipper"})
-_PUBLISH_WORD = r"\b(push|send-pack|http-push|notes|update-ref|gh|ship|release)\b"
+_PUBLISH_WORD = r"\b(push|send-pack|http-push|notes|update-ref|gh|ship|release|publish|hall)\b"
 _UNPARSED = ("parse error", "too long", "too deep")
 
 
@@ -31,8 +36,12 @@ def pre_tool_use(payload: dict[str, Any], paths: RepoPaths, cwd: str) -> Gate | 
     if not isinstance(tool_input, dict):
         tool_input = {}
     if tool in edit.EDIT_TOOLS:
-        capture = settings.capture(settings.load(paths))
-        return edit.file_gate(paths, capture, cwd, edit.tool_paths(str(tool), tool_input))
+        for given in edit.tool_paths(str(tool), tool_input):
+            owner = _owner(paths, cwd, given)
+            gate = edit.file_gate(owner, settings.capture(settings.load(owner)), cwd, [given])
+            if gate is not None:
+                return gate
+        return None
     if tool == "Bash":
         command = tool_input.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -41,31 +50,48 @@ def pre_tool_use(payload: dict[str, Any], paths: RepoPaths, cwd: str) -> Gate | 
     return None
 
 
+def _owner(paths: RepoPaths, cwd: str, given: str) -> RepoPaths:
+    """The Hallmark repo a file belongs to: the session's, or another initialized one it names."""
+    try:
+        target = edit.real(given, cwd)
+    except edit.Unresolvable:
+        return paths
+    if itemstate.checkout_of(paths, target) is not None:
+        return paths
+    from ..paths import hallmark_above
+
+    return hallmark_above(target) or paths
+
+
 def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     config = settings.load(paths)
     capture = settings.capture(config)
     from . import push
 
     ship = config.get("ship") if isinstance(config.get("ship"), str) else ""
-    protected = [str(paths.state_dir), str(paths.common_dir / "refs" / "notes"), str(paths.common_dir / "packed-refs")]
-    findings = push.analyze(command, push.Context(cwd, ship=ship, protected=protected))
+    findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths))
     if not findings:
         return None
     actor = os.environ.get("HALL_ACTOR", "").strip()
+    for finding in findings:
+        if finding.kind == "person":
+            return Gate("deny", f"{finding.detail}. Agents do not take a person's decisions, and Hallmark's own "
+                                "variables are not theirs to set.", ["hall propose-ready --summary \"…\"", "hall ask \"…\"",
+                                                                    "hall status"])
     for finding in findings:
         if finding.kind == "note" and actor not in NOTE_WRITERS:
             return Gate("deny", f"{finding.detail}: hallmark notes are written only by Hallmark's assayer or "
                                 "shipper; reading notes is fine.", ["git notes --ref=hallmark show HEAD", "hall status"])
         if finding.kind == "state" and actor not in NOTE_WRITERS:
-            return Gate("deny", f"{finding.detail}: Hallmark's journal and the hallmark notes are written only "
-                                "through hall; a hand-written line would forge the record.", ["hall status", "hall log"])
+            return Gate("deny", f"{finding.detail}: Hallmark's record, its configuration and Claude Code's settings "
+                                "are written only through hall; a hand-written change would forge the record or "
+                                "loosen the gates.", ["hall status", "hall log", "hall doctor"])
 
-    pushes = [f for f in findings if f.kind == "push"]
-    for finding in pushes:
-        verdict = _hallmark(paths, finding.cwd or cwd)
-        if not verdict.ok:
-            return Gate("deny", f"{finding.detail} publishes, and {verdict.reason}. Only hallmarked work leaves "
-                                "this machine: finish the item and let the review loop hallmark it.",
+    for finding in (f for f in findings if f.kind == "push"):
+        verdict = _sends(paths, finding, cwd)
+        if verdict is not None:
+            return Gate("deny", f"{finding.detail} publishes, and {verdict}. Only hallmarked work leaves this "
+                                "machine: finish the item and let the review loop hallmark it.",
                         ["hall ready", "hall status", "hall log --kind verdict"])
 
     commits = [f for f in findings if f.kind == "commit"]
@@ -84,7 +110,8 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
         if _allowed(finding, command, capture["push_allow"]):
             continue
         unparsed = finding.detail.startswith(_UNPARSED)
-        if in_worktree and capture["push_guard"] == "strict":
+        guarding = capture["push_guard"] == "strict"
+        if guarding and (in_worktree or finding.always):
             pass
         elif not (unparsed and re.search(_PUBLISH_WORD, command)):
             continue
@@ -98,11 +125,35 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     return None
 
 
+def _sends(paths: RepoPaths, finding, cwd: str) -> str | None:
+    """Why this push may not go (a source without a valid hallmark), or None when every one has one."""
+    from . import hallmark, refspecs
+
+    if finding.unresolved:
+        return f"the gate cannot know what it sends: {finding.unresolved}"
+    where = finding.cwd or cwd
+    if not os.path.isdir(where):
+        where = str(paths.toplevel)
+    if finding.revs is None:
+        verdict = hallmark.check(where, paths)
+        return None if verdict.ok else verdict.reason
+    revs, why = refspecs.resolve(where, finding.revs, finding.git_dir)
+    if why:
+        return why
+    if not revs:
+        return None
+    verdict = hallmark.check_revs(where, revs, paths, finding.git_dir)
+    return None if verdict.ok else verdict.reason
+
+
 def _hallmark(paths: RepoPaths, where: str):
     from . import hallmark
 
     directory = where if os.path.isdir(where) else str(paths.toplevel)
-    return hallmark.check(directory, paths)
+    try:
+        return hallmark.check(directory, paths)
+    except RuntimeError as exc:
+        return hallmark.Verdict(False, str(exc))
 
 
 def _allowed(finding, command: str, allow: list[str]) -> bool:

@@ -57,11 +57,33 @@ def tool_paths(tool_name: str, tool_input: dict[str, Any]) -> list[str]:
     return found
 
 
+_SELF = ("/proc/self/", "/proc/thread-self/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
+
+
+class Unresolvable(ValueError):
+    """A path that means something else in the tool's process than in this hook's (/proc/self/fd/3)."""
+
+
 def real(path: str, cwd: str) -> str:
+    """The real path the tool would write, resolved for the payload's cwd (never the hook's own):
+    `/proc/self/cwd/x` is x in the session's directory."""
     if path.startswith("~"):
         path = os.path.expanduser(path)
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
+    path = os.path.normpath(path)
+    if path.startswith(_SELF) or path in ("/proc/self", "/proc/thread-self"):
+        for prefix in ("/proc/self/cwd", "/proc/thread-self/cwd"):
+            if path == prefix or path.startswith(prefix + "/"):
+                path = cwd + path[len(prefix):]
+                break
+        else:
+            for prefix in ("/proc/self/root", "/proc/thread-self/root"):
+                if path == prefix or path.startswith(prefix + "/"):
+                    path = "/" + path[len(prefix):].lstrip("/")
+                    break
+            else:
+                raise Unresolvable(path)
     return os.path.realpath(path)
 
 
@@ -78,7 +100,7 @@ def is_free(rel: str, patterns: list[str]) -> bool:
         core = pat.strip("/")
         anchored = pattern.startswith("/") or "/" in core
         if directory:
-            dirs = parts[:-1]
+            dirs = parts[:-1]  # a directory pattern matches the file's directories
             if anchored:
                 depth = core.count("/") + 1
                 if len(dirs) >= depth and fnmatch.fnmatchcase("/".join(dirs[:depth]), core):
@@ -90,8 +112,8 @@ def is_free(rel: str, patterns: list[str]) -> bool:
             if fnmatch.fnmatchcase(rel, core) or any(
                     fnmatch.fnmatchcase("/".join(parts[:k]), core) for k in range(1, len(parts))):
                 return True
-        elif fnmatch.fnmatchcase(parts[-1], core) or any(fnmatch.fnmatchcase(d, core) for d in parts[:-1]):
-            return True
+        elif fnmatch.fnmatchcase(parts[-1], core):  # a file pattern matches the file's own name, never
+            return True  # a directory's: `*.md` does not free everything inside a folder named x.md
     return False
 
 
@@ -107,12 +129,39 @@ def _git_internal(paths: RepoPaths, target: str) -> bool:
     return itemstate.within(target, os.path.realpath(paths.common_dir))
 
 
+def _hard_links(target: str, paths: RepoPaths) -> int:
+    """How many names the file has, when it has more than one on the repository's file system."""
+    try:
+        st = os.stat(target)
+        repo = os.stat(paths.main_checkout)
+    except OSError:
+        return 0
+    import stat
+
+    return st.st_nlink if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and st.st_dev == repo.st_dev else 0
+
+
 def file_gate(paths: RepoPaths, capture: dict[str, Any], cwd: str, file_paths: list[str]) -> Gate | None:
     for given in file_paths:
-        target = real(given, cwd)
+        try:
+            target = real(given, cwd)
+        except Unresolvable:
+            return Gate("deny", f"{given} names a file through this process's own descriptors; the edit gate "
+                                "cannot tell which file that is. Use the file's own path.", ["hall status"])
         if _git_internal(paths, target):
             return Gate("deny", f"{given} is inside git's own directory, where Hallmark keeps its state; "
                                 "it is never edited by hand.", ["hall doctor", "hall status"])
+        from .protected import protected_reason
+
+        why = protected_reason(paths, target)
+        if why:
+            return Gate("deny", f"{given} is {why}; only hall writes it (a person edits it in their own editor).",
+                        ["hall doctor", "hall status"])
+        links = _hard_links(target, paths)
+        if links:
+            return Gate("deny", f"{given} has {links} hard links: an edit changes every one of them, and one may "
+                                "be a file of the repository outside the item's worktree. Copy it instead.",
+                        NEXT)
         root, rel = _outside(paths, target)
         if root is None:
             continue

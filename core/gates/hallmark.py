@@ -1,10 +1,19 @@
-"""Is HEAD hallmarked? Three checks, and a denial that says which one failed.
+"""Is a commit hallmarked? The one check the push gate, the pre-push hook and `hall verify` share.
 
-Anyone with git can write a note, so a note is a hallmark only when:
-1. it parses as the hallmark's JSON, version 1;
-2. its `sha` is HEAD itself (a note copied from an approved commit does not count);
-3. the journal of the item it names records `hallmarked` at HEAD (folded through the table, so
-   a later pull-back or reopen takes it away).
+Anyone with git can write a note, and anyone who can write a file can append a journal line, so a
+note is a hallmark only when the whole chain holds:
+
+1. the note parses as the hallmark's JSON, version 1;
+2. its `sha` is the commit itself (a note copied from an approved commit does not count);
+3. the journal of the item it names records `hallmarked` at that commit, folded through the
+   transition table (a later pull-back or reopen takes it away);
+4. that `hallmarked` was written by the loop: by the assayer for a `verdict` it recorded (approve,
+   same commit) from a run it launched (`run_started` for that run), or by a person's `hall
+   verdict` override, and carried to this commit only by clean rebases the shipper recorded;
+5. a hallmark struck by Hallmark's stand-in model (no model ran) counts only in a repository
+   whose configuration runs the stand-in, which is how `hall demo` marks the repos it makes.
+
+A denial says which link failed. Stdlib only: the hook path and the pre-push hook import this.
 """
 
 from __future__ import annotations
@@ -13,81 +22,248 @@ import json
 import os
 import re
 
-from ..paths import discover
 from . import itemstate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..paths import RepoPaths
 
 NOTES_REF = "refs/notes/hallmark"
+STANDIN_MODEL = "hallmark-standin"  # what the stand-in reports as its model (runner/spawn.py agrees)
+STANDIN_COMMANDS = ("hall-standin-claude", "hallmark.core.runner.standin")
+STANDIN_LABEL = " (stand-in)"  # the runner's actor suffix for a stand-in run
+ASSAYER = "assayer"
+PERSON_ACTORS = frozenset({"you", "you (demo)"})  # `hall verdict`: a person's override
 _ITEM = r"H-\d{1,9}"
 _SHA = r"[0-9a-f]{7,64}"
+_FULL_SHA = r"[0-9a-f]{40}|[0-9a-f]{64}"
 
 
 class Verdict:
-    __slots__ = ("ok", "reason", "head", "item")
+    __slots__ = ("ok", "reason", "head", "item", "standin")
 
-    def __init__(self, ok: bool, reason: str, head: str = "", item: str = "") -> None:
+    def __init__(self, ok: bool, reason: str, head: str = "", item: str = "", standin: bool = False) -> None:
         self.ok = ok
         self.reason = reason
         self.head = head
         self.item = item
+        self.standin = standin
 
     def __repr__(self) -> str:
         return f"Verdict({self.ok}, {self.reason!r})"
 
 
-def read_head_and_note(where: str) -> tuple[str, str | None]:
-    """HEAD's sha and its note under refs/notes/hallmark (None when there is none), in one git call."""
+# -- reading notes: one git call for any number of commits -----------------------------------------
+
+
+def probe_env() -> dict[str, str]:
+    """The environment for our own git reads: nothing a caller set may redirect them (another notes
+    ref, another repository, replacement objects, `-c` values a push passed down to its hooks)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    return env
+
+
+def _git(where: str, args: list[str], git_dir: str | None = None):
     from .run import capture
 
-    env = dict(os.environ)
-    for name in ("GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_DIR", "GIT_WORK_TREE"):
-        env.pop(name, None)
-    proc = capture(
-        ["git", "--no-replace-objects", "-C", where, "log", "-1", "--no-walk", "--no-show-signature",
-         "--no-notes", f"--notes={NOTES_REF}", "--format=%H%x00%N", "HEAD"], env=env)
+    base = ["git", "--no-replace-objects"]
+    base += ["--git-dir", git_dir] if git_dir else ["-C", where]
+    return capture(base + args, env=probe_env())
+
+
+def read_notes(where: str, revs: list[str], git_dir: str | None = None) -> dict[str, str | None]:
+    """{commit sha: its hallmark note or None} for the commits the revs name (peeled), one git call.
+
+    Raises LookupError naming the first rev that does not resolve to a commit.
+    """
+    if not revs:
+        return {}
+    for rev in revs:
+        if not rev or rev.startswith(("-", "^")) or any(c in rev for c in " \t\n\x00:") or ".." in rev:
+            raise LookupError(rev)
+    specs = [rev if rev.endswith("^{commit}") else f"{rev}^{{commit}}" for rev in revs]
+    proc = _git(where, ["log", "--no-walk=unsorted", "--no-show-signature", "--no-notes", f"--notes={NOTES_REF}",
+                        "--format=%H%x00%N%x1e", "--end-of-options", *specs, "--"], git_dir)
     if proc.returncode != 0:
-        raise RuntimeError(f"git log HEAD failed in {where}: {proc.stderr.decode('utf-8', 'replace').strip()[:200]}")
-    out = proc.stdout.decode("utf-8", "replace")
-    head, _, note = out.partition("\x00")
-    head = head.strip()
-    note = note.strip()
-    return head, (note or None)
+        for rev, spec in zip(revs, specs, strict=True):  # the failure path only: name the culprit
+            one = _git(where, ["rev-parse", "--verify", "-q", "--end-of-options", spec], git_dir)
+            if one.returncode != 0:
+                raise LookupError(rev)
+        raise LookupError(f"{' '.join(revs)} ({proc.stderr.decode('utf-8', 'replace').strip()[:200]})")
+    found: dict[str, str | None] = {}
+    for record in proc.stdout.decode("utf-8", "replace").split("\x1e"):
+        record = record.strip("\n")
+        if not record.strip():
+            continue
+        sha, _, note = record.partition("\x00")
+        note = note.strip()
+        found[sha.strip()] = note or None
+    return found
+
+
+def read_head_and_note(where: str) -> tuple[str, str | None]:
+    """HEAD's sha and its note under refs/notes/hallmark (None when there is none), in one git call."""
+    try:
+        found = read_notes(where, ["HEAD"])
+    except LookupError as exc:
+        raise RuntimeError(f"git log HEAD failed in {where}: {exc}") from None
+    ((head, note),) = found.items()
+    return head, note
+
+
+# -- the chain ---------------------------------------------------------------------------------------
 
 
 def _same(sha: str, head: str) -> bool:
     return bool(sha) and len(sha) >= 7 and head.startswith(sha.lower())
 
 
-def check(where: str, fallback: RepoPaths) -> Verdict:
-    """Check HEAD of the checkout at where; journals come from that repo (or fallback's)."""
-    head, note = read_head_and_note(where)
-    short = head[:7]
+def run_was_standin(events: list[dict[str, Any]], run: str) -> bool:
+    """Did the runner record this run as the stand-in's (its actor label or its model)?"""
+    for event in events:
+        if event.get("event") == "run_started" and event.get("run") == run:
+            actor = str(event.get("actor") or "")
+            if actor.endswith(STANDIN_LABEL) or event.get("model") == STANDIN_MODEL:
+                return True
+    return False
+
+
+def _struck_by_the_loop(events: list[dict[str, Any]], index: int, sha: str) -> tuple[str | None, bool]:
+    """(why the `hallmarked` at index is not the loop's, or None; whether the stand-in struck it)."""
+    event = events[index]
+    actor = event.get("actor")
+    run = event.get("run")
+    earlier = events[:index]
+    if actor in PERSON_ACTORS:
+        override = [e for e in earlier if e.get("event") == "verdict" and e.get("actor") == actor
+                    and e.get("human_override") is True and e.get("decision") == "approve"
+                    and _same(str(e.get("sha") or ""), sha)]
+        if not override:
+            return "its hallmarked line names a person but no verdict of theirs approves it", False
+        return None, False
+    if actor != ASSAYER:
+        return f"its hallmarked line was written by {actor!r}, not by the assayer", False
+    if not isinstance(run, str) or not run:
+        return "its hallmarked line names no review run", False
+    verdicts = [e for e in earlier if e.get("event") == "verdict" and e.get("run") == run]
+    if not any(e.get("actor") == ASSAYER and e.get("decision") == "approve" and _same(str(e.get("sha") or ""), sha)
+               for e in verdicts):
+        return f"no approving verdict from its review run {run} is recorded", False
+    if not any(e.get("event") == "run_started" and e.get("run") == run for e in earlier):
+        return f"its review run {run} was never started by Hallmark's runner", False
+    standin = bool(event.get("standin")) or any(bool(e.get("standin")) for e in verdicts) \
+        or run_was_standin(earlier, run)
+    return None, standin
+
+
+def chain(view: dict[str, Any], events: list[dict[str, Any]], sha: str) -> tuple[str | None, bool]:
+    """Follow the current hallmark back to the run that struck it: (failure or None, stand-in?)."""
+    links = view.get("hallmark_chain") or []
+    if not links:
+        return "no hallmarked line stands behind it", False
+    first = events[links[0]]
+    struck_at = str(first.get("sha") or view.get("sha") or "")
+    why, standin = _struck_by_the_loop(events, links[0], struck_at)
+    if why:
+        return why, standin
+    previous = struck_at
+    for index in links[1:]:
+        rebased = events[index]
+        if rebased.get("actor") != "shipper":
+            return f"its approval was carried by {rebased.get('actor')!r}, not by the shipper", standin
+        if not _same(str(rebased.get("previous") or ""), previous):
+            return "its approval was carried from a commit that was not the hallmarked one", standin
+        previous = str(rebased.get("sha") or "")
+    if not _same(previous, sha):
+        return "the chain of its approval ends at another commit", standin
+    return None, standin
+
+
+def demo_repo(paths: RepoPaths) -> bool:
+    """Does this repository run the stand-in model (`[runner] claude`, as `hall demo` writes it)?"""
+    from . import settings
+
+    try:
+        runner = settings.load(paths).get("runner") or {}
+    except Exception:  # noqa: BLE001 - an unreadable config is not a demo's
+        return False
+    command = str(runner.get("claude") or "").strip() if isinstance(runner, dict) else ""
+    first = command.split()[0] if command.split() else ""
+    return os.path.basename(first) in STANDIN_COMMANDS or (len(command.split()) > 2 and command.split()[1] == "-m"
+                                                           and command.split()[2] in STANDIN_COMMANDS)
+
+
+def check_commit(sha: str, note: str | None, paths: RepoPaths, *, label: str = "") -> Verdict:
+    """Is commit sha (with its note text, None for none) hallmarked in the repo at paths?"""
+    short = sha[:7]
+    what = label or short
     if note is None:
-        return Verdict(False, f"HEAD {short} has no hallmark (no note under {NOTES_REF})", head)
+        return Verdict(False, f"{what} has no hallmark (no note under {NOTES_REF})", sha)
     try:
         data = json.loads(note)
     except ValueError:
-        return Verdict(False, f"the note on HEAD {short} is not a hallmark: it is not JSON", head)
+        return Verdict(False, f"the note on {what} is not a hallmark: it is not JSON", sha)
     if not isinstance(data, dict) or data.get("v") != 1:
-        return Verdict(False, f"the note on HEAD {short} is not a version-1 hallmark", head)
-    sha = data.get("sha")
-    if not isinstance(sha, str) or not re.fullmatch(_SHA, sha.lower()):
-        return Verdict(False, f"the note on HEAD {short} names no commit", head)
-    if not _same(sha, head):
-        return Verdict(False, f"its note is for {sha[:7]}, not {short}", head)
+        return Verdict(False, f"the note on {what} is not a version-1 hallmark", sha)
+    noted = data.get("sha")
+    if not isinstance(noted, str) or not re.fullmatch(_SHA, noted.lower()):
+        return Verdict(False, f"the note on {what} names no commit", sha)
+    if not _same(noted, sha):
+        return Verdict(False, f"its note is for {noted[:7]}, not {short}", sha)
     item = data.get("item")
     if not isinstance(item, str) or not re.fullmatch(_ITEM, item):
-        return Verdict(False, f"the note on HEAD {short} names no item", head)
-    paths = discover(where, required=False)
-    if paths is None or not paths.initialized:
-        paths = fallback
-    view = itemstate.fold_item(paths, item)
-    if view is None:
-        return Verdict(False, f"its note names {item}, which has no journal here", head, item)
-    if not _same(view["hallmark_sha"], head):
+        return Verdict(False, f"the note on {what} names no item", sha)
+    found = itemstate.fold_item_events(paths, item)
+    if found is None:
+        return Verdict(False, f"its note names {item}, which has no journal here", sha, item)
+    view, events = found
+    if not _same(view["hallmark_sha"], sha):
         return Verdict(False, f"the journal of {item} records no hallmarked at {short}"
-                       + (f" (it is {view['state']})" if view["state"] != "hallmarked" else ""), head, item)
-    return Verdict(True, f"HEAD {short} is hallmarked for {item}", head, item)
+                       + (f" (it is {view['state']})" if view["state"] != "hallmarked" else ""), sha, item)
+    why, standin = chain(view, events, sha)
+    if why:
+        return Verdict(False, f"the hallmark of {item} on {short} is not the loop's: {why}", sha, item, standin)
+    struck = events[view["hallmark_chain"][0]]
+    if data.get("run") != struck.get("run") and struck.get("actor") == ASSAYER:
+        return Verdict(False, f"the note on {short} names run {data.get('run')!r}, the journal {struck.get('run')!r}",
+                       sha, item, standin)
+    standin = standin or bool(data.get("standin"))
+    if standin and not demo_repo(paths):
+        return Verdict(False, f"the hallmark of {item} on {short} was struck by Hallmark's stand-in model (no model "
+                              "reviewed it); it opens no gate outside a repository made by `hall demo`",
+                       sha, item, True)
+    return Verdict(True, f"{short} is hallmarked for {item}", sha, item, standin)
+
+
+def check(where: str, fallback: RepoPaths) -> Verdict:
+    """Check HEAD of the checkout at where; journals come from that repo (or fallback's)."""
+    head, note = read_head_and_note(where)
+    return check_commit(head, note, _paths_for(where, fallback), label=f"HEAD {head[:7]}")
+
+
+def check_revs(where: str, revs: list[str], fallback: RepoPaths, git_dir: str | None = None) -> Verdict:
+    """Every commit the revs name must be hallmarked; the first that is not decides (one git read)."""
+    try:
+        notes = read_notes(where, revs, git_dir)
+    except LookupError as exc:
+        return Verdict(False, f"{exc.args[0]!r} does not name a commit the gate can check")
+    paths = _paths_for(where, fallback)
+    last = Verdict(True, "nothing to send")
+    for sha, note in notes.items():
+        last = check_commit(sha, note, paths)
+        if not last.ok:
+            return last
+    return last
+
+
+def _paths_for(where: str, fallback: RepoPaths) -> RepoPaths:
+    from ..paths import discover
+
+    paths = discover(where, required=False) if where and os.path.isdir(where) else None
+    if paths is None or not paths.initialized:
+        return fallback
+    return paths

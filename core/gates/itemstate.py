@@ -31,8 +31,11 @@ CACHE_NAME = "worktrees.json"
 def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
     """The fields the gates need, folded exactly as states.apply does."""
     view: dict[str, Any] = {"state": "development", "created": "", "sha": "", "hallmark_sha": "", "hold": "",
-                            "worktree": "", "branch": "", "title": "", "session": "", "last_event": "", "events": 0}
-    for event in events:
+                            "worktree": "", "branch": "", "title": "", "session": "", "last_event": "", "events": 0,
+                            "hallmark_chain": []}
+    # hallmark_chain: the indices (into events) of the `hallmarked` event that struck the current
+    # hallmark and of each carried `rebased` since; gates/hallmark.py follows it back to the run
+    for index, event in enumerate(events):
         name = event.get("event")
         view["events"] += 1
         view["last_event"] = str(name)
@@ -62,18 +65,22 @@ def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
                 view["hold"] = "checks"
             elif name == "hallmarked":
                 view["hallmark_sha"] = str(event.get("sha", view["sha"]))
+                view["hallmark_chain"] = [index]
             elif name == "pulled_back":
                 view["sha"] = ""
                 view["hold"] = ""
                 view["hallmark_sha"] = ""
+                view["hallmark_chain"] = []
             elif name == "reopened":
                 view["hallmark_sha"] = ""
+                view["hallmark_chain"] = []
             view["state"] = nxt
             continue
         if name == "held":
             view["hold"] = str(event.get("kind", "hold"))
         elif name == "rebased" and carries_hallmark(view["state"], event):
             view["hallmark_sha"] = view["sha"] = str(event["sha"])
+            view["hallmark_chain"] = view["hallmark_chain"] + [index]
         elif name == "released":
             view["hold"] = ""
         elif name == "session_bound":
@@ -85,14 +92,21 @@ def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def fold_item(paths: RepoPaths, item_id: str) -> dict[str, Any] | None:
+    found = fold_item_events(paths, item_id)
+    return found[0] if found else None
+
+
+def fold_item_events(paths: RepoPaths, item_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The item's view and the events it was folded from (the hallmark check reads both)."""
     path = paths.item_journal(item_id)
     if not path.exists():
         return None
-    view = fold(journal.read(path).events)
+    events = journal.read(path).events
+    view = fold(events)
     if not view["created"]:
         return None
     view["id"] = item_id
-    return view
+    return view, events
 
 
 def _creation(path: os.PathLike[str] | str) -> dict[str, Any] | None:

@@ -7,6 +7,9 @@ it like `sh -c`), and ("strict", detail) for what cannot be followed (an unreada
 file; a body with computed parts, a non-shell shebang or an include we cannot see, when its text
 mentions push or release). Imported only when the command word is a runner: the hook's common
 path never loads it.
+
+Over 500 lines on purpose: three small grammars (make, just, package.json scripts) share the Step
+plan, the follow limits and the "mentions" rule; split, each would import the other two.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import re
 
+from .shell_text import UNKNOWN, UNKNOWN_TEMP, printf_output, unkeyword  # noqa: F401 - re-exported
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -212,28 +214,48 @@ def word_value(node) -> Word:
 
 # -- the walk ----------------------------------------------------------------------------
 
-UNKNOWN = "\x00dynamic"  # stdin or a value the shell computes at run time
+
+
+
+_OUTPUT_OPS = (">", ">>", ">|", "&>", "&>>", "<>")
 
 
 class Walker:
     """Walks bash source and reports every simple command and every problem."""
 
     def __init__(self, on_command: Callable[[Command], None], on_problem: Callable[[Problem], None],
-                 on_write: Callable[[Word, str | None, str], None] | None = None) -> None:
+                 on_write: Callable[..., None] | None = None,
+                 on_assign: Callable[..., None] | None = None,
+                 on_read: Callable[[Word, str | None], str | None] | None = None) -> None:
         self.on_command = on_command
         self.on_problem = on_problem
-        self.on_write = on_write  # (target, cwd, source) for every output redirection
+        self.on_write = on_write  # (target, cwd, source, content) for every output redirection
+        self.on_assign = on_assign  # ({name: value}, exported) for assignments that are whole statements
+        self.on_read = on_read  # (target, cwd) -> the text of a file redirected into a command
 
-    def _redirect(self, node, state: dict) -> None:
+    def _redirect(self, node, state: dict, content: str | None = None) -> None:
         """Report where an output redirection writes (`>`, `>>`, `>|`, `&>`, `<>`)."""
         if self.on_write is None or node.type != "file_redirect":
             return
         ops = [c.type for c in node.children if not c.is_named]
-        if not any(op in (">", ">>", ">|", "&>", "&>>", "<>") for op in ops):
+        if not any(op in _OUTPUT_OPS for op in ops):
             return
         targets = [c for c in node.named_children if c.type != "file_descriptor"]
         if targets:
-            self.on_write(word_value(targets[-1]), state.get("cwd"), _text(node))
+            whole = any(op in (">", ">|") for op in ops)
+            self.on_write(word_value(targets[-1]), state.get("cwd"), _text(node), content if whole else None)
+
+    def _input(self, node, state: dict) -> str | None:
+        """The text a `< file` redirection feeds (None when it is not one; UNKNOWN when unreadable)."""
+        ops = [c.type for c in node.children if not c.is_named]
+        if "<" not in ops or any(op in _OUTPUT_OPS for op in ops):
+            return None
+        targets = [c for c in node.named_children if c.type != "file_descriptor"]
+        if not targets:
+            return None
+        word = word_value(targets[-1])
+        text = self.on_read(word, state.get("cwd")) if self.on_read is not None and word.literal else None
+        return text if text is not None else UNKNOWN
 
     # entry point, also used for nested sources (sh -c, eval, heredocs read by a shell, aliases)
     def source(self, text: str, cwd: str | None, depth: int = 0, env: dict[str, str] | None = None,
@@ -279,8 +301,36 @@ class Walker:
             self._block(node, dict(state), depth, env)
         elif kind in ("comment", "heredoc_start", "heredoc_end"):
             return
+        elif kind in ("variable_assignment", "variable_assignments", "declaration_command"):
+            self._assignments(node, state, depth, env)
         elif node.child_count:
             self._block(node, state, depth, env)
+
+    def _assignments(self, node, state: dict, depth: int, env: dict[str, str]) -> None:
+        """`x=1`, `export X=1`, `local y=$(…)`: the values are remembered (the analysis expands them
+        in later write targets and sees Hallmark's variables exported to later commands)."""
+        self._subs(node, state, depth, env)
+        if self.on_assign is None:
+            return
+        exported = node.type == "declaration_command" and (
+            _text(node).startswith("export") or re.search(r"\s-[a-z]*x", _text(node)) is not None)
+        found: dict[str, str] = {}
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            if current.type == "variable_assignment":
+                name = current.child_by_field_name("name")
+                value = current.child_by_field_name("value")
+                if name is not None:
+                    val = word_value(value) if value is not None else Word("")
+                    found[_text(name)] = val.text if val.literal else UNKNOWN
+            elif current.type == "variable_name" and current.parent is not None and \
+                    current.parent.type == "declaration_command":
+                found.setdefault(_text(current), "")
+            else:
+                pending.extend(current.named_children)
+        if found:
+            self.on_assign(found, exported)
 
     def _subs(self, node, state: dict, depth: int, env: dict[str, str]) -> None:
         """Run the command substitutions inside a word (they execute even when the word is data)."""
@@ -323,6 +373,8 @@ class Walker:
         self.on_command(Command(words, cmd_env, state.get("cwd"), stdin, _text(node), depth))
         self._track_cd(words, state)
 
+    on_cd: Callable[[Word, str | None], str | None] | None = None  # evaluates a computed `cd` target
+
     def _track_cd(self, words: list[Word], state: dict) -> None:
         if words[0].text not in ("cd", "pushd") or not words[0].literal:
             return
@@ -331,8 +383,14 @@ class Walker:
             state["cwd"] = os.path.expanduser("~")
             return
         target = args[0]
+        if not target.literal and self.on_cd is not None:
+            value = self.on_cd(target, state.get("cwd"))
+            target = Word(value) if value is not None else target
         if not target.literal or target.text == "-":
             state["cwd"] = None
+            return
+        if target.text.startswith(UNKNOWN_TEMP):
+            state["cwd"] = target.text
             return
         base = state.get("cwd")
         if base is None and not os.path.isabs(target.text):
@@ -372,7 +430,11 @@ class Walker:
                     heredocs.append((child.start_byte, val.text + "\n" if val.literal else UNKNOWN))
             else:
                 self._subs(child, state, depth, env)
-                redirects.append(child)
+                fed_text = self._input(child, state) if child.type == "file_redirect" else None
+                if fed_text is not None:
+                    heredocs.append((child.start_byte, fed_text))
+                else:
+                    redirects.append(child)
         if body is None:
             return
         piped = [c for c in continuation if not isinstance(c, tuple)]
@@ -390,8 +452,9 @@ class Walker:
         else:
             fed = heredocs[-1][1] if heredocs else stdin
             self._node(body, state, depth, env, fed)
+        content = output_of(body, heredocs[-1][1] if heredocs else stdin) if body.type == "command" else None
         for redirect in redirects:  # after the body: `cd x && echo > f` writes f inside x
-            self._redirect(redirect, state)
+            self._redirect(redirect, state, content)
         for part in later:
             self._node(part, state, depth, env)
 
@@ -427,7 +490,7 @@ def output_of(node, fed: str | None) -> str | None:
             args = args[1:]
         return " ".join(args) + "\n"
     if name == "printf":
-        return " ".join(args) + "\n" if args else ""
+        return printf_output(args) if args else ""
     if name == "cat" and not args:
         return fed if fed != UNKNOWN else None
     return None

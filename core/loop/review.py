@@ -211,16 +211,18 @@ def apply_verdict(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor:
     blocking = verdict.blocking(earlier)
     open_ids = [f["id"] for f in new] + list(verdict.still_open)
     decision = "approve" if not blocking else "changes_requested"
+    standin = run_was_standin(repo, item_id, run, model)
     items.record(repo, item_id, "verdict", actor=actor, sha=view.sha, round=view.round, decision=decision,
                  summary=verdict.summary, findings=new, still_open=list(verdict.still_open),
                  learnings_used=list(verdict.learnings_used),
                  learnings_contradicted=list(verdict.learnings_contradicted), model=model, run=run,
-                 human_override=human, blocking=blocking)
+                 standin=standin, human_override=human, blocking=blocking)
     record_learnings(repo, item_id, verdict, actor=actor)
     if not blocking:
-        note = strike(repo, view, model=model, open_findings=open_ids, actor=actor)
+        note = strike(repo, view, model=model, open_findings=open_ids, actor=actor, run=run, standin=standin)
         view = items.transition(repo, item_id, "hallmarked", actor=actor, sha=view.sha, round=view.round,
-                                model=model, human_override=human, open_findings=len(open_ids))
+                                model=model, human_override=human, open_findings=len(open_ids), run=run,
+                                standin=standin)
         return {"item": item_id, "outcome": "hallmarked", "sha": view.sha, "note": note, "human_override": human,
                 "state": view.state}
     if view.rejects + 1 >= repo.config.max_rejects:
@@ -263,10 +265,25 @@ def record_learnings(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, act
     return done
 
 
-def strike(repo: Repo, view: states.ItemView, *, model: str, open_findings: list[str], actor: str) -> dict[str, Any]:
+# -- the hallmark's provenance (gates/hallmark.py follows it) ------------------------------------
+# The verdict event, the `hallmarked` event and the note all name the run the verdict came from and
+# whether the stand-in model ran it; the check follows `hallmarked` -> verdict -> `run_started`.
+
+
+def run_was_standin(repo: Repo, item_id: str, run: str | None, model: str) -> bool:
+    """Was this verdict's run the stand-in's? Its reported model, or how the runner recorded the run."""
+    from ..gates import hallmark as _hallmark
+
+    if model == _hallmark.STANDIN_MODEL:
+        return True
+    return bool(run) and _hallmark.run_was_standin(items.item_events(repo, item_id), str(run))
+
+
+def strike(repo: Repo, view: states.ItemView, *, model: str, open_findings: list[str], actor: str,
+           run: str | None = None, standin: bool = False) -> dict[str, Any]:
     """Write the hallmark note on the approved SHA, as the assayer."""
     note = {"v": 1, "item": view.id, "sha": view.sha, "round": view.round, "model": model,
-            "open_findings": open_findings, "actor": actor}
+            "open_findings": open_findings, "actor": actor, "run": run, "standin": standin}
     git.run(["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), view.sha],
             repo.root, env={"HALL_ACTOR": "assayer"})
     return note

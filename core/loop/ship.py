@@ -67,7 +67,8 @@ def rebase(repo: Repo, view: states.ItemView) -> dict[str, Any]:
 def _carry(repo: Repo, view: states.ItemView, new_sha: str) -> None:
     old = review.read_note(repo, view.hallmark_sha) or {}
     note = {"v": 1, "item": view.id, "sha": new_sha, "round": view.round, "model": old.get("model", ""),
-            "open_findings": old.get("open_findings", []), "actor": "carried", "carried_from": view.hallmark_sha}
+            "open_findings": old.get("open_findings", []), "actor": "carried", "carried_from": view.hallmark_sha,
+            "run": old.get("run"), "standin": bool(old.get("standin"))}
     git.run(["notes", f"--ref={review.NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), new_sha],
             repo.root, env={"HALL_ACTOR": ACTOR})
     items.record(repo, view.id, "rebased", actor=ACTOR, sha=new_sha, previous=view.hallmark_sha, carried=True)

@@ -17,3 +17,12 @@ def gate_repo(tmp_path_factory: pytest.TempPathFactory) -> GateRepo:
     """A real repo after hall init and hall new, built once per module."""
     return make_repo(tmp_path_factory.mktemp("gates"))
 
+
+
+@pytest.fixture
+def env_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GateRepo:
+    """A fresh repo (hall init, hall new) whose home, git identity and data dir are this process's too."""
+    made = make_repo(tmp_path)
+    for key, value in made.env.items():
+        monkeypatch.setenv(key, value)
+    return made

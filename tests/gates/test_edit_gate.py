@@ -48,7 +48,7 @@ CASES = [
     ("{wt}/link-to-main.py", "wt", "deny"),  # a symlink in the worktree pointing into the main checkout
     ("{other}/link-into-worktree.py", "main", "pass"),  # an outside path resolving into the worktree
     ("{other}/main-link/app.py", "wt", "deny"),  # a symlinked directory into the main checkout
-    ("{other}/main-link/app.py", "other", "pass"),  # a session outside any Hallmark repo: no hook acts
+    ("{other}/main-link/app.py", "other", "deny"),  # from outside any repo, aimed at one: still gated (issue 12)
     ("{other}/x.py", "main", "pass"),  # /repo-other shares /repo's prefix but is outside the repo
     ("/tmp/elsewhere.py", "main", "pass"),  # outside the repository: never gated
     ("~/notes.py", "main", "pass"),
@@ -142,3 +142,83 @@ def test_anchored_free_globs():
     assert not is_free("x/design/notes/a.txt", ["design/notes/"])
     assert is_free("spec/a.txt", ["/spec/*.txt"])
     assert not is_free("spec/sub/a.py", ["/spec/*.txt"])
+
+
+# -- issue 12: the edit gate's three holes, the protected files, and no switching off near a repo ---------
+
+
+def test_a_hard_link_into_the_main_checkout_is_denied(tmp_path):
+    """`ln main/app.py /tmp/x.py` then Write /tmp/x.py: the realpath is outside the repo, the inode is not."""
+    repo = make_repo(tmp_path)
+    outside = tmp_path / "outside.py"
+    os.link(repo.main / "app.py", outside)
+    inside = repo.wt / "linked.py"
+    os.link(repo.main / "app.py", inside)
+    assert answer(edit(str(outside), repo.main, "Write")) == "deny"
+    assert answer(edit(str(inside), repo.wt)) == "deny"  # in the worktree, but it is main's app.py
+    reason = run("pre-tool-use", json.dumps(edit(str(outside), repo.wt)).encode())["hookSpecificOutput"]
+    assert "hard links" in reason["permissionDecisionReason"]
+    (tmp_path / "single.py").write_text("x\n")
+    assert answer(edit(str(tmp_path / "single.py"), repo.main)) == "pass"
+
+
+def test_proc_self_cwd_is_the_sessions_directory_not_the_hooks(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the hook's own directory is somewhere harmless
+    assert answer(edit("/proc/self/cwd/app.py", repo.main)) == "deny"
+    assert answer(edit("/proc/self/cwd/app.py", repo.wt)) == "pass"
+    assert answer(edit("/proc/thread-self/cwd/../repo/app.py", repo.wt)) == "deny"
+    assert answer(edit("/proc/self/fd/3", repo.wt)) == "deny"  # a descriptor: unknowable from here
+
+
+def test_a_directory_named_like_a_free_file_frees_nothing(tmp_path):
+    repo = make_repo(tmp_path)
+    assert not is_free("notes.md/app.py", ["docs/", "*.md"])
+    (repo.main / "trick.md").mkdir()
+    assert answer(edit(str(repo.main / "trick.md" / "code.py"), repo.main, "Write")) == "deny"
+    assert answer(edit(str(repo.main / "trick.md" / "x.md"), repo.main, "Write")) == "pass"
+
+
+@pytest.mark.parametrize("rel", [".claude/settings.json", ".claude/settings.local.json"])
+def test_claude_settings_are_never_an_agent_s_edit(tmp_path, rel):
+    """Project settings can switch hooks off (disableAllHooks) or loosen permissions: closed even in an
+    item's worktree and in capture mode off."""
+    repo = make_repo(tmp_path)
+    config = repo.main / ".hallmark.toml"
+    config.write_text(config.read_text().replace('mode = "gate"', 'mode = "off"'))
+    assert answer(edit(str(repo.wt / rel), repo.wt, "Write")) == "deny"
+    assert answer(edit(str(repo.main / rel), repo.main, "Write")) == "deny"
+    assert answer(edit(str(repo.main / ".hallmark.toml"), repo.main, "Write")) == "deny"  # mode off or not
+
+
+def test_the_user_s_claude_settings_and_hall_hook_are_closed(tmp_path):
+    repo = make_repo(tmp_path)
+    home_claude = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
+    assert answer(edit(os.path.join(home_claude, "settings.json"), repo.wt, "Write")) == "deny"
+    assert answer(edit(os.path.join(home_claude, "hallmark", "current", "hooks.json"), repo.wt, "Write")) == "deny"
+    import sys
+
+    assert answer(edit(os.path.join(os.path.dirname(sys.executable), "hall-hook"), repo.wt, "Write")) == "deny"
+
+
+def test_a_write_from_outside_any_repo_aimed_at_one_is_gated(tmp_path, pycache):
+    """The red team: a payload whose cwd is /tmp (or a nested repo) got no answer at all."""
+    repo = make_repo(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = hook_env(repo, pycache)
+    code, out, _ = run_hook("pre-tool-use", edit(str(repo.main / "app.py"), elsewhere, "Write"), env)
+    assert code == 0 and decision(out) == "deny"
+    code, out, _ = run_hook("pre-tool-use", edit(str(repo.wt / "app.py"), elsewhere, "Write"), env)
+    assert decision(out) == "pass"  # the item's worktree, from anywhere
+
+
+def test_a_nested_repo_inside_the_worktree_does_not_switch_the_gates_off(tmp_path):
+    repo = make_repo(tmp_path)
+    nested = repo.wt / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q", env=repo.env)
+    assert answer(bash("git push origin HEAD", nested)) == "deny"
+    assert answer(bash(f"git -C {repo.main} push origin main", nested)) == "deny"
+    assert answer(edit(str(repo.main / "app.py"), nested)) == "deny"
+    assert answer(bash("hall ready", nested)) == "deny"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hallmark.core import states
 from hallmark.core.gates import itemstate, shell
-from hallmark.core.gates.push import Context, analyze, shell_split
+from hallmark.core.gates.git_cmds import shell_split
+from hallmark.core.gates.push import Context, analyze
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,18 +73,18 @@ def test_shell_split_round_trips_quoted_words(words):
 @given(st.text(max_size=120))
 def test_the_analysis_never_raises(text):
     findings = analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
-    assert all(f.kind in ("push", "note", "commit", "stage", "strict", "state") for f in findings)
+    assert all(f.kind in ("push", "note", "commit", "stage", "strict", "state", "person") for f in findings)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab gitpush$`'\"\\(){}[]|&;<>\n#=*?~!%-./0123456789x\x00é", max_size=100))
 def test_the_analysis_never_raises_on_shell_soup(text):
-    analyze(text, Context("/tmp", alias_lookup=lambda *a: None, protected=["/tmp/.git/hallmark"]))
+    analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
 
 
 def test_found_by_fuzzing():
     for text in ("$'\\9'", "$'\\x'", "$'\\u'", "bash 'a\x00b'", "echo > 'a\x00'", "source $'\\0'"):
-        analyze(text, Context("/tmp", alias_lookup=lambda *a: None, protected=["/tmp/.git/hallmark"]))
+        analyze(text, Context("/tmp", alias_lookup=lambda *a: None))
 
 
 def test_characters_that_crash_tree_sitter_never_reach_it():
@@ -104,3 +105,43 @@ def test_characters_that_crash_tree_sitter_never_reach_it():
             "print('ok')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-500:]
+
+
+def test_the_dispatch_table_names_what_each_rule_module_reads():
+    """push.py consults names.py before importing a rule module: the two must agree."""
+    from hallmark.core.gates import forges, names, runners, writes
+
+    assert names.FORGES == frozenset(forges.FORGE_PUBLISH)
+    assert names.REGISTRIES == frozenset(forges.REGISTRY)
+    assert names.RUNNERS == frozenset(runners.RUNNER_FILES)
+    assert names.OPAQUE_RUNNERS == frozenset(runners.OPAQUE_RUNNERS)
+    assert frozenset(writes.VALUE_OPTIONS) <= names.WRITERS
+
+
+def test_git_push_loads_no_forge_runner_or_writer_rules():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom hallmark.core.gates.push import analyze, Context\n"
+            "analyze('git push origin main', Context('/tmp', alias_lookup=lambda *a: None))\n"
+            "print(sorted(m for m in ('forges', 'runners', 'writes', 'hall_cmds', 'scripts') "
+            "if 'hallmark.core.gates.' + m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.strip()
+    assert out == "[]", out
+
+
+def test_the_gates_and_the_pre_push_hook_import_no_heavy_library():
+    """Every gate module (and git's pre-push hook) stays off pydantic, rich, textual and GitPython."""
+    import json
+    import subprocess
+    import sys
+
+    modules = ["push", "forges", "runners", "writes", "wrappers", "git_cmds", "git_config", "git_hooks", "refspecs",
+               "hall_cmds", "hallmark", "prepush", "decide", "edit", "scripts", "shell_text"]
+    code = ("import sys, json, importlib\n"
+            f"for m in {modules!r}: importlib.import_module('hallmark.core.gates.' + m)\n"
+            "import hallmark.hooks.git_pre_push, hallmark.core.person_only, hallmark.core.githooks\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pydantic', 'rich', 'textual', 'git'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []

@@ -166,7 +166,7 @@ TABLE: list[tuple[str, str, str]] = [
     ("sudo -l", P, "wt"), ("env", P, "wt"), ("time", P, "wt"), ("nohup sleep 1 &", P, "wt"),
     ("xargs echo", P, "wt"), ("timeout 5 pytest", P, "wt"),
     # outside a worktree, strict mode does not apply (but definite pushes still deny)
-    ("$(echo git) status", P, "main"), ("git frobnicate", P, "main"), ("gh issue create", P, "main"),
+    ("$(echo git) status", D, "main"), ("git frobnicate", P, "main"), ("gh issue create", P, "main"),
     ("git stash push", P, "main"), ("echo 'git push'", P, "main"),
 ]
 

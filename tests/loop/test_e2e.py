@@ -20,8 +20,12 @@ def test_approve_on_round_one_strikes_the_hallmark_and_ships(loop_repo, ready_it
     order = [k for k in kinds if k in ("ready", "checks_passed", "verdict", "hallmarked", "shipped")]
     assert order == ["ready", "checks_passed", "verdict", "hallmarked", "shipped"]
     note = review.read_note(loop_repo, sha)
+    hallmarked = kit.events(loop_repo, item_id, "hallmarked")[0]
     assert note == {"v": 1, "item": item_id, "sha": sha, "round": 1, "model": "hallmark-standin",
-                    "open_findings": [], "actor": "assayer"}
+                    "open_findings": [], "actor": "assayer", "run": hallmarked["run"], "standin": True}
+    # the note, the hallmarked line and the verdict name the run that struck it (gates/hallmark.py follows it)
+    assert hallmarked["standin"] is True and hallmarked["run"].endswith("-review.jsonl")
+    assert kit.events(loop_repo, item_id, "verdict")[-1]["run"] == hallmarked["run"]
     # the note is on that exact SHA only
     assert kit.git(loop_repo.root, "notes", "--ref=refs/notes/hallmark", "list").split()[1] == sha
     # shipped: the branch is on the bare remote at the approved SHA
@@ -198,7 +202,7 @@ def test_without_a_scenario_the_standin_flags_todos_and_the_fixer_removes_them(l
     assert second["decision"] == "approve" and second["still_open"] == []
     assert "TODO" not in (Path(view.worktree) / "app.py").read_text()
     assert findings.list_findings(loop_repo, item_id)[0]["status"] == "fixed"
-    assert kit.events(loop_repo, item_id, "fixed")[0]["actor"] == "fixer"
+    assert kit.events(loop_repo, item_id, "fixed")[0]["actor"] == "fixer (stand-in)"
 
 
 def test_the_review_prompt_carries_the_library_briefing(loop_repo, ready_item, scenario, kit):

@@ -79,7 +79,7 @@ def test_runner_config_names_the_executable_and_a_missing_one_is_a_clear_error(l
     kit.write_config(loop_repo.root, "", gates=[])
     with open(loop_repo.root / ".hallmark.toml", "a") as fh:
         fh.write("")
-    text = (loop_repo.root / ".hallmark.toml").read_text().replace('[runner]\n', '[runner]\nclaude = "/nowhere/claude"\n')
+    text = (loop_repo.root / ".hallmark.toml").read_text().replace('claude = "hall-standin-claude"', 'claude = "/nowhere/claude"')
     (loop_repo.root / ".hallmark.toml").write_text(text)
     repo = kit.reopen(loop_repo)
     import pytest

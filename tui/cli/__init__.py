@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser(command_of(args_in))
         Parser.json_output = as_json
         args = parser.parse_args(args_in)
+        refuse_agents(args_in)
         if args.chdir:
             os.chdir(args.chdir)
         if not getattr(args, "handler", None):
@@ -152,6 +153,17 @@ def main(argv: list[str] | None = None) -> int:
         emit_error(HallError("INTERNAL", f"internal error: {detail}", ["hall doctor", "HALLMARK_DEBUG=1 to see the traceback"]),
                    as_json=as_json)
         return _finish(1)
+
+
+def refuse_agents(argv: list[str]) -> None:
+    """A person's decision (core/person_only.py) is refused under an agent, whatever the command
+    does itself: the hook gate denies these too; this is the belt and braces (GATE_DENIED, exit 5)."""
+    from hallmark.core import person_only
+    from hallmark.core.actor import require_person
+
+    taken = person_only.action(argv)
+    if taken is not None:
+        require_person(taken)
 
 
 def _finish(code: int) -> int:

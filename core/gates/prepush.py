@@ -1,0 +1,123 @@
+"""Git's own wall: what the `pre-push` hook decides for the refs a push would send.
+
+Git hands the hook one line per ref (`<local ref> <local sha> <remote ref> <remote sha>`); every
+local commit a push would send must carry a valid hallmark (gates/hallmark.py), whoever pushes: a
+person, the agent's script, a Makefile, an alias no parser saw. The shipper's push passes because
+the commit it sends is hallmarked, not because of who it is. Deleting a remote ref sends nothing
+and passes. All commits are read in one `git log` call (one notes read per pushed ref).
+
+Stdlib only, and no pydantic or GitPython: it runs on every push.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import hallmark, itemstate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..paths import RepoPaths
+
+ZERO = frozenset({"0" * 40, "0" * 64})
+
+
+class Refusal:
+    __slots__ = ("ref", "sha", "reason", "item")
+
+    def __init__(self, ref: str, sha: str, reason: str, item: str = "") -> None:
+        self.ref = ref
+        self.sha = sha
+        self.reason = reason
+        self.item = item
+
+    def message(self) -> str:
+        name = self.ref.removeprefix("refs/heads/")
+        head = f"Hallmark refuses to push {name} ({self.sha[:7]}): {self.reason}."
+        if self.item:
+            return (f"{head}\n  It is {self.item}'s work: only hallmarked work leaves this machine. Finish it and run "
+                    f"`hall ready {self.item}`; the review loop hallmarks it and the shipper pushes it.")
+        return (f"{head}\n  Only hallmarked work leaves this machine: make it an item (`hall new` or `hall adopt`), "
+                "then `hall ready`; the review loop hallmarks it and the shipper pushes it.")
+
+
+def parse_lines(text: str) -> list[tuple[str, str, str, str]]:
+    """The ref lines git gives pre-push on stdin; a line that is not four fields is kept as refused."""
+    lines = []
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        parts = raw.split()
+        if len(parts) != 4:
+            lines.append((raw.strip(), "", "", ""))
+            continue
+        lines.append((parts[0], parts[1], parts[2], parts[3]))
+    return lines
+
+
+def _item_of(paths: RepoPaths, refs: tuple[str, str], where: str) -> str:
+    """The item whose branch is pushed (by the local or the remote name), else whose worktree pushes."""
+    entries = itemstate.worktree_map(paths)
+    for ref in refs:
+        branch = ref.removeprefix("refs/heads/")
+        for item, entry in entries.items():
+            if entry.get("branch") == branch:
+                return item
+    view = itemstate.item_for_path(paths, os.path.realpath(where))
+    return str(view["id"]) if view else ""
+
+
+def check(paths: RepoPaths, where: str, lines: list[tuple[str, str, str, str]],
+          git_dir: str | None = None) -> list[Refusal]:
+    """The refusals for a push of these ref lines (an empty list lets the push go)."""
+    sending: list[tuple[str, str]] = []
+    remote_of: dict[str, str] = {}
+    refusals: list[Refusal] = []
+    for local_ref, local_sha, remote_ref, remote_sha in lines:
+        if not local_sha:
+            refusals.append(Refusal(local_ref, "", "git gave the hook a line it cannot read"))
+            continue
+        if local_sha in ZERO or local_sha == remote_sha:
+            continue  # a deletion, or nothing new on that ref
+        sending.append((local_ref, local_sha))
+        remote_of[local_ref] = remote_ref
+    if not sending:
+        return refusals
+    try:
+        notes = hallmark.read_notes(where, [sha for _, sha in sending], git_dir)
+    except LookupError as exc:
+        ref = next((r for r, s in sending if s == exc.args[0]), sending[0][0])
+        return refusals + [Refusal(ref, str(exc.args[0]), "it is not a commit Hallmark can check")]
+    for ref, sha in sending:
+        peeled = sha if sha in notes else _peel(where, sha, git_dir)  # an annotated tag: the commit it names
+        note = notes.get(peeled)
+        verdict = hallmark.check_commit(peeled, note, paths, label=peeled[:7])
+        if not verdict.ok:
+            item = verdict.item or _item_of(paths, (ref, remote_of.get(ref, "")), where)
+            refusals.append(Refusal(ref, peeled or sha, verdict.reason, item))
+    return refusals
+
+
+def _peel(where: str, sha: str, git_dir: str | None) -> str:
+    proc = hallmark._git(where, ["rev-parse", "--verify", "-q", "--end-of-options", f"{sha}^{{commit}}"], git_dir)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else sha
+
+
+def run(argv: list[str], stdin: bytes, cwd: str | None = None, environ: dict[str, str] | None = None) -> tuple[int, str]:
+    """The hook as a function: (exit code, what to print on stderr). Fails closed."""
+    env = os.environ if environ is None else environ
+    where = cwd or os.getcwd()
+    git_dir = env.get("GIT_DIR") or None
+    if git_dir and not os.path.isabs(git_dir):
+        git_dir = os.path.join(where, git_dir)
+    from ..paths import discover
+
+    paths = discover(git_dir or where, required=False)
+    if paths is None or not paths.initialized:
+        return 1, ("Hallmark's pre-push hook is installed here, but this repository has no Hallmark state "
+                   "(run `hall init`, or remove the hook with `hall setup git --remove`).")
+    lines = parse_lines(stdin.decode("utf-8", "replace"))
+    refusals = check(paths, where, lines, git_dir)
+    if refusals:
+        return 1, "\n".join(r.message() for r in refusals)
+    return 0, ""

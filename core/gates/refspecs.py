@@ -1,0 +1,198 @@
+"""What a `git push` sends, and what a fetch writes: refspecs read as git reads them.
+
+`push_finding` turns a push's arguments into a "push" finding that names its sources: each
+refspec's source (`src`, `+src:dst`, `tag v1`), `--all`/`--branches` (every branch), `--tags`,
+and, with no refspec, the configured ones (`remote.<name>.push`, `push.default = matching`) or
+HEAD. `resolve` (called by decide.py) turns those into commits to check. What cannot be known
+(a computed refspec, a glob that matches nothing readable, `--mirror`) is denied with a reason.
+A destination under `refs/notes/` is a note write, on a push and on a fetch.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .shell import UNKNOWN, Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .push import Analyzer
+    from .shell import Command
+
+PUSH_VALUE = frozenset({"--repo", "--receive-pack", "--exec", "-o", "--push-option", "--signed",
+                        "--force-with-lease", "--recurse-submodules"})
+PUSH_FLAGS_NEED_EQ = frozenset({"--signed", "--force-with-lease", "--recurse-submodules"})  # value only with =
+ALL_BRANCHES = "\x00branches"
+ALL_TAGS = "\x00tags"
+
+
+def _dest_is_notes(dst: str) -> bool:
+    return dst.startswith(("refs/notes", "notes/")) or "refs/notes/" in dst
+
+
+def push_finding(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+                 git_dir: str | None) -> None:
+    """Read a push: what it sends (a "push" finding with its sources), or why it is denied outright."""
+    label = f"git {sub}"
+    sources: list[str] = []
+    operands: list[Word] = []
+    deleting = False
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        text = word.text
+        if not word.literal:
+            operands.append(word)
+            i += 1
+            continue
+        if text == "--":
+            operands += rest[i + 1:]
+            break
+        if text.startswith("--"):
+            name, eq, value = text.partition("=")
+            if name == "--delete":
+                deleting = True
+            elif name in ("--all", "--branches"):
+                sources.append(ALL_BRANCHES)
+            elif name == "--tags":
+                sources.append(ALL_TAGS)
+            elif name == "--mirror":
+                an.add("push", f"{label} --mirror", cmd, cwd, revs=None, unresolved="--mirror sends every ref, the "
+                       "hallmark notes included", git_dir=git_dir)
+                return
+            elif name == "--no-verify":
+                an.add("strict", f"{label} --no-verify skips git's pre-push wall", cmd, cwd, always=True)
+                return
+            elif name == "--recurse-submodules" and value not in ("", "no", "check"):
+                an.add("strict", f"{label} {text} pushes the submodules too", cmd, cwd, always=True)
+                return
+            elif name == "--repo" and eq:
+                operands.insert(0, Word(value))
+            i += 2 if (name in PUSH_VALUE and not eq and name not in PUSH_FLAGS_NEED_EQ) else 1
+            continue
+        if text.startswith("-") and len(text) > 1:
+            letters = text[1:]
+            deleting = deleting or "d" in letters.split("o", 1)[0]
+            # -o <option>: its value is the rest of the cluster, or the next word when o ends it
+            i += 2 if "o" in letters and letters.endswith("o") else 1
+            continue
+        operands.append(word)
+        i += 1
+    repo = operands[0] if operands else None
+    refspecs = operands[1:]
+    if repo is not None and not repo.literal:
+        an.add("push", label, cmd, cwd, revs=None, unresolved=f"it pushes to a computed remote {repo.text!r}",
+               git_dir=git_dir)
+        return
+    if repo is not None and repo.text.startswith(("ext::", "fd::")):
+        an.add("strict", f"{label} over the {repo.text.split('::')[0]} transport runs a command", cmd, cwd, always=True)
+        return
+    for spec in refspecs:
+        if not spec.literal:
+            an.add("push", label, cmd, cwd, revs=None, unresolved=f"the refspec {spec.text!r} is computed",
+                   git_dir=git_dir)
+            return
+        text = spec.text
+        if text == "tag":
+            continue  # `tag <name>`: the next word is refs/tags/<name>
+        if text.startswith("^"):
+            continue  # a negative refspec sends nothing
+        src, colon, dst = text.lstrip("+").partition(":")
+        if colon and _dest_is_notes(dst):
+            an.add("note", f"{label} into {dst}", cmd, cwd)
+            return
+        if (colon and not src) or deleting:
+            continue  # `:dst` (or --delete) deletes dst: it sends no commit
+        previous = refspecs[refspecs.index(spec) - 1].text if refspecs.index(spec) > 0 else ""
+        sources.append(f"refs/tags/{src}" if previous == "tag" else src)
+    if not refspecs and ALL_BRANCHES not in sources and ALL_TAGS not in sources:
+        sources.append(_configured(an, repo.text if repo else "", cwd, env, git_dir))
+    an.add("push", label, cmd, cwd, revs=sources, git_dir=git_dir)
+
+
+def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str], git_dir: str | None) -> str:
+    """What `git push [<remote>]` with no refspec sends: HEAD, unless push.default is matching or the
+    remote has push refspecs, when it is (at most) every branch."""
+    from .run import capture
+
+    where = cwd or an.ctx.cwd
+    base = ["git", "--git-dir", git_dir] if git_dir else ["git", "-C", where]
+    try:
+        proc = capture(base + ["config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"],
+                       env=_probe_env(env))
+    except OSError:
+        return ALL_BRANCHES
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(" ")
+        if key == "push.default" and value.strip() == "matching":
+            return ALL_BRANCHES
+        if key.endswith(".push") and (not remote or key == f"remote.{remote}.push"):
+            return ALL_BRANCHES
+    return "HEAD"
+
+
+def _probe_env(env: dict[str, str]) -> dict[str, str]:
+    from .git_hooks import probe_env
+
+    return probe_env(env)
+
+
+def resolve(where: str, sources: list[str], git_dir: str | None) -> tuple[list[str], str | None]:
+    """The commits the sources name: (revs, None), or ([], why they cannot be known)."""
+    revs: list[str] = []
+    patterns: list[str] = []
+    for source in sources:
+        if source == ALL_BRANCHES:
+            patterns.append("refs/heads/")
+        elif source == ALL_TAGS:
+            patterns.append("refs/tags/")
+        elif "*" in source:
+            patterns.append(source if source.startswith("refs/") else f"refs/heads/{source}")
+        elif source == UNKNOWN:
+            return [], "it sends what the gate cannot see"
+        else:
+            revs.append(source)
+    if patterns:
+        from .hallmark import _git
+
+        proc = _git(where, ["for-each-ref", "--format=%(objectname)", "--end-of-options", *patterns], git_dir)
+        if proc.returncode != 0:
+            return [], f"git cannot list {' '.join(patterns)}"
+        revs += proc.stdout.decode().split()
+    return revs, None
+
+
+def fetch_into_notes(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None,
+                     env: dict[str, str]) -> None:
+    """A fetch or pull whose refspec (given, `--refmap`, or configured for the remote) writes refs/notes/."""
+    operands: list[Word] = []
+    for word in rest:
+        if not word.literal:
+            an.add("note", f"git {sub} with a computed refspec (it may write refs/notes)", cmd, cwd)
+            return
+        text = word.text
+        if text.startswith("--refmap=") and _dest_is_notes(text.partition(":")[2]):
+            an.add("note", f"git {sub} {text}", cmd, cwd)
+            return
+        if not text.startswith("-"):
+            operands.append(word)
+    for spec in operands[1:]:
+        src, colon, dst = spec.text.lstrip("+").partition(":")
+        if colon and _dest_is_notes(dst):
+            an.add("note", f"git {sub} into {dst}", cmd, cwd)
+            return
+    if len(operands) <= 1:
+        from .run import capture
+
+        where = cwd or an.ctx.cwd
+        if not os.path.isdir(where):
+            return
+        try:
+            proc = capture(["git", "-C", where, "config", "--get-regexp", r"^remote\..*\.fetch$"], env=_probe_env(env))
+        except OSError:
+            return
+        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+            _, _, value = line.partition(" ")
+            if _dest_is_notes(value.partition(":")[2]):
+                an.add("note", f"git {sub} (a configured fetch refspec writes {value.partition(':')[2]})", cmd, cwd)
+                return

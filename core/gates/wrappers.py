@@ -1,0 +1,473 @@
+"""Wrappers: commands that run another command (env, sudo, timeout, xargs, nohup …), as a table.
+
+Each wrapper is one `Spec`: which of its options take a value, which mean it runs nothing
+(`command -v`), which take a shell command string (`su -c`, `flock -c`), how many plain words come
+before the wrapped command (`timeout 10`, `taskset MASK`, `flock FILE`), and whether the wrapped
+words go through a shell (`sudo -i`, `sg`, `watch`). Short options cluster as getopt reads them
+(`sudo -iu bob`, `su -lc 'cmd'`), long ones take `--opt=value` or the next word, and `--` ends
+the options. The few wrappers with their own grammar (env, xargs, parallel, find, nix …) have a
+handler below. `unwrap` returns the inner command's words and directory, None when the wrapper
+runs nothing, or False when the word is no wrapper at all.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import shell
+from .shell import Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .push import Analyzer
+    from .shell import Command
+
+
+class Spec:
+    __slots__ = ("short_value", "long_value", "stop", "shell_opt", "skip", "via_shell", "no_cluster", "numeric")
+
+    def __init__(self, short_value: str = "", long_value: tuple[str, ...] = (), stop: str | tuple[str, ...] = (),
+                 shell_opt: tuple[str, ...] = (), skip: int = 0, via_shell: bool = False, no_cluster: bool = False,
+                 numeric: bool = False) -> None:
+        self.short_value = short_value  # short options that take a value: "uCgD"
+        self.long_value = frozenset(long_value)  # long options that take a value
+        self.stop = frozenset(stop)  # options (short letters or long names) after which nothing runs
+        self.shell_opt = frozenset(shell_opt)  # options whose value is a shell command string
+        self.skip = skip  # plain words between the options and the command (a duration, a mask, a file)
+        self.via_shell = via_shell  # the wrapped words are joined and run by a shell
+        self.no_cluster = no_cluster  # `-name` is one option, not a cluster (find-style)
+        self.numeric = numeric  # `-5` is an option (nice)
+
+
+SPECS: dict[str, Spec] = {
+    "nohup": Spec(), "builtin": Spec(), "chronic": Spec(), "unbuffer": Spec(), "eatmydata": Spec(),
+    "fakeroot": Spec(short_value="ils", long_value=("--lib", "--faked", "-s", "-i")),
+    "time": Spec(short_value="of", long_value=("--output", "--format"), stop=()),
+    "command": Spec(stop="vV"),
+    "exec": Spec(short_value="a"),
+    "sudo": Spec(short_value="ugCDhprtTUR", long_value=("--user", "--group", "--chdir", "--prompt", "--role", "--type",
+                                                       "--host", "--other-user", "--close-from", "--chroot",
+                                                       "--command-timeout"),
+                 stop=("e", "l", "v", "k", "K", "V", "--edit", "--list", "--validate", "--version", "--help")),
+    "doas": Spec(short_value="uC", stop=()),
+    "nice": Spec(short_value="n", long_value=("--adjustment",), numeric=True),
+    "ionice": Spec(short_value="cnt", long_value=("--class", "--classdata"),
+                   stop=("p", "P", "u", "--pid", "--pgid", "--uid")),
+    "caffeinate": Spec(short_value="tw"),
+    "stdbuf": Spec(short_value="ioe", long_value=("--input", "--output", "--error")),
+    "timeout": Spec(short_value="sk", long_value=("--signal", "--kill-after"), skip=1),
+    "setsid": Spec(), "chrt": Spec(skip=1), "prlimit": Spec(short_value="p", long_value=("--pid",)),
+    "taskset": Spec(stop=("p", "--pid"), skip=1),
+    "chroot": Spec(long_value=("--userspec", "--groups"), skip=1),
+    "unshare": Spec(short_value="S", long_value=("--setuid", "--setgid", "--wd", "--root")),
+    "flock": Spec(short_value="wEc", long_value=("--timeout", "--conflict-exit-code", "--command"),
+                  shell_opt=("c", "--command"), skip=1),
+    "su": Spec(short_value="sgGcwC", long_value=("--shell", "--group", "--supp-group", "--command",
+                                                 "--whitelist-environment", "--session-command"),
+               shell_opt=("c", "C", "--command", "--session-command"), skip=-1),
+    "runuser": Spec(short_value="sgGcuw", long_value=("--shell", "--group", "--supp-group", "--command", "--user"),
+                    shell_opt=("c", "--command"), skip=-1),
+    "script": Spec(short_value="cIOBTEm", long_value=("--command", "--log-in", "--log-out", "--log-io",
+                                                       "--log-timing", "--echo", "--logging-format"),
+                   shell_opt=("c", "--command"), skip=-1),
+    "sg": Spec(skip=1, via_shell=True),
+    "watch": Spec(short_value="nd", long_value=("--interval", "--differences"), via_shell=True),
+    "strace": Spec(short_value="eoOpPsSuIXabE", no_cluster=False),
+    "ltrace": Spec(short_value="eoOpSuanLlsx"),
+    "valgrind": Spec(), "faketime": Spec(skip=1), "trickle": Spec(short_value="udwtsl"),
+    "proxychains": Spec(short_value="f"), "proxychains4": Spec(short_value="f"), "torsocks": Spec(),
+    "dotenv": Spec(short_value="ecv"), "pipx": Spec(), "npx": Spec(), "bunx": Spec(),
+    "entr": Spec(), "systemd-run": Spec(long_value=("--unit", "--property", "--description", "--slice",
+                                                     "--working-directory", "--uid", "--gid", "--nice", "--setenv"),
+                                         short_value="pEM"),
+}
+# `<tool> run [opts] <command>`: the project runners that run a command in their environment
+RUN_VERB = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
+            "pixi": "run", "conda": "run", "mamba": "run", "micromamba": "run", "devbox": "run",
+            "bundle": "exec", "mise": "exec", "rtx": "exec", "asdf": "exec", "rbenv": "exec", "pyenv": "exec",
+            "nvm": "exec", "doppler": "run", "infisical": "run", "op": "run", "dotenvx": "run", "aws-vault": "exec"}
+RUN_VALUE = frozenset({"--with", "--python", "-p", "--env", "-e", "--directory", "--project", "--extra", "--group",
+                       "--package", "-n", "--name", "--prefix", "--env-file", "-f", "--config", "--project-root"})
+SPECIAL = frozenset({"env", "xargs", "parallel", "find", "nix", "direnv", "tmux", "screen", "hyperfine", "!"})
+WRAPPERS = frozenset(SPECS) | frozenset(RUN_VERB) | SPECIAL
+
+
+def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None, list[str]]:
+    """Walk the options: (index of the first operand, a stop option hit, a shell string, options seen)."""
+    i = 0
+    seen: list[str] = []
+    while i < len(args):
+        word = args[i]
+        if not word.literal:
+            return i, None, None, seen
+        text = word.text
+        if text == "--":
+            return i + 1, None, None, seen
+        if not text.startswith("-") or text == "-":
+            if text == "-" and "-" not in seen:  # `su -` is a login shell
+                seen.append("-")
+                i += 1
+                continue
+            return i, None, None, seen
+        if text.startswith("--"):
+            name, eq, value = text.partition("=")
+            seen.append(name)
+            if name in spec.stop:
+                return i, name, None, seen
+            if name in spec.long_value and not eq:
+                value_word = args[i + 1] if i + 1 < len(args) else None
+                if name in spec.shell_opt:
+                    return i + 2, None, value_word, seen
+                i += 2
+                continue
+            if name in spec.shell_opt and eq:
+                return i + 1, None, Word(value, word.literal), seen
+            i += 1
+            continue
+        if spec.numeric and text[1:].isdigit():
+            i += 1
+            continue
+        if spec.no_cluster:
+            seen.append(text)
+            i += 1
+            continue
+        letters = text[1:]
+        for index, letter in enumerate(letters):
+            seen.append(letter)
+            if letter in spec.stop:
+                return i, letter, None, seen
+            if letter in spec.short_value:
+                attached = letters[index + 1:]
+                value_word = Word(attached, True) if attached else (args[i + 1] if i + 1 < len(args) else None)
+                if letter in spec.shell_opt:
+                    return i + (1 if attached else 2), None, value_word, seen
+                i += 1 if attached else 2
+                break
+        else:
+            i += 1
+    return i, None, None, seen
+
+
+def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+           stdin: str | None):
+    """The wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper."""
+    if name in RUN_VERB:
+        return _run_verb(name, args, cwd)
+    if name in SPECIAL:
+        return _special(an, name, args, cmd, cwd, env, stdin)
+    spec = SPECS.get(name)
+    if spec is None:
+        return False
+    start, stopped, shell_string, seen = _options(spec, args)
+    if stopped is not None:
+        return None
+    if shell_string is not None:
+        an.shell_string(shell_string, cmd, cwd)
+        return None
+    if name in ("sudo", "doas"):
+        for flag, value in _sudo_dirs(args[:start]):
+            if flag in ("-D", "--chdir"):
+                cwd = _join(cwd, value)
+        while start < len(args) and args[start].literal and shell._ASSIGNMENT.match(args[start].text):
+            key, _, value = args[start].text.partition("=")
+            env[key] = value
+            start += 1
+        if ({"i", "s", "--login", "--shell"} & set(seen)) and start < len(args):
+            return _via_shell(an, args[start:], cmd, cwd)
+    skip = spec.skip
+    if skip < 0:  # su/runuser/script: an optional user or file before (or after) the options
+        rest = args[start:]
+        if rest and rest[0].literal and not rest[0].text.startswith("-"):
+            more_start, _, more_shell, _ = _options(spec, rest[1:])
+            if more_shell is not None:
+                an.shell_string(more_shell, cmd, cwd)
+        return None  # `su user` alone starts an interactive shell: nothing to read
+    start += skip
+    if skip and spec.shell_opt and start < len(args):  # `flock FILE -c 'cmd'`: options after the operand
+        more, _, shell_after, _ = _options(spec, args[start:])
+        if shell_after is not None:
+            an.shell_string(shell_after, cmd, cwd)
+            return None
+        start += more
+    if start >= len(args):
+        return None
+    if spec.via_shell:
+        return _via_shell(an, args[start:], cmd, cwd)
+    return args[start:], cwd
+
+
+def _sudo_dirs(options: list[Word]) -> list[tuple[str, Word]]:
+    found = []
+    for index, word in enumerate(options):
+        if word.text in ("-D", "--chdir") and index + 1 < len(options):
+            found.append((word.text, options[index + 1]))
+        elif word.text.startswith("--chdir="):
+            found.append(("--chdir", Word(word.text.split("=", 1)[1], word.literal)))
+    return found
+
+
+def _via_shell(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None):
+    """Words a wrapper joins with spaces and hands to `sh -c` (watch, sg, sudo -i)."""
+    if all(w.literal for w in words):
+        an.nested(" ".join(w.text for w in words), cmd, cwd)
+    else:
+        an.add("strict", f"a shell runs computed words {' '.join(w.text for w in words)[:60]!r}", cmd, cwd,
+               always=True)
+    return None
+
+
+def _run_verb(name: str, args: list[Word], cwd: str | None):
+    verb = RUN_VERB[name]
+    if not args or not args[0].literal:
+        return False
+    i = 0
+    if name in ("nvm",) and args[0].text == verb:
+        i = 2  # nvm exec <version> <command>
+    elif name == "aws-vault" and args[0].text == verb:
+        i = 2  # aws-vault exec <profile> -- <command>
+    elif args[0].text == verb:
+        i = 1
+    else:
+        return False
+    while i < len(args) and args[i].literal and args[i].text.startswith("-") and args[i].text != "--":
+        i += 2 if args[i].text in RUN_VALUE else 1
+    if i < len(args) and args[i].text == "--":
+        i += 1
+    return (args[i:], cwd) if i < len(args) else None
+
+
+def _join(cwd: str | None, word: Word | None) -> str | None:
+    if word is None or not word.literal:
+        return None
+    if os.path.isabs(word.text):
+        return os.path.normpath(word.text)
+    return os.path.normpath(os.path.join(cwd, word.text)) if cwd else None
+
+
+def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+             stdin: str | None):
+    def lit(i: int) -> str | None:
+        return args[i].text if i < len(args) and args[i].literal else None
+
+    if name == "!":
+        return args, cwd
+    if name == "env":
+        return _env(an, args, cmd, cwd, env)
+    if name == "xargs":
+        return _xargs(an, args, cmd, cwd, env, stdin)
+    if name == "parallel":
+        return _parallel(an, args, cmd, cwd, env, stdin)
+    if name == "find":
+        index = 0
+        while index < len(args):
+            if lit(index) in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = index + 1
+                while end < len(args) and lit(end) not in (";", "+"):
+                    end += 1
+                if args[index + 1:end]:
+                    an.exec(list(args[index + 1:end]), cmd, cwd, dict(env), None)
+                index = end
+            elif lit(index) == "-delete":  # removes what it finds under its starting points
+                from .writes import check
+
+                sweeping = _find_may_match_protected(args)
+                for start in args[:next((k for k, w in enumerate(args) if w.text.startswith("-")), len(args))] or [
+                        Word(".")]:
+                    check(an, start, cwd, cmd.source, recursive=sweeping)
+            elif lit(index) in ("-fprint", "-fprintf", "-fls") and index + 1 < len(args):
+                an.write(args[index + 1], cwd, cmd.source)
+            index += 1
+        return None
+    if name == "direnv":
+        if lit(0) == "exec" and len(args) >= 2:
+            return args[2:], _join(cwd, args[1])
+        return None
+    if name == "nix":
+        for index, word in enumerate(args):
+            if word.literal and word.text in ("--command", "-c"):
+                return args[index + 1:], cwd
+        for index, word in enumerate(args):
+            if word.literal and word.text == "--run" and index + 1 < len(args):
+                an.shell_string(args[index + 1], cmd, cwd)
+                return None
+        return False
+    if name == "hyperfine":  # every operand is a shell command; so are --prepare/--setup/--cleanup
+        index = 0
+        while index < len(args):
+            text = lit(index)
+            if text in ("-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude") and index + 1 < len(args):
+                an.shell_string(args[index + 1], cmd, cwd)
+                index += 2
+                continue
+            if text is not None and text.startswith("-"):
+                index += 2 if text in ("-r", "--runs", "-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs",
+                                       "-L", "--parameter-list", "-P", "--parameter-scan", "--export-json",
+                                       "--export-markdown", "-S", "--shell", "-n", "--command-name") else 1
+                continue
+            an.shell_string(args[index], cmd, cwd)
+            index += 1
+        return None
+    if name in ("tmux", "screen"):  # a detached session that runs a command string
+        operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
+        if name == "tmux" and operands and operands[0].literal and operands[0].text in (
+                "new", "new-session", "new-window", "neww", "split-window", "splitw", "run-shell", "run",
+                "send-keys", "send", "respawn-pane", "respawn-window"):
+            tail = [w for w in args[1:] if not (w.literal and w.text.startswith("-"))]
+            if tail:
+                an.shell_string(tail[-1], cmd, cwd)
+            return None
+        if name == "screen" and operands:
+            return _via_shell(an, operands, cmd, cwd)
+        return None
+    return False
+
+
+def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if not word.literal:
+            break
+        flag = word.text
+        if flag in ("-", "--"):
+            i += 1
+            if flag == "--":
+                break
+            continue
+        if flag.startswith("--"):
+            name, eq, value = flag.partition("=")
+            if name in ("--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal",
+                        "--block-signal") and not eq:
+                value_word = args[i + 1] if i + 1 < len(args) else None
+                i += 2
+            else:
+                value_word = Word(value, True) if eq else None
+                i += 1
+            if name == "--chdir":
+                cwd = _join(cwd, value_word)
+            elif name == "--split-string":
+                return _split(an, value_word, args[i:], cmd, cwd)
+            continue
+        if flag.startswith("-") and len(flag) > 1:
+            letters = flag[1:]
+            consumed = 1
+            for index, letter in enumerate(letters):
+                if letter in "uCS":
+                    attached = letters[index + 1:]
+                    value_word = Word(attached, True) if attached else (args[i + 1] if i + 1 < len(args) else None)
+                    consumed = 1 if attached else 2
+                    if letter == "C":
+                        cwd = _join(cwd, value_word)
+                    elif letter == "S":
+                        return _split(an, value_word, args[i + consumed:], cmd, cwd)
+                    break
+            i += consumed
+            continue
+        if shell._ASSIGNMENT.match(flag):
+            key, _, value = flag.partition("=")
+            env[key] = value
+            i += 1
+            continue
+        break
+    while i < len(args) and args[i].literal and shell._ASSIGNMENT.match(args[i].text):
+        key, _, value = args[i].text.partition("=")
+        env[key] = value
+        i += 1
+    return (args[i:], cwd) if i < len(args) else None
+
+
+def _split(an: Analyzer, inner: Word | None, rest: list[Word], cmd: Command, cwd: str | None):
+    """`env -S 'words'`: the string is split like a command line and runs before the other words."""
+    if inner is None:
+        return None
+    if not inner.literal:
+        an.add("strict", "env -S with a computed string", cmd, cwd, always=True)
+        return None
+    from .git_cmds import shell_split
+
+    split = shell_split(inner.text)
+    if split is None:
+        an.add("strict", "env -S string cannot be split", cmd, cwd, always=True)
+        return None
+    return [Word(w) for w in split] + rest, cwd
+
+
+XARGS_VALUE = frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-i", "-L", "-l", "-n",
+                         "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof",
+                         "--replace", "--max-lines"})
+
+
+def _xargs(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None):
+    """xargs runs its command (echo by default) with the words it reads from stdin appended."""
+    i = 0
+    replace = False
+    while i < len(args) and args[i].literal and args[i].text.startswith("-") and args[i].text != "--":
+        text = args[i].text
+        replace = replace or text in ("-I", "-i", "--replace") or text.startswith(("-I", "--replace="))
+        takes = text in XARGS_VALUE and "=" not in text
+        i += 2 if takes else 1
+    if i < len(args) and args[i].text == "--":
+        i += 1
+    inner = args[i:] or [Word("echo")]
+    if stdin is not None and stdin != shell.UNKNOWN and not replace:
+        from .git_cmds import shell_split
+
+        fed = shell_split(stdin.replace("\n", " ")) or []
+        an.exec(inner + [Word(w) for w in fed], cmd, cwd, dict(env), None)
+        return None
+    if stdin == shell.UNKNOWN or stdin is None:
+        head = inner[0].text if inner[0].literal else ""
+        if os.path.basename(head) in FED_WORDS_MATTER:
+            an.add("strict", f"xargs feeds words the gate cannot read to {head}", cmd, cwd, always=True)
+            return None
+    return inner, cwd
+
+
+# commands whose meaning words read from stdin can change (xargs/parallel append them)
+FED_WORDS_MATTER = frozenset({"git", "gh", "hall", "sh", "bash", "zsh", "dash", "ksh", "env", "sudo", "eval",
+                              "glab", "hub", "npm", "pnpm", "yarn", "bun", "make", "just", "python", "python3",
+                              "node", "perl", "ruby", "curl", "xargs", "parallel", "source", "."})
+
+
+def _parallel(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None):
+    separators = [k for k, w in enumerate(args) if w.literal and w.text in (":::", "::::", ":::+", "::::+")]
+    end = separators[0] if separators else len(args)
+    inner = [w for w in args[:end] if not (w.literal and w.text.startswith("-"))]
+    if not inner:
+        return None
+    if separators:
+        values = [w for w in args[separators[0] + 1:] if not (w.literal and w.text.startswith(":::"))]
+        if any(not w.literal for w in values) or args[separators[0]].text.startswith("::::"):
+            head = inner[0].text if inner[0].literal else ""
+            if os.path.basename(head) in FED_WORDS_MATTER:
+                an.add("strict", f"parallel feeds words the gate cannot read to {head}", cmd, cwd, always=True)
+            return None
+        for value in values or [Word("")]:
+            words = [Word(w.text.replace("{}", value.text)) if w.literal else w for w in inner]
+            if not any("{}" in w.text for w in inner):
+                words.append(value)
+            an.exec(words, cmd, cwd, dict(env), None)
+        return None
+    return _xargs(an, inner, cmd, cwd, env, stdin)
+
+
+# names find -delete could remove that belong to the record (Hallmark's state, git's own, Claude's settings)
+PROTECTED_NAMES = (".git", "hallmark", "events.jsonl", "item.json", "counters.json", "index.sqlite", "settings.json",
+                   "settings.local.json", ".hallmark.toml", "hooks", "pre-push", "config", "packed-refs", "notes")
+
+
+def _find_may_match_protected(args: list[Word]) -> bool:
+    """Without a name test find removes everything under its start; with one, only what it matches."""
+    import fnmatch
+
+    tests = [args[k + 1] for k, w in enumerate(args[:-1])
+             if w.literal and w.text in ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename")]
+    if not tests:
+        return True
+    for test in tests:
+        if not test.literal:
+            return True
+        pattern = test.text.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatch(name, pattern) for name in PROTECTED_NAMES):
+            return True
+    return any(w.literal and w.text in ("-regex", "-iregex", "-o", "-or", "!", "-not") for w in args)
