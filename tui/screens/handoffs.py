@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hallmark.core import states
+from hallmark.core import rooms, states
 from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Label
 
-from .. import rooms
 from ..widgets.lists import VimTable
 from .base import HallScreen
 
