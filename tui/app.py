@@ -134,6 +134,9 @@ class HallmarkApp(App[None]):
 
     # -- start -----------------------------------------------------------------------------
     def on_mount(self) -> None:
+        from . import programs
+
+        programs.forget()  # PATH may have changed since another app in this process looked
         self._install_themes()
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)

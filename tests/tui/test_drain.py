@@ -145,11 +145,11 @@ def test_an_uncommitted_identity_pauses_memory_and_says_how_to_fix_it(git_repo, 
     room say memory is paused (and the drain names the commit), instead of claiming it is absent."""
     from hallmark.core import setup_repo
     from hallmark.core.repo import open_repo
-    from hallmark.tui.screens.floor import load_floor
+    from hallmark.tui.screens.floor import load_extras
 
     setup_repo.init(git_repo)
     repo = open_repo(git_repo)
-    floor = load_floor(repo).floor
+    floor = load_extras(repo)
     assert floor.library_pending is None and "not committed" in floor.library_problem
 
     async def go():

@@ -8,6 +8,7 @@ worker thread; the widgets only show what it returns.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -24,6 +25,17 @@ from textual.widgets.option_list import Option
 
 from ..widgets.diff_view import DiffView
 from ..widgets.footer import HallFooter
+
+
+class _IndexCloser:
+    """Closes a worker's Repo's SQLite handle, if the diff opened one (the app's fresh_repo rule)."""
+
+    def __init__(self, repo: Any) -> None:
+        self.repo = repo
+
+    def close(self) -> None:
+        if "index" in self.repo.__dict__:
+            self.repo.index.close()
 
 
 class DiffScreen(Screen):
@@ -78,9 +90,12 @@ class DiffScreen(Screen):
     @work(thread=True, exclusive=True, group="diff")
     def load(self) -> None:
         """Compute the diff off the UI thread (git subprocesses), then hand it to `show`."""
+        from hallmark.core.repo import Repo
+
         started = time.perf_counter()
+        repo = Repo(self.repo.paths, self.repo.cwd)  # our own handles in this thread, closed below
         try:
-            with self.app.fresh_repo() as repo:  # type: ignore[attr-defined] - our own handles in this thread
+            with contextlib.closing(_IndexCloser(repo)):
                 diff = item_diff(repo, self.item_id, ignore_whitespace=self.ignore_whitespace)
                 if not self._seen_marked:  # opening it is looking at it: once, not on every reload
                     self._seen_marked = True
@@ -96,6 +111,10 @@ class DiffScreen(Screen):
         self.app.call_from_thread(self.show, diff, time.perf_counter() - started)
 
     def show(self, diff: Diff, seconds: float) -> None:
+        if self.diff is None:
+            again = getattr(self.app, "refresh_building", None)  # the seen mark changes its badge
+            if callable(again):
+                again(frozenset({self.item_id}))
         self.diff = diff
         self.error = None
         self.load_seconds = seconds

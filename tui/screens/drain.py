@@ -363,4 +363,5 @@ class DrainScreen(HallScreen):
             self.history.append((lid, label))
             self.last_note = note
             self._advance()
+        self._render_card()  # now, from what is known; the reload brings what the store says
         self.reload()

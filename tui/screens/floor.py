@@ -154,6 +154,10 @@ class RoomBox(Widget, can_focus=True):
         return out
 
 
+class FloorScroll(VerticalScroll, can_focus=False, inherit_bindings=False):
+    """Scrolls the rooms into view; the arrows belong to the floor (room to room), not the scroller."""
+
+
 class FloorScreen(HallScreen):
     """f: the building. Arrows or hjkl move between rooms; enter opens the room's items."""
 
@@ -173,7 +177,7 @@ class FloorScreen(HallScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        with VerticalScroll(id="floor-scroll"), Grid(id="floor-grid"):
+        with FloorScroll(id="floor-scroll"), Grid(id="floor-grid"):
             for room in rooms.ROOMS:
                 yield RoomBox(room)
         yield Static("", id="watchman")

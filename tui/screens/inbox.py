@@ -118,6 +118,14 @@ class InboxScreen(HallScreen):
         entry = self.selected()
         return entry.get("item") if entry else None
 
+    def show_waiting(self, item_id: str) -> bool:
+        """n moves the cursor to that item's first entry here (the board does the same with its card)."""
+        rows = [n for n, e in enumerate(self.entries) if e.get("item") == item_id]
+        if not rows or self.query_one(TabbedContent).active != "tab-escalations":
+            return False
+        self.query_one("#entries", VimTable).move_cursor(row=rows[0])
+        return True
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("act", "dismiss_entry"):
             return True if self.selected() else None

@@ -179,9 +179,13 @@ class TraceScreen(HallScreen):
         """Why T cannot take this run over, or ""."""
         if not self.item:
             return "Only an item's run can be taken over."
-        if self.view.meter.standin:
-            return "A stand-in run has no Claude session to resume (no model ran)."
-        return programs.claude().missing
+        claude = programs.claude()
+        if claude.missing:
+            return claude.missing
+        if self.view.meter.standin and "standin" not in Path(claude.command[0]).name:
+            return ("This run is the stand-in's (no model ran): Claude Code cannot resume its session. "
+                    "HALL_CLAUDE=hall-standin-claude takes it over with the stand-in.")
+        return ""
 
     # -- search ----------------------------------------------------------------------------
     def action_search(self) -> None:
