@@ -103,6 +103,7 @@ class HallmarkApp(App[None]):
         self.start_mode = start_mode
         self.settings = settings.TuiSettings()
         self.building: Building | None = None
+        self.building_loads = 0  # how many Buildings were drawn (the benchmark reports it)
         self.changes = watch.Changes()
         self._loading = False  # a Building load is in flight
         self._load_again: frozenset[str] | None = frozenset()  # what changed while it was (None: anything)
@@ -212,6 +213,7 @@ class HallmarkApp(App[None]):
     def _on_building(self, message: BuildingLoaded) -> None:
         before = self.building
         self.building = message.building
+        self.building_loads += 1
         self._loading = False
         self.waiting_count = message.building.waiting.count
         if before is not None:

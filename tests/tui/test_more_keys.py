@@ -7,7 +7,7 @@ import json
 import stat
 
 from hallmark.core import items
-from textual.widgets import DataTable
+from hallmark.tui.widgets.lists import VimTable as DataTable
 
 from .conftest import STAMP, make_app, run, settle, stream_lines, until
 

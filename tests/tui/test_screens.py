@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from hallmark.core import inbox, items
-from textual.widgets import DataTable
+from hallmark.tui.widgets.lists import VimTable as DataTable
 
 from .conftest import VIEWED_AT, make_app, run, settle, until
 

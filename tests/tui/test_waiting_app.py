@@ -7,7 +7,7 @@ import json
 import os
 
 from hallmark.core import items, seen, waiting
-from textual.widgets import DataTable
+from hallmark.tui.widgets.lists import VimTable as DataTable
 
 from .conftest import make_app, run, settle, until
 

@@ -41,6 +41,14 @@ class HallScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
+        # Textual reparses every stylesheet and restyles the whole screen when a mode's screen first
+        # shows, and again on its next visit (it marks a screen up to date only while mounted):
+        # 100-400 ms a time at 1,000 items. A screen built now is styled with the current theme, so
+        # it starts up to date; a later theme change still marks it stale as before.
+        try:
+            self._css_update_count = self.app._css_update_count
+        except Exception:  # noqa: BLE001 - no running app (built outside one): Textual's own default
+            pass
         self._generation = 0
         self._building_stale = False
         self._data_stale = False

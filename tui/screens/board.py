@@ -202,6 +202,12 @@ class BoardScreen(TriageKeys, HallScreen):
         return None
 
     def selected(self) -> ItemView | None:
+        """The card the cursor is on, as drawn (the highlighted option of the focused column)."""
+        column = self.current_column()
+        if column is not None:
+            option = column.list.highlighted_option
+            if option is not None and option.id:
+                self.selected_id = str(option.id)
         if self.selected_id is None:
             return None
         return self.views.get(self.selected_id)

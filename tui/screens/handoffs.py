@@ -9,7 +9,7 @@ from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Label
+from textual.widgets import Label
 
 from ..widgets.lists import VimTable
 from .base import HallScreen
@@ -56,8 +56,8 @@ class HandoffsScreen(HallScreen):
         if 0 <= row < len(self.items) and self.items[row]:
             self.hall.open_item(self.items[row])
 
-    @on(DataTable.RowSelected)
-    def _open(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected)
+    def _open(self, event: VimTable.RowSelected) -> None:
         """A click on a row (enter is the screen's binding)."""
         item = str(event.row_key.value or "").split("|")[0]
         if item and item != "None":

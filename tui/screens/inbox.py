@@ -15,7 +15,7 @@ from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from .. import triage
 from ..messages import CoreDone
@@ -136,12 +136,12 @@ class InboxScreen(HallScreen):
             return True if self.dismissed else None
         return True
 
-    @on(DataTable.RowHighlighted)
+    @on(VimTable.RowHighlighted)
     def _moved(self) -> None:
         self.refresh_bindings()
 
-    @on(DataTable.RowSelected, "#entries")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected, "#entries")
+    def _selected(self, event: VimTable.RowSelected) -> None:
         event.stop()
         self.action_act()
 

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from .. import labels
 from ..widgets.lists import VimTable
@@ -279,13 +279,13 @@ class ItemScreen(TriageKeys, HallScreen):
             self.expanded = None if self.expanded == row else row
             self._show_expanded()
 
-    @on(DataTable.RowSelected, "#journal")
-    def _journal_selected(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected, "#journal")
+    def _journal_selected(self, event: VimTable.RowSelected) -> None:
         event.stop()
         self.action_expand()
 
-    @on(DataTable.RowSelected, "#runs")
-    def _run_selected(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected, "#runs")
+    def _run_selected(self, event: VimTable.RowSelected) -> None:
         event.stop()
         self._open_run(event.cursor_row)
 

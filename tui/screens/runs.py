@@ -12,7 +12,7 @@ from hallmark.core.run_locks import run_outcome
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Label
+from textual.widgets import Label
 
 from ..widgets.lists import VimTable
 from .base import HallScreen
@@ -124,8 +124,8 @@ class RunsScreen(HallScreen):
             return True if self.item_filter else False
         return True
 
-    @on(DataTable.RowSelected)
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected)
+    def _selected(self, event: VimTable.RowSelected) -> None:
         event.stop()
         self.action_open_run()
 
