@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from ..messages import CoreDone
 from .base import HallScreen
-from .modals import ConfirmModal, ReasonModal
+from .modals import ConfirmModal, ReasonModal, TextModal
 
 DECISION_WORDS = {"accept": "✓ accepted", "skip": "↷ skipped", "reject": "✗ rejected", "edit": "✎ edited and accepted",
                   "undo": "↶ undone", "accept_all": "✓ accepted"}
@@ -298,9 +298,8 @@ class DrainScreen(HallScreen):
                 if pattern:
                     self.hall.core_call("edit", _decide, "accept", lid, actor="you", pattern=pattern, item=lid)
 
-            self.app.push_screen(ReasonModal(f"Edit {lid}, then accept", "The pattern, in your words:",
-                                             value=str(card.learning.get("pattern", "")), placeholder="pattern"),
-                                 edited)
+            self.app.push_screen(TextModal(f"Edit {lid}, then accept", "The pattern, in your words:",
+                                           value=str(card.learning.get("pattern", ""))), edited)
 
     def action_undo(self) -> None:
         if not self.history:
@@ -315,9 +314,21 @@ class DrainScreen(HallScreen):
             return
         self.hall.core_call("undo", _decide, "undo", lid, actor="you", item=lid)
 
+    def acceptable(self) -> list[str]:
+        """What A would accept: the remaining cards, without ones that came back after a rejection
+        (each of those needs its own `a`)."""
+        return [lid for lid in self._remaining() if not self.data.cards[lid].came_back]
+
+    def greyed(self, action: str) -> bool:
+        return action == "accept_all" and not self.acceptable()
+
     def action_accept_all(self) -> None:
-        remaining = [lid for lid in self._remaining() if not self.data.cards[lid].came_back]
+        remaining = self.acceptable()
         if not remaining:
+            left = len(self._remaining())
+            self.notify("Nothing to accept all at once: " + (
+                f"the {left} card{'s' if left != 1 else ''} left came back after a rejection; a accepts one, "
+                "s or x leaves it rejected." if left else "no learning is waiting."), severity="warning")
             return
         lines = [f"{lid}: {self.data.cards[lid].learning.get('pattern', '')}" for lid in remaining]
 

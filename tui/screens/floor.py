@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from hallmark.core import clock, inbox, rooms, states
 from hallmark.core.errors import HallError
-from hallmark.core.memory import api as library
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
 from rich.text import Text
@@ -50,6 +49,8 @@ class FloorExtras:
 
 def load_extras(repo: Repo) -> FloorExtras:
     """Today's handoffs (the Post Room), a stopped daemon, a broken config and the Library's queue."""
+    from hallmark.core.memory import api as library  # here, not at import: the first paint does not wait for it
+
     extras = FloorExtras()
     now = clock.now()
     day_start = clock.stamp(now.replace(hour=0, minute=0, second=0, microsecond=0))
