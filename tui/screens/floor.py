@@ -49,7 +49,8 @@ class FloorExtras:
 
 def load_extras(repo: Repo) -> FloorExtras:
     """Today's handoffs (the Post Room), a stopped daemon, a broken config and the Library's queue."""
-    from hallmark.core.memory import api as library  # here, not at import: the first paint does not wait for it
+    # imported here, not with the module: the first paint does not wait for the memory store
+    from hallmark.core.memory import api as library
 
     extras = FloorExtras()
     now = clock.now()
