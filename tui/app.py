@@ -104,6 +104,7 @@ class HallmarkApp(App[None]):
         self.settings = settings.TuiSettings()
         self.building: Building | None = None
         self.building_loads = 0  # how many Buildings were drawn (the benchmark reports it)
+        self.journal_generation = 0  # counts journal changes: a screen of another view reloads on return
         self.changes = watch.Changes()
         self._loading = False  # a Building load is in flight
         self._load_again: frozenset[str] | None = frozenset()  # what changed while it was (None: anything)
@@ -282,6 +283,7 @@ class HallmarkApp(App[None]):
     def journal_changed(self, changed: frozenset[str]) -> None:
         """Something was written: a new Building, and screens with data of their own reload
         (the one in front now, the others when they come back)."""
+        self.journal_generation += 1
         self.refresh_building(changed)
         for screen in self.screen_stack:
             handler = getattr(screen, "journal_changed", None)

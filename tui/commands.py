@@ -7,6 +7,7 @@ offered only for the items that already match, so a keystroke stays cheap.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
     from .app import HallmarkApp
 
 ACTION_ITEMS = 12  # items whose actions are offered for one query
+
+
+def ids_in(query: str) -> list[str]:
+    """Item ids a query names: "42", "H-42" and "H-0042" all name H-0042."""
+    return [f"H-{int(n):04d}" for n in re.findall(r"(?:^|[^0-9])(\d{1,6})(?![0-9])", query)]
 
 
 def _title(view: ItemView) -> str:
@@ -55,7 +61,9 @@ class ItemCommands(Provider):
                 yield Hit(score, matcher.highlight(text), partial(self.hall.open_item, view.id),
                           help=f"{view.state.replace('_', ' ')} · open its detail")
         matched.sort(key=lambda pair: -pair[0])
-        for _score, view in matched[:ACTION_ITEMS]:
+        named = [building.by_id[i] for i in ids_in(query) if i in building.by_id]  # "drop 42", "retry H-0042"
+        candidates = list({v.id: v for v in [*named, *(v for _s, v in matched[:ACTION_ITEMS])]}.values())
+        for view in candidates:
             for action in triage.ACTIONS:
                 if not triage.applies(action.name, view, building):
                     continue

@@ -54,6 +54,8 @@ class HallScreen(Screen):
         self._data_stale = False
         self._last_load = 0.0
         self._reload_timer = False
+        self._drawn: Building | None = None  # the Building drawn last
+        self._journal_seen = 0  # the app's journal_generation when this screen's data was loaded
 
     @property
     def hall(self) -> HallmarkApp:
@@ -82,9 +84,13 @@ class HallScreen(Screen):
             self.reload()
 
     def on_screen_resume(self) -> None:
-        if self._building_stale and self.building is not None:
-            self._draw(self.building)
-        if self._data_stale and self.OWN_DATA:
+        """Back in front: draw the Building if it changed while this screen was away (a screen of
+        another view is not told of each change), and reload its own data if the journal moved."""
+        building = self.building
+        if building is not None and (self._building_stale or building is not self._drawn):
+            self._draw(building)
+        journal_moved = getattr(self.app, "journal_generation", 0) != self._journal_seen
+        if self.OWN_DATA and (self._data_stale or (journal_moved and self.loaded)):
             self.reload()
         self.refresh_bindings()
 
@@ -98,6 +104,7 @@ class HallScreen(Screen):
 
     def _draw(self, building: Building) -> None:
         self._building_stale = False
+        self._drawn = building
         self.draw(building)
         if not self.OWN_DATA:
             self.loaded = True
@@ -126,6 +133,7 @@ class HallScreen(Screen):
         """Load this screen's own data again, at most once per RELOAD_MIN_S: a burst of changes
         becomes one load at the end of the window."""
         self._data_stale = False
+        self._journal_seen = getattr(self.app, "journal_generation", 0)
         now = time.monotonic()
         wait = self._last_load + self.RELOAD_MIN_S - now
         if wait > 0 and self._last_load:

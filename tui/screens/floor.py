@@ -133,10 +133,8 @@ class RoomBox(Widget, can_focus=True):
         if flagged:
             subtitle = f"⚠ {flagged} stuck · {subtitle}"
         self.border_subtitle = subtitle
+        self.clear_cached_dimensions()  # as tall as what it holds now
         self.refresh(layout=True)
-
-    def get_content_height(self, container, viewport, width: int) -> int:  # noqa: ANN001 - Textual's signature
-        return max(1, len(self.lines) + (1 if self.has_class("-compact") else 0))
 
     def on_click(self, event: events.Click) -> None:
         """A click focuses a room (Textual does that); a double click opens it."""
@@ -207,6 +205,7 @@ class FloorScreen(HallScreen):
         grid.set_class(small, "-compact")
         for box in self.query(RoomBox):
             box.set_class(small, "-compact")
+            box.clear_cached_dimensions()
         if self.building is not None:
             self.draw(self.building)
 
