@@ -20,9 +20,11 @@ def _footer_text(app) -> str:
 
 
 def _card(app, item_id: str) -> str:
+    """The card's text with its fact lines joined the way one long line would read."""
     for column in app.screen.query(".column-list"):
         try:
-            return str(column.get_option(item_id).prompt)
+            head, *facts = str(column.get_option(item_id).prompt).split("\n  ")
+            return head + "\n  " + " · ".join(facts)
         except Exception:  # noqa: BLE001 - not in this column
             continue
     raise AssertionError(f"{item_id} has no card")

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from hallmark.core.building import Badge, Building
 
 CARD_WIDTH = 26  # a card's text width when the column has not been measured yet
+COLUMN_MIN = 30  # a column is never narrower (the board scrolls sideways instead)
+COLUMN_MAX = 60
 
 
 def pack(parts: list[str], width: int = CARD_WIDTH) -> list[str]:
@@ -63,6 +65,7 @@ def card(view: ItemView, question: bool, found: Badge | None = None, reason: str
 
 class BoardScroll(HorizontalScroll, inherit_bindings=False):
     """Scrolls sideways to the focused column; the arrows belong to the board, not the scroller."""
+
 
 
 class BoardColumn(Vertical):
@@ -152,6 +155,7 @@ class BoardScreen(TriageKeys, HallScreen):
             if shown != column.shown:
                 column.shown = shown
                 column.list.set_options([Option(c, id=v.id) for c, v in zip(cards, found, strict=True)])
+        self._size_columns()
         empty = self.query_one("#board-empty", Label)
         if total == 0:
             empty.update("No items here yet. Start one with  hall new --title \"…\"" if not needle
@@ -160,6 +164,19 @@ class BoardScreen(TriageKeys, HallScreen):
             empty.update("")
         empty.set_class(total == 0, "-shown")
         self._place_cursor()
+
+    def _size_columns(self) -> None:
+        """Shown columns share the width: as many as fit at COLUMN_MIN, each at most COLUMN_MAX."""
+        shown = [c for c in self.query(BoardColumn) if c.display]
+        if not shown:
+            return
+        width = max(COLUMN_MIN, min(COLUMN_MAX, (self.app.size.width - 1) // len(shown)))
+        for column in shown:
+            if column.styles.width is None or column.styles.width.value != width:
+                column.styles.width = width
+
+    def on_resize(self) -> None:
+        self._size_columns()
 
     def _place_cursor(self, *, take_focus: bool = False) -> None:
         """Put the cursor on the selected item wherever it is now, else on the first card; and
@@ -171,10 +188,10 @@ class BoardScreen(TriageKeys, HallScreen):
         for column in self.query(BoardColumn):
             if column.display and column.list.option_count:
                 if not typing:
-                    column.list.focus()
+                    column.list.focus(scroll_visible=False)
                 column.list.highlighted = column.list.highlighted or 0
                 self.selected_id = str(column.list.get_option_at_index(column.list.highlighted or 0).id)
-                self.call_after_refresh(column.scroll_visible, animate=False)
+                self.call_after_refresh(self._keep_in_view, column)
                 return
         self.selected_id = None
 
@@ -187,12 +204,28 @@ class BoardScreen(TriageKeys, HallScreen):
             except Exception:  # noqa: BLE001 - OptionDoesNotExist: not in this column
                 continue
             if focus and self.focused is not column.list:
-                column.list.focus()
+                column.list.focus(scroll_visible=False)
             if column.list.highlighted != index:
                 column.list.highlighted = index
-            self.call_after_refresh(column.scroll_visible, animate=False)
+            self.call_after_refresh(self._keep_in_view, column)
             return True
         return False
+
+    def _keep_in_view(self, column: BoardColumn, tries: int = 3) -> None:
+        """Scroll the column into view once the layout has settled: columns that empty or fill
+        change the layout in the same frame, so look again until it holds still. The column's
+        place comes from the scroller's own layout (its virtual region), not from the last frame."""
+        scroller = self.query_one(BoardScroll)
+        if not column.display or not column.is_mounted:
+            return
+        place = column.virtual_region
+        width = scroller.scrollable_content_region.width
+        left = scroller.scroll_x
+        if place.x < left or place.right > left + width:
+            target = place.x if place.width >= width or place.x < left else place.right - width
+            scroller.scroll_to(x=max(0, target), animate=False, immediate=True)
+        if tries > 1:
+            self.call_after_refresh(self._keep_in_view, column, tries - 1)
 
     # -- selection -------------------------------------------------------------------------
     def current_column(self) -> BoardColumn | None:
@@ -250,10 +283,10 @@ class BoardScreen(TriageKeys, HallScreen):
         while 0 <= target < len(columns):
             if columns[target].list.option_count:
                 lst = columns[target].list
-                lst.focus()
+                lst.focus(scroll_visible=False)  # Textual's own scroll would animate to a stale place
                 if lst.highlighted is None:
                     lst.highlighted = 0
-                columns[target].scroll_visible(animate=False)
+                self._keep_in_view(columns[target])
                 return
             target += step
 
