@@ -51,6 +51,8 @@ def card(view: ItemView, question: bool, found: Badge | None = None, reason: str
     text.append(f"{states.SYMBOLS.get(view.state, '·')} ", style="bold")
     text.append(view.id, style="bold")
     text.append(f" {view.title or '(untitled)'}")
+    if text.cell_len > width + 2:  # one line for the title, always (the list would wrap it)
+        text.truncate(width + 2, overflow="ellipsis")
     shown = labels.badge(found)
     notes = [shown, reason if found and found[0] == "waiting" else ""]
     if not shown:

@@ -47,9 +47,9 @@ COLUMNS = (
     Column("id", "id", 7, lambda v: _id_number(v)),
     Column("state", "state", 14, lambda v: STATE_ORDER.get(v, 99)),
     Column("why", "waits for", 18, lambda v: (v == "", v)),
-    Column("age", "age", 6, lambda v: -(v or 0.0)),
-    Column("round", "rnd", 4),
-    Column("cost", "cost", 14),
+    Column("age", "age", 6, lambda v: -(v or 0.0), narrow=False),
+    Column("round", "rnd", 4, narrow=False),
+    Column("cost", "cost", 16, narrow=False),
     Column("title", "title", None, lambda v: v.lower()),
 )
 

@@ -125,7 +125,7 @@ class TraceScreen(HallScreen):
     def cost(self) -> str:
         meter = self.view.meter
         if meter.standin:
-            return "$0.00 (stand-in, no model ran)"
+            return "$0.00 (stand-in)"
         if meter.cost_usd is None:
             return ""
         return f"${meter.cost_usd:.4f}" + ("" if meter.exact else " so far (list price)")
@@ -150,12 +150,20 @@ class TraceScreen(HallScreen):
             return f"“{self.query_text}”: {len(view.hits):,} hits (] next)"
         return f"“{self.query_text}”: hit {at:,} of {len(view.hits):,}"
 
-    def status_text(self) -> str:
+    def status_text(self, width: int | None = None) -> str:
+        """The parts in their reading order; when they do not all fit, the least telling go first
+        (the role is in the title already), never the run's state, the follow state or the search."""
         view = self.view
-        count = "indexing… (the newest lines first)" if view.partial else f"{view.line_count:,} lines"
-        parts = [self.role, count, self.run_state(), self.elapsed(), self.cost(), self.follow_state(),
-                 self.search_state()]
-        return "  ·  ".join(p for p in parts if p)
+        count = "indexing… (newest first)" if view.partial else f"{view.line_count:,} lines"
+        parts = [("role", self.role), ("count", count), ("state", self.run_state()), ("elapsed", self.elapsed()),
+                 ("cost", self.cost()), ("follow", self.follow_state()), ("search", self.search_state())]
+        parts = [(k, v) for k, v in parts if v]
+        width = width if width is not None else max(20, self.size.width - 2)
+        for drop in ("role", "cost", "elapsed", "count"):
+            if len(" · ".join(v for _, v in parts)) <= width:
+                break
+            parts = [(k, v) for k, v in parts if k != drop]
+        return " · ".join(v for _, v in parts)
 
     def _status(self) -> None:
         self.query_one("#trace-status", Static).update(self.status_text())

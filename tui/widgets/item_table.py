@@ -28,6 +28,7 @@ class Column:
     title: str
     width: int | None  # None: this column takes the width left over
     sort_key: Callable[[Any], Any] | None = None  # from the row's value (default: the text)
+    narrow: bool = True  # shown on a narrow table too (else only from WIDE_ENOUGH columns)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ class Row:
     cells: tuple[Text, ...]
     values: tuple[Any, ...]  # what each column sorts by
     strong: bool = False  # waits for you: drawn bold
+
+
+WIDE_ENOUGH = 90  # a narrower table shows only its `narrow` columns (sorting by the others still works)
 
 
 class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
@@ -155,6 +159,8 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
     def _column_at(self, x: int) -> int | None:
         start = 0
         for n, width in enumerate(self._widths):
+            if not width:
+                continue
             if start <= x < start + width + 1:
                 return n
             start += width + 1
@@ -166,16 +172,21 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
         self.virtual_size = Size(event.size.width, len(self.rows) + 1)
 
     def widths(self) -> list[int]:
+        """Each column's width; 0 for a column a narrow table leaves out."""
         if not self._widths:
             total = self.scrollable_content_region.width or self.size.width
-            fixed = sum(c.width for c in self.columns if c.width is not None) + len(self.columns)
-            left = max(8, total - fixed)
-            self._widths = [c.width if c.width is not None else left for c in self.columns]
+            shown = [c.narrow or total >= WIDE_ENOUGH for c in self.columns]
+            fixed = sum(c.width for c, on in zip(self.columns, shown, strict=True) if on and c.width is not None)
+            left = max(8, total - fixed - sum(shown))
+            self._widths = [(c.width if c.width is not None else left) if on else 0
+                            for c, on in zip(self.columns, shown, strict=True)]
         return self._widths
 
     def header_text(self) -> Text:
         text = Text(no_wrap=True)
         for n, (column, width) in enumerate(zip(self.columns, self.widths(), strict=True)):
+            if not width:
+                continue
             label = f"{n + 1} {column.title}"
             if n == self.sort_column:
                 label += " ▼" if self.sort_reverse else " ▲"
@@ -186,6 +197,8 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
     def row_text(self, row: Row) -> Text:
         text = Text(no_wrap=True)
         for cell, width in zip(row.cells, self.widths(), strict=True):
+            if not width:
+                continue
             piece = cell.copy()
             if piece.cell_len > width:
                 piece.truncate(width - 1)
