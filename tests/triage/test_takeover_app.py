@@ -36,6 +36,8 @@ def test_T_in_the_trace_takes_the_item_over(hall_repo, new_item, commit_all, sta
             app.open_trace(run, item=item_id)
             await pilot.pause()
             await pilot.press("T")
+            await pilot.pause()
+            await pilot.press("y")  # take over asks first
             for _ in range(100):
                 if standin_claude() and items.fold_item(hall_repo, item_id).state == "development":
                     break

@@ -33,8 +33,11 @@ def test_T_in_a_trace_takes_the_run_over_and_resumes_its_session(busy, tmp_path,
             await settle(pilot)
             app.open_trace(run_file, item=item)
             await settle(pilot)
-            assert app.screen.check_action("takeover", ()) is True
+            assert app.screen.check_action("takeover", ()) is True and not app.screen.greyed("takeover")
             await pilot.press("T")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ConfirmModal"  # it stops a run and pulls the item back: ask
+            await pilot.press("y")
             await settle(pilot)
             assert await until(pilot, lambda: marker.exists())
     run(go())

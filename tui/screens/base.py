@@ -105,7 +105,10 @@ class HallScreen(Screen):
     def _draw(self, building: Building) -> None:
         self._building_stale = False
         self._drawn = building
-        self.draw(building)
+        try:
+            self.draw(building)
+        except Exception as exc:  # noqa: BLE001 - a screen that cannot draw says so; the app stays up
+            self._drawing_failed(exc)
         if not self.OWN_DATA:
             self.loaded = True
         self.refresh_bindings()
@@ -176,9 +179,19 @@ class HallScreen(Screen):
         if message.error is not None:
             self.show_error(message.error)
             return
-        with self.app.batch_update():
-            self.show(message.data)
+        try:
+            with self.app.batch_update():
+                self.show(message.data)
+        except Exception as exc:  # noqa: BLE001 - as in _draw: never a traceback instead of the app
+            self._drawing_failed(exc)
         self.refresh_bindings()
+
+    def _drawing_failed(self, error: Exception) -> None:
+        import traceback
+
+        self.log.error("".join(traceback.format_exception(error)))
+        self.notify(f"{type(self).__name__} could not draw: {type(error).__name__}: {error}", title="internal error",
+                    severity="error", timeout=10, markup=False)
 
     # -- to override -------------------------------------------------------------------
     def load(self, repo: Repo) -> Any:

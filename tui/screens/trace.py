@@ -250,9 +250,17 @@ class TraceScreen(HallScreen):
             self.notify(blocked, title="Take over: not available", severity="warning", timeout=8)
             return
         from .. import triage
+        from .modals import ConfirmModal
 
-        self.hall.core_call("taken over", triage.person_call(takeover, "take over"), self.item,
-                            run=self.path.name, item=self.item)
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.hall.core_call("taken over", triage.person_call(takeover, "take over"), self.item,
+                                    run=self.path.name, item=self.item)
+
+        self.app.push_screen(ConfirmModal(f"Take {self.item} over?", [
+            f"{self.path.name}: a live run is stopped and the loop lets go of {self.item}.",
+            f"{self.item} goes back to development until you make it ready again.",
+            "Claude Code resumes the run's session here; the app comes back when it ends."]), confirmed)
 
     def core_done(self, message: CoreDone) -> None:
         if message.label != "taken over" or message.error is not None or not message.result:
