@@ -69,7 +69,12 @@ def test_board(snap_compare, busy_snap, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_triage_list(snap_compare, busy_snap, size):
     repo, _ = busy_snap
-    assert snap(snap_compare, make_app(repo.root, start_mode="list"), size)
+
+    async def detail_loaded(pilot):  # the pane's journal lines come a moment after the cursor rests
+        await until(pilot, lambda: pilot.app.screen.loaded_detail is not None)
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(repo.root, start_mode="list"), size, before=detail_loaded)
 
 
 @pytest.mark.parametrize("size", SIZES)
