@@ -55,7 +55,7 @@ def test_tail_follows_new_lines_then_any_scroll_pauses_and_counts_them(hall_repo
             assert not view.tail
             _append(path, extra[3:6])
             assert await until(pilot, lambda: view.pending == 3)
-            assert "+3 new" in _status(app)
+            assert await until(pilot, lambda: "+3 new" in _status(app))  # the next message, not the next poll
             assert view.cursor == start + 1  # the view stayed where it was
             await pilot.press("G")
             await pilot.pause()
