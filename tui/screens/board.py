@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 from .. import labels
 from ..widgets.lists import VimOptionList
 from .base import HallScreen
+from .filtering import FilterKeys
 from .triage_keys import TRIAGE_BINDINGS, TriageKeys
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class BoardColumn(Vertical):
         return [str(lst.get_option_at_index(i).id) for i in range(lst.option_count)]
 
 
-class BoardScreen(TriageKeys, HallScreen):
+class BoardScreen(FilterKeys, TriageKeys, HallScreen):
     """b: columns by state; j/k within a column, h/l across; enter opens the item."""
 
     OWN_DATA = False
@@ -103,6 +104,8 @@ class BoardScreen(TriageKeys, HallScreen):
         Binding("c", "toggle_empty", "Empty columns", id="board.columns"),
         Binding("escape", "back", "Back", show=False, id="board.back"),
     ]
+
+    FILTER_ID = "board-filter"
 
     def __init__(self, room: str | None = None) -> None:
         super().__init__()
@@ -298,30 +301,11 @@ class BoardScreen(TriageKeys, HallScreen):
         if self.building is not None:
             self.draw(self.building)
 
-    def action_filter(self) -> None:
-        field = self.query_one("#board-filter", Input)
-        field.remove_class("-hidden")
-        field.focus()
-
-    @on(Input.Changed, "#board-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter_text = event.value.strip()
-        if self.building is not None:
-            self.draw(self.building)
-
-    @on(Input.Submitted, "#board-filter")
-    def _filter_done(self) -> None:
+    def filter_done(self) -> None:
         self._place_cursor(take_focus=True)
 
     def action_back(self) -> None:
-        field = self.query_one("#board-filter", Input)
-        if self.focused is field or self.filter_text:
-            field.value = ""
-            self.filter_text = ""
-            field.add_class("-hidden")
-            if self.building is not None:
-                self.draw(self.building)
-            self._place_cursor(take_focus=True)
+        if self.clear_filter():
             return
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()

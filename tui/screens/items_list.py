@@ -26,6 +26,7 @@ from textual.widgets import Input, Static
 from .. import labels
 from ..widgets.item_table import Column, ItemTable, Row
 from .base import HallScreen
+from .filtering import FilterKeys
 from .triage_keys import TRIAGE_BINDINGS, TriageKeys
 
 if TYPE_CHECKING:
@@ -131,11 +132,12 @@ def detail_text(view: ItemView, building: Building, loaded: DetailLoaded | None)
     return text
 
 
-class ItemListScreen(TriageKeys, HallScreen):
+class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
     """v: every item, sortable and filterable, with a detail pane and the triage keys."""
 
     OWN_DATA = False
     AUTO_FOCUS = "#item-table"
+    FILTER_ID = "list-filter"
     BINDINGS = [
         Binding("enter", "open_item", "Open", id="list.open"),
         *TRIAGE_BINDINGS,
@@ -253,30 +255,11 @@ class ItemListScreen(TriageKeys, HallScreen):
     def action_sort(self, index: int) -> None:
         self.table.sort_by(index)
 
-    def action_filter(self) -> None:
-        field = self.query_one("#list-filter", Input)
-        field.remove_class("-hidden")
-        field.focus()
-
-    @on(Input.Changed, "#list-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter_text = event.value.strip()
-        if self.building is not None:
-            self.draw(self.building)
-
-    @on(Input.Submitted, "#list-filter")
-    def _filter_done(self) -> None:
+    def filter_done(self) -> None:
         self.table.focus()
 
     def action_back(self) -> None:
-        field = self.query_one("#list-filter", Input)
-        if self.focused is field or self.filter_text:
-            field.value = ""
-            self.filter_text = ""
-            field.add_class("-hidden")
-            if self.building is not None:
-                self.draw(self.building)
-            self.table.focus()
+        if self.clear_filter():
             return
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()

@@ -50,6 +50,17 @@ class _Row:
     lines: list[Text] = field(default_factory=list)  # drawn on demand, dropped when widths change
 
 
+@dataclass
+class _RowMessage(Message):
+    table: VimTable
+    cursor_row: int
+    row_key: RowKey
+
+    @property
+    def control(self) -> VimTable:
+        return self.table
+
+
 class VimTable(ScrollView, can_focus=True, inherit_bindings=False):
     """A table of text rows with a header line and a row cursor; j/k, g/G beside the arrows."""
 
@@ -71,25 +82,11 @@ class VimTable(ScrollView, can_focus=True, inherit_bindings=False):
 
     cursor_row: reactive[int] = reactive(0, repaint=False, always_update=True)
 
-    @dataclass
-    class RowHighlighted(Message):
-        table: VimTable
-        cursor_row: int
-        row_key: RowKey
+    class RowHighlighted(_RowMessage):
+        """The cursor moved to a row."""
 
-        @property
-        def control(self) -> VimTable:
-            return self.table
-
-    @dataclass
-    class RowSelected(Message):
-        table: VimTable
-        cursor_row: int
-        row_key: RowKey
-
-        @property
-        def control(self) -> VimTable:
-            return self.table
+    class RowSelected(_RowMessage):
+        """A row was chosen (a double click; enter is the screen's)."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
