@@ -573,3 +573,51 @@ def test_the_runner_writes_each_lines_arrival_time(hall_repo, monkeypatch):
     stream = result.path.read_bytes()
     assert times and all(0 < end <= len(stream) and stream[end - 1:end] == b"\n" for end in times)
     assert len(times) == stream.count(b"\n") - 1  # every line but the runner's own end line
+
+
+def test_the_demo_daemon_stops_when_its_app_is_gone(hall_repo, tmp_path, monkeypatch):
+    """Killed without a word (a closed terminal): the daemon it started must not work on alone."""
+    import signal
+    import subprocess
+    import sys
+
+    from hallmark.core.loop import daemon
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("HALLMARK_DATA_DIR", str(data))
+    script = ("import sys, time\n"
+              "from pathlib import Path\n"
+              "from hallmark.core.demo import driver\n"
+              f"demo = driver.Demo(Path({str(tmp_path / 'demo')!r}), created_base=False)\n"
+              "background = driver.Background(demo, interval=0.2)\n"
+              "background.start()\n"
+              "print(background.proc.pid, flush=True)\n"
+              "time.sleep(60)\n")
+    (tmp_path / "demo").mkdir()
+    os.symlink(hall_repo.root, tmp_path / "demo" / "tinyshop")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and daemon.read_state().get("pid") != child:
+        time.sleep(0.05)
+    assert daemon.read_state().get("pid") == child
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        if daemon.read_state().get("pid") is None:
+            break
+        time.sleep(0.1)
+    assert daemon.read_state().get("pid") is None  # its loop ended: the flag was raised, the pass finished
+    for _ in range(100):  # and the process with it
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the demo's daemon {child} outlived its app")
