@@ -20,13 +20,17 @@ def _entry(kind: str, item: str | None, since: str, text: str, key: str, nxt: li
     return data
 
 
-def entries(repo: Repo) -> list[dict[str, Any]]:
+def entries(repo: Repo, views: list[states.ItemView] | None = None) -> list[dict[str, Any]]:
+    """Every escalation, oldest first. `views` (the index's items, when the caller has them) spares
+    a second read of every item."""
     found: list[dict[str, Any]] = []
     for q in repo.index.questions(open_only=True):
         opts = f" [{', '.join(q['options'])}]" if q["options"] else ""
         found.append(_entry("question", q["item"], q["asked"] or "", f"{q['question']}{opts}", q["qid"],
                             [f"hall answer {q['qid']} <answer>"], qid=q["qid"], options=q["options"], default=q["default"]))
-    for view in repo.index.items(include_terminal=False):
+    for view in (repo.index.items(include_terminal=False) if views is None else views):
+        if view.terminal:
+            continue
         if view.state == states.ESCALATED:
             found.append(_entry("escalated", view.id, view.state_since, f"{view.title}: {view.rejects} rejected reviews",
                                 f"escalated:{view.id}", [f'hall retry {view.id} --reason "…"', f"hall log {view.id} --kind verdict"]))
@@ -77,8 +81,8 @@ def _dismissed_path(repo: Repo):
     return repo.state_dir / "inbox-dismissed.json"
 
 
-def visible(repo: Repo, *, show_all: bool = False) -> list[dict[str, Any]]:
-    all_entries = entries(repo)
+def visible(repo: Repo, *, show_all: bool = False, views: list[states.ItemView] | None = None) -> list[dict[str, Any]]:
+    all_entries = entries(repo, views)
     if show_all:
         return all_entries
     dismissed = atomic.read_json(_dismissed_path(repo), {}) or {}
@@ -100,6 +104,37 @@ def dismiss(repo: Repo, number: int | None = None, *, clear: bool = False) -> li
             data[entry["key"]] = entry["fingerprint"]
         atomic.write_json(path, data)
     return chosen
+
+
+def dismiss_entry(repo: Repo, key: str, fingerprint: str) -> dict[str, Any]:
+    """Hide the entry the person was looking at, named by its key and fingerprint (a number can
+    point at another entry once the list changes under the cursor). An entry that changed since it
+    was shown is not hidden: the person has not seen what it says now."""
+    shown = {e["key"]: e for e in visible(repo)}
+    entry = shown.get(key)
+    if entry is None:
+        raise HallError("WRONG_STATE", f"The inbox has no entry {key!r} to dismiss any more.", ["hall inbox"])
+    if entry["fingerprint"] != fingerprint:
+        raise HallError("WRONG_STATE", f"The inbox entry {key!r} changed since it was shown; look again.",
+                        ["hall inbox"])
+    path = _dismissed_path(repo)
+    with journal.locked(path):
+        data = atomic.read_json(path, {}) or {}
+        data[key] = fingerprint
+        atomic.write_json(path, data)
+    return entry
+
+
+def undismiss(repo: Repo, key: str) -> bool:
+    """Show a dismissed entry again (the app's undo). False when it was not dismissed."""
+    path = _dismissed_path(repo)
+    with journal.locked(path):
+        data = atomic.read_json(path, {}) or {}
+        if key not in data:
+            return False
+        del data[key]
+        atomic.write_json(path, data)
+    return True
 
 
 def notices(repo: Repo) -> list[dict[str, Any]]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ class Index(DerivedDatabase):
         self.paths = paths
         self.path = paths.state_dir / "index.sqlite"
         self._db: sqlite3.Connection | None = None
+        self._settled = False  # inside settled(): queries skip the catch-up
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         row = None
@@ -78,6 +81,8 @@ class Index(DerivedDatabase):
 
     def catch_up(self) -> int:
         """Read what was appended since last time. Returns the number of new events."""
+        if self._settled:
+            return 0
         with journal.locked(self.path):
             db = self.db()
             known = {row[0]: row[1:] for row in db.execute("SELECT path, offset, lines, inode, mtime, tail FROM files")}
@@ -215,6 +220,33 @@ class Index(DerivedDatabase):
             args.append(since)
         sql += " ORDER BY t, file, line"
         return [json.loads(r[0]) for r in self.db().execute(sql, args)]
+
+    def progress_times(self, item_ids: list[str]) -> dict[str, tuple[str, str]]:
+        """item -> (when its last event that is not a watchman notice was written, when the watchman
+        last flagged it, or ""). The watchman's own notice is not progress (core.watchman)."""
+        if not item_ids:
+            return {}
+        self.catch_up()
+        out: dict[str, tuple[str, str]] = {}
+        for start in range(0, len(item_ids), 500):  # SQLite's variable limit
+            chunk = item_ids[start:start + 500]
+            sql = ("SELECT item, MAX(CASE WHEN event='notice' AND actor='watchman' THEN NULL ELSE t END), "
+                   "MAX(CASE WHEN event='notice' AND actor='watchman' THEN t END) FROM events "
+                   f"WHERE item IN ({','.join('?' * len(chunk))}) GROUP BY item")
+            for item, progress, noticed in self.db().execute(sql, chunk):
+                out[str(item)] = (progress or "", noticed or "")
+        return out
+
+    @contextmanager
+    def settled(self) -> Iterator[Index]:
+        """One catch-up for a block of queries: a screen's load asks several questions of the same
+        moment, and each catch-up stats every journal under a lock."""
+        self.catch_up()
+        self._settled = True
+        try:
+            yield self
+        finally:
+            self._settled = False
 
     def questions(self, *, open_only: bool = False) -> list[dict[str, Any]]:
         self.catch_up()

@@ -70,7 +70,9 @@ TAIL_BYTES = 16384  # the end line is the file's last line; a result line before
 
 def run_outcome(stream: Path) -> tuple[str, str]:
     """(word, detail) for one run from its lock and its last line, without reading the whole file:
-    "live", "ok", "failed" (with the failure), or "died" (no end line and nobody holds the lock)."""
+    "live", "ok", "failed" (with the failure), "finished" (no runner end line, but the stream ends
+    with Claude's own result line: a `claude -p` file from anywhere), or "died" (neither, and
+    nobody holds the lock)."""
     if lock_is_held(stream.with_suffix(".lock")):
         return "live", ""
     try:
@@ -93,4 +95,23 @@ def run_outcome(stream: Path) -> tuple[str, str]:
         if isinstance(end, dict) and end.get("type") == "hall_run_end":
             failure = end.get("failure")
             return ("failed", str(failure)) if failure else ("ok", "")
+    last = _last_record(tail)
+    if last is not None and last.get("type") == "result":
+        # a `claude -p` stream that ends with its own result line finished, whoever ran it
+        bad = last.get("is_error") is True or str(last.get("subtype", "")).startswith("error")
+        return "finished", ("its result line says it failed" if bad else "its result line; no runner end line")
     return "died", "no end line and no live process holds its lock"
+
+
+def _last_record(tail: bytes) -> dict | None:
+    import json
+
+    for raw in reversed(tail.splitlines()):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+    return None

@@ -1,7 +1,14 @@
-"""What each item waits on, in one word and one symbol (never colour alone), and what it cost.
+"""What waits for you, and what each item waits on, in one word and one symbol (never colour alone).
+
+"Waiting for you" has one answer, `waiting_for_you`: the inbox entries still shown (open questions,
+"ready?", escalations, holds, and the repo-level entries such as a stopped daemon; an entry you
+dismissed stays hidden until it changes). The footer's count, the floor's Your Office, the inbox,
+every card's badge, `n`, the SessionStart hook and the CLI all read it.
+
+Each item's kind:
 
 working      a run or a check is in progress (a held run lock, or the loop's lease on the item)
-waiting      waiting for you: an open question, an escalation, "ready?", or a hold
+waiting      waiting for you: it has an entry in your inbox
 in_loop      queued or in checks/review/fixing with nothing for you to do
 done_unseen  closed or hallmarked since you last looked (seen marks are per person)
 idle         none of these (in development with nobody running, or done and seen)
@@ -9,9 +16,11 @@ idle         none of these (in development with nobody running, or done and seen
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from . import journal, seen, states
+from . import inbox, journal, seen, states
 from .run_locks import live_runs
 
 WORKING = "working"
@@ -37,6 +46,46 @@ SYMBOLS: dict[str, str] = {
 DONE_STATES = frozenset({states.CLOSED, states.HALLMARKED})
 
 
+@dataclass(frozen=True)
+class WaitingFor:
+    """Everything waiting for you at one moment."""
+
+    entries: tuple[dict[str, Any], ...] = ()  # the inbox entries shown, oldest first
+    items: tuple[str, ...] = ()  # the items they are about, in the order `n` walks (oldest first)
+    reasons: Mapping[str, str] = field(default_factory=dict)  # item -> why it waits (its oldest entry)
+
+    @property
+    def count(self) -> int:
+        """How many things wait for you: the footer's "◆ N waiting", the inbox, the office, the hook."""
+        return len(self.entries)
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self.reasons
+
+
+def entry_reason(entry: dict[str, Any]) -> str:
+    """Why an inbox entry waits for you, in a few words ("question Q-1", "held (checks)")."""
+    kind = str(entry.get("kind") or "")
+    if kind == "question":
+        return f"question {entry.get('qid') or ''}".strip()
+    if str(entry.get("key") or "").startswith("hold:"):
+        return f"held ({kind})"
+    return kind
+
+
+def waiting_for_you(repo: Any, views: list[states.ItemView] | None = None) -> WaitingFor:
+    """The one answer to "what waits for you?" (core.inbox's entries, dismissals applied)."""
+    entries = tuple(inbox.visible(repo, views=views))
+    order: list[str] = []
+    reasons: dict[str, str] = {}
+    for entry in entries:
+        item = entry.get("item")
+        if item and item not in reasons:
+            reasons[item] = entry_reason(entry)
+            order.append(item)
+    return WaitingFor(entries, tuple(order), reasons)
+
+
 def lease_held(repo: Any, item_id: str) -> bool:
     """True when the review loop holds a lease on the item."""
     from .loop import leases
@@ -51,8 +100,42 @@ def is_working(repo: Any, view: states.ItemView) -> bool:
     return bool(live_runs(repo, view.id)) or (not view.terminal and lease_held(repo, view.id))
 
 
+def working_ids(repo: Any, views: list[states.ItemView]) -> set[str]:
+    """The items among views (not finished ones) with a live run or a lease, found with one listing
+    of the leases folder and one of each runs folder that exists: a board of a thousand items must
+    not build a thousand paths twice over."""
+    import os
+
+    from .run_locks import lock_is_held
+
+    wanted = {v.id for v in views if not v.terminal}
+    if not wanted:
+        return set()
+    found: set[str] = set()
+    leases_dir = os.path.join(str(repo.state_dir), "leases")
+    try:
+        leased = [n[:-5] for n in os.listdir(leases_dir) if n.endswith(".json") and n[:-5] in wanted]
+    except OSError:
+        leased = []
+    for item_id in leased:
+        if lease_held(repo, item_id):
+            found.add(item_id)
+    items_dir = str(repo.paths.items_dir)
+    for item_id in wanted - found:
+        runs = os.path.join(items_dir, item_id, "runs")
+        try:
+            names = os.listdir(runs)
+        except OSError:
+            continue
+        from pathlib import Path
+
+        if any(lock_is_held(Path(runs, n)) for n in names if n.endswith(".lock")):
+            found.add(item_id)
+    return found
+
+
 def waiting_reason(view: states.ItemView) -> str | None:
-    """Why the item waits for you, or None."""
+    """Why the item's own state asks for you (before dismissals), or None."""
     if view.open_questions:
         return f"question {view.open_questions[0]}"
     if view.state == states.ESCALATED:
@@ -64,9 +147,10 @@ def waiting_reason(view: states.ItemView) -> str | None:
     return None
 
 
-def classify(repo: Any, view: states.ItemView) -> tuple[str, str, str]:
+def classify(repo: Any, view: states.ItemView, waiting: WaitingFor | None = None) -> tuple[str, str, str]:
     """(kind, word, symbol) for one item. Waiting-for-you beats working: a person is the bottleneck."""
-    kind = _kind(repo, view)
+    waiting = waiting_for_you(repo) if waiting is None else waiting
+    kind = _kind(repo, view, waiting, seen.seen_marks(repo))
     return kind, WORDS[kind], SYMBOLS[kind]
 
 
@@ -76,40 +160,43 @@ def label(repo: Any, view: states.ItemView) -> str:
     return f"{symbol} {word}"
 
 
-def badges(repo: Any, views: list[states.ItemView] | None = None) -> dict[str, tuple[str, str, str]]:
-    """item id -> (kind, word, symbol) for many items at once (a board's load step)."""
-    return {v.id: classify(repo, v) for v in (views if views is not None else repo.index.items())}
+def badges(repo: Any, views: list[states.ItemView] | None = None,
+           waiting: WaitingFor | None = None) -> dict[str, tuple[str, str, str]]:
+    """item id -> (kind, word, symbol) for many items at once (a screen's load step): what waits
+    for you and your seen marks are read once, not once per item."""
+    views = views if views is not None else repo.index.items()
+    waiting = waiting_for_you(repo) if waiting is None else waiting
+    marks = seen.seen_marks(repo)
+    working = working_ids(repo, [v for v in views if v.id not in waiting])
+    out = {}
+    for view in views:
+        kind = _kind(repo, view, waiting, marks, working)
+        out[view.id] = (kind, WORDS[kind], SYMBOLS[kind])
+    return out
 
 
-def _kind(repo: Any, view: states.ItemView) -> str:
+def _kind(repo: Any, view: states.ItemView, waiting: WaitingFor, marks: Mapping[str, str],
+          working: set[str] | None = None) -> str:
     if view.state == states.DROPPED:
         return IDLE
-    if not view.terminal and waiting_reason(view):
+    if view.id in waiting:
         return WAITING
-    if is_working(repo, view):
+    if not view.terminal and (view.id in working if working is not None else is_working(repo, view)):
         return WORKING
     if view.state in states.IN_LOOP:
         return IN_LOOP
-    if view.state in DONE_STATES and seen.is_unseen_since(repo, view.id, view.state_since):
-        return DONE_UNSEEN
+    if view.state in DONE_STATES:
+        last = marks.get(view.id)
+        if last is None or (bool(view.state_since) and view.state_since > last):
+            return DONE_UNSEEN
     return IDLE
 
 
-def waiting_since(repo: Any, view: states.ItemView, questions: list[dict[str, Any]] | None = None) -> str:
-    """When the item began waiting for you: its oldest open question, else when it entered its state."""
-    times = [q.get("asked") or "" for q in (questions or []) if q.get("item") == view.id and q.get("qid") in view.open_questions]
-    times = [t for t in times if t]
-    if times:
-        return min(times)
-    return view.state_since or view.updated or view.created
-
-
-def waiting_items(repo: Any) -> list[states.ItemView]:
+def waiting_items(repo: Any, waiting: WaitingFor | None = None) -> list[states.ItemView]:
     """Items waiting for you, oldest first (the order `n` walks)."""
-    questions = repo.index.questions(open_only=True)
-    found = [v for v in repo.index.items(include_terminal=False) if waiting_reason(v)]
-    found.sort(key=lambda v: (waiting_since(repo, v, questions), v.id))
-    return found
+    waiting = waiting_for_you(repo) if waiting is None else waiting
+    by_id = {v.id: v for v in repo.index.items()}
+    return [by_id[i] for i in waiting.items if i in by_id]
 
 
 def next_waiting(repo: Any, after: str | None = None) -> states.ItemView | None:
@@ -128,14 +215,16 @@ def mark_seen(repo: Any, item_id: str) -> str:
 
 
 def summary(repo: Any) -> dict[str, Any]:
-    """Every item with its kind, word and symbol, and how many wait for you (the footer count)."""
+    """Every item with its kind, word and symbol, and how many things wait for you (the footer count)."""
+    waiting = waiting_for_you(repo)
+    views = repo.index.items()
+    found = badges(repo, views, waiting)
     rows = []
-    for view in repo.index.items():
-        kind, word, symbol = classify(repo, view)
+    for view in views:
+        kind, word, symbol = found[view.id]
         rows.append({"item": view.id, "title": view.title, "state": view.state, "kind": kind, "word": word,
-                     "symbol": symbol, "reason": waiting_reason(view) if kind == WAITING else None})
-    waiting = [v.id for v in waiting_items(repo)]
-    return {"items": rows, "waiting": waiting, "waiting_count": len(waiting)}
+                     "symbol": symbol, "reason": waiting.reasons.get(view.id) if kind == WAITING else None})
+    return {"items": rows, "waiting": list(waiting.items), "waiting_count": waiting.count}
 
 
 # -- cost per item ------------------------------------------------------------------------------

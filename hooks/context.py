@@ -69,39 +69,18 @@ def item_summary(paths: RepoPaths, item_id: str) -> tuple[str, Any]:
 
 
 def inbox_count(paths: RepoPaths) -> int | None:
-    """What waits for the person, counted from the journals without the index (core/inbox.py
-    pulls in the loop and pydantic): open questions, items escalated or awaiting you, holds,
-    and repo-level inbox entries not cleared. Dismissals are not applied, so it can run high."""
-    import os
-
-    from hallmark.core.gates import itemstate
+    """What waits for the person: core.waiting's one count, the same number the app's footer, the
+    inbox and `hall inbox` show (dismissals applied). None when it cannot be read now."""
+    from hallmark.core import waiting
+    from hallmark.core.repo import Repo
 
     try:
-        names = sorted(os.listdir(paths.items_dir))
-    except OSError:
-        names = []
-    questions: set[str] = set()
-    entries: set[str] = set()
-    count = 0
-    for name in [None, *names]:
-        path = paths.repo_journal if name is None else paths.item_journal(name)
-        found = journal.read(path).events
-        for event in found:
-            kind = event.get("event")
-            if kind == "question" and isinstance(event.get("qid"), str):
-                questions.add(event["qid"])
-            elif kind in ("answered", "question_defaulted"):
-                questions.discard(event.get("qid"))
-            elif kind == "inbox_entry" and name is None:
-                entries.add(str(event.get("key", "")))
-            elif kind == "inbox_cleared" and name is None:
-                entries.discard(str(event.get("key", "")))
-        if name is not None and found:
-            view = itemstate.fold(found)
-            if view["active"]:
-                count += view["state"] in ("escalated", "awaiting_you")
-                count += bool(view["hold"])
-    return count + len(questions) + len(entries)
+        return waiting.waiting_for_you(Repo(paths, paths.main_checkout)).count
+    except Exception as exc:  # noqa: BLE001 - the count is news, not a gate: the session starts anyway
+        from hallmark.hooks.common import log
+
+        log(paths, "session-start", f"inbox count failed: {type(exc).__name__}: {exc}")
+        return None
 
 
 def how_to_start() -> str:

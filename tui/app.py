@@ -1,9 +1,14 @@
-"""The terminal app: the building's floor plan, boards, item detail, run traces, the reflect
-drain, the inbox and usage, over the same core functions as the CLI.
+"""The terminal app: the building's floor plan, boards, the triage list, item detail, run traces,
+the reflect drain, the inbox and usage, over the same core functions as the CLI.
 
 Threading rule (harlequin's): core calls and file reads run in worker threads that post
-messages; only message handlers touch widgets. Each worker opens its own Repo, so SQLite
-handles never cross threads.
+messages; only message handlers touch widgets. Each worker opens its own Repo, so SQLite handles
+never cross threads.
+
+Data flow: the journal watcher merges what changed into one set and pings; the app loads one
+core.building.Building (every item, what waits for you, badges, stuck items, rooms) in a worker,
+at most one load at a time, and every screen draws from that same object. So a key never waits
+for a load, and the footer, the floor, the boards and the list always agree.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hallmark.core import waiting
+from hallmark.core.building import Building
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths, discover
 from hallmark.core.repo import Repo
@@ -29,14 +34,16 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from . import settings, theming, watch
-from .messages import CoreDone, JournalChanged, WaitingCounted
+from .commands import ItemCommands
+from .messages import BuildingLoaded, CoreDone, JournalChanged
 from .screens.floor import FloorScreen
 from .screens.setup import NotARepoScreen, NotInitialisedScreen
 
 MODE_TITLES: dict[str, tuple[str, str]] = {
     "floor": ("Floor plan", "The building: rooms, their items and the watchman (f)"),
     "board": ("Boards", "Items in columns by state, with the triage keys (b)"),
-    "inbox": ("Inbox", "Escalations oldest first, and notices (i)"),
+    "list": ("Triage list", "Every item in one sortable table with a detail pane (v)"),
+    "inbox": ("Inbox", "What waits for you, oldest first, and notices (i)"),
     "usage": ("Usage", "Tokens and cost by item, role, model and day ($)"),
     "drain": ("Reflect drain", "Proposed learnings, one a screen (l / L)"),
     "runs": ("Runs", "Every headless run, newest first; enter opens its live trace (t)"),
@@ -56,9 +63,11 @@ class HallmarkApp(App[None]):
     TITLE = "Hallmark"
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {ItemCommands}
     MODES = {
         "floor": FloorScreen,
         "board": lambda: _screen("board", "BoardScreen"),
+        "list": lambda: _screen("items_list", "ItemListScreen"),
         "inbox": lambda: _screen("inbox", "InboxScreen"),
         "usage": lambda: _screen("usage", "UsageScreen"),
         "drain": lambda: _screen("drain", "DrainScreen"),
@@ -67,6 +76,7 @@ class HallmarkApp(App[None]):
     BINDINGS = [
         Binding("f", "mode('floor')", "Floor", id="mode.floor"),
         Binding("b", "mode('board')", "Boards", id="mode.board"),
+        Binding("v", "mode('list')", "List", id="mode.list"),
         Binding("i", "mode('inbox')", "Inbox", id="mode.inbox"),
         # no key_display: where l moves right (floor, boards) the footer shows L
         Binding("l,L", "mode('drain')", "Drain", id="mode.drain"),
@@ -79,7 +89,7 @@ class HallmarkApp(App[None]):
     ]
 
     waiting_count: reactive[int | None] = reactive(None)
-    """How many items wait for you (core.waiting); None until counted. The footer shows it."""
+    """How many things wait for you (core.waiting, from the current Building); None until loaded."""
 
     def __init__(self, repo_path: str | os.PathLike[str] | None = None, *, watch_journal: bool = True,
                  theme: str | None = None, start_mode: str = "floor", persist_theme: bool | None = None) -> None:
@@ -92,6 +102,12 @@ class HallmarkApp(App[None]):
         self.persist_theme = (theme is None) if persist_theme is None else persist_theme
         self.start_mode = start_mode
         self.settings = settings.TuiSettings()
+        self.building: Building | None = None
+        self.building_loads = 0  # how many Buildings were drawn (the benchmark reports it)
+        self.journal_generation = 0  # counts journal changes: a screen of another view reloads on return
+        self.changes = watch.Changes()
+        self._loading = False  # a Building load is in flight
+        self._load_again: frozenset[str] | None = frozenset()  # what changed while it was (None: anything)
         self._theme_palette_open = False
         self._theme_before = ""
         self._open_repo()
@@ -120,19 +136,25 @@ class HallmarkApp(App[None]):
 
     # -- start -----------------------------------------------------------------------------
     def on_mount(self) -> None:
+        from . import programs
+
+        programs.forget()  # PATH may have changed since another app in this process looked
         self._install_themes()
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         for problem in self.settings.problems:
             self.notify(problem, title="config", severity="warning", timeout=8)
         if self.repo is not None:
-            self.switch_mode(self.start_mode)
-            self.start_watching()
-            self.count_waiting()
+            self._open_building()
         elif self.paths is None:
             self.push_screen(NotARepoScreen(self.start_path))
         else:
             self.push_screen(NotInitialisedScreen(self.paths.main_checkout))
+
+    def _open_building(self) -> None:
+        self.refresh_building(None)
+        self.switch_mode(self.start_mode)
+        self.start_watching()
 
     def _install_themes(self) -> None:
         for theme in theming.bundled_themes():
@@ -154,48 +176,88 @@ class HallmarkApp(App[None]):
         self._open_repo()
         if self.repo is None:
             return
-        self.switch_mode(self.start_mode)
-        self.start_watching()
-        self.count_waiting()
+        self._open_building()
 
-    # -- waiting for you -------------------------------------------------------------------
-    def count_waiting(self) -> None:
-        if self.repo is not None:
-            self._count_worker()
-
-    @work(thread=True, exclusive=True, group="waiting", exit_on_error=False)
-    def _count_worker(self) -> None:
-        try:
-            with self.fresh_repo() as repo:
-                count = len(waiting.waiting_items(repo))
-        except HallError:
-            return
-        self.post_message(WaitingCounted(count))
-
-    @on(WaitingCounted)
-    def _on_waiting_counted(self, message: WaitingCounted) -> None:
-        self.waiting_count = message.count
-
-    def action_next_waiting(self) -> None:
-        """n: the next item waiting for you, oldest first (core.waiting). A screen may show it in
-        place (the board selects its card); otherwise its detail opens."""
+    # -- the building: one load at a time, everything draws from it -------------------------
+    def refresh_building(self, changed: frozenset[str] | None = frozenset()) -> None:
+        """Load a fresh Building (changed: what moved, None for anything). A load already in
+        flight is followed by one more, with everything that changed meanwhile."""
         if self.repo is None:
             return
+        if self._loading:
+            if changed is None or self._load_again is None:
+                self._load_again = None
+            else:
+                self._load_again = self._load_again | changed
+            return
+        self._loading = True
+        self._load_again = frozenset()
+        self._building_worker(changed)
+
+    @work(thread=True, group="building", exit_on_error=False)
+    def _building_worker(self, changed: frozenset[str] | None) -> None:
+        from hallmark.core import building
+
+        try:
+            with self.fresh_repo() as repo:
+                found = building.load(repo)
+        except HallError as exc:
+            self.call_from_thread(self._building_failed, exc)
+            return
+        self.post_message(BuildingLoaded(found, changed))
+
+    def _building_failed(self, error: HallError) -> None:
+        self._loading = False
+        self.report_error(error)
+
+    @on(BuildingLoaded)
+    def _on_building(self, message: BuildingLoaded) -> None:
+        before = self.building
+        self.building = message.building
+        self.building_loads += 1
+        self._loading = False
+        self.waiting_count = message.building.waiting.count
+        if before is not None:
+            self._tell_new_waiting(before, message.building)
+        with self.batch_update():
+            for screen in self.screen_stack:
+                handler = getattr(screen, "building_changed", None)
+                if callable(handler):
+                    handler(message.building, message.changed)
+        again = self._load_again
+        if again is None or again:
+            self.refresh_building(again)
+
+    def _tell_new_waiting(self, before: Building, after: Building) -> None:
+        """A toast for what newly waits for you (a question, an escalation, a hold, ready?)."""
+        old = {e["key"] for e in before.waiting.entries}
+        new = [e for e in after.waiting.entries if e["key"] not in old]
+        for entry in new[:3]:
+            who = entry.get("item") or "the repository"
+            self.notify(f"{who}: {entry.get('text', '')}", title=f"◆ waiting for you: {entry.get('kind')}",
+                        timeout=6, markup=False)
+
+    def action_next_waiting(self) -> None:
+        """n: the next item waiting for you, oldest first (core.waiting, from the Building). A
+        screen may show it in place (the board selects its card); otherwise its detail opens."""
+        if self.repo is None or self.building is None:
+            return
+        order = list(self.building.waiting.items)
         screen = self.screen
         current = getattr(screen, "current_item_id", None)
         after = current() if callable(current) else None
-        found = waiting.next_waiting(self.repo, after=after)
-        if found is None or found.id == after:
-            self.notify("Nothing else is waiting for you." if found else "Nothing is waiting for you.",
+        if not order or order == [after]:
+            self.notify("Nothing else is waiting for you." if order else "Nothing is waiting for you.",
                         severity="information")
             return
+        found = order[(order.index(after) + 1) % len(order)] if after in order else order[0]
         shown = getattr(screen, "show_waiting", None)
-        if callable(shown) and shown(found.id):
+        if callable(shown) and shown(found):
             return
         # an item's own screens (its detail, its diff) give way to the next item's detail
         while len(self.screen_stack) > 1 and getattr(self.screen, "item_screen", False):
             self.pop_screen()
-        self.open_item(found.id)
+        self.open_item(found)
 
     # -- live refresh ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
@@ -208,20 +270,25 @@ class HallmarkApp(App[None]):
             diff = watch.changed(before, after)
             if diff:
                 before = after
-                items = sorted({i for i in (watch.item_of(p) for p in diff) if i})
-                self.post_message(JournalChanged(diff, items))
+                if self.changes.add(diff):
+                    self.post_message(JournalChanged())
 
     @on(JournalChanged)
     def _on_journal_changed(self, message: JournalChanged) -> None:
-        from .screens.base import HallScreen
+        changed = self.changes.take()
+        if not changed:
+            return
+        self.journal_changed(changed)
 
-        self.count_waiting()
+    def journal_changed(self, changed: frozenset[str]) -> None:
+        """Something was written: a new Building, and screens with data of their own reload
+        (the one in front now, the others when they come back)."""
+        self.journal_generation += 1
+        self.refresh_building(changed)
         for screen in self.screen_stack:
-            if isinstance(screen, HallScreen) and screen.loaded:
-                if screen is self.screen:
-                    screen.journal_changed(message.items)
-                else:
-                    screen.loaded = True  # reloads on resume
+            handler = getattr(screen, "journal_changed", None)
+            if callable(handler):
+                handler(changed, in_front=screen is self.screen)
 
     # -- core calls from keys --------------------------------------------------------------
     def core_call(self, label: str, fn: Callable[..., Any], *args: Any, item: str | None = None,
@@ -237,24 +304,24 @@ class HallmarkApp(App[None]):
         except HallError as exc:
             self.post_message(CoreDone(label, None, exc, item))
             return
+        except Exception as exc:  # noqa: BLE001 - a key never ends the app: the error is shown
+            self.post_message(CoreDone(label, None, exc, item))
+            return
         self.post_message(CoreDone(label, result if isinstance(result, dict) else {"result": result}, None, item))
 
     @on(CoreDone)
     def _on_core_done(self, message: CoreDone) -> None:
         if message.error is not None:
             self.report_error(message.error)
-        else:
+        elif message.label:
             result = message.result or {}
             state = result.get("state")
             where = f"{message.item} → {state}" if message.item and state else (message.item or "")
             self.notify(f"{message.label} {where}".strip(), title="done", timeout=4)
-        self.count_waiting()
-        screen = self.screen
-        handler = getattr(screen, "core_done", None)
+        self.journal_changed(frozenset({message.item}) if message.item else frozenset({watch.REPO}))
+        handler = getattr(self.screen, "core_done", None)
         if callable(handler):
             handler(message)
-        elif hasattr(screen, "reload"):
-            screen.reload()
 
     def report_error(self, error: Exception) -> None:
         """A core error as a notification with its `next` commands."""
@@ -264,39 +331,57 @@ class HallmarkApp(App[None]):
                 text += "\nnext: " + "  ·  ".join(error.next)
             self.notify(text, title=error.code, severity="error", timeout=10, markup=False)
         else:
-            self.notify(str(error), title="error", severity="error", timeout=10, markup=False)
+            self.notify(f"{type(error).__name__}: {error}", title="error", severity="error", timeout=10,
+                        markup=False)
 
     # -- outside programs ------------------------------------------------------------------
-    def run_external(self, command: list[str], cwd: str | None = None, env: dict[str, str] | None = None) -> int:
+    def run_external(self, command: list[str], cwd: str | None = None, env: dict[str, str] | None = None) -> int | None:
         """Run a program in the terminal: suspend the app when the terminal allows, else run it
-        detached from the screen (headless tests)."""
+        detached from the screen (headless tests). A program that cannot start is a notification,
+        never a crash: returns None then."""
         full_env = dict(os.environ)
         full_env.update(env or {})
         driver = self._driver
-        if driver is not None and driver.can_suspend:
-            with self.suspend():
-                return subprocess.run(command, cwd=cwd, env=full_env, check=False).returncode
-        return subprocess.run(command, cwd=cwd, env=full_env, check=False, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        try:
+            if driver is not None and driver.can_suspend:
+                with self.suspend():
+                    return subprocess.run(command, cwd=cwd, env=full_env, check=False).returncode
+            return subprocess.run(command, cwd=cwd, env=full_env, check=False, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        except Exception as exc:  # noqa: BLE001 - OSError (not found, not executable) or the terminal refusing
+            from . import programs
+
+            programs.forget()
+            name = command[0] if command else "the program"
+            self.notify(f"could not start {name}: {exc}", title="not started", severity="error", timeout=10,
+                        markup=False)
+            self.refresh_bindings()
+            return None
 
     # -- actions ---------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "mode":
             return self.repo is not None
         if action == "next_waiting":
-            # in a trace n steps through search hits (kept there); nothing waits without a repo
-            return self.repo is not None and not getattr(self.screen, "n_is_search", False)
+            return self.repo is not None
         return True
 
     async def action_mode(self, mode: str) -> None:
+        """Each view key always shows that view's own first screen (b is always the board, never
+        a trace that was opened from it)."""
         if self.repo is None:
             return
-        if self.current_mode == mode:
-            # back to the mode's first screen (e.g. from an item detail)
-            while len(self.screen_stack) > 1:
-                self.pop_screen()
-            return
-        await self.switch_mode(mode)
+        if self.current_mode != mode:
+            await self.switch_mode(mode)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    async def show_runs(self, item_id: str | None) -> None:
+        """t from an item: the Runs view with that item's runs first (the same view as t anywhere)."""
+        await self.action_mode("runs")
+        focus = getattr(self.screen, "focus_item", None)
+        if callable(focus):
+            focus(item_id)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -315,7 +400,10 @@ class HallmarkApp(App[None]):
         self.push_screen(TraceScreen(Path(path), item=item))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title == "Keys":  # Textual's key panel; ours (below) also shows the ids to remap
+                continue
+            yield command
         if self.repo is None:
             return
         for mode, (title, help_text) in MODE_TITLES.items():

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from hallmark.core.building import Building
 
 
 @dataclass
 class JournalChanged(Message):
-    """Another process (or this one) wrote the state directory."""
-
-    paths: list[str] = field(default_factory=list)
-    items: list[str] = field(default_factory=list)
+    """Another process (or this one) wrote the state directory. A ping: the changes themselves
+    wait in the watcher's set until the handler takes them all (tui/watch.Changes), so two changes
+    in one tick are both seen, whichever message Textual keeps."""
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, JournalChanged)
+
+
+@dataclass
+class BuildingLoaded(Message):
+    """A fresh core.building.Building, loaded by a worker: every screen draws from it."""
+
+    building: Building
+    changed: frozenset[str] | None = None  # the items that changed since the last one (None: anything)
 
 
 @dataclass
@@ -31,18 +41,10 @@ class CoreDone(Message):
 
 @dataclass
 class DataLoaded(Message):
-    """A screen's data, loaded by a worker."""
+    """A screen's own data, loaded by a worker."""
 
     key: str
     data: Any = None
     error: Exception | None = None
-
-
-@dataclass
-class WaitingCounted(Message):
-    """How many items wait for you, counted by a worker (core.waiting.waiting_items)."""
-
-    count: int
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, WaitingCounted)
+    generation: int = 0  # which load it answers: an older one is dropped
+    extra: dict[str, Any] = field(default_factory=dict)

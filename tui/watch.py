@@ -1,16 +1,22 @@
 """Notice when another process writes the state directory, cheaply and without inotify.
 
 A poll of `stat` over the journals every 0.2 s: the repo journal, each item's events.jsonl,
-the items folder itself (new items) and the library folder. The signature changes whenever
-anything is appended, created, replaced or removed. Pure stdlib: it runs in a worker thread.
+the items folder itself (new items), the library folder and the inbox's dismissals. The signature
+changes whenever anything is appended, created, replaced or removed. Pure stdlib: it runs in a
+worker thread.
+
+What changed is merged into one `Changes` set that the UI takes whole when it gets round to it:
+however many polls happen before the UI handles the ping, no change is lost.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 POLL_SECONDS = 0.2
+REPO = "(repo)"  # a change that is not one item's: the repo journal, a new item, the library, dismissals
 
 
 def _stat_key(path: str) -> tuple[int, int, int]:
@@ -62,3 +68,25 @@ def item_of(path: str) -> str | None:
     if len(parts) >= 3 and parts[-1] == "events.jsonl" and parts[-3] == "items":
         return parts[-2]
     return None
+
+
+class Changes:
+    """What changed since the UI last looked: item ids, and REPO for anything else. Thread-safe.
+
+    add() returns True when the set was empty (the caller posts one ping); take() empties it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: set[str] = set()
+
+    def add(self, paths: list[str]) -> bool:
+        found = {item_of(p) or REPO for p in paths}
+        with self._lock:
+            was_empty = not self._items
+            self._items |= found
+            return was_empty and bool(found)
+
+    def take(self) -> frozenset[str]:
+        with self._lock:
+            out, self._items = frozenset(self._items), set()
+        return out

@@ -21,9 +21,9 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -308,25 +308,33 @@ def run_until_idle(demo: Demo) -> dict[str, Any]:
 
 
 class Background:
-    """The daemon in a thread of this process, on the demo's repository only, while the app is open."""
+    """The daemon in a child process of its own, on the demo's repository only, while the app is open.
+
+    Not a thread of the app: the loop's work (checks, git, the stand-in's runs) never competes with
+    the app's keys for the interpreter, and an error in the loop cannot take the app down. It reads
+    the demo's environment (its data dir, the stand-in script) from this process's, and stops on
+    the daemon's own stop flag (in that data dir), or at worst with its process group.
+    """
 
     def __init__(self, demo: Demo, interval: float = 1.0) -> None:
         self.demo = demo
         self.interval = interval
-        self.thread: threading.Thread | None = None
-        self.error: BaseException | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.demo.data_dir / "daemon.log"
 
     def start(self) -> None:
-        from ..loop import daemon
+        self.demo.data_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hallmark.core.demo.background", str(self.demo.root), str(self.interval)],
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, env=dict(os.environ))
 
-        def work() -> None:
-            try:
-                daemon.run(until_idle=False, interval=self.interval, repos=[self.demo.root])
-            except BaseException as exc:  # noqa: BLE001 - reported by stop(); the app stays up
-                self.error = exc
-
-        self.thread = threading.Thread(target=work, name="hall-demo-daemon", daemon=True)
-        self.thread.start()
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def stop(self, wait_s: float = 30.0, *, end_live_runs: bool = False) -> None:
         """Ask the daemon to stop after its current step (the stand-in's pace drops to 0 first).
@@ -334,7 +342,7 @@ class Background:
         ended too, so quitting does not wait for it."""
         from ..loop import daemon
 
-        if self.thread is None:
+        if self.proc is None:
             return
         with contextlib.suppress(OSError, ValueError):
             set_pace(self.demo, 0.0)
@@ -342,7 +350,19 @@ class Background:
         if end_live_runs:
             end_runs(self.demo)
         daemon.stop(wait_s=wait_s)
-        self.thread.join(timeout=wait_s)
+        try:
+            self.proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            import signal
+
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, sig)
+                try:
+                    self.proc.wait(timeout=5)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
 
 
 def end_runs(demo: Demo) -> list[str]:

@@ -116,18 +116,16 @@ STEPS: dict[str, tuple[str, Callable[[Repo, states.ItemView], dict[str, Any]], s
 
 
 def watchman(repo: Repo) -> list[str]:
-    """Flag in-loop items with no new event for `stuck_after` (a notice, once per quiet spell)."""
+    """Flag stuck items (core.watchman, the floor plan's rule too) with a notice, once per quiet spell."""
+    from ..watchman import stuck_items
+
     flagged = []
-    limit = clock.parse_duration(repo.config.stuck_after)
-    now = clock.now()
-    for view in repo.index.items(include_terminal=False):
-        if view.state not in WORK_STATES or not view.updated or view.hold:
+    for stuck in stuck_items(repo, stuck_after_s=clock.parse_duration(repo.config.stuck_after)):
+        if stuck.noticed:
             continue
-        quiet = (now - clock.parse_time(view.updated)).total_seconds()
-        if quiet >= limit and not runs.has_live_run(repo, view.id):  # a live run is progress, however quiet
-            items.record(repo, view.id, "notice", actor="watchman", kind="stuck",
-                         text=f"{view.id} has had no new event for {int(quiet // 60)} min in {view.state}")
-            flagged.append(view.id)
+        items.record(repo, stuck.item, "notice", actor="watchman", kind="stuck",
+                     text=f"{stuck.item} has had no new event for {int(stuck.quiet_s // 60)} min in {stuck.state}")
+        flagged.append(stuck.item)
     return flagged
 
 

@@ -354,7 +354,8 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     exit_code: int | None = None
     jpath = _journal_path(repo, spec.item_id)
     try:
-        with open(stderr_path, "wb") as err, open(run_path, "ab") as out:
+        with open(stderr_path, "wb") as err, open(run_path, "ab") as out, \
+                open(run_path.with_suffix(".times"), "ab") as times:  # each line's arrival (trace.times_path)
             try:
                 proc = subprocess.Popen(command, cwd=str(spec.cwd), env=env, stdout=subprocess.PIPE, stderr=err,
                                         stdin=subprocess.DEVNULL if prompt_in_argv else subprocess.PIPE,
@@ -384,6 +385,8 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
                     line = raw if raw.endswith(b"\n") else raw + b"\n"
                     out.write(line)
                     out.flush()
+                    times.write(b"%d %d\n" % (out.tell(), int(time.time() * 1000)))
+                    times.flush()
                     tracker.see(raw)
                 exit_code = proc.wait()
             except BaseException as exc:  # Ctrl-C or a crash here: never leave claude running alone

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 try:  # orjson parses a run file about four times faster; stdlib json stays the (more lenient) fallback
     import orjson as _orjson
@@ -52,6 +52,11 @@ STEP_SCHEMA: dict[str, Any] = {
         "tool_use_id": {"type": "string"},
         "is_error": {"const": True},
         "parent_tool_use_id": {"type": "string", "description": "set for a subagent's steps"},
+        "tokens": {"type": "integer", "description": "an assistant step: its message's output tokens (from usage)"},
+        "tokens_estimate": {"type": "integer",
+                            "description": "a tool result: its text's size in tokens, estimated as characters / 4"},
+        "elapsed_ms": {"type": "integer", "description": "time since the previous line was written (needs the "
+                                                         "run's .times file, written by Hallmark's runner)"},
         "raw": {"description": "the stream line itself (with --raw)"},
     },
 }
@@ -61,7 +66,7 @@ class Step:
     """One thing that happened in a run. `detail` (the full text) is built only when asked for."""
 
     __slots__ = ("kind", "run", "summary", "raw", "line", "tool", "tool_use_id", "is_error", "parent",
-                 "_detail", "_block")
+                 "_detail", "_block", "tokens", "chars", "elapsed_ms")
 
     def __init__(self, kind: str, summary: str, raw: Any = None, *, run: int = 1, line: int = 0,
                  tool: str | None = None, tool_use_id: str | None = None, is_error: bool = False,
@@ -77,6 +82,9 @@ class Step:
         self.parent = parent
         self._detail = detail
         self._block = block
+        self.tokens: int | None = None  # an assistant step: the output tokens of its message (its usage)
+        self.chars: int | None = None  # a tool result: how much text it put back in the context
+        self.elapsed_ms: int | None = None  # since the line before it was written (when the run's times are known)
 
     @property
     def detail(self) -> str:
@@ -95,6 +103,12 @@ class Step:
             data["is_error"] = True
         if self.parent:
             data["parent_tool_use_id"] = self.parent
+        if self.tokens is not None:
+            data["tokens"] = self.tokens
+        if self.chars is not None:
+            data["tokens_estimate"] = estimate_tokens(self.chars)
+        if self.elapsed_ms is not None:
+            data["elapsed_ms"] = self.elapsed_ms
         if raw:
             data["raw"] = self.raw
         return data
@@ -218,14 +232,76 @@ def tool_call_summary(name: str, tool_input: Any) -> str:
     return f"{name}: {_compact(tool_input, 150)}" if tool_input else name
 
 
+class ToolCall(NamedTuple):
+    """A tool call as a later tool_result names it: the tool and what it was asked."""
+
+    name: str
+    summary: str  # tool_call_summary: "Read: src/a.py"
+
+
+def _call_of(tools: Mapping[str, Any] | None, use_id: str | None) -> ToolCall | None:
+    found = tools.get(use_id) if tools is not None and use_id else None
+    if isinstance(found, ToolCall):
+        return found
+    if isinstance(found, str) and found:  # a map of id -> name only
+        return ToolCall(found, found)
+    return None
+
+
+def result_outcome(tool: str | None, text: str, is_error: bool) -> str:
+    """What a tool result says, in a few words: "60 lines" for a file read, else its first line
+    (and how many lines there are), "ERROR: …" for a failure, "(no output)" for nothing."""
+    stripped = text.strip()
+    lines = stripped.count("\n") + 1 if stripped else 0
+    if is_error:
+        return "ERROR: " + (one_line(stripped, 160) or "(no output)")
+    if not stripped:
+        return "(no output)"
+    if tool == "Read":
+        return f"{lines} line{'s' if lines != 1 else ''}"
+    first = one_line(stripped, 160)
+    if lines > 1:
+        first = first.removesuffix(" …") + f" … ({lines} lines)"
+    return first
+
+
+def estimate_tokens(chars: int) -> int:
+    """Tokens from characters, the usual estimate (÷ 4): shown with a "~" wherever it appears."""
+    return (chars + 3) // 4
+
+
+def _tok(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def step_facts(step: Step) -> str:
+    """The figures after a step, as `hall trace` and the app both show them: "0.3 s, ~1.2k tok"."""
+    parts = []
+    if step.elapsed_ms is not None:
+        parts.append(f"{step.elapsed_ms / 1000:.1f} s")
+    if step.chars is not None and step.chars:
+        parts.append(f"~{_tok(estimate_tokens(step.chars))} tok")
+    elif step.tokens:
+        parts.append(f"{_tok(step.tokens)} tok out")
+    return ", ".join(parts)
+
+
+def step_text(step: Step) -> str:
+    """One step on one line, the same in `hall trace` and the app:
+    `Read: module_1.py → 60 lines (0.3 s, ~1.2k tok)`."""
+    facts = step_facts(step)
+    return f"{step.summary} ({facts})" if facts else step.summary
+
+
 # -- parse_line -------------------------------------------------------------------------
 
 
-def parse_line(record: Any, *, run: int = 1, line: int = 0, tools: dict[str, str] | None = None) -> list[Step]:
+def parse_line(record: Any, *, run: int = 1, line: int = 0, tools: dict[str, Any] | None = None) -> list[Step]:
     """The steps of one decoded stream-json line. Never raises; garbage becomes an error/unknown step.
 
-    `tools` (tool_use_id -> tool name), when given, names the tool of each tool_result and learns
-    from each tool_use; readers that follow a whole file pass one dict for the whole file.
+    `tools` (tool_use_id -> ToolCall), when given, names the call of each tool_result ("Read:
+    a.py → 60 lines") and learns from each tool_use; readers that follow a whole file pass one dict
+    for the whole file, and a reader that jumps about may pass a mapping that finds calls on demand.
     """
     try:
         return _parse(record, run, line, tools)
@@ -233,7 +309,7 @@ def parse_line(record: Any, *, run: int = 1, line: int = 0, tools: dict[str, str
         return [Step("error", f"could not read this line: {type(exc).__name__}: {exc}", record, run=run, line=line)]
 
 
-def _parse(record: Any, run: int, line: int, tools: dict[str, str] | None) -> list[Step]:
+def _parse(record: Any, run: int, line: int, tools: dict[str, Any] | None) -> list[Step]:
     if not isinstance(record, dict):
         return [Step("error", f"not a JSON object: {_compact(record, 120)}", record, run=run, line=line)]
     kind = record.get("type")
@@ -265,7 +341,7 @@ def _parent(record: dict[str, Any]) -> str | None:
     return parent if isinstance(parent, str) and parent else None
 
 
-def _assistant(record: dict[str, Any], run: int, line: int, tools: dict[str, str] | None) -> list[Step]:
+def _assistant(record: dict[str, Any], run: int, line: int, tools: dict[str, Any] | None) -> list[Step]:
     message = _message(record)
     content = message.get("content")
     parent = _parent(record)
@@ -296,17 +372,23 @@ def _assistant(record: dict[str, Any], run: int, line: int, tools: dict[str, str
         elif btype in ("tool_use", "server_tool_use", "mcp_tool_use"):
             name = str(block.get("name") or "tool")
             use_id = block.get("id") if isinstance(block.get("id"), str) else None
+            summary = tool_call_summary(name, block.get("input"))
             if tools is not None and use_id:
-                tools[use_id] = name
-            steps.append(Step("tool_call", sub + tool_call_summary(name, block.get("input")), record, run=run,
+                tools[use_id] = ToolCall(name, summary)
+            steps.append(Step("tool_call", sub + summary, record, run=run,
                               line=line, tool=name, tool_use_id=use_id, parent=parent, block=block))
         else:
             steps.append(Step("unknown", f"{sub}assistant {btype or 'block'}: {_compact(block, 120)}", record,
                               run=run, line=line, parent=parent, block=block))
+    usage = message.get("usage")
+    out = _num(usage.get("output_tokens")) if isinstance(usage, dict) else None
+    if out is not None:
+        for step in steps:
+            step.tokens = int(out)
     return steps
 
 
-def _user(record: dict[str, Any], run: int, line: int, tools: dict[str, str] | None) -> list[Step]:
+def _user(record: dict[str, Any], run: int, line: int, tools: Mapping[str, Any] | None) -> list[Step]:
     content = _message(record).get("content")
     parent = _parent(record)
     sub = "[subagent] " if parent else ""
@@ -320,17 +402,16 @@ def _user(record: dict[str, Any], run: int, line: int, tools: dict[str, str] | N
     for block in content:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             use_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            name = (tools or {}).get(use_id or "")
+            call = _call_of(tools, use_id)
+            name = call.name if call else None
             is_error = block.get("is_error") is True
             text = content_text(block.get("content"))
-            label = name or (f"result of {use_id}" if use_id else "tool result")
-            mark = " ERROR" if is_error else ""
-            first = one_line(text, 160) or "(no output)"
-            lines = text.strip().count("\n") + 1
-            if lines > 1:
-                first = first.removesuffix(" …") + f" … ({lines} lines)"
-            steps.append(Step("tool_result", f"{sub}{label}{mark}: {first}", record, run=run, line=line, tool=name,
-                              tool_use_id=use_id, is_error=is_error, parent=parent, detail=text))
+            outcome = result_outcome(name, text, is_error)
+            said = f"{call.summary} → {outcome}" if call else f"tool result → {outcome}"
+            step = Step("tool_result", f"{sub}{said}", record, run=run, line=line, tool=name, tool_use_id=use_id,
+                        is_error=is_error, parent=parent, detail=text)
+            step.chars = len(text)
+            steps.append(step)
         elif isinstance(block, dict) and block.get("type") == "text":
             text = str(block.get("text", ""))
             steps.append(Step("text", f"{sub}user: {one_line(text)}", record, run=run, line=line, parent=parent,
@@ -492,7 +573,7 @@ class StreamReader:
     def __init__(self) -> None:
         self.run = 0  # no line seen yet
         self.line = 0
-        self.tools: dict[str, str] = {}
+        self.tools: dict[str, Any] = {}  # tool_use_id -> ToolCall
         self._has_init = False
         self._has_body = False
         self._closed = False  # a result or an end line was seen: what follows is another run
@@ -562,6 +643,38 @@ def _whole_file(path: Path) -> Any:
         return None
 
 
+def times_path(stream: str | os.PathLike[str]) -> Path:
+    """Beside `<stamp>-<role>.jsonl`, the runner writes `<stamp>-<role>.times`: one line per stream
+    line, "<byte offset where that line ends> <milliseconds since the epoch when it arrived>".
+    Stream-json has no clock of its own; this is where a step's time comes from."""
+    return Path(stream).with_suffix(".times")
+
+
+def read_times(stream: str | os.PathLike[str]) -> dict[int, int]:
+    """End offset -> arrival (ms since the epoch) for a stream's lines; {} when the runner wrote none
+    (a `claude -p` file from elsewhere). Bad lines are skipped."""
+    out: dict[int, int] = {}
+    try:
+        with open(times_path(stream), "rb") as handle:
+            for raw in handle:
+                end, _, ms = raw.partition(b" ")
+                try:
+                    out[int(end)] = int(ms)
+                except ValueError:
+                    continue
+    except OSError:
+        return {}
+    return out
+
+
+def elapsed_ms(times: Mapping[int, int], start: int, end: int) -> int | None:
+    """How long the line [start, end) took to arrive after the line before it, when both are timed."""
+    here, before = times.get(end), times.get(start)
+    if here is None or before is None:
+        return None
+    return max(0, here - before)
+
+
 def iter_steps(path: str | os.PathLike[str], *, live: bool = False) -> Iterator[Step]:
     """Every step of a stream file, streamed (constant memory for the lines themselves).
 
@@ -571,9 +684,12 @@ def iter_steps(path: str | os.PathLike[str], *, live: bool = False) -> Iterator[
     """
     path = Path(path)
     reader = StreamReader()
+    times = read_times(path)
+    offset = 0
     with open(path, "rb") as handle:
         first = True
         for raw in handle:
+            start, offset = offset, offset + len(raw)
             if first and raw.strip():
                 first = False
                 stripped = raw.strip()
@@ -585,7 +701,12 @@ def iter_steps(path: str | os.PathLike[str], *, live: bool = False) -> Iterator[
             torn = not raw.endswith(b"\n")
             if torn and live and not _parses(raw):
                 return
-            yield from reader.feed(raw, torn=torn)
+            steps = reader.feed(raw, torn=torn)
+            took = elapsed_ms(times, start, offset) if times else None
+            if took is not None:
+                for step in steps:
+                    step.elapsed_ms = took
+            yield from steps
 
 
 def _parses(raw: bytes) -> bool:

@@ -203,12 +203,15 @@ def test_a_review_run_becomes_named_steps(tmp_path):
     by_kind = {s.kind: s for s in steps}
     assert steps[4].summary == "Bash: git diff main...HEAD" and steps[4].tool == "Bash"
     assert json.loads(steps[4].detail) == {"command": "git diff main...HEAD", "description": "Show the diff"}
-    assert steps[5].tool == "Bash" and steps[5].summary.startswith("Bash: diff --git a/app.py")
+    # a result names its call and says what came back: the same words in the app and `hall trace`
+    assert steps[5].tool == "Bash" and steps[5].summary.startswith("Bash: git diff main...HEAD → diff --git a/app.py")
     assert "+    return a + b" in steps[5].detail
     assert steps[6].summary == "Read: /work/repo-H-0001/app.py"
-    assert steps[7].summary.startswith("Read: 1\tdef add") or "def add" in steps[7].summary
+    lines = steps[7].detail.strip().count("\n") + 1
+    assert steps[7].summary == f"Read: /work/repo-H-0001/app.py → {lines} line{'s' if lines != 1 else ''}"
+    assert steps[7].chars == len(steps[7].detail) and "~" in trace.step_text(steps[7])
     assert steps[8].summary == "Grep: add\\( in tests"
-    assert steps[9].is_error and steps[9].summary.startswith("Grep ERROR:")
+    assert steps[9].is_error and steps[9].summary.startswith("Grep: add\\( in tests → ERROR:")
     assert by_kind["retry"].summary.startswith("API retry 1/10 in 1200 ms: 529 overloaded_error")
     assert steps[11].summary.startswith("Task (Explore): Check callers")
     assert steps[12].parent == "toolu_04" and steps[12].summary.startswith("[subagent] ")

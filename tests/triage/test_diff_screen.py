@@ -188,7 +188,7 @@ def test_file_list_enter_jumps_and_follows(hall_repo, new_item, commit_all):
             assert files.highlighted == 1  # the list follows the view
             (wt / "later.py").write_text("later = True\n")  # the agent keeps working
             assert "later.py" not in [f.path for f in screen.diff.files]
-            await pilot.press("r")
+            await pilot.press("ctrl+r")
             await pilot.app.workers.wait_for_complete()
             await pilot.pause()
             assert "later.py" in [f.path for f in screen.diff.files]

@@ -22,7 +22,7 @@ def test_T_in_the_trace_takes_the_item_over(hall_repo, new_item, commit_all, sta
     runs = hall_repo.paths.item_dir(item_id) / "runs"
     runs.mkdir(parents=True)
     run = runs / "20261130T094312123Z-review.jsonl"
-    lines = [{"type": "system", "subtype": "init", "cwd": str(wt), "session_id": SESSION, "model": "hallmark-standin"},
+    lines = [{"type": "system", "subtype": "init", "cwd": str(wt), "session_id": SESSION, "model": "claude-sonnet-4-5"},
              {"type": "result", "subtype": "success", "is_error": False, "session_id": SESSION, "result": "ok"},
              {"type": "hall_run_end", "role": "review", "item": item_id, "exit_code": 0, "duration_ms": 5,
               "failure": None, "cwd": str(wt)}]
@@ -36,6 +36,8 @@ def test_T_in_the_trace_takes_the_item_over(hall_repo, new_item, commit_all, sta
             app.open_trace(run, item=item_id)
             await pilot.pause()
             await pilot.press("T")
+            await pilot.pause()
+            await pilot.press("y")  # take over asks first
             for _ in range(100):
                 if standin_claude() and items.fold_item(hall_repo, item_id).state == "development":
                     break

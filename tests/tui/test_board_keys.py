@@ -67,6 +67,10 @@ def test_ready_on_an_item_awaiting_you(busy):
         async with app.run_test() as pilot:
             await _select(pilot, ids["awaiting_you"])
             await pilot.press("r")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ConfirmModal"  # a state change asks first
+            assert ids["awaiting_you"] in str(app.screen.query_one("#modal-title").render())
+            await pilot.press("y")
             await settle(pilot)
     run(go())
     assert items.fold_item(repo, ids["awaiting_you"]).state == "checks"
@@ -80,6 +84,12 @@ def test_pull_back_from_review(busy):
         async with app.run_test() as pilot:
             await _select(pilot, ids["review"])
             await pilot.press("p")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ConfirmModal"
+            await pilot.press("n")  # no: nothing changes
+            await settle(pilot)
+            assert items.fold_item(repo, ids["review"]).state == "review"
+            await pilot.press("p", "y")
             await settle(pilot)
     run(go())
     assert items.fold_item(repo, ids["review"]).state == "development"
@@ -119,26 +129,28 @@ def test_answer_the_items_open_question_by_option_letter(busy):
     assert answered[0]["answer"] == "no"
 
 
-def test_keys_that_do_not_apply_are_greyed_and_do_nothing(busy):
+def test_keys_that_do_not_apply_are_greyed_and_say_why_when_pressed(busy):
     repo, ids = busy
+    told = []
 
     async def go():
         app = board_app(repo)
-        async with app.run_test() as pilot:
+        async with app.run_test(notifications=True) as pilot:
             await _select(pilot, ids["dropped"])
             screen = app.screen
-            assert screen.check_action("ready", ()) is None
-            assert screen.check_action("drop", ()) is None
-            assert screen.check_action("answer", ()) is None
+            assert screen.greyed("ready") and screen.greyed("drop") and screen.greyed("answer")
+            footer = screen.query_one("HallFooter")
+            assert not next(e for e in footer.entries if e.action == "ready").enabled
             await pilot.press("r", "p", "R")
             await settle(pilot)
             assert type(app.screen).__name__ == "BoardScreen"  # no modal opened for R
+            told.extend(n.message for n in app._notifications)
             await _select(pilot, ids["development"])
-            assert screen.check_action("ready", ()) is True
-            assert screen.check_action("answer", ()) is True
-            assert screen.check_action("retry", ()) is None
+            assert not screen.greyed("ready") and not screen.greyed("answer")
+            assert screen.greyed("retry")
     run(go())
     assert items.fold_item(repo, ids["dropped"]).state == "dropped"
+    assert any("does not apply" in m and ids["dropped"] in m for m in told)
 
 
 def test_a_core_error_is_a_notification_with_its_next_commands(busy):
@@ -151,7 +163,7 @@ def test_a_core_error_is_a_notification_with_its_next_commands(busy):
         app = board_app(repo)
         async with app.run_test(notifications=True) as pilot:
             await _select(pilot, view.id)
-            await pilot.press("r")
+            await pilot.press("r", "y")
             await settle(pilot)
             seen.extend(app._notifications)
     run(go())
@@ -202,7 +214,7 @@ def test_filter_narrows_the_cards_and_escape_clears_it(busy):
     run(go())
 
 
-def test_o_opens_the_worktree_in_the_editor(busy, tmp_path, monkeypatch):
+def test_e_opens_the_worktree_in_the_editor(busy, tmp_path, monkeypatch):
     repo, ids = busy
     marker = tmp_path / "editor-args"
     editor = tmp_path / "fake-editor"
@@ -214,14 +226,14 @@ def test_o_opens_the_worktree_in_the_editor(busy, tmp_path, monkeypatch):
         app = board_app(repo)
         async with app.run_test() as pilot:
             await _select(pilot, ids["review"])
-            await pilot.press("o")
+            await pilot.press("e")
             await settle(pilot)
     run(go())
     assert marker.read_text() == items.fold_item(repo, ids["review"]).worktree
     assert os.path.isdir(marker.read_text())
 
 
-def test_enter_opens_the_item_and_t_its_latest_trace(busy):
+def test_enter_opens_the_item_and_t_its_runs(busy):
     repo, ids = busy
 
     async def go():
@@ -233,10 +245,17 @@ def test_enter_opens_the_item_and_t_its_latest_trace(busy):
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == ids["review"]
             await pilot.press("escape")
             await settle(pilot)
-            await pilot.press("t")
+            await pilot.press("t")  # t is Runs everywhere: here, this item's runs
+            await settle(pilot)
+            assert app.current_mode == "runs" and app.screen.item_filter == ids["review"]
+            assert [r["item"] for r in app.screen.runs] == [ids["review"]]
+            await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "TraceScreen"
             assert app.screen.path.name.endswith("-review.jsonl")
+            await pilot.press("b")  # b is always the board, never the trace opened from it
+            await settle(pilot)
+            assert type(app.screen).__name__ == "BoardScreen"
     run(go())
 
 
@@ -283,7 +302,7 @@ def test_the_board_opens_on_the_first_card_even_when_the_first_columns_are_empty
             assert screen.selected() is not None and screen.selected().id == hallmarked
             column = screen.current_column()
             assert column is not None and column.region.x < 100  # scrolled into view
-            screen.reload()  # a journal write refills the board: the cursor stays on the card
+            app.refresh_building(None)  # a journal write refills the board: the cursor stays on the card
             await settle(pilot)
             assert screen.selected().id == hallmarked
             await pilot.press("enter")

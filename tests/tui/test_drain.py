@@ -77,9 +77,11 @@ def test_skip_edit_and_undo(hall_repo, at):
             assert _progress(app).startswith("1 of 2")
             await pilot.press("e")
             await pilot.pause()
-            await pilot.press("ctrl+u", *"Keep core functions small and pure", "enter")
+            assert type(app.screen).__name__ == "TextModal"  # a learning can be long: several lines
+            await pilot.press("ctrl+u", *"Keep core functions small", "enter", *"and pure")
+            await pilot.press("ctrl+s")
             await settle(pilot)
-            assert library.get(hall_repo, one).pattern == "Keep core functions small and pure"
+            assert library.get(hall_repo, one).pattern.split() == "Keep core functions small and pure".split()
             await pilot.press("right", "left")  # only one card left: stays on it
             assert "Log every HallError" in _body(app)
     run(go())
@@ -117,11 +119,16 @@ def test_a_rejected_pattern_proposed_again_shows_its_tombstone(hall_repo, at):
 
     async def go():
         app = drain_app(hall_repo)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await settle(pilot)
             body = _body(app)
             assert "PROPOSED AGAIN" in body and "we keep history" in body
             assert app.screen.check_action("decide", ("edit",)) is None
+            assert app.screen.greyed("accept_all")  # A would accept nothing: greyed, and says why
+            await pilot.press("A")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "DrainScreen"
+            assert any("came back after a rejection" in n.message for n in app._notifications)
             await pilot.press("s")
             await settle(pilot)
             assert "Nothing to review" in _body(app)
@@ -145,11 +152,11 @@ def test_an_uncommitted_identity_pauses_memory_and_says_how_to_fix_it(git_repo, 
     room say memory is paused (and the drain names the commit), instead of claiming it is absent."""
     from hallmark.core import setup_repo
     from hallmark.core.repo import open_repo
-    from hallmark.tui.screens.floor import load_floor
+    from hallmark.tui.screens.floor import load_extras
 
     setup_repo.init(git_repo)
     repo = open_repo(git_repo)
-    floor = load_floor(repo).floor
+    floor = load_extras(repo)
     assert floor.library_pending is None and "not committed" in floor.library_problem
 
     async def go():

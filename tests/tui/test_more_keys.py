@@ -7,7 +7,7 @@ import json
 import stat
 
 from hallmark.core import items
-from textual.widgets import DataTable
+from hallmark.tui.widgets.lists import VimTable as DataTable
 
 from .conftest import STAMP, make_app, run, settle, stream_lines, until
 
@@ -18,6 +18,7 @@ def test_T_in_a_trace_takes_the_run_over_and_resumes_its_session(busy, tmp_path,
     worktree = items.fold_item(repo, item).worktree
     lines = stream_lines(item, 1)
     lines[0]["cwd"] = worktree
+    lines[0]["model"] = "claude-sonnet-4-5"  # a real session (a stand-in's cannot be resumed)
     run_file = repo.paths.item_dir(item) / "runs" / f"{STAMP}-fix.jsonl"
     run_file.write_text("".join(json.dumps(x) + "\n" for x in lines))
     marker = tmp_path / "claude-args"
@@ -32,8 +33,11 @@ def test_T_in_a_trace_takes_the_run_over_and_resumes_its_session(busy, tmp_path,
             await settle(pilot)
             app.open_trace(run_file, item=item)
             await settle(pilot)
-            assert app.screen.check_action("takeover", ()) is True
+            assert app.screen.check_action("takeover", ()) is True and not app.screen.greyed("takeover")
             await pilot.press("T")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ConfirmModal"  # it stops a run and pulls the item back: ask
+            await pilot.press("y")
             await settle(pilot)
             assert await until(pilot, lambda: marker.exists())
     run(go())
@@ -52,13 +56,13 @@ def test_triage_keys_on_the_item_detail(busy):
             await settle(pilot)
             app.open_item(ids["awaiting_you"])
             await settle(pilot)
-            assert app.screen.check_action("pull_back", ()) is True
-            await pilot.press("r")
+            assert not app.screen.greyed("pull_back")
+            await pilot.press("r", "y")
             await settle(pilot)
-            assert "checks" in str(app.screen.query_one("#item-head").render())
-            await pilot.press("p")
+            assert await until(pilot, lambda: "checks" in str(app.screen.query_one("#item-head").render()))
+            await pilot.press("p", "y")
             await settle(pilot)
-            assert app.screen.check_action("pull_back", ()) is None  # development: nothing to pull back
+            assert await until(pilot, lambda: app.screen.greyed("pull_back"))  # development: nothing to pull back
             await pilot.press("n")  # the next item waiting on you opens in its place
             await settle(pilot)
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id != ids["awaiting_you"]
@@ -129,7 +133,7 @@ def test_a_click_focuses_a_room_and_a_double_click_opens_it(busy):
             await pilot.double_click("#room-repair")
             await settle(pilot)
             assert type(app.screen).__name__ == "BoardScreen" and app.screen.room == "repair"
-            assert [v.id for v in app.screen.data.views] == [ids["fixing"]]
+            assert list(app.screen.views) == [ids["fixing"]]
     run(go())
 
 

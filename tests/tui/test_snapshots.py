@@ -1,4 +1,4 @@
-"""Every screen and its main states at 80x24 and 160x48. Deterministic: the theme is pinned,
+"""Every screen and its main states at 80x24, 160x48 and 60x15. Deterministic: the theme is pinned,
 the core's clock is fixed (HALLMARK_FIXED_NOW), animations and cursor blink are off, the
 journal watcher is off, and workers have settled before the capture."""
 
@@ -11,7 +11,7 @@ from hallmark.core.memory import api as library
 
 from .conftest import build_busy, make_app, settle, until
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48"), pytest.param((60, 15), id="60x15")]
 
 
 def snap(snap_compare, app, size, *keys: str, before=None) -> bool:
@@ -64,6 +64,23 @@ def test_floor_empty(snap_compare, hall_repo, at, size):
 def test_board(snap_compare, busy_snap, size):
     repo, _ = busy_snap
     assert snap(snap_compare, make_app(repo.root, start_mode="board"), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_triage_list(snap_compare, busy_snap, size):
+    repo, _ = busy_snap
+
+    async def detail_loaded(pilot):  # the pane's journal lines come a moment after the cursor rests
+        await until(pilot, lambda: pilot.app.screen.loaded_detail is not None)
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(repo.root, start_mode="list"), size, before=detail_loaded)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_runs(snap_compare, busy_snap, size):
+    repo, _ = busy_snap
+    assert snap(snap_compare, make_app(repo.root, start_mode="runs"), size)
 
 
 @pytest.mark.parametrize("size", SIZES)

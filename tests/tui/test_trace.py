@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from filelock import FileLock
-from hallmark.tui.widgets.trace_view import newline_ends, search_file
+from hallmark.core.runner.trace_lines import newline_ends, search_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,12 +55,12 @@ def test_tail_follows_new_lines_then_any_scroll_pauses_and_counts_them(hall_repo
             assert not view.tail
             _append(path, extra[3:6])
             assert await until(pilot, lambda: view.pending == 3)
-            assert "+3 new" in _status(app)
+            assert await until(pilot, lambda: "+3 new" in _status(app))  # the next message, not the next poll
             assert view.cursor == start + 1  # the view stayed where it was
             await pilot.press("G")
             await pilot.pause()
             assert view.tail and view.pending == 0 and view.cursor == view.line_count - 1
-            assert "TAIL" in _status(app)
+            assert "following the end" in _status(app) and "new" not in _status(app)
     run(go())
 
 
@@ -132,7 +132,7 @@ def test_end_line_died_and_live_are_each_marked(hall_repo):
     run(go())
 
 
-def test_search_then_n_and_N_step_through_hits(hall_repo):
+def test_search_then_brackets_step_through_hits_and_say_which(hall_repo):
     path = write_run(_run_path(hall_repo), finished=True, item="H-0001", n_tools=4)
     wanted = [i for i, line in enumerate(path.read_text().splitlines()) if "HEAD~" in line]
 
@@ -144,11 +144,12 @@ def test_search_then_n_and_N_step_through_hits(hall_repo):
             await pilot.press("slash", *"head~", "enter")
             assert await until(pilot, lambda: view.hits == wanted)
             assert view.cursor == wanted[0] and not view.tail
-            assert f"{len(wanted)} hits" in _status(app)
-            await pilot.press("n")
-            assert view.cursor == wanted[1]
-            await pilot.press("N", "N")
+            assert f"hit 1 of {len(wanted)}" in _status(app)
+            await pilot.press("right_square_bracket")
+            assert view.cursor == wanted[1] and f"hit 2 of {len(wanted)}" in _status(app)
+            await pilot.press("left_square_bracket", "left_square_bracket")
             assert view.cursor == wanted[-1]  # wraps round
+            assert f"hit {len(wanted)} of {len(wanted)}" in _status(app)
     run(go())
 
 
@@ -203,8 +204,8 @@ def test_search_file_reports_each_matching_line_once(tmp_path):
     path = tmp_path / "run.jsonl"
     path.write_bytes(b'{"a":"Foo foo"}\n{"b":"bar"}\n{"c":"FOO"}\npartial foo')
     size = len(b'{"a":"Foo foo"}\n{"b":"bar"}\n{"c":"FOO"}\n')
-    assert search_file(path, "foo", size) == [0, 2]  # the partial last line is not indexed yet
-    assert search_file(path, "", size) == []
+    assert search_file(path, "foo", 0, size) == [0, 2]  # the partial last line is not indexed yet
+    assert search_file(path, "", 0, size) == []
 
 
 def test_a_huge_stream_shows_its_end_first_then_the_whole_index(hall_repo, monkeypatch):

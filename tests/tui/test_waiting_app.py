@@ -7,22 +7,24 @@ import json
 import os
 
 from hallmark.core import items, seen, waiting
-from textual.widgets import DataTable
+from hallmark.tui.widgets.lists import VimTable as DataTable
 
 from .conftest import make_app, run, settle, until
 
 
-def _footer_waiting(app):
-    from hallmark.tui.widgets.footer import WaitingKey
+def _footer_text(app) -> str:
+    from hallmark.tui.widgets.footer import HallFooter
 
-    keys = list(app.screen.query(WaitingKey))
-    return keys[0] if keys else None
+    footers = list(app.screen.query(HallFooter))
+    return footers[0].text() if footers else ""
 
 
 def _card(app, item_id: str) -> str:
+    """The card's text with its fact lines joined the way one long line would read."""
     for column in app.screen.query(".column-list"):
         try:
-            return str(column.get_option(item_id).prompt)
+            head, *facts = str(column.get_option(item_id).prompt).split("\n  ")
+            return head + "\n  " + " · ".join(facts)
         except Exception:  # noqa: BLE001 - not in this column
             continue
     raise AssertionError(f"{item_id} has no card")
@@ -44,11 +46,11 @@ def test_cards_rooms_and_detail_show_the_waiting_state_and_the_cost(busy):
         app = make_app(repo.root, start_mode="board")
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
-            assert "◆ waiting for you\n  ready?" in _card(app, ids["awaiting_you"])
-            assert "◆ waiting for you\n  question Q-1" in _card(app, ids["development"])
-            assert "◆ waiting for you\n  escalated · round 1" in _card(app, ids["escalated"])
+            assert "\n  ◆ waiting for you · ready? · 0 tok $0.00 · 2h" in _card(app, ids["awaiting_you"])
+            assert "\n  ◆ waiting for you · question Q-1" in _card(app, ids["development"])
+            assert "\n  ◆ waiting for you · escalated · round 1" in _card(app, ids["escalated"])
             review = _card(app, ids["review"])
-            assert "… in the loop · round 1" in review and "67.4k tok $0.00 · 2h" in review
+            assert "\n  … in the loop · round 1 · 67.4k tok $0.00 · 2h" in review
             assert "★ done, unseen" in _card(app, ids["hallmarked"])
             assert "0 tok $0.00" in _card(app, ids["checks"])
             await pilot.press("f")
@@ -56,6 +58,7 @@ def test_cards_rooms_and_detail_show_the_waiting_state_and_the_cost(busy):
             boxes = {b.room.key: b for b in app.screen.query(RoomBox)}
             office = str(boxes["office"].render())  # a room is narrow: the short word with the symbol
             assert f"{ids['awaiting_you']} ◆ waiting Rename" in office and f"{ids['escalated']} ◆ waiting" in office
+            assert f"{ids['development']} ◆ waiting" in office  # its open question waits for you too
             assert f"{ids['hallmarked']} ★ unseen" in str(boxes["stamping"].render())
             assert f"{ids['review']} … in loop" in str(boxes["assay"].render())
             app.open_item(ids["review"])
@@ -108,7 +111,7 @@ def test_opening_the_detail_or_the_diff_marks_it_seen_in_the_user_data_dir(busy)
     assert waiting.classify(repo, items.fold_item(repo, other))[0] == "idle"
 
 
-def test_n_jumps_to_the_next_waiting_item_from_every_mode_but_not_in_a_trace_or_a_modal(busy):
+def test_n_jumps_to_the_next_waiting_item_from_every_mode_even_a_trace_but_not_a_modal(busy):
     repo, ids = busy
     expected = [v.id for v in waiting.waiting_items(repo)]
     assert len(expected) == 3
@@ -137,7 +140,11 @@ def test_n_jumps_to_the_next_waiting_item_from_every_mode_but_not_in_a_trace_or_
             assert on_item(expected[2]) and len(app.screen_stack) == 2
             await press("n")  # wraps round
             assert on_item(expected[0])
-            for mode in ("i", "dollar_sign", "t", "l"):
+            await press("i")  # the inbox moves its own cursor: from the first entry's item to the next
+            assert app.screen.current_item_id() == expected[0]
+            await press("n")
+            assert type(app.screen).__name__ == "InboxScreen" and app.screen.current_item_id() == expected[1]
+            for mode in ("dollar_sign", "t", "l"):
                 await press(mode)
                 assert type(app.screen).__name__ != "ItemScreen"
                 await press("n")
@@ -148,16 +155,15 @@ def test_n_jumps_to_the_next_waiting_item_from_every_mode_but_not_in_a_trace_or_
             await settle(pilot)
             await press("n")
             assert on_item(expected[0])
-            app.open_trace(run_file, item=ids["review"])  # a trace keeps n for its search
+            app.open_trace(run_file, item=ids["review"])  # one meaning everywhere: ] [ step search hits
             await settle(pilot)
+            assert "n ◆ 3 waiting" in _footer_text(app)
             await press("n")
-            assert type(app.screen).__name__ == "TraceScreen"
-            key = _footer_waiting(app)
-            assert key is not None and key.key == "" and "3 waiting" in key.description
-            await press("escape", "question_mark", "n")  # a modal keeps its own keys
+            assert on_item(expected[0])
+            await press("question_mark", "n")  # a modal keeps its own keys
             assert type(app.screen).__name__ == "HelpScreen"
             note = str(app.screen.query_one("#help-note").render())
-            assert "except in a trace" in note
+            assert "n is the next item waiting for you" in note
     run(go())
 
 
@@ -168,26 +174,22 @@ def test_the_footer_counts_what_waits_and_follows_the_watcher(busy):
         app = make_app(repo.root, start_mode="inbox", watch_journal=True)
         async with app.run_test(size=(120, 30)) as pilot:
             await settle(pilot)
-            assert await until(pilot, lambda: _footer_waiting(app) is not None
-                               and _footer_waiting(app).description == "◆ 3 waiting")
-            assert _footer_waiting(app).key == "n"
+            assert await until(pilot, lambda: "n ◆ 3 waiting" in _footer_text(app))
             extra = items.new(repo, title="Needs an answer")["item"]
             items.ask(repo, "Which database?", item_id=extra)
-            assert await until(pilot, lambda: _footer_waiting(app) is not None
-                               and _footer_waiting(app).description == "◆ 4 waiting", timeout=6)
+            assert await until(pilot, lambda: "n ◆ 4 waiting" in _footer_text(app), timeout=6)
             await pilot.press("b")
             await settle(pilot)
-            assert await until(pilot, lambda: _footer_waiting(app) is not None
-                               and _footer_waiting(app).description == "◆ 4 waiting")
+            assert await until(pilot, lambda: "n ◆ 4 waiting" in _footer_text(app))
     run(go())
 
 
 def test_the_footer_offers_L_for_the_drain_where_l_moves_right(busy):
     repo, _ = busy
-    from textual.widgets._footer import FooterKey
+    from hallmark.tui.widgets.footer import HallFooter
 
     def drain_key(app) -> str:
-        keys = [k.key_display for k in app.screen.query(FooterKey) if k.action == "mode('drain')"]
+        keys = [e.display for e in app.screen.query_one(HallFooter).entries if e.action == "mode('drain')"]
         assert len(keys) == 1
         return keys[0]
 

@@ -2,8 +2,8 @@
 
 It writes a small real Python project, runs `hall init`, and drives six items through the real
 loop with the stand-in model (`hall-standin-claude`: no Claude runs, nothing costs anything). Then
-it opens the terminal app while the daemon keeps working in the background at a human pace, so a
-run streams live in the trace view. `--script` (or no terminal) runs the same scenario headless
+it opens the terminal app while the daemon keeps working in a child process of its own at a human
+pace, so a run streams live in the trace view and the app's keys never wait behind the loop. `--script` (or no terminal) runs the same scenario headless
 and prints the journal summary (JSON off a TTY, as every command does). The demo's directory is
 removed when it ends, unless --keep.
 """
@@ -43,11 +43,26 @@ def make_app(demo: Any, *, keep: bool, welcome: bool = True, **kwargs: Any):
         CSS_PATH = str(Path(app_module.__file__).with_name(str(HallmarkApp.CSS_PATH)))  # not relative to this file
 
         def on_mount(self) -> None:  # Textual also runs HallmarkApp.on_mount
+            self.sub_title = "demo · stand-in model, no Claude runs"
             if not welcome:
                 return
             after = f"the demo stays in {demo.base}" if keep else "the demo's directory is removed"
             self.notify(WELCOME.format(root=demo.root, standin=driver.STANDIN, after=after),
-                        title="hall demo: a stand-in model, not Claude", timeout=30, markup=False)
+                        title="hall demo: a stand-in model, not Claude", timeout=10, markup=False)
+
+        async def action_quit(self) -> None:
+            """q in a throwaway demo deletes it: say so first (with --keep it simply quits)."""
+            if keep:
+                await super().action_quit()
+                return
+            from hallmark.tui.screens.modals import ConfirmModal
+
+            def done(yes: bool | None) -> None:
+                if yes:
+                    self.exit()
+
+            self.push_screen(ConfirmModal("Quit the demo?", [f"Its directory ({demo.base}) is removed.",
+                                                            "hall demo --keep keeps the next one."]), done)
 
     return DemoApp(demo.root, **kwargs)
 

@@ -89,7 +89,7 @@ class Printer:
             label = self._error_result
         else:
             label = self._labels.get(step.kind) or f"{step.kind:<9}"
-        self.out.write(f"{step.line:>6}  {label} {clean(step.summary)}\n")
+        self.out.write(f"{step.line:>6}  {label} {clean(trace.step_text(step))}\n")
         if self.full:
             detail = step.detail
             if detail and detail != step.summary:

@@ -1,19 +1,16 @@
 """Boards: items in columns by state, and the triage keys that act on the selected item.
 
-Every key goes through a core verb (items.ready, pull_back, drop, retry, answer); keys that
-don't apply in the selected item's state are greyed by check_action.
+Everything on it comes from the app's Building, so a journal change repaints the cards in place
+(only the columns whose cards changed are rebuilt). The selection is an item id, not a row: when
+the selected item moves to another state, the cursor moves with it, into view. Empty columns are
+hidden (`c` shows them). The triage keys live in triage_keys.py and tui/triage.py.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from hallmark.core import items, states, waiting
-from hallmark.core.repo import Repo
+from hallmark.core import rooms, states
 from hallmark.core.states import ItemView
 from rich.text import Text
 from textual import on
@@ -23,40 +20,18 @@ from textual.containers import HorizontalScroll, Vertical
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from .. import labels, rooms
+from .. import labels
 from ..widgets.lists import VimOptionList
 from .base import HallScreen
-from .diff import DiffScreen
-from .modals import ReasonModal
+from .filtering import FilterKeys
+from .triage_keys import TRIAGE_BINDINGS, TriageKeys
 
-ITEM_ACTIONS = {"ready", "pull_back", "drop", "retry", "answer", "open_editor", "trace", "diff", "open_item"}
+if TYPE_CHECKING:
+    from hallmark.core.building import Badge, Building
 
-
-@dataclass
-class BoardData:
-    views: list[ItemView]
-    questions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # item -> open questions
-    badges: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> waiting.classify
-    reasons: dict[str, str] = field(default_factory=dict)  # item -> why it waits for you
-
-
-def waiting_badges(repo: Repo, views: list[ItemView]) -> tuple[dict[str, tuple[str, str, str]], dict[str, str]]:
-    """core.waiting's (kind, word, symbol) per item and why the waiting ones wait."""
-    found = waiting.badges(repo, views)
-    reasons = {v.id: r for v in views if found.get(v.id, ("",))[0] == "waiting" and (r := waiting.waiting_reason(v))}
-    return found, reasons
-
-
-def latest_run(repo: Repo, item_id: str) -> Path | None:
-    runs = repo.paths.item_dir(item_id) / "runs"
-    try:
-        found = sorted(p for p in runs.iterdir() if p.suffix == ".jsonl")
-    except OSError:
-        return None
-    return found[-1] if found else None
-
-
-CARD_WIDTH = 25  # a column's text width after the card's indent: facts are packed to fit, not wrapped mid-way
+CARD_WIDTH = 26  # a card's text width when the column has not been measured yet
+COLUMN_MIN = 30  # a column is never narrower (the board scrolls sideways instead)
+COLUMN_MAX = 60
 
 
 def pack(parts: list[str], width: int = CARD_WIDTH) -> list[str]:
@@ -70,13 +45,15 @@ def pack(parts: list[str], width: int = CARD_WIDTH) -> list[str]:
     return lines
 
 
-def card(view: ItemView, question: bool, found: tuple[str, str, str] | None = None,
-         reason: str | None = None) -> Text:
-    """The id and title, then what it waits on (symbol and word, and why), its round, its cost and age."""
+def card(view: ItemView, question: bool, found: Badge | None = None, reason: str | None = None,
+         width: int = CARD_WIDTH) -> Text:
+    """The id and title, then what it waits on (symbol and word, and why), its round, cost and age."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"{states.SYMBOLS.get(view.state, '·')} ", style="bold")
     text.append(view.id, style="bold")
     text.append(f" {view.title or '(untitled)'}")
+    if text.cell_len > width + 2:  # one line for the title, always (the list would wrap it)
+        text.truncate(width + 2, overflow="ellipsis")
     shown = labels.badge(found)
     notes = [shown, reason if found and found[0] == "waiting" else ""]
     if not shown:
@@ -84,7 +61,7 @@ def card(view: ItemView, question: bool, found: tuple[str, str, str] | None = No
     facts = [f"round {view.round}" if view.round else "", labels.cost(view.tokens, view.cost_usd),
              rooms.since(view.updated)]
     strong = bool(found and found[0] in ("waiting", "done_unseen"))
-    for n, line in enumerate(pack(notes + facts)):
+    for n, line in enumerate(pack(notes + facts, width)):
         text.append(f"\n  {line}", style="bold" if strong and n == 0 else "dim")
     return text
 
@@ -93,176 +70,57 @@ class BoardScroll(HorizontalScroll, inherit_bindings=False):
     """Scrolls sideways to the focused column; the arrows belong to the board, not the scroller."""
 
 
+
 class BoardColumn(Vertical):
     def __init__(self, state: str) -> None:
         super().__init__(id=f"col-{state}", classes="board-column")
         self.state = state
+        self.shown: tuple[str, ...] = ()  # the cards' text as last drawn: unchanged columns are left alone
 
     def compose(self) -> ComposeResult:
-        yield Label(f"{states.SYMBOLS[self.state]} {rooms.STATE_WORDS[self.state]}", classes="column-title")
+        yield Label(rooms.state_label(self.state), classes="column-title")
         yield VimOptionList(id=f"list-{self.state}", classes="column-list")
 
     @property
     def list(self) -> VimOptionList:
         return self.query_one(VimOptionList)
 
-
-TRIAGE_BINDINGS = [
-    Binding("r", "ready", "Ready", id="triage.ready"),
-    Binding("p", "pull_back", "Pull back", id="triage.pull_back"),
-    Binding("d", "drop", "Drop", id="triage.drop"),
-    Binding("R", "retry", "Retry", id="triage.retry"),
-    Binding("a", "answer", "Answer", id="triage.answer"),
-    Binding("o", "open_editor", "Editor", id="triage.editor"),
-    Binding("t", "trace", "Trace", id="triage.trace"),
-    Binding("D", "diff", "Diff", id="triage.diff"),
-]
+    def ids(self) -> list[str]:
+        lst = self.list
+        return [str(lst.get_option_at_index(i).id) for i in range(lst.option_count)]
 
 
-class TriageActions:
-    """The triage keys on a selected item, shared by the board and the item detail.
-
-    The host screen provides selected() -> ItemView | None and open_questions(id) -> list.
-    """
-
-    def open_questions(self, item_id: str) -> list[dict[str, Any]]:
-        return []
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action not in ITEM_ACTIONS:
-            return True
-        view = self.selected()
-        if view is None:
-            return None
-        state = view.state
-        applies = {
-            "ready": states.target(state, "ready") is not None,
-            "pull_back": states.target(state, "pulled_back") is not None,
-            "drop": not view.terminal,
-            "retry": states.target(state, "retried") is not None or bool(view.hold),
-            "answer": bool(self.open_questions(view.id)),
-            "open_editor": bool(view.worktree) and Path(view.worktree).is_dir(),
-        }.get(action, True)
-        return True if applies else None
-
-    # -- keys ------------------------------------------------------------------------------
-    def _need(self) -> ItemView | None:
-        view = self.selected()
-        if view is None:
-            self.notify("No item selected.", severity="warning")
-        return view
-
-    def action_open_item(self) -> None:
-        view = self._need()
-        if view:
-            self.hall.open_item(view.id)
-
-    def action_ready(self) -> None:
-        view = self._need()
-        if view:
-            self.hall.core_call("ready", items.ready, view.id, item=view.id)
-
-    def action_pull_back(self) -> None:
-        view = self._need()
-        if view:
-            self.hall.core_call("pulled back", items.pull_back, view.id, reason="pulled back from the board",
-                                item=view.id)
-
-    def action_drop(self) -> None:
-        view = self._need()
-        if view is None:
-            return
-
-        def done(reason: str | None) -> None:
-            if reason:
-                self.hall.core_call("dropped", items.drop, view.id, reason=reason, item=view.id)
-
-        self.app.push_screen(ReasonModal(f"Drop {view.id}: {view.title}", "Why drop it? The journal keeps the reason.",
-                                         placeholder="reason"), done)
-
-    def action_retry(self) -> None:
-        view = self._need()
-        if view is None:
-            return
-
-        def done(reason: str | None) -> None:
-            if reason:
-                self.hall.core_call("retried", items.retry, view.id, reason=reason, item=view.id)
-
-        self.app.push_screen(ReasonModal(f"Retry {view.id}: {view.title}", "Allow one more round. Why?",
-                                         placeholder="reason"), done)
-
-    def action_answer(self) -> None:
-        view = self._need()
-        if view is None:
-            return
-        open_qs = self.open_questions(view.id)
-        if not open_qs:
-            self.notify(f"{view.id} has no open question.", severity="warning")
-            return
-        question = open_qs[0]
-        answer_question(self, question)
-
-    def action_open_editor(self) -> None:
-        view = self._need()
-        if view:
-            open_in_editor(self, view)
-
-    def action_trace(self) -> None:
-        view = self._need()
-        if view is None:
-            return
-        found = latest_run(self.repo, view.id)
-        if found is None:
-            self.notify(f"{view.id} has no runs yet.", severity="information")
-            return
-        self.hall.open_trace(found, item=view.id)
-
-    def action_diff(self) -> None:
-        view = self._need()
-        if view is None:
-            return
-        self.app.push_screen(DiffScreen(self.repo, view.id))
-
-    def current_item_id(self) -> str | None:
-        """The item `n` (app.next_waiting) counts from."""
-        view = self.selected()
-        return view.id if view else None
-
-
-class BoardScreen(TriageActions, HallScreen):
+class BoardScreen(FilterKeys, TriageKeys, HallScreen):
     """b: columns by state; j/k within a column, h/l across; enter opens the item."""
 
+    OWN_DATA = False
     AUTO_FOCUS = ".column-list"
-
     BINDINGS = [
         Binding("left,h", "column(-1)", "Left", show=False, id="board.left"),
         Binding("right,l", "column(1)", "Right", show=False, id="board.right"),
         Binding("enter", "open_item", "Open", id="board.open"),
         *TRIAGE_BINDINGS,
         Binding("slash", "filter", "Filter", key_display="/", id="board.filter"),
+        Binding("c", "toggle_empty", "Empty columns", id="board.columns"),
         Binding("escape", "back", "Back", show=False, id="board.back"),
     ]
+
+    FILTER_ID = "board-filter"
 
     def __init__(self, room: str | None = None) -> None:
         super().__init__()
         self.room = room
-        self.data = BoardData([])
+        self.views: dict[str, ItemView] = {}
         self.filter_text = ""
-        self._placed = False  # the cursor has been put on a card once (later it stays where you move it)
-
-    def columns_states(self) -> tuple[str, ...]:
-        if self.room is None:
-            return states.STATES
-        room = rooms.ROOM_BY_KEY[self.room]
-        return room.states or states.STATES
+        self.show_empty = False
+        self.selected_id: str | None = None  # the item the cursor is on; it follows the item
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        yield Input(placeholder="filter: id, title or branch (enter to keep, escape to clear)", id="board-filter",
-                    classes="-hidden")
+        yield Input(placeholder="filter: id, title, branch or state (enter to keep, escape to clear)",
+                    id="board-filter", classes="-hidden")
         with BoardScroll(id="board"):
-            for state in self.columns_states():
+            for state in states.STATES:
                 yield BoardColumn(state)
         yield Label("", id="board-empty")
         yield from self.compose_footer()
@@ -276,43 +134,33 @@ class BoardScreen(TriageActions, HallScreen):
         """n lands on the card when the item is on this board (else the app opens its detail)."""
         return self.select_item(item_id)
 
-    # -- data ------------------------------------------------------------------------------
-    def load(self, repo: Repo) -> BoardData:
-        views = repo.index.items()
-        if self.room is not None:
-            views = rooms.assign(views).get(self.room, [])
-        questions: dict[str, list[dict[str, Any]]] = {}
-        for q in repo.index.questions(open_only=True):
-            if q["item"]:
-                questions.setdefault(q["item"], []).append(q)
-        return BoardData(views, questions, *waiting_badges(repo, views))
+    # -- drawing ---------------------------------------------------------------------------
+    def room_views(self, building: Building) -> tuple[ItemView, ...]:
+        return building.rooms.get(self.room, ()) if self.room else building.views
 
-    def show(self, data: BoardData) -> None:
-        self.data = data
-        self._fill()
-
-    def _fill(self) -> None:
-        selected = self.selected()
+    def draw(self, building: Building) -> None:
+        views = self.room_views(building)
+        self.views = {v.id: v for v in views}
         needle = self.filter_text.lower()
-        by_state: dict[str, list[ItemView]] = {s: [] for s in self.columns_states()}
-        for view in self.data.views:
-            if needle and needle not in f"{view.id} {view.title} {view.branch}".lower():
+        by_state: dict[str, list[ItemView]] = {s: [] for s in states.STATES}
+        for view in views:
+            if needle and needle not in f"{view.id} {view.title} {view.branch} {view.state}".lower():
                 continue
-            if view.state in by_state:
-                by_state[view.state].append(view)
+            by_state.setdefault(view.state, []).append(view)
         total = 0
         for column in self.query(BoardColumn):
-            views = by_state.get(column.state, [])
-            total += len(views)
-            column.query_one(".column-title", Label).update(
-                f"{states.SYMBOLS[column.state]} {rooms.STATE_WORDS[column.state]} ({len(views)})")
-            lst = column.list
-            lst.set_options([Option(card(v, bool(self.data.questions.get(v.id)), self.data.badges.get(v.id),
-                                          self.data.reasons.get(v.id)), id=v.id) for v in views])
-            if selected and any(v.id == selected.id for v in views):
-                lst.highlighted = lst.get_option_index(selected.id)
-            elif views:
-                lst.highlighted = 0
+            found = by_state.get(column.state, [])
+            total += len(found)
+            column.display = bool(found) or self.show_empty
+            column.query_one(".column-title", Label).update(f"{rooms.state_label(column.state)} ({len(found)})")
+            width = max(12, (column.list.content_size.width or CARD_WIDTH + 2) - 3)
+            cards = [card(v, bool(building.open_questions(v.id)), building.badge(v.id), building.reason(v.id), width)
+                     for v in found]
+            shown = tuple(c.plain for c in cards)
+            if shown != column.shown:
+                column.shown = shown
+                column.list.set_options([Option(c, id=v.id) for c, v in zip(cards, found, strict=True)])
+        self._size_columns()
         empty = self.query_one("#board-empty", Label)
         if total == 0:
             empty.update("No items here yet. Start one with  hall new --title \"…\"" if not needle
@@ -320,22 +168,69 @@ class BoardScreen(TriageActions, HallScreen):
         else:
             empty.update("")
         empty.set_class(total == 0, "-shown")
-        focused = self.focused
-        if (not isinstance(focused, OptionList | Input) or focused.has_class("-hidden")
-                or (not self._placed and isinstance(focused, OptionList) and not focused.option_count and total)):
-            self._focus_first()  # the first cards shown get the cursor, not an empty first column
-        self._placed = self._placed or total > 0
-        self.refresh_bindings()
+        self._place_cursor()
 
-    def _focus_first(self) -> None:
+    def _size_columns(self) -> None:
+        """Shown columns share the width: as many as fit at COLUMN_MIN, each at most COLUMN_MAX."""
+        shown = [c for c in self.query(BoardColumn) if c.display]
+        if not shown:
+            return
+        width = max(COLUMN_MIN, min(COLUMN_MAX, (self.app.size.width - 1) // len(shown)))
+        for column in shown:
+            if column.styles.width is None or column.styles.width.value != width:
+                column.styles.width = width
+
+    def on_resize(self) -> None:
+        self._size_columns()
+
+    def _place_cursor(self, *, take_focus: bool = False) -> None:
+        """Put the cursor on the selected item wherever it is now, else on the first card; and
+        bring it into view (a card you cannot see is never the one a key acts on)."""
+        filter_field = self.query_one("#board-filter", Input)
+        typing = self.focused is filter_field and not take_focus
+        if self.selected_id and self._highlight(self.selected_id, focus=not typing):
+            return
         for column in self.query(BoardColumn):
-            if column.list.option_count:
-                column.list.focus()
-                self.call_after_refresh(column.scroll_visible, animate=False)
+            if column.display and column.list.option_count:
+                if not typing:
+                    column.list.focus(scroll_visible=False)
+                column.list.highlighted = column.list.highlighted or 0
+                self.selected_id = str(column.list.get_option_at_index(column.list.highlighted or 0).id)
+                self.call_after_refresh(self._keep_in_view, column)
                 return
-        columns = list(self.query(BoardColumn))
-        if columns:
-            columns[0].list.focus()
+        self.selected_id = None
+
+    def _highlight(self, item_id: str, *, focus: bool = True) -> bool:
+        for column in self.query(BoardColumn):
+            if not column.display:
+                continue
+            try:
+                index = column.list.get_option_index(item_id)
+            except Exception:  # noqa: BLE001 - OptionDoesNotExist: not in this column
+                continue
+            if focus and self.focused is not column.list:
+                column.list.focus(scroll_visible=False)
+            if column.list.highlighted != index:
+                column.list.highlighted = index
+            self.call_after_refresh(self._keep_in_view, column)
+            return True
+        return False
+
+    def _keep_in_view(self, column: BoardColumn, tries: int = 3) -> None:
+        """Scroll the column into view once the layout has settled: columns that empty or fill
+        change the layout in the same frame, so look again until it holds still. The column's
+        place comes from the scroller's own layout (its virtual region), not from the last frame."""
+        scroller = self.query_one(BoardScroll)
+        if not column.display or not column.is_mounted:
+            return
+        place = column.virtual_region
+        width = scroller.scrollable_content_region.width
+        left = scroller.scroll_x
+        if place.x < left or place.right > left + width:
+            target = place.x if place.width >= width or place.x < left else place.right - width
+            scroller.scroll_to(x=max(0, target), animate=False, immediate=True)
+        if tries > 1:
+            self.call_after_refresh(self._keep_in_view, column, tries - 1)
 
     # -- selection -------------------------------------------------------------------------
     def current_column(self) -> BoardColumn | None:
@@ -345,111 +240,72 @@ class BoardScreen(TriageActions, HallScreen):
         return None
 
     def selected(self) -> ItemView | None:
+        """The card the cursor is on, as drawn (the highlighted option of the focused column)."""
         column = self.current_column()
-        if column is None:
+        if column is not None:
+            option = column.list.highlighted_option
+            if option is not None and option.id:
+                self.selected_id = str(option.id)
+        if self.selected_id is None:
             return None
-        option = column.list.highlighted_option
-        if option is None:
-            return None
-        for view in self.data.views:
-            if view.id == option.id:
-                return view
-        return None
+        return self.views.get(self.selected_id)
 
     def select_item(self, item_id: str) -> bool:
-        for column in self.query(BoardColumn):
-            try:
-                index = column.list.get_option_index(item_id)
-            except Exception:  # noqa: BLE001 - OptionDoesNotExist: not in this column
-                continue
-            column.list.focus()
-            column.list.highlighted = index
-            column.scroll_visible()
-            self.refresh_bindings()
-            return True
-        return False
-
-    def open_questions(self, item_id: str) -> list[dict[str, Any]]:
-        return self.data.questions.get(item_id) or []
+        if item_id not in self.views:
+            return False
+        self.selected_id = item_id
+        if not self._highlight(item_id):
+            return False
+        self.refresh_bindings()
+        return True
 
     @on(OptionList.OptionHighlighted)
-    def _highlighted(self) -> None:
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_list.has_focus and event.option.id:
+            self.selected_id = str(event.option.id)
         self.refresh_bindings()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id:
-            self.hall.open_item(event.option.id)
+            self.selected_id = str(event.option.id)
+            self.hall.open_item(str(event.option.id))
 
     def on_descendant_focus(self) -> None:
+        column = self.current_column()
+        if column is not None:
+            option = column.list.highlighted_option
+            if option is not None and option.id:
+                self.selected_id = str(option.id)
         self.refresh_bindings()
 
     def action_column(self, step: int) -> None:
-        columns = list(self.query(BoardColumn))
+        columns = [c for c in self.query(BoardColumn) if c.display]
         current = self.current_column()
         index = columns.index(current) if current in columns else 0
         target = index + step
         while 0 <= target < len(columns):
             if columns[target].list.option_count:
-                columns[target].list.focus()
-                columns[target].scroll_visible()
+                lst = columns[target].list
+                lst.focus(scroll_visible=False)  # Textual's own scroll would animate to a stale place
+                if lst.highlighted is None:
+                    lst.highlighted = 0
+                self._keep_in_view(columns[target])
                 return
             target += step
 
-    def action_filter(self) -> None:
-        field = self.query_one("#board-filter", Input)
-        field.remove_class("-hidden")
-        field.focus()
+    def action_toggle_empty(self) -> None:
+        self.show_empty = not self.show_empty
+        self.notify("Empty columns shown." if self.show_empty else "Empty columns hidden.", timeout=2)
+        if self.building is not None:
+            self.draw(self.building)
 
-    @on(Input.Changed, "#board-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter_text = event.value.strip()
-        self._fill()
-
-    @on(Input.Submitted, "#board-filter")
-    def _filter_done(self) -> None:
-        self._focus_first()
+    def filter_done(self) -> None:
+        self._place_cursor(take_focus=True)
 
     def action_back(self) -> None:
-        field = self.query_one("#board-filter", Input)
-        if self.focused is field or self.filter_text:
-            field.value = ""
-            self.filter_text = ""
-            field.add_class("-hidden")
-            self._fill()
-            self._focus_first()
+        if self.clear_filter():
             return
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
-
-
-def answer_question(screen: HallScreen, question: dict[str, Any]) -> None:
-    """A modal with the question and its options, then items.answer."""
-    options = question.get("options") or []
-    lines = [question.get("question", "")]
-    for i, option in enumerate(options):
-        lines.append(f"  {chr(ord('a') + i)}) {option}")
-    if question.get("default"):
-        lines.append(f"default: {question['default']}")
-
-    def done(text: str | None) -> None:
-        if text:
-            screen.hall.core_call("answered", items.answer, question["qid"], text, item=question.get("item"))
-
-    screen.app.push_screen(ReasonModal(f"Answer {question['qid']}", "\n".join(lines), placeholder="your answer"), done)
-
-
-def open_in_editor(screen: HallScreen, view: ItemView) -> None:
-    """$EDITOR (else $VISUAL, else vi) on the item's worktree, with the app suspended."""
-    editor = os.environ.get("EDITOR") or os.environ.get("VISUAL") or "vi"
-    if not view.worktree or not Path(view.worktree).is_dir():
-        screen.notify(f"{view.id} has no worktree on disk.", severity="warning")
-        return
-    try:
-        code = screen.hall.run_external([*shlex.split(editor), view.worktree], cwd=view.worktree)
-    except OSError as exc:
-        screen.notify(f"could not start {editor}: {exc}", severity="error")
-        return
-    if code != 0:
-        screen.notify(f"{editor} exited with {code}", severity="warning")

@@ -1,27 +1,41 @@
 """D: an item's change against the merge-base with its base branch, findings inline.
 
 Left, the files with their +/- counts; right, the unified diff (the Line API `DiffView`).
-]/[ step files, }/{ step hunks, w toggles whitespace, r reloads, enter in the file list jumps to the file.
-The diff is computed in a worker thread; the widgets only show what it returns.
+] / [ step files, } / { step hunks, w toggles whitespace, ctrl+r reloads (the journal's own changes
+reload it by themselves), enter in the file list jumps to the file. The diff is computed in a
+worker thread; the widgets only show what it returns.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
 from hallmark.core.diff import Diff, item_diff
 from hallmark.core.errors import HallError
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..widgets.diff_view import DiffView
 from ..widgets.footer import HallFooter
+
+
+class _IndexCloser:
+    """Closes a worker's Repo's SQLite handle, if the diff opened one (the app's fresh_repo rule)."""
+
+    def __init__(self, repo: Any) -> None:
+        self.repo = repo
+
+    def close(self) -> None:
+        if "index" in self.repo.__dict__:
+            self.repo.index.close()
 
 
 class DiffScreen(Screen):
@@ -39,9 +53,9 @@ class DiffScreen(Screen):
         Binding("right_curly_bracket", "hunk(1)", "Next hunk", key_display="}", id="diff.next_hunk"),
         Binding("left_curly_bracket", "hunk(-1)", "Prev hunk", key_display="{", id="diff.prev_hunk"),
         Binding("w", "whitespace", "Whitespace", id="diff.whitespace"),
-        Binding("r", "reload", "Reload", id="diff.reload"),
+        Binding("ctrl+r", "reload", "Reload", id="diff.reload"),
         Binding("tab", "switch_pane", "Files/diff", show=False, id="diff.switch"),
-        Binding("escape,q", "close", "Back", id="diff.close"),
+        Binding("escape", "close", "Back", id="diff.close"),
     ]
 
     item_screen = True  # `n` gives way to the next waiting item's detail
@@ -58,8 +72,10 @@ class DiffScreen(Screen):
         self.error: str | None = None
         self.load_seconds: float | None = None
         self._syncing = False
+        self._seen_marked = False
 
     def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="⚒")
         yield Static(f"{self.item_id}: loading the diff…", id="diff-title")
         with Horizontal(id="diff-body"):
             yield OptionList(id="diff-files")
@@ -67,6 +83,7 @@ class DiffScreen(Screen):
         yield HallFooter()
 
     def on_mount(self) -> None:
+        self.sub_title = f"Diff of {self.item_id}"
         self.query_one(DiffView).focus()
         self.load()
 
@@ -76,33 +93,48 @@ class DiffScreen(Screen):
         from hallmark.core.repo import Repo
 
         started = time.perf_counter()
-        repo = Repo(self.repo.paths, self.repo.cwd)  # our own handles in this thread
+        repo = Repo(self.repo.paths, self.repo.cwd)  # our own handles in this thread, closed below
         try:
-            diff = item_diff(repo, self.item_id, ignore_whitespace=self.ignore_whitespace)
+            with contextlib.closing(_IndexCloser(repo)):
+                diff = item_diff(repo, self.item_id, ignore_whitespace=self.ignore_whitespace)
+                if not self._seen_marked:  # opening it is looking at it: once, not on every reload
+                    self._seen_marked = True
+                    try:
+                        from hallmark.core import waiting
+
+                        waiting.mark_seen(repo, self.item_id)
+                    except Exception:  # noqa: BLE001 - seen marks are a convenience; never fail the diff for them
+                        pass
         except HallError as exc:
             self.app.call_from_thread(self.show_error, exc.message)
             return
-        try:
-            from hallmark.core import waiting
-
-            waiting.mark_seen(repo, self.item_id)
-        except Exception:  # seen marks are a convenience; never fail the diff for them
-            pass
         self.app.call_from_thread(self.show, diff, time.perf_counter() - started)
 
     def show(self, diff: Diff, seconds: float) -> None:
+        if self.diff is None:
+            again = getattr(self.app, "refresh_building", None)  # the seen mark changes its badge
+            if callable(again):
+                again(frozenset({self.item_id}))
         self.diff = diff
         self.error = None
         self.load_seconds = seconds
         files = self.query_one("#diff-files", OptionList)
         files.clear_options()
-        files.add_options([Option(f"{'+' + str(f.added):>6} {'-' + str(f.removed):>6}  {f.path}", id=str(i)) for i, f in enumerate(diff.files)])
+        files.add_options([Option(self._file_label(f), id=str(i)) for i, f in enumerate(diff.files)])
         self.query_one(DiffView).set_diff(diff)
         if diff.files:
             self._syncing = True
             files.highlighted = 0
             self._syncing = False
         self._title()
+
+    @staticmethod
+    def _file_label(changed: Any) -> Text:
+        """The file's name first, its +/- counts after it on the same line (never wrapped apart)."""
+        label = Text(no_wrap=True, overflow="ellipsis")
+        label.append(str(changed.path))
+        label.append(f"  +{changed.added} -{changed.removed}", style="dim")
+        return label
 
     def show_error(self, message: str) -> None:
         self.error = message
@@ -135,9 +167,9 @@ class DiffScreen(Screen):
         """The worktree moves on while an agent works in it: compute the diff again."""
         self.load()
 
-    def journal_changed(self, items: list[str]) -> None:
+    def journal_changed(self, changed: frozenset[str], *, in_front: bool = True) -> None:
         """Called by the app when journals change: new findings may have arrived for this item."""
-        if self.item_id in items:
+        if self.item_id in changed and in_front:
             self.load()
 
     def action_switch_pane(self) -> None:

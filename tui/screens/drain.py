@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from ..messages import CoreDone
 from .base import HallScreen
-from .modals import ConfirmModal, ReasonModal
+from .modals import ConfirmModal, ReasonModal, TextModal
 
 DECISION_WORDS = {"accept": "✓ accepted", "skip": "↷ skipped", "reject": "✗ rejected", "edit": "✎ edited and accepted",
                   "undo": "↶ undone", "accept_all": "✓ accepted"}
@@ -312,9 +312,8 @@ class DrainScreen(HallScreen):
                 if pattern:
                     self.hall.core_call("edit", _decide, "accept", lid, actor="you", pattern=pattern, item=lid)
 
-            self.app.push_screen(ReasonModal(f"Edit {lid}, then accept", "The pattern, in your words:",
-                                             value=str(card.learning.get("pattern", "")), placeholder="pattern"),
-                                 edited)
+            self.app.push_screen(TextModal(f"Edit {lid}, then accept", "The pattern, in your words:",
+                                           value=str(card.learning.get("pattern", ""))), edited)
 
     def action_undo(self) -> None:
         if not self.history:
@@ -329,11 +328,33 @@ class DrainScreen(HallScreen):
             return
         self.hall.core_call("undo", _decide, "undo", lid, actor="you", item=lid)
 
+    def _is_automation(self, lid: str) -> bool:
+        return bool((self.data.cards[lid].preview or {}).get("automation"))
+
+    def acceptable(self) -> list[str]:
+        """What A would accept: the remaining cards, without ones that came back after a rejection
+        and without automations (each of those needs its own `a`, after reading its command)."""
+        return [lid for lid in self._remaining()
+                if not self.data.cards[lid].came_back and not self._is_automation(lid)]
+
+    def greyed(self, action: str) -> bool:
+        return action == "accept_all" and not self.acceptable()
+
     def action_accept_all(self) -> None:
-        remaining = [lid for lid in self._remaining() if not self.data.cards[lid].came_back]
-        automations = [lid for lid in remaining if (self.data.cards[lid].preview or {}).get("automation")]
-        remaining = [lid for lid in remaining if lid not in automations]
+        remaining = self.acceptable()
+        automations = [lid for lid in self._remaining() if self._is_automation(lid)]
         if not remaining:
+            left = len(self._remaining())
+            came_back = left - len(automations)
+            why = []
+            if came_back:
+                why.append(f"{came_back} card{'s' if came_back != 1 else ''} came back after a rejection "
+                           "(a accepts one, s or x leaves it rejected)")
+            if automations:
+                why.append(f"{len(automations)} automation{'s' if len(automations) != 1 else ''} "
+                           "(each is accepted on its own card, after reading its command)")
+            self.notify("Nothing to accept all at once: " + ("; ".join(why) if why else "no learning is waiting."),
+                        severity="warning")
             return
         lines = [f"{lid}: {self.data.cards[lid].learning.get('pattern', '')}" for lid in remaining]
         if automations:
@@ -382,4 +403,5 @@ class DrainScreen(HallScreen):
             self.history.append((lid, label))
             self.last_note = note
             self._advance()
+        self._render_card()  # now, from what is known; the reload brings what the store says
         self.reload()

@@ -1,106 +1,140 @@
-"""The floor plan: the building's eleven rooms with their items, counts and the watchman."""
+"""The floor plan: the building's eleven rooms with their items, counts and the watchman.
+
+The rooms, their items, badges and the stuck flags come from the app's Building (core.rooms,
+core.waiting, core.watchman), so they repaint in place the moment it changes. The Post Room's
+handoffs, the Library's pending learnings, a stopped daemon and a broken config are the floor's
+own extras, loaded in a worker and kept between reloads: nothing blinks while the daemon works.
+
+Rooms are as tall as what they hold. Below WIDE_ENOUGH columns or TALL_ENOUGH rows the floor
+becomes one scrolling list of rooms (no boxes), so a small terminal still shows every item.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hallmark.core import clock, config_raw, inbox, run_locks, states, waiting
+from hallmark.core import clock, inbox, rooms, states
 from hallmark.core.errors import HallError
-from hallmark.core.memory import api as library
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid
+from textual.containers import Grid, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .. import labels, rooms
-from ..messages import DataLoaded
+from .. import labels
 from .base import HallScreen
+
+if TYPE_CHECKING:
+    from hallmark.core.building import Building
+
+WIDE_ENOUGH = 70  # below this many columns, or
+TALL_ENOUGH = 20  # this many rows, the floor is a list
+ROOM_ITEMS = 8  # items a room box lists before "+N more" (enter opens the room's board)
 
 
 @dataclass
-class FloorData:
-    floor: rooms.Floor
-    handoffs: list[dict[str, Any]] = field(default_factory=list)
-    complete: bool = True  # False: the rooms only (first paint); the rest follows
-    inbox: int = 0  # entries in your inbox (questions, ready?, escalations, holds)
-    badges: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> core.waiting.classify
+class FloorExtras:
+    handoffs_today: int = 0
+    handoffs: list[dict[str, Any]] = field(default_factory=list)  # the latest few, oldest first
+    daemon_stopped: str = ""
+    library_pending: int | None = None  # None: the memory store cannot be read now (library_problem says why)
+    library_problem: str = ""
+    config_problem: str = ""
 
 
-def load_rooms(repo: Repo) -> FloorData:
-    """The rooms, their items and the watchman: what the first paint needs."""
-    views = repo.index.items()
-    now = clock.now()
-    try:
-        # the stdlib reader: the first paint need not wait for pydantic
-        stuck_after = clock.parse_duration(config_raw.load_raw(repo.root).get("stuck_after", "30m"))
-    except Exception:  # noqa: BLE001 - a bad config is reported by `hall doctor`; the floor still draws
-        stuck_after = 1800.0
-    asked = {q["item"] for q in repo.index.questions(open_only=True) if q["item"]}
-    stuck = [s for s in rooms.watchman(views, stuck_after, now, asked)
-             if not run_locks.live_runs(repo, s.item)]  # a live run is progress, however quiet (as the daemon's)
-    floor = rooms.Floor(rooms=rooms.assign(views, now), stuck=stuck)
-    for view in views:
-        floor.counts[view.state] = floor.counts.get(view.state, 0) + 1
-    return FloorData(floor, complete=False)
+def load_extras(repo: Repo) -> FloorExtras:
+    """Today's handoffs (the Post Room), a stopped daemon, a broken config and the Library's queue."""
+    # imported here, not with the module: the first paint does not wait for the memory store
+    from hallmark.core.memory import api as library
 
-
-def load_extras(repo: Repo, data: FloorData) -> FloorData:
-    """Today's handoffs (the Post Room), a stopped daemon, and the Library's pending learnings."""
-    floor = data.floor
+    extras = FloorExtras()
     now = clock.now()
     day_start = clock.stamp(now.replace(hour=0, minute=0, second=0, microsecond=0))
     handoffs = repo.index.events(kinds=list(states.TRANSITIONS), since=day_start)
-    floor.handoffs_today = len(handoffs)
-    for entry in inbox._extra_sources(repo):  # repo-level entries only: the daemon's own
-        if "daemon" in str(entry.get("kind", "")):
-            floor.daemon_stopped = entry.get("text") or "the daemon stopped"
+    extras.handoffs_today = len(handoffs)
+    extras.handoffs = handoffs[-6:]
+    for entry in inbox.entries(repo):
+        if entry.get("item") is None and "daemon" in str(entry.get("kind", "")):
+            extras.daemon_stopped = entry.get("text") or "the daemon stopped"
     try:
         repo.config  # noqa: B018 - loading it is the check
     except HallError as exc:  # commands that need it refuse; the floor says so rather than looking normal
-        floor.config_problem = exc.message
+        extras.config_problem = exc.message
     try:
-        floor.library_pending = len(library.pending(repo))
+        extras.library_pending = len(library.pending(repo))
     except HallError as exc:  # e.g. an uncommitted project identity: the Library room says memory is paused
-        floor.library_pending, floor.library_problem = None, exc.message
-    waiting_count = len(inbox.visible(repo))
-    found = waiting.badges(repo, [v for views in floor.rooms.values() for v in views])
-    return FloorData(floor, handoffs[-6:], complete=True, inbox=waiting_count, badges=found)
+        extras.library_pending, extras.library_problem = None, exc.message
+    return extras
 
 
-def load_floor(repo: Repo) -> FloorData:
-    """Everything the floor plan draws, through the core."""
-    return load_extras(repo, load_rooms(repo))
+def room_lines(room: rooms.Room, items: tuple[ItemView, ...], building: Building, extra: list[str],
+               width: int, limit: int | None) -> list[Text]:
+    """What a room shows: its counts (symbol, number and word), its extra lines, then its items."""
+    lines: list[Text] = []
+    if room.key == rooms.OFFICE:
+        count = building.waiting.count
+        lines.append(Text(f"◆ {count} waiting for you" + ("  (i)" if count else ""), style="bold" if count else ""))
+    if room.states:
+        parts = [f"{states.SYMBOLS[s]} {sum(1 for v in items if v.state == s)} {rooms.STATE_WORDS[s]}"
+                 for s in room.states]
+        counts = "  ".join(parts)
+        if len(counts) > width:  # narrow: one count a line, never a number without its word
+            lines.extend(Text(part) for part in parts)
+        else:
+            lines.append(Text(counts))
+    lines.extend(Text(line, style="dim") for line in extra)
+    shown = list(items) if limit is None else list(items[:limit])
+    stuck = building.stuck_ids
+    for view in shown:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if view.id in stuck:
+            line.append("⚠ ", style="bold")
+        line.append(f"{states.SYMBOLS.get(view.state, '·')} {view.id} ")
+        found = building.badge(view.id)
+        badge = labels.badge(found) if width >= 44 else labels.short_badge(found)
+        if badge and found and found[0] != "idle":
+            line.append(f"{badge} ", style="bold")
+        line.append(view.title or "(untitled)", style="dim" if view.terminal else "")
+        lines.append(line)
+    if len(items) > len(shown):
+        lines.append(Text(f"+{len(items) - len(shown)} more (enter)", style="italic"))
+    if not lines:
+        lines.append(Text("empty", style="dim italic"))
+    return lines
 
 
 class RoomBox(Widget, can_focus=True):
     """One room: its name on the border, counts per state with their symbols, then its items."""
 
+    DEFAULT_CSS = "RoomBox { height: auto; }"
+
     def __init__(self, room: rooms.Room) -> None:
         super().__init__(id=f"room-{room.key}", classes="room")
         self.room = room
         self.border_title = room.name
-        self.items: list[ItemView] = []
-        self.stuck: set[str] = set()
-        self.extra: list[str] = []
-        self.badges: dict[str, tuple[str, str, str]] = {}
+        self.items: tuple[ItemView, ...] = ()
+        self.lines: list[Text] = [Text("…", style="dim")]
 
-    def set_content(self, items: list[ItemView], stuck: set[str], extra: list[str],
-                    badges: dict[str, tuple[str, str, str]] | None = None) -> None:
-        self.items, self.stuck, self.extra = items, stuck, extra
-        self.badges = badges or {}
+    def set_content(self, items: tuple[ItemView, ...], building: Building, extra: list[str]) -> None:
+        self.items = items
+        compact = self.has_class("-compact")
+        width = max(10, (self.content_size.width or self.app.size.width // 3) - 1)
+        self.lines = room_lines(self.room, items, building, extra, width, None if compact else ROOM_ITEMS)
         count = len(items)
+        subtitle = ""
         if self.room.states or self.room.key in ("front_desk", "delivery"):
-            self.border_subtitle = f"{count} item{'s' if count != 1 else ''}"
-        flagged = sum(1 for v in items if v.id in stuck)
+            subtitle = f"{count} item{'s' if count != 1 else ''}"
+        flagged = sum(1 for v in items if v.id in building.stuck_ids)
         if flagged:
-            self.border_subtitle = f"⚠ {flagged} stuck · {self.border_subtitle}"
-        self.refresh()
+            subtitle = f"⚠ {flagged} stuck · {subtitle}"
+        self.border_subtitle = subtitle
+        self.clear_cached_dimensions()  # as tall as what it holds now
+        self.refresh(layout=True)
 
     def on_click(self, event: events.Click) -> None:
         """A click focuses a room (Textual does that); a double click opens it."""
@@ -109,45 +143,19 @@ class RoomBox(Widget, can_focus=True):
             self.screen.action_open_room()  # type: ignore[attr-defined]
 
     def render(self) -> Text:
-        height = max(1, self.content_size.height)
         width = max(4, self.content_size.width)
-        lines: list[Text] = []
-        if self.room.states:
-            counts = Text()
-            for state in self.room.states:
-                n = sum(1 for v in self.items if v.state == state)
-                if counts:
-                    counts.append("  ")
-                counts.append(f"{states.SYMBOLS[state]} {n} {rooms.STATE_WORDS[state]}")
-            if counts.cell_len > width:  # narrow: symbol and count, the word only for the first
-                counts = Text("  ".join(f"{states.SYMBOLS[s]} {sum(1 for v in self.items if v.state == s)}"
-                                        f"{' ' + rooms.STATE_WORDS[s] if i == 0 else ''}"
-                                        for i, s in enumerate(self.room.states)))
-            lines.append(counts)
-        for line in self.extra:
-            lines.append(Text(line, style="dim"))
-        room_lines = max(0, height - len(lines))
-        shown = self.items[:room_lines]
-        if len(self.items) > room_lines and room_lines > 0:
-            shown = self.items[: room_lines - 1]
-        for view in shown:
-            line = Text()
-            line.append("⚠ " if view.id in self.stuck else "", style="bold")
-            line.append(f"{states.SYMBOLS.get(view.state, '·')} {view.id} ")
-            found = self.badges.get(view.id)
-            badge = labels.badge(found) if width >= 44 else labels.short_badge(found)
-            if badge and found and found[0] != "idle":
-                line.append(f"{badge} ", style="bold")
-            line.append(view.title or "(untitled)", style="dim" if view.terminal else "")
-            lines.append(line)
-        if len(self.items) > len(shown) and room_lines > 0:
-            lines.append(Text(f"+{len(self.items) - len(shown)} more", style="italic"))
-        if not lines:
-            lines.append(Text("empty", style="dim italic"))
-        out = Text("\n").join(line[:width] if line.cell_len > width else line for line in lines[:height])
+        lines = list(self.lines)
+        if self.has_class("-compact"):
+            count = f" · {self.border_subtitle}" if self.border_subtitle else ""
+            lines.insert(0, Text(f"{self.room.name}{count}", style="bold"))
+        out = Text("\n").join(line if line.cell_len <= width else line[:width - 1] + "…" for line in lines)
         out.no_wrap = True
         out.overflow = "ellipsis"
         return out
+
+
+class FloorScroll(VerticalScroll, can_focus=False, inherit_bindings=False):
+    """Scrolls the rooms into view; the arrows belong to the floor (room to room), not the scroller."""
 
 
 class FloorScreen(HallScreen):
@@ -163,9 +171,13 @@ class FloorScreen(HallScreen):
 
     columns = 3
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.extras: FloorExtras | None = None
+
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        with Grid(id="floor-grid"):
+        with FloorScroll(id="floor-scroll"), Grid(id="floor-grid"):
             for room in rooms.ROOMS:
                 yield RoomBox(room)
         yield Static("", id="watchman")
@@ -173,58 +185,76 @@ class FloorScreen(HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Floor plan"
-        self._fit(self.app.size.width)
+        self._fit(self.app.size.width, self.app.size.height)
         self.query_one("#room-workshop", RoomBox).focus()
         super().on_mount()
 
     def on_resize(self, event: events.Resize) -> None:
-        self._fit(event.size.width)
+        self._fit(event.size.width, event.size.height)
 
-    def _fit(self, width: int) -> None:
-        """Four rooms a row on a wide terminal, three from 80 columns, two below."""
-        self.columns = 4 if width >= 120 else 3 if width >= 80 else 2
+    @property
+    def compact(self) -> bool:
+        return self.columns == 1
+
+    def _fit(self, width: int, height: int) -> None:
+        """Four rooms a row on a wide terminal, three from 80 columns, two below; a list when small."""
+        small = width < WIDE_ENOUGH or height < TALL_ENOUGH
+        self.columns = 1 if small else 4 if width >= 120 else 3 if width >= 80 else 2
         grid = self.query_one("#floor-grid", Grid)
         grid.styles.grid_size_columns = self.columns
+        grid.set_class(small, "-compact")
+        for box in self.query(RoomBox):
+            box.set_class(small, "-compact")
+            box.clear_cached_dimensions()
+        if self.building is not None:
+            self.draw(self.building)
 
-    def load(self, repo: Repo) -> FloorData:
-        first = load_rooms(repo)
-        self.post_message(DataLoaded(type(self).__name__, first))  # paint the rooms now
-        return load_extras(repo, FloorData(first.floor))
+    # -- data ------------------------------------------------------------------------------
+    def load(self, repo: Repo) -> FloorExtras:
+        return load_extras(repo)
 
-    def show(self, data: FloorData) -> None:
-        floor = data.floor
-        stuck = {s.item for s in floor.stuck}
+    def show(self, data: FloorExtras) -> None:
+        self.extras = data
+        if self.building is not None:
+            self.draw(self.building)
+
+    def wants_reload(self, changed: frozenset[str]) -> bool:
+        return True  # any handoff, learning or repo entry may change an extra
+
+    def draw(self, building: Building) -> None:
+        extras = self.extras
         for room in rooms.ROOMS:
             box = self.query_one(f"#room-{room.key}", RoomBox)
-            extra: list[str] = []
-            if room.key in ("post_room", "library") and not data.complete:
-                extra.append("…")
-            elif room.key == "post_room":
-                extra.append(f"{floor.handoffs_today} handoff{'s' if floor.handoffs_today != 1 else ''} today")
-                for event in reversed(data.handoffs):
-                    extra.append(f"→ {event.get('item') or ''} {event.get('event')}")
-            elif room.key == "library":
-                if floor.library_pending is None:
-                    extra.append("⚠ memory paused · L")
-                else:
-                    extra.append(f"{floor.library_pending} learning{'s' if floor.library_pending != 1 else ''} to review")
-            elif room.key == "office" and data.complete and data.inbox:
-                extra.append(f"✉ {data.inbox} in your inbox (i)")
-            elif room.key == "front_desk":
-                extra.append("new in the last day")
-            box.set_content(floor.rooms.get(room.key, []), stuck, extra, data.badges)
+            box.set_content(building.rooms.get(room.key, ()), building, self._extra(room, extras))
         parts = []
-        if floor.config_problem:
-            parts.append(f"⚠ config: {floor.config_problem} (hall doctor)")
-        if floor.daemon_stopped:
-            parts.append(f"⚠ daemon stopped: {floor.daemon_stopped}")
-        if floor.stuck:
-            shown = ", ".join(f"{s.item} quiet {s.quiet}" for s in floor.stuck[:6])
-            more = f" (+{len(floor.stuck) - 6})" if len(floor.stuck) > 6 else ""
+        if extras is not None and extras.config_problem:
+            parts.append(f"⚠ config: {extras.config_problem} (hall doctor)")
+        if extras is not None and extras.daemon_stopped:
+            parts.append(f"⚠ daemon stopped: {extras.daemon_stopped}")
+        if building.stuck:
+            shown = ", ".join(f"{s.item} quiet {s.quiet}" for s in building.stuck[:6])
+            more = f" (+{len(building.stuck) - 6})" if len(building.stuck) > 6 else ""
             parts.append(f"⚠ stuck: {shown}{more}")
         text = "Watchman: " + ("  ·  ".join(parts) if parts else "✓ all quiet")
-        self.query_one("#watchman", Static).update(Text(text))
-        self.query_one("#watchman", Static).set_class(bool(parts), "-alert")
+        watchman = self.query_one("#watchman", Static)
+        watchman.update(Text(text, no_wrap=True, overflow="ellipsis"))
+        watchman.set_class(bool(parts), "-alert")
+
+    @staticmethod
+    def _extra(room: rooms.Room, extras: FloorExtras | None) -> list[str]:
+        if room.key == "front_desk":
+            return ["new in the last day"]
+        if room.key not in ("post_room", "library"):
+            return []
+        if extras is None:
+            return ["…"]  # the first paint only: afterwards the last figures stay until new ones come
+        if room.key == "post_room":
+            out = [f"{extras.handoffs_today} handoff{'s' if extras.handoffs_today != 1 else ''} today"]
+            out.extend(f"→ {e.get('item') or ''} {e.get('event')}" for e in reversed(extras.handoffs))
+            return out
+        if extras.library_pending is None:
+            return ["⚠ memory paused · L"]
+        return [f"{extras.library_pending} learning{'s' if extras.library_pending != 1 else ''} to review (L)"]
 
     # -- keys ------------------------------------------------------------------------------
     def _boxes(self) -> list[RoomBox]:
@@ -237,11 +267,15 @@ class FloorScreen(HallScreen):
     def action_move(self, dx: int, dy: int) -> None:
         boxes = self._boxes()
         index = boxes.index(self.focused_room())
-        target = index + dx + dy * self.columns
-        if dx and target // self.columns != index // self.columns:
-            return  # h/l stay on the row
+        if self.compact:
+            target = index + (dx or dy)
+        else:
+            target = index + dx + dy * self.columns
+            if dx and target // self.columns != index // self.columns:
+                return  # h/l stay on the row
         if 0 <= target < len(boxes):
             boxes[target].focus()
+            boxes[target].scroll_visible(animate=False)
 
     def action_open_room(self) -> None:
         room = self.focused_room().room

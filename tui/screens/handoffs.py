@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hallmark.core import states
+from hallmark.core import rooms, states
 from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Label
+from textual.widgets import Label
 
-from .. import rooms
 from ..widgets.lists import VimTable
 from .base import HallScreen
 
@@ -57,8 +56,8 @@ class HandoffsScreen(HallScreen):
         if 0 <= row < len(self.items) and self.items[row]:
             self.hall.open_item(self.items[row])
 
-    @on(DataTable.RowSelected)
-    def _open(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected)
+    def _open(self, event: VimTable.RowSelected) -> None:
         """A click on a row (enter is the screen's binding)."""
         item = str(event.row_key.value or "").split("|")[0]
         if item and item != "None":

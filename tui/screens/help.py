@@ -13,12 +13,27 @@ from ..widgets.lists import VimTable
 
 def binding_classes() -> list[tuple[str, type]]:
     from ..app import HallmarkApp
-    from . import board, drain, floor, handoffs, inbox, item, modals, runs, setup, trace, usage
+    from . import (
+        board,
+        diff,
+        drain,
+        floor,
+        handoffs,
+        inbox,
+        item,
+        items_list,
+        modals,
+        runs,
+        setup,
+        trace,
+        usage,
+    )
 
     return [
         ("everywhere", HallmarkApp),
         ("floor plan", floor.FloorScreen),
         ("boards", board.BoardScreen),
+        ("triage list", items_list.ItemListScreen),
         ("item", item.ItemScreen),
         ("runs", runs.RunsScreen),
         ("trace", trace.TraceScreen),
@@ -26,6 +41,7 @@ def binding_classes() -> list[tuple[str, type]]:
         ("reflect drain", drain.DrainScreen),
         ("inbox", inbox.InboxScreen),
         ("usage", usage.UsageScreen),
+        ("diff", diff.DiffScreen),
         ("handoffs", handoffs.HandoffsScreen),
         ("reason modal", modals.ReasonModal),
         ("confirm modal", modals.ConfirmModal),
@@ -48,8 +64,9 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Label("Keys — remap any by its id in [tui.keymap] of your config.toml", id="help-title")
-            yield Label("n jumps to the next item waiting for you, oldest first, everywhere except in a trace, "
-                        "where n / N step through search hits.", id="help-note")
+            yield Label("Each key means one thing everywhere: n is the next item waiting for you, t the runs "
+                        "(of the selected item, where there is one), ] and [ the next and previous thing in a "
+                        "view (a search hit, a file). A greyed key says why when pressed.", id="help-note")
             yield VimTable(id="help-table")
 
     def on_mount(self) -> None:

@@ -1,47 +1,60 @@
-"""i: Your Office. Escalations oldest first (enter acts, D dismisses), notices on a second tab."""
+"""i: Your Office. What waits for you, oldest first (enter acts, x dismisses, u undoes a dismissal),
+and the loop's notices on a second tab; both tabs carry their counts.
+
+The entries are the app's Building's (core.waiting.waiting_for_you): the list here, the footer's
+"◆ N waiting" and the floor's office are one number. Dismissing hides an entry until it changes;
+a question still blocks its agent after that, so dismissing one asks first.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hallmark.core import inbox, items
+from hallmark.core import inbox, items, rooms
 from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
-from .. import rooms
+from .. import triage
+from ..messages import CoreDone
 from ..widgets.lists import VimTable
 from .base import HallScreen
-from .board import answer_question
-from .modals import ReasonModal
+from .modals import ConfirmModal, ReasonModal
+
+if TYPE_CHECKING:
+    from hallmark.core.building import Building
 
 
-@dataclass
-class InboxData:
-    entries: list[dict[str, Any]] = field(default_factory=list)
-    notices: list[dict[str, Any]] = field(default_factory=list)
+def _dismiss(repo: Repo, key: str, fingerprint: str) -> dict[str, Any]:
+    return {"dismissed": inbox.dismiss_entry(repo, key, fingerprint)}
+
+
+def _undismiss(repo: Repo, key: str) -> dict[str, Any]:
+    return {"restored": inbox.undismiss(repo, key), "key": key}
 
 
 class InboxScreen(HallScreen):
     AUTO_FOCUS = "#entries"
     BINDINGS = [
         Binding("enter", "act", "Act", id="inbox.act"),
-        Binding("D", "dismiss_entry", "Dismiss", id="inbox.dismiss"),
+        Binding("x", "dismiss_entry", "Dismiss", id="inbox.dismiss"),
+        Binding("u", "undo", "Undo dismiss", id="inbox.undo"),
         Binding("o", "open_item", "Open item", id="inbox.open"),
-        Binding("tab", "next_tab", "Notices/Escalations", id="inbox.tab"),
+        Binding("tab", "next_tab", "Notices/Waiting", id="inbox.tab"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
-        self.data = InboxData()
+        self.entries: list[dict[str, Any]] = []
+        self.notices: list[dict[str, Any]] = []
+        self.dismissed: list[dict[str, Any]] = []  # this session's dismissals, newest last (u restores)
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
         with TabbedContent(id="inbox-tabs"):
-            with TabPane("Escalations", id="tab-escalations"):
+            with TabPane("Waiting for you", id="tab-escalations"):
                 yield VimTable(id="entries")
             with TabPane("Notices", id="tab-notices"):
                 yield VimTable(id="notices")
@@ -49,44 +62,69 @@ class InboxScreen(HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Inbox"
-        self.query_one("#entries", VimTable).add_fixed_columns(("#", 3), ("kind", 14), ("item", 7), ("since", 5), ("what", None))
+        self.query_one("#entries", VimTable).add_fixed_columns(("#", 3), ("kind", 14), ("item", 7), ("since", 5),
+                                                              ("what", None))
         self.query_one("#notices", VimTable).add_fixed_columns(("kind", 14), ("item", 7), ("since", 5), ("what", None))
         super().on_mount()
 
-    def load(self, repo: Repo) -> InboxData:
-        return InboxData(inbox.visible(repo), list(reversed(inbox.notices(repo))))
-
-    def show(self, data: InboxData) -> None:
-        self.data = data
+    # -- what waits: the Building's ------------------------------------------------------------
+    def draw(self, building: Building) -> None:
+        keep = self.selected()
+        self.entries = list(building.waiting.entries)
         table = self.query_one("#entries", VimTable)
         row = table.cursor_row
         table.clear()
-        for n, entry in enumerate(data.entries, start=1):
+        for n, entry in enumerate(self.entries, start=1):
             table.add_row(str(n), entry["kind"], entry.get("item") or "—", rooms.since(entry.get("since", "")),
-                          entry.get("text", ""), key=str(n))
-        if not data.entries:
+                          entry.get("text", ""), key=entry["key"])
+        if not self.entries:
             table.add_row("", "", "", "", "✓ nothing waiting on you")
-        elif row:
-            table.move_cursor(row=min(row, len(data.entries) - 1))
-        notices = self.query_one("#notices", VimTable)
-        notices.clear()
-        for note in data.notices:
-            notices.add_row(note.get("kind", ""), note.get("item") or "—", rooms.since(note.get("since") or ""),
-                            note.get("text", ""))
-        if not data.notices:
-            notices.add_row("", "", "", "no notices")
-        self.query_one(TabbedContent).border_title = f"{len(data.entries)} waiting"
+        else:
+            keys = [e["key"] for e in self.entries]
+            target = keys.index(keep["key"]) if keep and keep["key"] in keys else min(row, len(keys) - 1)
+            table.move_cursor(row=max(0, target))
+        self.query_one(TabbedContent).get_tab("tab-escalations").label = f"Waiting for you ({len(self.entries)})"
         if self.focused is None:
             table.focus()
-        self.refresh_bindings()
 
+    # -- notices: loaded -----------------------------------------------------------------------
+    def load(self, repo: Repo) -> list[dict[str, Any]]:
+        return list(reversed(inbox.notices(repo)))
+
+    def show(self, data: list[dict[str, Any]]) -> None:
+        self.notices = data
+        notices = self.query_one("#notices", VimTable)
+        notices.clear()
+        for note in data:
+            notices.add_row(note.get("kind", ""), note.get("item") or "—", rooms.since(note.get("since") or ""),
+                            note.get("text", ""))
+        if not data:
+            notices.add_row("", "", "", "no notices")
+        self.query_one(TabbedContent).get_tab("tab-notices").label = f"Notices ({len(data)})"
+
+    def wants_reload(self, changed: frozenset[str]) -> bool:
+        return True  # a notice can come from any item
+
+    # -- keys ------------------------------------------------------------------------------------
     def selected(self) -> dict[str, Any] | None:
-        if self.query_one(TabbedContent).active != "tab-escalations":
+        if not self.is_mounted or self.query_one(TabbedContent).active != "tab-escalations":
             return None
         table = self.query_one("#entries", VimTable)
-        if not self.data.entries or table.cursor_row < 0 or table.cursor_row >= len(self.data.entries):
+        if not self.entries or not 0 <= table.cursor_row < len(self.entries):
             return None
-        return self.data.entries[table.cursor_row]
+        return self.entries[table.cursor_row]
+
+    def current_item_id(self) -> str | None:
+        entry = self.selected()
+        return entry.get("item") if entry else None
+
+    def show_waiting(self, item_id: str) -> bool:
+        """n moves the cursor to that item's first entry here (the board does the same with its card)."""
+        rows = [n for n, e in enumerate(self.entries) if e.get("item") == item_id]
+        if not rows or self.query_one(TabbedContent).active != "tab-escalations":
+            return False
+        self.query_one("#entries", VimTable).move_cursor(row=rows[0])
+        return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("act", "dismiss_entry"):
@@ -94,14 +132,16 @@ class InboxScreen(HallScreen):
         if action == "open_item":
             entry = self.selected()
             return True if entry and entry.get("item") else None
+        if action == "undo":
+            return True if self.dismissed else None
         return True
 
-    @on(DataTable.RowHighlighted)
+    @on(VimTable.RowHighlighted)
     def _moved(self) -> None:
         self.refresh_bindings()
 
-    @on(DataTable.RowSelected, "#entries")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected, "#entries")
+    def _selected(self, event: VimTable.RowSelected) -> None:
         event.stop()
         self.action_act()
 
@@ -122,13 +162,15 @@ class InboxScreen(HallScreen):
         kind = entry["kind"]
         item = entry.get("item")
         if kind == "question":
-            answer_question(self, {"qid": entry["qid"], "question": entry["text"], "options": entry.get("options"),
-                                   "default": entry.get("default"), "item": item})
+            triage.answer_question(self.hall, {"qid": entry["qid"], "question": entry["text"],
+                                               "options": entry.get("options"), "default": entry.get("default"),
+                                               "item": item})
             return
         if item and (kind == "escalated" or entry["key"].startswith("hold:")):
             def done(reason: str | None) -> None:
                 if reason:
-                    self.hall.core_call("retried", items.retry, item, reason=reason, item=item)
+                    self.hall.core_call("retried", triage.person_call(items.retry, "retry"), item, reason=reason,
+                                        item=item)
 
             self.app.push_screen(ReasonModal(f"Retry {item}", entry["text"] + "\n\nAllow one more round. Why?"), done)
             return
@@ -146,5 +188,27 @@ class InboxScreen(HallScreen):
         entry = self.selected()
         if entry is None:
             return
-        number = self.data.entries.index(entry) + 1
-        self.hall.core_call("dismissed", lambda repo: {"dismissed": inbox.dismiss(repo, number)}, item=entry.get("item"))
+
+        def go(yes: bool | None = True) -> None:
+            if yes:
+                self.hall.core_call("dismissed", _dismiss, entry["key"], entry["fingerprint"], item=entry.get("item"))
+                self.dismissed.append(entry)
+
+        if entry["kind"] == "question":
+            self.app.push_screen(ConfirmModal(
+                f"Dismiss {entry.get('qid')} from your inbox?",
+                [entry.get("text", ""),
+                 f"The question stays open: {entry.get('item') or 'the agent'} waits until it is answered.",
+                 "It comes back if it changes; u brings it back now."]), go)
+            return
+        go()
+
+    def action_undo(self) -> None:
+        if not self.dismissed:
+            return
+        entry = self.dismissed.pop()
+        self.hall.core_call("back in your inbox", _undismiss, entry["key"], item=entry.get("item"))
+
+    def core_done(self, message: CoreDone) -> None:
+        if message.error is not None and message.label == "dismissed" and self.dismissed:
+            self.dismissed.pop()  # it was not dismissed: nothing to undo

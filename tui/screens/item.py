@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hallmark.core import items, states, waiting
+from hallmark.core import clock, items, rooms, waiting
 from hallmark.core.config import parse_tokens
 from hallmark.core.loop.findings import list_findings
 from hallmark.core.loop.runs import list_runs
@@ -18,12 +18,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
-from .. import labels, rooms
+from .. import labels
 from ..widgets.lists import VimTable
 from .base import HallScreen
-from .board import TRIAGE_BINDINGS, TriageActions
+from .triage_keys import TRIAGE_BINDINGS, TriageKeys
 
 ENVELOPE = {"v", "t", "actor", "event", "item"}
 
@@ -62,11 +62,21 @@ class ItemData:
     runs: list[dict[str, Any]]
     budget_tokens: int | None
     questions: list[dict[str, Any]] = field(default_factory=list)
-    badge: str = ""  # core.waiting: symbol and word (and why it waits for you)
     costs: dict[str, Any] = field(default_factory=dict)  # core.waiting.cost_breakdown: per run, per round, total
 
 
-class ItemScreen(TriageActions, HallScreen):
+def when(moment: str) -> str:
+    """A journal time people can read: "09:42 · 2h ago" (UTC, the journal's clock)."""
+    if not moment:
+        return ""
+    try:
+        clock_time = clock.parse_time(moment).strftime("%H:%M")
+    except ValueError:
+        return moment
+    return f"{clock_time} · {rooms.since(moment)} ago"
+
+
+class ItemScreen(TriageKeys, HallScreen):
     AUTO_FOCUS = "#journal"
     item_screen = True
     BINDINGS = [
@@ -81,6 +91,7 @@ class ItemScreen(TriageActions, HallScreen):
         self.item_id = item_id
         self.data: ItemData | None = None
         self.expanded: int | None = None
+        self._seen_marked = False
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -99,15 +110,15 @@ class ItemScreen(TriageActions, HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = self.item_id
-        self.query_one("#journal", VimTable).add_fixed_columns(("when", 7), ("actor", 18), ("event", 16), ("summary", None))
+        self.query_one("#journal", VimTable).add_fixed_columns(("when (newest first)", 20), ("actor", 16), ("event", 20),
+                                                              ("summary", None))
         self.query_one("#findings", VimTable).add_fixed_columns(("id", 5), ("lens", 12), ("severity", 8), ("file:line", None), ("status", 8), ("round", 5))
         self.query_one("#runs", VimTable).add_fixed_columns(("run", 36), ("role", 9), ("duration", 8), ("tokens", 7), ("cost $", 7), ("outcome", None))
         self.query_one("#cost", VimTable).add_fixed_columns(("round / run", 24), ("role", 9), ("tokens", 7), ("cost $", 7), ("model", None))
         super().on_mount()
 
-    def journal_changed(self, changed: list[str]) -> None:
-        if not changed or self.item_id in changed:
-            self.reload()
+    def wants_reload(self, changed: frozenset[str]) -> bool:
+        return self.item_id in changed
 
     # -- data ------------------------------------------------------------------------------
     def load(self, repo: Repo) -> ItemData:
@@ -120,19 +131,31 @@ class ItemScreen(TriageActions, HallScreen):
         except Exception:  # noqa: BLE001 - a bad config shows as "no budget" here; `hall doctor` names it
             budget = None
         questions = [q for q in repo.index.questions(open_only=True) if q["item"] == self.item_id]
-        waiting.mark_seen(repo, self.item_id)  # you are looking at it now: "done, unseen" clears
-        kind, word, symbol = waiting.classify(repo, view)
-        badge = labels.badge((kind, word, symbol), waiting.waiting_reason(view))
+        if not self._seen_marked:  # opening it is looking at it: once, not on every reload
+            self._seen_marked = True
+            waiting.mark_seen(repo, self.item_id)
         costs = waiting.cost_breakdown(repo, self.item_id)
-        return ItemData(view, events, findings, runs, budget, questions, badge, costs)
+        return ItemData(view, events, findings, runs, budget, questions, costs)
+
+    def draw(self, building: Any) -> None:
+        if self.data is not None:
+            self._show_head(self.data)
 
     def show(self, data: ItemData) -> None:
+        if self.data is None:
+            self.hall.refresh_building(frozenset({self.item_id}))  # the seen mark changes its badge
         self.data = data
+        self._show_head(data)
+        self._show_tables(data)
+
+    def _show_head(self, data: ItemData) -> None:
         view = data.view
         head = Text()
-        head.append(f"{states.SYMBOLS.get(view.state, '·')} {view.state.replace('_', ' ')}", style="bold")
-        if data.badge:
-            head.append(f"   {data.badge}", style="bold")
+        head.append(rooms.state_label(view.state), style="bold")
+        building = self.building
+        found = building.badge(view.id) if building else None
+        if found:
+            head.append(f"   {labels.badge(found, building.reason(view.id) or None)}", style="bold")
         head.append(f"   {view.id}  {view.title}\n", style="bold")
         worktree = view.worktree
         if worktree and self.hall.repo is not None:
@@ -152,11 +175,12 @@ class ItemScreen(TriageActions, HallScreen):
         head.append("   ".join(f"{k}: {v}" for k, v in facts), style="")
         self.query_one("#item-head", Static).update(head)
 
+    def _show_tables(self, data: ItemData) -> None:
         journal = self.query_one("#journal", VimTable)
         row = journal.cursor_row
         journal.clear()
-        for n, event in enumerate(data.events):
-            journal.add_row(rooms.since(event.get("t", "")) + " ago", event.get("actor", ""), event.get("event", ""),
+        for n, event in reversed(list(enumerate(data.events))):  # newest first: why it waits is on top
+            journal.add_row(when(event.get("t", "")), event.get("actor", ""), event.get("event", ""),
                             event_summary(event, root=self.repo.root), key=str(n))
         if row and data.events:
             journal.move_cursor(row=min(row, len(data.events) - 1))
@@ -221,16 +245,16 @@ class ItemScreen(TriageActions, HallScreen):
         if self.expanded is None or self.data is None or self.expanded >= len(self.data.events):
             detail.add_class("-hidden")
             return
-        event = self.data.events[self.expanded]
+        event = self.data.events[len(self.data.events) - 1 - self.expanded]
         detail.update(Text(json.dumps(event, indent=2, ensure_ascii=False)))
         detail.remove_class("-hidden")
 
     # -- triage hooks ----------------------------------------------------------------------
     def selected(self) -> ItemView | None:
+        building = self.building
+        if building is not None and self.item_id in building.by_id:
+            return building.by_id[self.item_id]
         return self.data.view if self.data else None
-
-    def open_questions(self, item_id: str) -> list[dict[str, Any]]:
-        return self.data.questions if self.data else []
 
     def current_item_id(self) -> str:
         """The item `n` (app.next_waiting) counts from; the next one opens in this one's place."""
@@ -255,13 +279,13 @@ class ItemScreen(TriageActions, HallScreen):
             self.expanded = None if self.expanded == row else row
             self._show_expanded()
 
-    @on(DataTable.RowSelected, "#journal")
-    def _journal_selected(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected, "#journal")
+    def _journal_selected(self, event: VimTable.RowSelected) -> None:
         event.stop()
         self.action_expand()
 
-    @on(DataTable.RowSelected, "#runs")
-    def _run_selected(self, event: DataTable.RowSelected) -> None:
+    @on(VimTable.RowSelected, "#runs")
+    def _run_selected(self, event: VimTable.RowSelected) -> None:
         event.stop()
         self._open_run(event.cursor_row)
 

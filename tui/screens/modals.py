@@ -1,4 +1,4 @@
-"""Small modal screens: ask for a reason, confirm a list, edit a text, show a message."""
+"""Small modal screens: ask for a reason, confirm a list, edit a longer text."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label, Static, TextArea
 
 
 class ReasonModal(ModalScreen[str | None]):
@@ -73,3 +73,43 @@ class ConfirmModal(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class TextModal(ModalScreen[str | None]):
+    """A text of several lines (a learning's pattern, edited before it is accepted): enter starts a
+    new line, ctrl+s keeps it, escape cancels. Empty text is refused on the spot."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="text.save"),
+        Binding("escape", "cancel", "Cancel", id="text.cancel"),
+    ]
+
+    def __init__(self, title: str, prompt: str = "", *, value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.prompt_text = prompt
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="modal-box", classes="-wide"):
+            yield Label(self.title_text, id="modal-title")
+            if self.prompt_text:
+                yield Static(self.prompt_text, id="modal-prompt", markup=False)
+            yield TextArea(self.value, id="modal-text", soft_wrap=True, show_line_numbers=False)
+            yield Label("ctrl+s to keep · escape to cancel", id="modal-hint")
+
+    def on_mount(self) -> None:
+        area = self.query_one(TextArea)
+        area.cursor_blink = False
+        area.focus()
+        area.move_cursor(area.document.end)
+
+    def action_save(self) -> None:
+        text = self.query_one(TextArea).text.strip()
+        if not text:
+            self.query_one("#modal-hint", Label).update("✗ this needs some text (escape to cancel)")
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

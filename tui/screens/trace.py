@@ -1,29 +1,57 @@
-"""t: a run's live trace. The heavy lifting is TraceView; this screen adds the status line,
-search (/ then n/N) and takeover (T)."""
+"""A run's live trace. The heavy lifting is TraceView; this screen adds the status line, search
+(/ then ] and [ step through the hits) and take over (T).
+
+The status line says only what is true now: whether the run is live, ended (with its end line),
+finished (a `claude -p` file that ends with its result line) or died; how long it has run and
+what it cost; whether the view follows the end or is paused (and how many lines came since);
+and which search hit the cursor is on.
+"""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
+from hallmark.core import clock
 from hallmark.core.repo import Repo
+from hallmark.core.runner import trace
 from hallmark.core.takeover import takeover
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from .. import programs
 from ..messages import CoreDone
-from ..widgets.trace_view import TailChanged, TraceView, search_file
+from ..widgets.trace_view import TailChanged, TraceView
 from .base import HallScreen
 
 
+def started_at(path: Path) -> datetime | None:
+    """A run file's start from its name: 20261130T094312123Z-review.jsonl."""
+    stamp = path.stem.partition("-")[0]
+    try:
+        return datetime.strptime(stamp[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m {seconds % 60:02d}s"
+    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+
+
 class TraceScreen(HallScreen):
+    OWN_DATA = False
     AUTO_FOCUS = "TraceView"
-    n_is_search = True  # n / N step through search hits here, not to the next waiting item
     BINDINGS = [
         Binding("slash", "search", "Search", key_display="/", id="trace.search"),
-        Binding("n", "hit(True)", "Next hit", id="trace.next_hit"),
-        Binding("N", "hit(False)", "Prev hit", id="trace.prev_hit"),
+        Binding("right_square_bracket", "hit(True)", "Next hit", key_display="]", id="trace.next_hit"),
+        Binding("left_square_bracket", "hit(False)", "Prev hit", key_display="[", id="trace.prev_hit"),
         Binding("T", "takeover", "Take over", id="trace.takeover"),
         Binding("escape", "back", "Back", id="trace.back"),
     ]
@@ -37,11 +65,13 @@ class TraceScreen(HallScreen):
         self.role = role or "run"
         self.stamp = stamp
         self.query_text = ""
+        self.started = started_at(self.path)
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
         yield Static("", id="trace-status")
-        yield Input(placeholder="search this run (enter; then n / N)", id="trace-search", classes="-hidden")
+        yield Input(placeholder="search this run (enter; then ] next, [ previous)", id="trace-search",
+                    classes="-hidden")
         yield TraceView(self.path, follow=self.follow, id="trace")
         yield from self.compose_footer()
 
@@ -50,33 +80,93 @@ class TraceScreen(HallScreen):
         self.query_one("#trace-search", Input).cursor_blink = False
         self.query_one(TraceView).focus()
         self._status()
+        self.set_interval(1.0, self._tick)
         super().on_mount()
 
     def load(self, repo: Repo) -> None:
         return None
 
-    def journal_changed(self, items: list[str]) -> None:
-        """The trace follows its own file; the journal does not change it."""
-
     @property
     def view(self) -> TraceView:
         return self.query_one(TraceView)
 
-    def _status(self) -> None:
+    def _tick(self) -> None:
+        if self.view.live:  # the elapsed time of a live run moves on its own
+            self._status()
+
+    # -- the status line -------------------------------------------------------------------------
+    def run_state(self) -> str:
         view = self.view
-        parts = [f"{self.role}", "indexing… (showing the newest lines)" if view.partial else f"{view.line_count:,} lines"]
+        if view.live:
+            return "● live"
         if view.saw_end:
-            parts.append("⏹ ended")
-        elif view.live:
-            parts.append("● live")
-        elif view.scanned:
-            parts.append("✗ ended without an end line (the run died)")
-        parts.append("TAIL ▼" if view.tail else f"⏸ paused · +{view.pending:,} new (G to follow)")
-        if view.hits:
-            parts.append(f"“{self.query_text}”: {len(view.hits):,} hits")
-        elif self.query_text:
-            parts.append(f"“{self.query_text}”: no hits")
-        self.query_one("#trace-status", Static).update("  ·  ".join(parts))
+            return "⏹ ended"
+        if not view.scanned or not view.live_known:
+            return "…"
+        if view.last_kind == "result":
+            return "■ finished (its result line)"
+        if not view.line_count:
+            return "no lines yet"
+        return "✗ ended without an end line (the run died)"
+
+    def elapsed(self) -> str:
+        view = self.view
+        if view.live and self.started is not None:
+            return duration((clock.now() - self.started).total_seconds())
+        if view.line_count:
+            try:
+                record = trace.loads(view.raw_line(view.line_count - 1))
+            except ValueError:
+                record = None
+            if isinstance(record, dict) and isinstance(record.get("duration_ms"), int | float):
+                return duration(record["duration_ms"] / 1000)
+        return ""
+
+    def cost(self) -> str:
+        meter = self.view.meter
+        if meter.standin:
+            return "$0.00 (stand-in)"
+        if meter.cost_usd is None:
+            return ""
+        return f"${meter.cost_usd:.4f}" + ("" if meter.exact else " so far (list price)")
+
+    def follow_state(self) -> str:
+        view = self.view
+        if view.tail:
+            return "▼ following the end"
+        where = f"⏸ at line {view.cursor + 1:,}"
+        if view.pending:
+            return f"{where} · +{view.pending:,} new · G follows"
+        return f"{where} · G: the end"
+
+    def search_state(self) -> str:
+        if not self.query_text:
+            return ""
+        view = self.view
+        if not view.hits:
+            return f"“{self.query_text}”: no hits"
+        at = view.hit_index()
+        if at is None:
+            return f"“{self.query_text}”: {len(view.hits):,} hits (] next)"
+        return f"“{self.query_text}”: hit {at:,} of {len(view.hits):,}"
+
+    def status_text(self, width: int | None = None) -> str:
+        """The parts in their reading order; when they do not all fit, the least telling go first
+        (the role is in the title already), never the run's state, the follow state or the search."""
+        view = self.view
+        count = "indexing… (newest first)" if view.partial else f"{view.line_count:,} lines"
+        parts = [("role", self.role), ("count", count), ("state", self.run_state()), ("elapsed", self.elapsed()),
+                 ("cost", self.cost()), ("follow", self.follow_state()), ("search", self.search_state())]
+        parts = [(k, v) for k, v in parts if v]
+        width = width if width is not None else max(20, self.size.width - 2)
+        for drop in ("role", "cost", "elapsed", "count"):
+            if len(" · ".join(v for _, v in parts)) <= width:
+                break
+            parts = [(k, v) for k, v in parts if k != drop]
+        return " · ".join(v for _, v in parts)
+
+    def _status(self) -> None:
+        self.query_one("#trace-status", Static).update(self.status_text())
 
     @on(TailChanged)
     def _tail_changed(self, message: TailChanged) -> None:
@@ -84,12 +174,26 @@ class TraceScreen(HallScreen):
         self._status()
         self.refresh_bindings()
 
+    # -- keys ------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "takeover":
-            return bool(self.item)
         if action == "hit":
             return True if self.view.hits else None
         return True
+
+    def greyed(self, action: str) -> bool:
+        return action == "takeover" and bool(self.takeover_blocked())
+
+    def takeover_blocked(self) -> str:
+        """Why T cannot take this run over, or ""."""
+        if not self.item:
+            return "Only an item's run can be taken over."
+        claude = programs.claude()
+        if claude.missing:
+            return claude.missing
+        if self.view.meter.standin and "standin" not in Path(claude.command[0]).name:
+            return ("This run is the stand-in's (no model ran): Claude Code cannot resume its session. "
+                    "HALL_CLAUDE=hall-standin-claude takes it over with the stand-in.")
+        return ""
 
     # -- search ----------------------------------------------------------------------------
     def action_search(self) -> None:
@@ -106,28 +210,29 @@ class TraceScreen(HallScreen):
         if view.partial:
             self.notify("Still indexing the whole run; search again in a moment.", severity="warning")
             return
-        limit = view.ends[-1] if view.ends else 0
-        self._search(self.query_text, limit)
+        self._search(self.query_text)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, needle: str, limit: int) -> None:
+    def _search(self, needle: str) -> None:
+        view = self.view
         try:
-            hits = search_file(self.path, needle, limit)
+            from hallmark.core.runner.trace_lines import search_file
+
+            hits = search_file(self.path, needle, view.base, view.ends[-1] if view.ends else view.base)
         except OSError:
             hits = []
-        self.app.call_from_thread(self._hits_found, hits)
+        self.app.call_from_thread(self._hits_found, hits, needle)
 
-    def _hits_found(self, hits: list[int]) -> None:
+    def _hits_found(self, hits: list[int], needle: str) -> None:
         view = self.view
-        view.set_hits(hits)
+        view.set_hits(hits, needle)
         if hits:
             view.step_hit(True)
         self._status()
         self.refresh_bindings()
 
     def action_hit(self, forward: bool) -> None:
-        number = self.view.step_hit(forward)
-        if number is not None:
+        if self.view.step_hit(forward) is not None:
             self._status()
 
     def action_back(self) -> None:
@@ -138,11 +243,24 @@ class TraceScreen(HallScreen):
             return
         self.app.pop_screen()
 
-    # -- takeover (triage's core/takeover.py) ----------------------------------------------
+    # -- take over (core/takeover.py) --------------------------------------------------------------
     def action_takeover(self) -> None:
-        if not self.item:
+        blocked = self.takeover_blocked()
+        if blocked:
+            self.notify(blocked, title="Take over: not available", severity="warning", timeout=8)
             return
-        self.hall.core_call("taken over", takeover, self.item, run=self.path.name, item=self.item)
+        from .. import triage
+        from .modals import ConfirmModal
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.hall.core_call("taken over", triage.person_call(takeover, "take over"), self.item,
+                                    run=self.path.name, item=self.item)
+
+        self.app.push_screen(ConfirmModal(f"Take {self.item} over?", [
+            f"{self.path.name}: a live run is stopped and the loop lets go of {self.item}.",
+            f"{self.item} goes back to development until you make it ready again.",
+            "Claude Code resumes the run's session here; the app comes back when it ends."]), confirmed)
 
     def core_done(self, message: CoreDone) -> None:
         if message.label != "taken over" or message.error is not None or not message.result:

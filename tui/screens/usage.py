@@ -23,6 +23,7 @@ from ..widgets.lists import VimTable
 from .base import HallScreen
 
 GROUPS = ("item", "role", "model", "day")
+LABEL_MAX = 48  # a longer label folds onto more lines rather than pushing the numbers off
 DAYS = 14
 
 
@@ -130,10 +131,14 @@ class UsageScreen(HallScreen):
     def on_mount(self) -> None:
         self.sub_title = "Usage"
         for group in GROUPS:
-            self.query_one(f"#usage-{group}", VimTable).add_fixed_columns(
-                (group, None), ("runs", 5), ("input", 7), ("output", 7), ("cache rd", 8), ("cache wr", 8),
-                ("cost $", 7))
+            self._columns(group, 20)
         super().on_mount()
+
+    def _columns(self, group: str, label_width: int) -> None:
+        """The label as wide as its longest (at most LABEL_MAX), the numbers right after it."""
+        self.query_one(f"#usage-{group}", VimTable).add_fixed_columns(
+            (group, label_width), ("runs", 5), ("input", 7), ("output", 7), ("cache rd", 8), ("cache wr", 8),
+            ("cost $", 7))
 
     def load(self, repo: Repo) -> UsageData:
         data = UsageData()
@@ -165,7 +170,9 @@ class UsageScreen(HallScreen):
             table = self.query_one(f"#usage-{group}", VimTable)
             table.clear()
             report = data.reports.get(group, {})
-            key_width = table.columns[next(iter(table.columns))].width if table.columns else 20
+            names = [labels.usage_key(group, row) for row in report.get("rows", [])]
+            key_width = max(10, min(LABEL_MAX, max((len(n) for n in names), default=10)))
+            self._columns(group, key_width)
             for row in report.get("rows", []):
                 label = wrap(labels.usage_key(group, row), key_width)
                 table.add_row(label, str(row.get("runs", "")), human(row.get("input_tokens", 0) or 0),

@@ -112,6 +112,8 @@ class DiffView(ScrollView, can_focus=True):
     DiffView > .diff--hunk { color: $accent; text-style: italic; }
     DiffView > .diff--added { color: $success; background: $success 15%; }
     DiffView > .diff--removed { color: $error; background: $error 15%; }
+    DiffView > .diff--added-mark { color: $background; background: $success; text-style: bold; }
+    DiffView > .diff--removed-mark { color: $background; background: $error; text-style: bold; }
     DiffView > .diff--context { color: $text-muted; }
     DiffView > .diff--gutter { color: $text-muted; }
     DiffView > .diff--finding { color: $warning; text-style: bold; }
@@ -121,7 +123,7 @@ class DiffView(ScrollView, can_focus=True):
     """
     COMPONENT_CLASSES = {
         "diff--file", "diff--hunk", "diff--added", "diff--removed", "diff--context", "diff--gutter",
-        "diff--finding", "diff--blocker", "diff--empty", "diff--cursor",
+        "diff--finding", "diff--blocker", "diff--empty", "diff--cursor", "diff--added-mark", "diff--removed-mark",
     }
 
     class FileChanged(Message):
@@ -334,9 +336,12 @@ class DiffView(ScrollView, can_focus=True):
         marker_style = {"+": "diff--added", "-": "diff--removed"}.get(line.kind, "diff--context")
         body = self._highlight(file_index, line.text)
         row_style = self._style(marker_style)
-        out = gutter + Text(f"{line.kind if line.kind != ' ' else ' '} ", style=row_style) + body
+        # the +/- marker is solid (background-coloured on the signal colour): in 256 colours a tint of
+        # a colour and the colour itself can round to the same cell colour, which hid the marker
+        mark = self._style(f"{marker_style}-mark") if line.kind in "+-" else row_style
+        out = gutter + Text(line.kind if line.kind != " " else " ", style=mark) + Text(" ", style=row_style) + body
         if line.kind in "+-":
-            out.stylize(Style(bgcolor=row_style.bgcolor), len(gutter), len(out))
+            out.stylize(Style(bgcolor=row_style.bgcolor), len(gutter) + 1, len(out))
         return out
 
 

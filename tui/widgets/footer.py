@@ -1,86 +1,187 @@
-"""The footer on every screen: the keys that apply, and how many items wait for you (docked right).
+"""The footer on every screen: the keys that apply here, and on the right how many things wait for
+you and `? Keys`, which never drop out.
 
-The count is the app's `waiting_count` (core.waiting.waiting_items, refreshed by the journal
-watcher); the key beside it is whatever `app.next_waiting` is bound to here. Where that key means
-something else (a trace's search), the count shows without a key.
+One widget that draws one line. Textual's own Footer recomposes a widget per key whenever the
+bindings change (every cursor move, every reload, every new trace line), which took a third to
+two thirds of the app's time under load; this one recomputes a list and repaints in place. When
+the line is too narrow, whole keys drop from the end (least specific first: the screen's own keys
+come first, the views' keys after); nothing is cut mid-word, and `…` says keys were left out.
+A click on a key presses it.
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import HorizontalGroup
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import RenderResult
+from textual.widget import Widget
 
 WAITING_SYMBOL = "◆"
+HELP_ACTIONS = ("help", "app.help")
+NEXT_WAITING = ("next_waiting", "app.next_waiting")
 
 
-class WaitingKey(FooterKey):
-    """The count; a click jumps like the key does (when a key is bound here)."""
+@dataclass(frozen=True)
+class FooterEntry:
+    key: str  # the key as Textual names it ("question_mark"), what a click presses
+    display: str  # as shown ("?")
+    description: str
+    action: str
+    enabled: bool
 
-    def on_mouse_down(self) -> None:
-        if self.key:
-            self.app.simulate_key(self.key)
 
-
-class HallFooter(Footer):
+class HallFooter(Widget):
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"footer--key", "footer--description", "footer--waiting", "footer--more"}
     DEFAULT_CSS = """
-    HallFooter .footer-right {
-        dock: right;
-        width: auto;
+    HallFooter {
+        dock: bottom;
         height: 1;
+        width: 1fr;
+        background: $footer-background;
+        color: $footer-foreground;
     }
-    HallFooter .footer-right FooterKey.-waiting {
-        padding-right: 1;
-        border-left: vkey $foreground 20%;
+    HallFooter > .footer--key {
+        color: $footer-key-foreground;
+        background: $footer-key-background;
         text-style: bold;
     }
-    HallFooter .footer-right FooterKey.-command-palette {
-        dock: none;
+    HallFooter > .footer--description {
+        color: $footer-description-foreground;
+    }
+    HallFooter > .footer--waiting {
+        text-style: bold;
+        color: $footer-key-foreground;
+    }
+    HallFooter > .footer--more {
+        color: $text-muted;
     }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[FooterEntry] = []
+        self.spans: list[tuple[int, int, FooterEntry]] = []  # (start, end, entry) as last drawn
+        self.shown: list[FooterEntry] = []  # the left-hand keys that fit last time
+        self._dirty = False
+
     def on_mount(self) -> None:
-        super().on_mount()
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         if hasattr(self.app, "waiting_count"):
             self.watch(self.app, "waiting_count", self._count_changed, init=False)
+        self._collect()
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, _screen: object) -> None:
+        """Many changes in one frame become one recount and one repaint."""
+        if not self._dirty:
+            self._dirty = True
+            self.call_after_refresh(self._collect)
 
     def _count_changed(self, _count: int | None) -> None:
-        if self.is_attached:
-            self.call_after_refresh(self.recompose)
+        self.refresh()
 
+    def _collect(self) -> None:
+        self._dirty = False
+        if not self.is_attached:
+            return
+        seen: set[str] = set()
+        entries: list[FooterEntry] = []
+        greyed = getattr(self.screen, "greyed", None)  # keys that run but only to say why they can't
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            enabled = active.enabled and not (callable(greyed) and greyed(binding.action))
+            entries.append(FooterEntry(key, self.app.get_key_display(binding), binding.description, binding.action,
+                                       enabled))
+        if entries != self.entries:
+            self.entries = entries
+            self.refresh()
+
+    # -- drawing -------------------------------------------------------------------------------
     def waiting_text(self) -> str | None:
         count = getattr(self.app, "waiting_count", None)
         if count is None:
             return None
         return f"{WAITING_SYMBOL} {count} waiting"
 
-    def compose(self) -> ComposeResult:
-        """Footer's keys, then the count and the palette key side by side on the right (two docked
-        widgets would overlap)."""
-        right = []
-        for widget in super().compose():
-            if isinstance(widget, FooterKey) and widget.has_class("-command-palette"):
-                right.append(widget)
-            else:
-                yield widget
-        waiting = self._waiting_key()
-        if waiting is not None:
-            right.insert(0, waiting)
-        if right:
-            with HorizontalGroup(classes="footer-right"):
-                yield from right
+    def next_waiting_key(self) -> FooterEntry | None:
+        """The key that jumps to the next waiting item here (n), when it is enabled."""
+        for key, active in self.screen.active_bindings.items():
+            if active.binding.action in NEXT_WAITING and active.enabled:
+                return FooterEntry(key, self.app.get_key_display(active.binding), "", active.binding.action, True)
+        return None
 
-    def _waiting_key(self) -> FooterKey | None:
-        text = self.waiting_text()
-        if not self._bindings_ready or text is None:
-            return None
-        key = None
-        for bound, active in self.screen.active_bindings.items():
-            if active.binding.action.endswith("next_waiting") and active.enabled:
-                key = (bound, self.app.get_key_display(active.binding))
+    def render(self) -> RenderResult:
+        width = self.size.width
+        key_style = self.get_component_rich_style("footer--key")
+        desc_style = self.get_component_rich_style("footer--description")
+        more_style = self.get_component_rich_style("footer--more")
+        dim = Style(dim=True)
+        right: list[tuple[Text, FooterEntry | None]] = []
+        waiting = self.waiting_text()
+        if waiting is not None:
+            jump = self.next_waiting_key()
+            piece = Text()
+            if jump is not None:
+                piece.append(f" {jump.display} ", key_style)
+            piece.append(f"{waiting} ", self.get_component_rich_style("footer--waiting"))
+            right.append((piece, jump))
+        helper = next((e for e in self.entries if e.action in HELP_ACTIONS), None)
+        if helper is not None:
+            right.append((self._piece(helper, key_style, desc_style, dim), helper))
+        left = [e for e in self.entries if e.action not in HELP_ACTIONS]
+        right_width = sum(p.cell_len for p, _ in right) + (1 if right else 0)
+        room = max(0, width - right_width)
+        pieces: list[tuple[Text, FooterEntry]] = []
+        used = 0
+        dropped = False
+        for entry in left:
+            piece = self._piece(entry, key_style, desc_style, dim)
+            if used + piece.cell_len > room - (0 if entry is left[-1] else 2):
+                dropped = True
                 break
-        if key is None:
-            return WaitingKey("", "", text, "", classes="-waiting", tooltip="items waiting for you")
-        return WaitingKey(key[0], key[1], text, "app.next_waiting", classes="-waiting",
-                          tooltip="jump to the next item waiting for you, oldest first")
+            pieces.append((piece, entry))
+            used += piece.cell_len
+        out = Text(no_wrap=True, overflow="crop")
+        spans: list[tuple[int, int, FooterEntry]] = []
+        for piece, entry in pieces:
+            spans.append((out.cell_len, out.cell_len + piece.cell_len, entry))
+            out.append_text(piece)
+        if dropped:
+            out.append(" …", more_style)
+        self.shown = [entry for _, entry in pieces]
+        gap = width - out.cell_len - right_width
+        if right:
+            out.append(" " * max(1, gap))
+            out.append("▏", more_style)
+            for piece, entry in right:
+                if entry is not None:
+                    spans.append((out.cell_len, out.cell_len + piece.cell_len, entry))
+                out.append_text(piece)
+        self.spans = spans
+        return out
+
+    @staticmethod
+    def _piece(entry: FooterEntry, key_style: Style, desc_style: Style, dim: Style) -> Text:
+        piece = Text()
+        piece.append(f" {entry.display} ", key_style + dim if not entry.enabled else key_style)
+        piece.append(f"{entry.description} ", desc_style + dim if not entry.enabled else desc_style)
+        return piece
+
+    def text(self) -> str:
+        """What the footer says now (tests read it)."""
+        return self.render().plain  # type: ignore[union-attr]
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, entry in self.spans:
+            if start <= event.x < end:
+                self.app.simulate_key(entry.key)  # a greyed key still says why it cannot act
+                return

@@ -1,23 +1,26 @@
 """A live view of a run stream: a line-offset index and a Line-API ScrollView (toolong's design).
 
-Nothing per line is held but its end offset. A worker thread scans the file once, then
-follows it: only whole lines count (a line exists once its newline arrives), and a file that
-shrinks or is replaced starts the index again. Rows are read with pread and parsed when they
-are drawn, behind an LRU cache. Tail mode follows the end; any scroll turns it off and the
-screen shows "+N new" until `end`/`G` resumes it.
+The index, the steps and the tool names are core.runner.trace_lines.TraceLines (the same parser
+as `hall trace`); this widget only follows the file and draws. A worker thread scans the file
+once (the newest 2 MB first, so the end of a huge stream is on screen at once), then follows it:
+only whole lines count, and a file that shrinks or is replaced starts the index again. It also
+meters the run (model, tokens, cost) and reads the runner's arrival times as the file grows.
+
+Tail mode follows the end; any scroll turns it off and the screen shows "+N new" until `end`/`G`
+resumes it. Every change of what the status line says is one TailChanged message.
 """
 
 from __future__ import annotations
 
-import bisect
 import os
 import textwrap
 import time
 from array import array
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hallmark.core.runner import trace
+from hallmark.core.runner.trace_lines import END_MARK, RunMeter, TraceLines, newline_ends
 from rich.style import Style
 from rich.text import Text
 from textual import events, work
@@ -29,24 +32,26 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from .trace_steps import KIND_MARK, StepView, steps_for
-
 CHUNK = 8 * 1024 * 1024
 TAIL_FIRST_BYTES = 2 * 1024 * 1024  # a bigger file shows its newest lines before the full scan
+METER_MAX_BYTES = 16 * 1024 * 1024  # a bigger file is metered from what is appended (and its result line)
 POLL_SECONDS = 0.1
-END_MARK = b'"hall_run_end"'
+LOCK_PROBE_S = 0.5
 MAX_DETAIL_ROWS = 2000
 
-
-def newline_ends(data: bytes, base: int) -> array:
-    """Offsets just past every newline in data (data starts at file offset base)."""
-    out = array("q")
-    find = data.find
-    pos = find(b"\n")
-    while pos != -1:
-        out.append(base + pos + 1)
-        pos = find(b"\n", pos + 1)
-    return out
+KIND_MARK = {
+    "init": "▶ init",
+    "text": "✎ text",
+    "thinking": "… thinking",
+    "tool_call": "→ call",
+    "tool_result": "← result",
+    "result": "■ result",
+    "retry": "↻ retry",
+    "system": "· system",
+    "end": "⏹ end",
+    "error": "✗ error",
+    "unknown": "? line",
+}
 
 
 def lock_held(lock_path: Path) -> bool:
@@ -54,6 +59,15 @@ def lock_held(lock_path: Path) -> bool:
     from hallmark.core.run_locks import lock_is_held
 
     return lock_is_held(Path(lock_path))
+
+
+@dataclass
+class Meter:
+    model: str = ""
+    standin: bool = False
+    tokens: int = 0
+    cost_usd: float | None = None
+    exact: bool = False  # the result line's own figure, not list price of the tokens so far
 
 
 @dataclass
@@ -66,6 +80,9 @@ class NewLines(Message):
     last_is_end: bool = False
     base: int = 0  # the offset where the first of these lines starts (non-zero: only the file's tail)
     partial: bool = False  # the newest lines only; the full index follows
+    last_kind: str = ""  # the type of the last line ("result", "hall_run_end", ...)
+    meter: Meter | None = None
+    times: dict[int, int] | None = None
 
 
 @dataclass
@@ -90,8 +107,17 @@ class Expansion:
     rows: list[Text] = field(default_factory=list)
 
 
+def _last_kind(data: bytes) -> str:
+    try:
+        record = trace.loads(data)
+    except ValueError:
+        return ""
+    return str(record.get("type") or "") if isinstance(record, dict) else ""
+
+
 class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
-    COMPONENT_CLASSES = {"trace--cursor", "trace--gutter", "trace--mark", "trace--detail", "trace--hit"}
+    COMPONENT_CLASSES = {"trace--cursor", "trace--gutter", "trace--mark", "trace--detail", "trace--hit",
+                         "trace--hit-line"}
     BINDINGS = [
         Binding("down,j", "cursor(1)", "Down", show=False, id="trace.down"),
         Binding("up,k", "cursor(-1)", "Up", show=False, id="trace.up"),
@@ -109,45 +135,60 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         super().__init__(id=id)
         self.path = Path(path)
         self.follow = follow
-        self.ends = array("q")
+        self.lines = TraceLines(self.path)
         self.size_read = 0
         self.pending = 0
         self.live = False
+        self.live_known = False  # the lock has been probed once
         self.saw_end = False
+        self.last_kind = ""
+        self.meter = Meter()
         self.expanded: dict[int, Expansion] = {}
         self._exp_keys: list[int] = []
-        self._steps: OrderedDict[int, list[StepView]] = OrderedDict()
-        self._fd: int | None = None
         self.hits: list[int] = []
+        self.needle = ""
         self.scanned = False
-        self._user_scroll = False
-        self.base = 0  # where line 0 starts: 0, or the tail's first line while only the tail is indexed
-        self.partial = False
+
+    # -- the index (TraceLines) ---------------------------------------------------------------
+    @property
+    def ends(self) -> array:
+        return self.lines.ends
+
+    @property
+    def base(self) -> int:
+        return self.lines.base
+
+    @property
+    def partial(self) -> bool:
+        return self.lines.partial
+
+    @property
+    def line_count(self) -> int:
+        return self.lines.count
+
+    def raw_line(self, line: int) -> bytes:
+        return self.lines.raw_line(line)
+
+    def steps(self, line: int) -> list[trace.Step]:
+        return self.lines.steps(line)
 
     # -- file ------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self._follow_file()
 
     def on_unmount(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    def _reopen(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-        try:
-            self._fd = os.open(self.path, os.O_RDONLY)
-        except OSError:
-            self._fd = None
+        self.lines.close()
 
     @work(thread=True, exclusive=True, group="tail", exit_on_error=False)
     def _follow_file(self) -> None:
         worker = get_current_worker()
         lock = self.path.with_suffix(".lock")
+        times_path = trace.times_path(self.path)
         pos, inode, first, live = 0, None, True, None
         last_probe = 0.0
+        times_size = -1
+        meter = RunMeter()
+        metering = True
         while not worker.is_cancelled:
             try:
                 st = os.stat(self.path)
@@ -155,14 +196,16 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                 st = None
             reset = False
             if st is not None and (inode is not None and (st.st_ino != inode or st.st_size < pos)):
-                pos, reset = 0, True
+                pos, reset, meter = 0, True, RunMeter()
             if st is not None:
                 inode = st.st_ino
-            if first and st is not None and st.st_size > TAIL_FIRST_BYTES:
-                self._post_tail_first(st.st_size)
+            if first and st is not None:
+                metering = st.st_size <= METER_MAX_BYTES
+                if st.st_size > TAIL_FIRST_BYTES:
+                    self._post_tail_first(st.st_size)
             if st is not None and (st.st_size > pos or reset or first):
                 ends = array("q")
-                last_is_end = False
+                last_is_end, last_kind = False, ""
                 try:
                     with open(self.path, "rb", buffering=0) as handle:
                         handle.seek(pos)
@@ -171,21 +214,41 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                             data = handle.read(CHUNK)
                             if not data:
                                 break
-                            found = newline_ends(data, start)
-                            ends.extend(found)
+                            cut = data.rfind(b"\n") + 1
+                            ends.extend(newline_ends(data[:cut], start))
+                            if metering or not first:
+                                for raw in data[:cut].splitlines():
+                                    meter.feed(raw)
                             start += len(data)
                         if ends:
                             prev = ends[-2] if len(ends) > 1 else pos
                             handle.seek(prev)
-                            last_is_end = END_MARK in handle.read(ends[-1] - prev)
+                            last = handle.read(ends[-1] - prev)
+                            last_is_end = END_MARK in last
+                            last_kind = _last_kind(last)
+                            if not metering and first:
+                                meter.feed(last)  # a huge file: its result line still says what it cost
                 except OSError:
                     ends = array("q")
-                if ends or reset or first:
+                times = None
+                try:
+                    size = os.stat(times_path).st_size
+                except OSError:
+                    size = -1
+                if size != times_size:
+                    times_size = size
+                    times = trace.read_times(self.path) if size > 0 else None
+                if ends or reset or first or times:
                     pos = ends[-1] if ends else pos
-                    self.post_message(NewLines(ends, pos, reset or first, last_is_end))
+                    self.post_message(NewLines(ends, pos, reset or first, last_is_end, last_kind=last_kind,
+                                               meter=Meter(meter.model, meter.standin, meter.tokens,
+                                                           meter.cost_usd() if meter.usage or
+                                                           meter.result_cost is not None else None,
+                                                           meter.result_cost is not None),
+                                               times=times))
                     first = False
             now = time.monotonic()
-            if now - last_probe > 0.5:
+            if now - last_probe > LOCK_PROBE_S:
                 last_probe = now
                 held = lock_held(lock)
                 if held != live:
@@ -193,6 +256,9 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                     self.post_message(RunState(held))
             if not self.follow:
                 return
+            if self.message_queue_size > 20:  # the UI is behind: let it catch up (toolong's back-pressure)
+                while self.message_queue_size > 2 and not worker.is_cancelled:
+                    time.sleep(0.05)
             time.sleep(POLL_SECONDS)
 
     def _post_tail_first(self, size: int) -> None:
@@ -212,8 +278,9 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         if not ends:
             return
         last_start = ends[-2] if len(ends) > 1 else start + cut
-        last_is_end = END_MARK in data[last_start - start:ends[-1] - start]
-        self.post_message(NewLines(ends, ends[-1], True, last_is_end, base=start + cut, partial=True))
+        last = data[last_start - start:ends[-1] - start]
+        self.post_message(NewLines(ends, ends[-1], True, END_MARK in last, base=start + cut, partial=True,
+                                   last_kind=_last_kind(last)))
 
     def on_new_lines(self, message: NewLines) -> None:
         message.stop()
@@ -221,22 +288,22 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         if message.reset and self.partial and not message.partial:
             shift = len(message.ends) - len(self.ends)  # the full index under the tail shown so far
         if message.reset:
-            self.ends = array("q")
+            self.lines.reset(message.base, message.partial)
             self.expanded.clear()
             self._exp_keys = []
-            self._steps.clear()
             self.hits = []
             self.pending = 0
             self.saw_end = False
-            self.base = message.base
-            self.partial = message.partial
-            self._reopen()
-        if self._fd is None:
-            self._reopen()
         added = len(message.ends)
-        self.ends.extend(message.ends)
+        self.lines.extend(message.ends)
         if added:
             self.saw_end = message.last_is_end
+            self.last_kind = message.last_kind
+        if message.meter is not None:
+            self.meter = message.meter
+        if message.times is not None:
+            self.lines.times = message.times
+            self.lines.forget_times()
         self.scanned = True
         self._resize()
         if self.tail:
@@ -247,20 +314,16 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             self.scroll_to(y=self.scroll_y + shift, animate=False, force=True)
         elif added and not message.reset:
             self.pending += added
-            self.post_message(TailChanged(False, self.pending))
         self.refresh()
         self.post_message(TailChanged(self.tail, self.pending))
 
     def on_run_state(self, message: RunState) -> None:
-        self.live = message.live
         message.stop()
+        self.live = message.live
+        self.live_known = True
         self.post_message(TailChanged(self.tail, self.pending))
 
     # -- rows ------------------------------------------------------------------------------
-    @property
-    def line_count(self) -> int:
-        return len(self.ends)
-
     def total_rows(self) -> int:
         return len(self.ends) + sum(len(e.rows) for e in self.expanded.values())
 
@@ -287,33 +350,14 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             before += extra
         return _Row(row - before, 0)
 
-    def raw_line(self, line: int) -> bytes:
-        if self._fd is None or not (0 <= line < len(self.ends)):
-            return b""
-        start = self.ends[line - 1] if line else self.base
-        try:
-            return os.pread(self._fd, self.ends[line] - start, start).rstrip(b"\r\n")
-        except OSError:
-            return b""
-
-    def steps(self, line: int) -> list[StepView]:
-        cached = self._steps.get(line)
-        if cached is not None:
-            self._steps.move_to_end(line)
-            return cached
-        found = steps_for(self.raw_line(line))
-        self._steps[line] = found
-        if len(self._steps) > 2000:
-            self._steps.popitem(last=False)
-        return found
-
     def summary_text(self, line: int) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
         for n, step in enumerate(self.steps(line)):
             if n:
                 text.append(" │ ", style="dim")
-            text.append(KIND_MARK.get(step.kind, step.kind), style=self.get_component_rich_style("trace--mark"))
-            text.append(" " + " ".join(step.summary.split())[:400])
+            mark = "← ERROR" if step.is_error and step.kind == "tool_result" else KIND_MARK.get(step.kind, step.kind)
+            text.append(mark, style=self.get_component_rich_style("trace--mark"))
+            text.append(" " + " ".join(trace.step_text(step).split())[:400])
         return text
 
     def render_line(self, y: int) -> Strip:
@@ -328,22 +372,38 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             expanded = where.line in self.expanded
             marker = "▾" if expanded else "▸"
             number = "…" if self.partial else str(where.line + 1)
-            text = Text(f"{number:>7} {marker} ", style=gutter_style)
+            hit = self.needle and where.line in self._hit_set()
+            text = Text(f"{number:>7}{'●' if hit else ' '}{marker} ", style=gutter_style)
             text.append_text(self.summary_text(where.line))
-            if where.line in self._hit_set():
-                text.stylize(self.get_component_rich_style("trace--hit"))
+            if hit:
+                self._highlight(text)
             if where.line == self.cursor:
                 text.stylize(self.get_component_rich_style("trace--cursor"))
         else:
             text = Text(" " * 10, style=gutter_style)
             text.append_text(self.expanded[where.line].rows[where.sub - 1])
+            if self.needle:
+                self._highlight(text)
         text.truncate(width + scroll_x, overflow="ellipsis", pad=True)
         segments = list(text.render(self.app.console))
         strip = Strip(segments, text.cell_len)
         return strip.crop_extend(scroll_x, scroll_x + width, Style())
 
+    def _highlight(self, text: Text) -> None:
+        """Mark every match of the search in what is drawn (the line's gutter dot says a match
+        may be in the raw line only; enter shows it)."""
+        style = self.get_component_rich_style("trace--hit")
+        lower, needle = text.plain.lower(), self.needle.lower()
+        at = lower.find(needle)
+        while at != -1 and needle:
+            text.stylize(style, at, at + len(needle))
+            at = lower.find(needle, at + len(needle))
+
     def _hit_set(self) -> set[int]:
-        return set(self.hits) if len(self.hits) < 5000 else set()
+        if getattr(self, "_hits_cached", None) is not self.hits:
+            self._hits_cached = self.hits
+            self._hits_as_set = set(self.hits)
+        return self._hits_as_set
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -411,7 +471,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             rows: list[Text] = []
             style = self.get_component_rich_style("trace--detail")
             for step in self.steps(line):
-                rows.append(Text(KIND_MARK.get(step.kind, step.kind), style="bold"))
+                rows.append(Text(f"{KIND_MARK.get(step.kind, step.kind)} {trace.step_text(step)}", style="bold"))
                 for raw in step.detail.splitlines() or [""]:
                     for piece in textwrap.wrap(raw, width, replace_whitespace=False, drop_whitespace=False) or [""]:
                         rows.append(Text(piece, style=style))
@@ -427,41 +487,30 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- search ----------------------------------------------------------------------------
     def line_of_offset(self, offset: int) -> int:
-        return bisect.bisect_right(self.ends, offset)
+        return self.lines.line_of_offset(offset)
 
-    def set_hits(self, lines: list[int]) -> None:
+    def set_hits(self, lines: list[int], needle: str = "") -> None:
         self.hits = lines
+        self.needle = needle
         self.refresh()
 
+    def hit_index(self) -> int | None:
+        """Which hit (1-based) the cursor is on, when it is on one."""
+        import bisect
+
+        at = bisect.bisect_left(self.hits, self.cursor)
+        if at < len(self.hits) and self.hits[at] == self.cursor:
+            return at + 1
+        return None
+
     def step_hit(self, forward: bool) -> int | None:
+        import bisect
+
         if not self.hits:
             return None
         if forward:
-            index = bisect.bisect_right(self.hits, self.cursor)
-            line = self.hits[index % len(self.hits)]
+            index = bisect.bisect_right(self.hits, self.cursor) % len(self.hits)
         else:
-            index = bisect.bisect_left(self.hits, self.cursor) - 1
-            line = self.hits[index % len(self.hits)]
-        self.go_to_line(line)
-        return self.hits.index(line) + 1
-
-
-def search_file(path: Path, needle: str, limit_offset: int) -> list[int]:
-    """The line numbers (0-based) of every indexed line holding needle, case-insensitive (ASCII)."""
-    wanted = needle.lower().encode("utf-8")
-    if not wanted:
-        return []
-    with open(path, "rb") as handle:
-        data = handle.read(limit_offset).lower()
-    found: list[int] = []
-    line, counted_to = 0, 0
-    pos = data.find(wanted)
-    while pos != -1:
-        line += data.count(b"\n", counted_to, pos)
-        counted_to = pos
-        found.append(line)
-        nxt = data.find(b"\n", pos)
-        if nxt == -1:
-            break
-        pos = data.find(wanted, nxt + 1)
-    return found
+            index = (bisect.bisect_left(self.hits, self.cursor) - 1) % len(self.hits)
+        self.go_to_line(self.hits[index])
+        return index + 1

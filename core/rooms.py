@@ -1,15 +1,18 @@
-"""The building as data: the seed's room table, which items each room holds, and the watchman.
+"""The building as data: the seed's room table and which items each room holds.
 
-Pure (no Textual): the floor plan draws this, tests and the benchmark call it directly.
+One owner for room membership: the floor plan draws it, a room's board filters by it, the triage
+list names an item's room with it, and the benchmark calls it. Pure and stdlib-only (no Textual):
+the faces render what it returns.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from hallmark.core import clock, states
-from hallmark.core.states import ItemView
+from . import clock, states
+from .states import ItemView
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ ROOMS: tuple[Room, ...] = (
     Room("delivery", "Delivery Office", "watch shipped PRs until they merge", ()),
 )
 ROOM_BY_KEY = {room.key: room for room in ROOMS}
+OFFICE = "office"
 
 STATE_WORDS = {
     states.DEVELOPMENT: "development",
@@ -46,6 +50,11 @@ STATE_WORDS = {
     states.CLOSED: "closed",
     states.DROPPED: "dropped",
 }
+
+
+def state_label(state: str) -> str:
+    """A state as symbol and word ("◎ review"): never colour alone."""
+    return f"{states.SYMBOLS.get(state, '·')} {STATE_WORDS.get(state, state.replace('_', ' '))}"
 
 
 def since(moment: str, now: datetime | None = None) -> str:
@@ -66,24 +75,6 @@ def since(moment: str, now: datetime | None = None) -> str:
     return f"{seconds // 86400}d"
 
 
-@dataclass
-class Stuck:
-    item: str
-    quiet: str  # how long since its last event, e.g. "2h"
-
-
-@dataclass
-class Floor:
-    rooms: dict[str, list[ItemView]] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    stuck: list[Stuck] = field(default_factory=list)
-    daemon_stopped: str = ""  # the inbox text when the daemon stopped, else ""
-    library_pending: int | None = None  # None: the memory store cannot be read now (library_problem says why)
-    library_problem: str = ""
-    config_problem: str = ""  # .hallmark.toml does not load: the loop stops at it until it is fixed
-    handoffs_today: int = 0
-
-
 def _recent(moment: str, now: datetime, days: float) -> bool:
     try:
         return now - clock.parse_time(moment) <= timedelta(days=days)
@@ -91,11 +82,18 @@ def _recent(moment: str, now: datetime, days: float) -> bool:
         return False
 
 
-def assign(views: list[ItemView], now: datetime | None = None) -> dict[str, list[ItemView]]:
-    """Which items each room shows. An item sits in the room of its state; the Front Desk shows
-    arrivals of the last day, the Dispatch Dock items shipped in the last week, the Delivery
-    Office every item with an open PR being watched."""
+def assign(views: list[ItemView], now: datetime | None = None,
+           waiting: Collection[str] = ()) -> dict[str, list[ItemView]]:
+    """Which items each room shows.
+
+    An item sits in the room of its state. Your Office also holds every item waiting for you
+    (`waiting`: the ids core.waiting counts, so an item in development with an open question is
+    in the Workshop *and* the Office, as the footer counts it). The Front Desk shows arrivals of the
+    last day, the Dispatch Dock items shipped in the last week, the Delivery Office every item with
+    an open PR being watched.
+    """
     now = now or clock.now()
+    wanted = set(waiting)
     rooms: dict[str, list[ItemView]] = {room.key: [] for room in ROOMS}
     for view in views:
         for room in ROOMS:
@@ -103,6 +101,8 @@ def assign(views: list[ItemView], now: datetime | None = None) -> dict[str, list
                 continue
             if view.state in room.states:
                 rooms[room.key].append(view)
+        if view.id in wanted and view.state not in ROOM_BY_KEY[OFFICE].states:
+            rooms[OFFICE].append(view)
         if view.created and _recent(view.created, now, 1) and view.events <= 2 and not view.terminal:
             rooms["front_desk"].append(view)
         if view.state == states.CLOSED and _recent(view.state_since, now, 7):
@@ -114,22 +114,7 @@ def assign(views: list[ItemView], now: datetime | None = None) -> dict[str, list
     return rooms
 
 
-def watchman(views: list[ItemView], stuck_after_s: float, now: datetime | None = None,
-             asked: frozenset[str] | set[str] = frozenset()) -> list[Stuck]:
-    """Items with no new event for stuck_after, oldest first. Not finished ones, and not ones waiting
-    on you: awaiting you, escalated, held, or with an open question (`asked`: their ids)."""
-    now = now or clock.now()
-    out: list[tuple[float, Stuck]] = []
-    for view in views:
-        if view.terminal or view.state in (states.AWAITING_YOU, states.ESCALATED) or not view.updated:
-            continue
-        if view.hold or view.id in asked:
-            continue
-        try:
-            quiet = (now - clock.parse_time(view.updated)).total_seconds()
-        except ValueError:
-            continue
-        if quiet >= stuck_after_s:
-            out.append((quiet, Stuck(view.id, since(view.updated, now))))
-    out.sort(key=lambda pair: -pair[0])
-    return [s for _, s in out]
+def rooms_of(view: ItemView, now: datetime | None = None, waiting: Collection[str] = ()) -> list[str]:
+    """The keys of the rooms one item is in (the same rule as assign)."""
+    placed = assign([view], now, waiting)
+    return [key for key, found in placed.items() if found]

@@ -1,0 +1,80 @@
+"""The triage keys on a selected item (r p d R a e t D, enter), for every screen that has one:
+the board, the triage list and an item's detail. The actions themselves live in tui/triage.py.
+
+A key that does not apply to the selected item (or whose program is missing) is greyed in the
+footer but still answers when pressed, saying why: a key never does nothing silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hallmark.core.states import ItemView
+from textual.binding import Binding
+
+from .. import triage
+
+TRIAGE_BINDINGS = [Binding(a.key, a.name, a.label, id=a.binding_id) for a in triage.ACTIONS]
+
+
+class TriageKeys:
+    """Mixin for a HallScreen that can say which item is selected."""
+
+    def selected(self) -> ItemView | None:
+        return None
+
+    def current_item_id(self) -> str | None:
+        """The item `n` (app.next_waiting) counts from."""
+        view = self.selected()
+        return view.id if view else None
+
+    def greyed(self, action: str) -> bool:
+        if action not in triage.NAMES:
+            return False
+        view = self.selected()
+        if view is None:
+            return action != "runs"
+        if triage.unavailable(action):
+            return True
+        return not triage.applies(action, view, self.building)  # type: ignore[attr-defined]
+
+    def _act(self, name: str) -> None:
+        view = self.selected()
+        if view is None:
+            if name == "runs":
+                self.app.call_later(self.app.show_runs, None)  # type: ignore[attr-defined]
+                return
+            self.notify("No item selected.", severity="warning")  # type: ignore[attr-defined]
+            return
+        triage.act(self.app, name, view)  # type: ignore[attr-defined]
+
+    def action_open_item(self) -> None:
+        self._act("open_item")
+
+    def action_ready(self) -> None:
+        self._act("ready")
+
+    def action_pull_back(self) -> None:
+        self._act("pull_back")
+
+    def action_drop(self) -> None:
+        self._act("drop")
+
+    def action_retry(self) -> None:
+        self._act("retry")
+
+    def action_answer(self) -> None:
+        self._act("answer")
+
+    def action_open_editor(self) -> None:
+        self._act("open_editor")
+
+    def action_runs(self) -> None:
+        self._act("runs")
+
+    def action_diff(self) -> None:
+        self._act("diff")
+
+    def open_questions(self, item_id: str) -> tuple[dict[str, Any], ...]:
+        building = self.building  # type: ignore[attr-defined]
+        return building.open_questions(item_id) if building else ()
