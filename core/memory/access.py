@@ -81,12 +81,12 @@ def person(repo: Any, action: str, lid: str | None, actor: str = PERSON) -> str:
                 [f"hall library show {lid}" if lid else "hall library list", "ask the person to run: hall library review"])
         who = actors.require_person(f"hall library {what}")
     except HallError as exc:
-        _audit_denial(repo, action, lid, actor, exc.message)
+        audit_denial(repo, action, lid, actor, exc.message)
         raise
     return actor if actor != PERSON else who
 
 
-def _audit_denial(repo: Any, action: str, lid: str | None, actor: str, why: str) -> None:
+def audit_denial(repo: Any, action: str, lid: str | None, actor: str, why: str) -> None:
     try:
         real = actors.current_actor()
         signal = actors.agent_signal() or ""

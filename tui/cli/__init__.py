@@ -126,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser(command_of(args_in))
         Parser.json_output = as_json
         args = parser.parse_args(args_in)
-        refuse_agents(args_in)
         if args.chdir:
             os.chdir(args.chdir)
+        refuse_agents(args_in)
         if not getattr(args, "handler", None):
             if args.cmd is None:
                 return _finish(_open_app_or_status(as_json))
@@ -162,8 +162,30 @@ def refuse_agents(argv: list[str]) -> None:
     from hallmark.core.actor import require_person
 
     taken = person_only.action(argv)
-    if taken is not None:
+    if taken is None:
+        return
+    try:
         require_person(taken)
+    except HallError as exc:
+        if taken.startswith("hall library"):
+            _audit_library_denial(argv, exc)
+        raise
+
+
+def _audit_library_denial(argv: list[str], exc: HallError) -> None:
+    """A refused memory decision is written to the library's audit log too, with who really tried
+    (the store does the same when it is called directly; the log must not depend on which wall held)."""
+    from hallmark.core import person_only
+    from hallmark.core.memory import access
+    from hallmark.core.repo import current_actor, open_repo
+
+    words, _ = person_only.command_words(argv)
+    action = words[1] if len(words) > 1 else "library"
+    lid = words[2] if len(words) > 2 and words[2].upper().startswith("L-") else None
+    try:
+        access.audit_denial(open_repo(), action, lid, current_actor(), exc.message)
+    except HallError:
+        pass  # not a Hallmark repo: nothing to audit, the refusal stands
 
 
 def _finish(code: int) -> int:
