@@ -131,6 +131,7 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
         view.round = int(event.get("round", view.round + 1) or 0)
         view.rejects = 0
         view.check_failures = 0
+        view.run_failures = 0
         view.hold = ""
     elif name == "checks_passed":
         view.check_failures = 0
@@ -187,9 +188,9 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
         except (TypeError, ValueError):
             pass
     elif name == "run_ended":
-        if event.get("failed"):
+        if counts_as_failed_run(event):
             view.run_failures += 1
-        else:
+        elif not event.get("failed"):
             view.run_failures = 0
     elif name == "proposed_summary":
         view.summary = str(event.get("summary", ""))
@@ -197,6 +198,12 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
         view.title = str(event.get("title", view.title))
     elif name == "session_bound":
         view.session = str(event.get("session", ""))
+
+
+def counts_as_failed_run(event: dict[str, Any]) -> bool:
+    """A failed run counts against the item, unless the loop itself cut it short: a daemon that
+    died (`recovered`) or stopped (`interrupted`) is not the item's failure."""
+    return bool(event.get("failed")) and not event.get("recovered") and not event.get("interrupted")
 
 
 def usage_tokens(event: dict[str, Any]) -> int:

@@ -26,7 +26,8 @@ from .. import atomic, clock, items, journal, states
 from ..errors import HallError
 from ..paths import user_data_dir
 from ..repo import Repo, open_repo
-from . import budget, leases, librarian, resume, runs
+from ..runner import lifecycle
+from . import bounds, budget, leases, librarian, resume, runs
 from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
 
 HEARTBEAT_EVERY_S = 30.0
@@ -50,16 +51,8 @@ def _update_state(**fields: Any) -> dict[str, Any]:
 
 
 def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
-    """Two failed runs in a row hold the item for a person (`run_failed`)."""
-    view = items.fold_item(repo, item_id)
-    ended = [e for e in items.item_events(repo, item_id) if e.get("event") == "run_ended"]
-    if ended and ended[-1].get("rate_limited"):
-        return False  # the plan's limit is not the item's fault: the loop pauses instead
-    if view.run_failures >= 2 and not view.hold:
-        items.record(repo, item_id, "held", actor="hall", kind="run_failed",
-                     reason=f"{view.run_failures} failed runs in a row; see hall trace {item_id}")
-        return True
-    return False
+    """`max_run_failures` failed runs in a row hold the item for a person (bounds.py)."""
+    return bounds.hold_after_failed_runs(repo, item_id)
 
 
 def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
@@ -257,6 +250,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
             _update_state(heartbeat=clock.stamp())
 
     threading.Thread(target=beat, name="hall-daemon-heartbeat", daemon=True).start()
+    old_handlers = lifecycle.stop_on_signals()  # SIGTERM unwinds: every run ends its group and its line
     try:
         while True:
             if read_state().get("stop"):
@@ -282,6 +276,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
             if not until_idle:
                 _sleep_unless_stopped(interval)
     finally:
+        lifecycle.restore_signals(old_handlers)
         beating.set()
         _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False,
                       stop=False)

@@ -177,6 +177,11 @@ def review(repo: Repo, item_id: str) -> dict[str, Any]:
     view = items.fold_item(repo, item_id)
     if view.state != states.REVIEW:
         raise items.wrong_state(view, "hallmarked")
+    from .bounds import ceiling_reached
+
+    ceiling = ceiling_reached(repo, item_id)
+    if ceiling:
+        return ceiling
     cwd = Path(view.worktree) if view.worktree and Path(view.worktree).is_dir() else repo.root
     prompt = build_prompt(repo, view)
     spec = spawn.RunSpec(role="review", prompt=prompt, cwd=cwd, item_id=item_id, json_schema=_verdict.schema(),

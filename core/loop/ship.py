@@ -18,6 +18,7 @@ from typing import Any
 from .. import git, items, states
 from ..errors import HallError
 from ..repo import Repo
+from ..worktree_copy import person_dirt
 from . import review
 
 ACTOR = "shipper"
@@ -94,7 +95,7 @@ def ship(repo: Repo, item_id: str) -> dict[str, Any]:
     if view.hold:
         raise HallError("WRONG_STATE", f"{item_id} is held ({view.hold}).", [f'hall retry {item_id} --reason "…"'])
     worktree = Path(view.worktree)
-    if git.is_dirty(worktree):
+    if person_dirt(repo, view):
         items.record(repo, item_id, "held", actor=ACTOR, kind="ship_failed",
                      reason="the worktree has uncommitted changes; the shipper will not push them")
         return {"item": item_id, "outcome": "held", "reason": "dirty worktree"}
