@@ -73,6 +73,8 @@ def resolve(repo: Repo, given: str | None) -> str:
 def next_for(view: states.ItemView) -> list[str]:
     i = view.id
     if view.hold:
+        if view.hold_next:  # the hold names what releases it (a rebase to do by hand, …)
+            return list(view.hold_next)
         return [f'hall retry {i} --reason "…"', f"hall log {i}", f"hall findings {i}"]
     return {
         states.DEVELOPMENT: [f"hall ready {i}", f'hall propose-ready {i} --summary "…"', f"hall status {i}"],
@@ -296,11 +298,29 @@ def _ready_again(view: states.ItemView, sha: str) -> dict[str, Any]:
                     [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
 
 
+def _require_rebased(repo: Repo, view: states.ItemView, sha: str) -> None:
+    """An item held because its rebase at shipping conflicted is ready again only once its branch
+    is on that base: `ready` before would review the same commit and conflict again."""
+    if view.hold != "conflict":
+        return
+    held = [e for e in item_events(repo, view.id) if e.get("event") == "held" and e.get("kind") == "conflict"]
+    onto = str(held[-1].get("onto") or "") if held else ""
+    if not onto:
+        return
+    if git.run(["merge-base", "--is-ancestor", onto, sha], view.worktree, check=False).returncode != 0:
+        files = ", ".join(held[-1].get("files") or []) or "the conflicting files"
+        raise HallError("WRONG_STATE", f"{view.id}'s branch is not on {onto} yet: the rebase at shipping conflicted "
+                                       f"in {files}. Rebase it by hand, resolve, then run ready again.",
+                        list(view.hold_next) or [f"git -C {shlex.quote(view.worktree)} rebase {onto}",
+                                                 f"hall ready {view.id}"])
+
+
 def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> dict[str, Any]:
     view = fold_item(repo, item_id)
     if view.terminal:
         raise wrong_state(view, "ready")
     sha = _require_clean(repo, view)
+    _require_rebased(repo, view, sha)
     if view.state in LOOP_STATES:
         return _ready_again(view, sha)
     fields: dict[str, Any] = {"sha": sha, "round": view.round + 1}

@@ -38,8 +38,8 @@ class Verdict:
         return f"Verdict({self.ok}, {self.reason!r})"
 
 
-def read_head_and_note(where: str) -> tuple[str, str | None]:
-    """HEAD's sha and its note under refs/notes/hallmark (None when there is none), in one git call."""
+def read_head_and_note(where: str, rev: str = "HEAD") -> tuple[str, str | None]:
+    """HEAD's (or rev's) sha and its note under refs/notes/hallmark (None when there is none), in one git call."""
     from .run import capture
 
     env = dict(os.environ)
@@ -47,9 +47,9 @@ def read_head_and_note(where: str) -> tuple[str, str | None]:
         env.pop(name, None)
     proc = capture(
         ["git", "--no-replace-objects", "-C", where, "log", "-1", "--no-walk", "--no-show-signature",
-         "--no-notes", f"--notes={NOTES_REF}", "--format=%H%x00%N", "HEAD"], env=env)
+         "--no-notes", f"--notes={NOTES_REF}", "--format=%H%x00%N", rev, "--"], env=env)
     if proc.returncode != 0:
-        raise RuntimeError(f"git log HEAD failed in {where}: {proc.stderr.decode('utf-8', 'replace').strip()[:200]}")
+        raise RuntimeError(f"git log {rev} failed in {where}: {proc.stderr.decode('utf-8', 'replace').strip()[:200]}")
     out = proc.stdout.decode("utf-8", "replace")
     head, _, note = out.partition("\x00")
     head = head.strip()
@@ -61,9 +61,10 @@ def _same(sha: str, head: str) -> bool:
     return bool(sha) and len(sha) >= 7 and head.startswith(sha.lower())
 
 
-def check(where: str, fallback: RepoPaths) -> Verdict:
-    """Check HEAD of the checkout at where; journals come from that repo (or fallback's)."""
-    head, note = read_head_and_note(where)
+def check(where: str, fallback: RepoPaths, rev: str = "HEAD") -> Verdict:
+    """Check HEAD (or rev, for `hall verify`) of the checkout at where; journals come from that repo
+    (or fallback's)."""
+    head, note = read_head_and_note(where, rev)
     short = head[:7]
     if note is None:
         return Verdict(False, f"HEAD {short} has no hallmark (no note under {NOTES_REF})", head)

@@ -68,6 +68,9 @@ def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
                 view["hallmark_sha"] = ""
             elif name == "reopened":
                 view["hallmark_sha"] = ""
+            elif name == "recheck_failed":  # the rebased commit failed its gates: no hallmark any more
+                view["sha"] = str(event.get("sha", view["sha"]))
+                view["hallmark_sha"] = ""
             view["state"] = nxt
             continue
         if name == "held":

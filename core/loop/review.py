@@ -268,11 +268,16 @@ def record_learnings(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, act
     return done
 
 
-def strike(repo: Repo, view: states.ItemView, *, model: str, open_findings: list[str], actor: str) -> dict[str, Any]:
-    """Write the hallmark note on the approved SHA, as the assayer."""
-    note = {"v": 1, "item": view.id, "sha": view.sha, "round": view.round, "model": model,
+def strike(repo: Repo, view: states.ItemView, *, model: str, open_findings: list[str], actor: str,
+           sha: str | None = None, carried_from: str | None = None) -> dict[str, Any]:
+    """Write the hallmark note on the approved SHA (or `sha`: a rebased commit whose checks passed,
+    `carried_from` the approved one), as the assayer."""
+    sha = sha or view.sha
+    note = {"v": 1, "item": view.id, "sha": sha, "round": view.round, "model": model,
             "open_findings": open_findings, "actor": actor}
-    git.run(["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), view.sha],
+    if carried_from:
+        note["carried_from"] = carried_from
+    git.run(["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), sha],
             repo.root, env={"HALL_ACTOR": "assayer"})
     return note
 

@@ -108,10 +108,10 @@ def popen_guarded(command: list[str], **kwargs) -> subprocess.Popen:
 
 def run_guarded(command: list[str], *, cwd: str | Path, env: dict[str, str] | None = None,
                 timeout_s: float | None = None, stdout=None, stderr=None,
-                stdin=subprocess.DEVNULL) -> tuple[int, bool]:
+                stdin=subprocess.DEVNULL, pass_fds: tuple[int, ...] = ()) -> tuple[int, bool]:
     """Run to completion under the guard; returns (exit code, timed out). A timeout, Ctrl-C or a
     stopping daemon ends the whole group."""
-    proc = popen_guarded(command, cwd=str(cwd), env=env, stdout=stdout, stderr=stderr, stdin=stdin)
+    proc = popen_guarded(command, cwd=str(cwd), env=env, stdout=stdout, stderr=stderr, stdin=stdin, pass_fds=pass_fds)
     try:
         code = proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:

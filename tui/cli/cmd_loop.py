@@ -144,6 +144,19 @@ def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def cmd_verify(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.verify import verify
+
+    return verify(Path.cwd(), args.ref, strict=args.strict)
+
+
+def text_verify(result: dict[str, Any]) -> Any:
+    from rich.text import Text
+
+    mark = "✓" if result["journal"] == "checked" else "✓ (note only)"
+    return Text(f"{mark} {result['ref']} {result['sha'][:12]}: {result['reason']}", style="green")
+
+
 # -- readable text on a TTY (JSON stays the API) ------------------------------------------------
 
 
@@ -209,6 +222,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add(sub, "verdict", cmd_verdict, "Record a person's schema-checked verdict (a human override; refused to agents).")
     p.add_argument("id", nargs="?", help="the item (default: the file's `item`, else this worktree's)")
     p.add_argument("--file", required=True, help="a JSON verdict (hall schema verdict)")
+
+    p = add(sub, "verify", cmd_verify, "Does a commit carry a valid hallmark? (exit 5 when not; for CI and reviewers)",
+            text=text_verify)
+    p.add_argument("ref", nargs="?", default="HEAD", help="a commit, branch or tag (default HEAD)")
+    p.add_argument("--strict", action="store_true",
+                   help="also require the journal that proves the loop struck it (only where the loop ran)")
 
     p = add(sub, "findings", cmd_findings, "Open findings and failing checks of an item.", text=text_findings)
     p.add_argument("id", nargs="?")
