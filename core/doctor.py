@@ -152,6 +152,9 @@ def run(start: Path) -> dict[str, Any]:
         ship = _ship_check(paths)
         if ship is not None:
             checks.append(ship)
+        from .doctor_loop import loop_checks
+
+        checks.extend(loop_checks(paths.main_checkout))
     from .plugin_install import installed_status
 
     status = installed_status()

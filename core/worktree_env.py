@@ -32,8 +32,14 @@ from .paths import is_within
 _PROBE = r"""
 import json, os, re, site, sys
 dirs = []
+prefixes = [sys.prefix, sys.exec_prefix]
+venv = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))
+cfg = os.path.join(venv, "pyvenv.cfg")
+if os.path.isfile(cfg):  # -S skips site's venv set-up: find it ourselves
+    text = open(cfg, encoding="utf-8", errors="replace").read().lower().replace(" ", "")
+    prefixes = [venv] + (prefixes if "include-system-site-packages=true" in text else [])
 try:
-    dirs += site.getsitepackages()
+    dirs += site.getsitepackages(list(dict.fromkeys(prefixes)))
 except Exception:
     pass
 try:
@@ -232,12 +238,12 @@ def init_warnings(main: Path, gates: list[str]) -> list[dict[str, str]]:
         if key in seen:
             continue
         seen.add(key)
-        what = entry["package"] or Path(entry["path"]).name
+        what = f"the package {entry['package']} from {entry['path']}" if entry["package"] else entry["path"]
         warnings.append({
             "python": entry["python"], "path": entry["path"], "via": entry["via"],
-            "text": (f"{entry['python']} imports {what} from the main checkout ({entry['path']}, via "
-                     f"{Path(entry['via']).name}): tests run in an item's worktree with it would test the main "
-                     "checkout's code. Hallmark's checks put the worktree's source first (PYTHONPATH); do the "
-                     "same when you run tests by hand in a worktree."),
+            "text": (f"{entry['python']} imports from the main checkout: {what} (via {Path(entry['via']).name}, an "
+                     "editable install). Tests run with it in an item's worktree would test the main checkout's "
+                     "code. Hallmark's checks put the worktree's source first (PYTHONPATH); do the same when you "
+                     "run tests by hand in a worktree."),
         })
     return warnings
