@@ -277,7 +277,7 @@ def _require_clean(repo: Repo, view: states.ItemView) -> str:
     if dirty:
         shown = ", ".join(line[3:] for line in dirty[:5])
         raise HallError("DIRTY_WORKTREE", f"{view.id}'s worktree has uncommitted changes: {shown}.",
-                        dirty_advice(view, edited))
+                        dirty_advice(view, dirty, edited))
     return git.head_sha(view.worktree)
 
 

@@ -113,17 +113,19 @@ def person_dirt(repo: Any, view: Any) -> list[str]:
     return split_dirt(repo, view)[0]
 
 
-def dirty_advice(view: Any, edited: list[str]) -> list[str]:
-    """What to do about a dirty worktree: never "commit" a copied file."""
+def dirty_advice(view: Any, dirty: list[str], edited: list[str]) -> list[str]:
+    """What to do about a dirty worktree. A copied file is never to be committed: when it is the
+    only change, nothing suggests committing anything."""
     where = shlex.quote(str(view.worktree))
     advice = [f"git -C {where} status"]
     if edited:
         names = " ".join(shlex.quote(p) for p in edited)
-        advice.append(f"{', '.join(edited)}: copied by Hallmark ([worktree] copy) and edited since; never commit "
-                      f"it: restore it or delete it (rm {names}), and git-ignore it")
-        advice.append("commit or stash your other changes, then run ready again")
-    else:
-        advice.append("commit or stash, then run ready again")
+        advice.append(f"{', '.join(edited)}: copied in by Hallmark ([worktree] copy) and edited since; it is not "
+                      f"part of the work: restore it from the main checkout or delete it (rm {names}), and "
+                      "git-ignore it")
+    others = [line for line in dirty if line[3:] not in edited]
+    if others:
+        advice.append("commit or stash " + ("your other changes" if edited else "them") + ", then run ready again")
     return advice
 
 
