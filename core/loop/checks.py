@@ -28,7 +28,8 @@ from ..runner import lifecycle
 from . import condense as _condense
 
 TIMEOUT_EXIT = 124  # what `timeout(1)` reports; a gate that ran out of time
-EVENT_OUTPUT_CAP = 8000  # characters of condensed failing output kept in the journal event
+# The condensed text of each failing gate is kept whole in its `check_run` event: condense.py keeps it
+# within its budget (condense.BUDGET characters) by dropping whole blocks, never by cutting.
 ACTOR = "assayer"
 
 
@@ -340,7 +341,7 @@ def _record(repo: Repo, item_id: str | None, actor: str, outcome: ChecksOutcome,
         fields["original_duration_ms"] = result.measure.get("original_duration_ms")
         fields["original_t"] = result.measure.get("original_t")
     if not result.passed:
-        fields["output"] = result.condensed[:EVENT_OUTPUT_CAP]
+        fields["output"] = result.condensed
         fields["family"] = result.family
         if result.measure:
             fields["condensed"] = result.measure

@@ -66,7 +66,7 @@ def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
     failures = view.check_failures + 1
     held = failures >= repo.config.max_check_failures
     fields: dict[str, Any] = {"sha": view.sha, "failed": [r.command for r in outcome.failed],
-                              "condensed": outcome.condensed[:8000], "in_a_row": failures}
+                              "condensed": outcome.condensed, "in_a_row": failures}
     if held:
         fields.update(held=True, reason=f"checks failed {failures} times in a row (max_check_failures)")
     items.transition(repo, view.id, "checks_failed", actor="assayer", **fields)
