@@ -137,11 +137,55 @@ def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
     return found
 
 
-def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """One pass over one repo; returns the steps it took."""
+StepHook = Callable[[dict[str, Any]], None]
+
+
+class StepList(list):
+    """The steps of a pass, each handed to the hook the moment it is taken (`hall daemon run` prints
+    one line per step as it happens, not all of them when it exits)."""
+
+    def __init__(self, repo_name: str, hook: StepHook | None) -> None:
+        super().__init__()
+        self.repo_name = repo_name
+        self.hook = hook
+
+    def append(self, step: dict[str, Any]) -> None:  # type: ignore[override]
+        super().append(step)
+        if self.hook is not None:
+            self.hook(dict(step, repo=self.repo_name))
+
+    def __iadd__(self, steps):  # type: ignore[override]
+        for step in steps:
+            self.append(step)
+        return self
+
+
+def step_line(step: dict[str, Any]) -> str:
+    """One readable line for a step: when, where, which item, which worker, what came of it."""
+    what = step.get("item") or step.get("qid") or "-"
+    detail = step.get("failure") or step.get("reason") or ""
+    error = step.get("error")
+    if isinstance(error, dict):
+        detail = f"{error.get('code')}: {error.get('message')}"
+    elif error:
+        detail = str(error)
+    if step.get("held") is True and "held" not in str(step.get("outcome")):
+        detail = f"{detail} (held)" if detail else "held"
+    text = f"{clock.stamp()[11:19]} {step.get('repo', '')} {what} {step.get('step') or '-'} -> {step.get('outcome')}"
+    if detail:
+        detail = str(detail).replace("\n", " ")
+        if len(detail) > 160:
+            detail = detail[:160].rsplit(" ", 1)[0] + " …"
+        text += f": {detail}"
+    return text
+
+
+def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = None,
+              on_step: StepHook | None = None) -> list[dict[str, Any]]:
+    """One pass over one repo; returns the steps it took (each also handed to on_step as it is taken)."""
     from ..questions import apply_expired_defaults
 
-    done: list[dict[str, Any]] = []
+    done: list[dict[str, Any]] = StepList(repo.root.name, on_step)
     for q in apply_expired_defaults(repo):
         done.append({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]})
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
@@ -189,7 +233,7 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
         finally:
             leases.release(repo, view.id, lease["holder"])
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
-    return done
+    return list(done)
 
 
 def _followup(repo: Repo, worker: str, work: Callable[[], list[dict[str, Any]]],
@@ -234,8 +278,11 @@ def _open(root: Path) -> Repo | None:
 
 
 def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos: list[Path] | None = None,
-        max_passes: int | None = None, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run passes until stopped (the flag), or with until_idle until a pass finds no work."""
+        max_passes: int | None = None, log: Callable[[str], None] | None = None,
+        on_step: StepHook | None = None) -> dict[str, Any]:
+    """Run passes until stopped (the flag), or with until_idle until a pass finds no work.
+
+    on_step gets each step the moment it is taken (with its repo's name)."""
     from ..setup_repo import registered_repos
 
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
@@ -261,9 +308,12 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
                 if repo is None:
                     continue
                 try:
-                    work += pass_repo(repo, holder, log=log)
+                    work += pass_repo(repo, holder, log=log, on_step=on_step)
                 except HallError as exc:  # e.g. a broken .hallmark.toml: that repo waits, the others go on
-                    work.append(repo_blocked(repo, exc, log))
+                    blocked = repo_blocked(repo, exc, log)
+                    work.append(blocked)
+                    if on_step is not None:
+                        on_step(dict(blocked, repo=repo.root.name))
             passes += 1
             steps += work
             _update_state(heartbeat=clock.stamp(), passes=passes, last_work=len(work))
@@ -364,4 +414,8 @@ def main() -> None:
         sys.stdout.write(f"{clock.stamp()} {line}\n")
         sys.stdout.flush()
 
-    run(until_idle=False, log=log)
+    def on_step(step: dict[str, Any]) -> None:
+        sys.stdout.write(step_line(step) + "\n")
+        sys.stdout.flush()
+
+    run(until_idle=False, log=log, on_step=on_step)
