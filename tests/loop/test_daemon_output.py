@@ -15,13 +15,14 @@ BIN = Path(sys.executable).parent
 
 
 def test_json_lines_one_per_step_as_they_happen(loop_repo, ready_item, scenario, kit):
-    scenario({"review": [kit.approve()]})
+    scenario({"review": [dict(kit.approve(), sleep=3)]})  # a slow review: the checks' line comes before it ends
     item_id = ready_item()
     proc = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
                             cwd=loop_repo.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = proc.stdout.readline()  # the checks step arrives before the daemon is done
     step = json.loads(first)
     assert step["event"] == "step" and step["item"] == item_id and step["outcome"] == "checks_passed"
+    assert proc.poll() is None, "the line came while the daemon was still working"
     rest = proc.stdout.read()
     proc.wait(timeout=60)
     lines = [step] + [json.loads(x) for x in rest.splitlines()]
