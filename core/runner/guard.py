@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 
-POLL_S = 0.2  # how often the guard looks at its parent
+POLL_S = 0.2  # at most this long between looks at the parent (short commands are looked at sooner)
 GRACE_S = 3.0  # SIGTERM, then this long, then SIGKILL
 
 
@@ -43,26 +42,62 @@ def _end_group() -> None:
         pass
 
 
+def _keep_to_ourselves() -> None:
+    """The descriptors we were handed (the run's lock) stay with the guard: the command does not
+    inherit them, so a process it leaves behind cannot keep the run looking alive."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 256))
+    for fd in fds:
+        if fd > 2:
+            try:
+                os.set_inheritable(fd, False)
+            except OSError:
+                pass
+
+
+def _end_leftovers() -> None:
+    """The command is done: whatever it left running in its group (a server a test started, a
+    background job of the agent's) is told to stop too. The guard itself ignores the signal."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        os.killpg(0, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _exit_code(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write("usage: guard.py <parent pid> -- <command…>\n")
         return 2
     parent = int(argv[1])
     command = argv[3:]
-    try:
-        child = subprocess.Popen(command)  # same group, same stdin/stdout/stderr
-    except OSError as exc:
-        sys.stderr.write(f"cannot start {command[0]}: {exc.strerror or exc}\n")
-        return 127
-    while True:
+    _keep_to_ourselves()
+    child = os.fork()  # fork and exec, not subprocess: importing subprocess costs more than the rest
+    if child == 0:
         try:
-            code = child.wait(timeout=POLL_S)
-            break
-        except subprocess.TimeoutExpired:
-            if os.getppid() != parent:  # the loop that started us is gone: so is its run
-                _end_group()
-                return 137
-    return 128 - code if code < 0 else code
+            os.execvp(command[0], command)
+        except OSError as exc:
+            sys.stderr.write(f"cannot start {command[0]}: {exc.strerror or exc}\n")
+        os._exit(127)
+    pause = 0.001
+    while True:
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            _end_leftovers()
+            return _exit_code(status)
+        if os.getppid() != parent:  # the loop that started us is gone: so is its run
+            _end_group()
+            return 137
+        time.sleep(pause)
+        pause = min(POLL_S, pause * 2)
 
 
 if __name__ == "__main__":

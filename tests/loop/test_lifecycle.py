@@ -155,3 +155,21 @@ def test_a_gate_timeout_ends_everything_the_gate_started(loop_repo, tmp_path):
     child = int(pid_file.read_text())
     assert _wait(lambda: not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2],
                  timeout=10)
+
+
+def test_what_a_finished_gate_left_running_is_stopped(loop_repo, tmp_path):
+    from hallmark.core.loop import checks
+
+    pid_file = tmp_path / "left.pid"
+    code, _ms, timed_out = checks.run_gate(f"sleep 60 & echo $! > {pid_file}", loop_repo.root,
+                                           tmp_path / "gate.log", 30.0)
+    assert code == 0 and not timed_out
+    left = int(pid_file.read_text())
+    assert _wait(lambda: not Path(f"/proc/{left}").exists() or "Z" in Path(f"/proc/{left}/stat").read_text().split()[2],
+                 timeout=10), "a background process outlived its gate"
+
+
+def test_the_guard_exits_with_its_commands_code():
+    for command, code in ((["sh", "-c", "exit 3"], 3), (["sh", "-c", "kill -9 $$"], 137),
+                          (["no-such-program-hallmark"], 127)):
+        assert subprocess.run(lifecycle.guarded(command), capture_output=True).returncode == code
