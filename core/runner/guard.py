@@ -79,6 +79,8 @@ def main(argv: list[str]) -> int:
         return 2
     parent = int(argv[1])
     command = argv[3:]
+    if os.getpgrp() != os.getpid():  # never signal the caller's group: the guard leads a group of its own
+        os.setpgid(0, 0)
     _keep_to_ourselves()
     child = os.fork()  # fork and exec, not subprocess: importing subprocess costs more than the rest
     if child == 0:

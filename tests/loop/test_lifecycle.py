@@ -173,3 +173,16 @@ def test_the_guard_exits_with_its_commands_code():
     for command, code in ((["sh", "-c", "exit 3"], 3), (["sh", "-c", "kill -9 $$"], 137),
                           (["no-such-program-hallmark"], 127)):
         assert subprocess.run(lifecycle.guarded(command), capture_output=True).returncode == code
+
+
+def test_the_guard_never_signals_the_group_of_whoever_started_it(tmp_path):
+    """Started without a session of its own, the guard still ends only its own group."""
+    marker = tmp_path / "alive"
+    caller = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, time\n"
+        "from hallmark.core.runner import lifecycle\n"
+        "subprocess.run(lifecycle.guarded(['sh', '-c', 'sleep 30 & exit 0']))\n"
+        "time.sleep(1.0)\n"
+        f"open({str(marker)!r}, 'w').write('alive')\n")], start_new_session=True)
+    assert caller.wait(timeout=60) == 0
+    assert marker.read_text() == "alive"
