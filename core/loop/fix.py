@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,12 +107,11 @@ def worktree_env(repo: Repo, worktree: Path) -> dict[str, str]:
         return {}
 
 
-def _external(repo: Repo, view: states.ItemView, engine: str, effect) -> tuple[str | None, str]:
+def _external(repo: Repo, view: states.ItemView, engine: str,
+              effect: Callable[[], str | None]) -> tuple[str | None, str]:
     """A non-claude fixer engine (`fixer = "…"`): run through the shell in the worktree, unconfined,
     under the guard, with the runner's timeout. Its output goes to `runs/<stamp>-fix-engine.log`.
     Returns (failure or None, the log's name)."""
-    import time
-
     prompt_path = repo.paths.item_dir(view.id) / "fix-prompt.md"
     prompt_path.write_text(build_prompt(repo, view), encoding="utf-8")
     values = {"id": view.id, "branch": view.branch, "prompt_file": str(prompt_path), "worktree": view.worktree}
