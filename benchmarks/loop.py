@@ -1,4 +1,5 @@
-"""The review loop's overhead: one full approve cycle with the stand-in model, split by phase.
+"""The review loop's overhead: one full approve cycle with the stand-in model, split by phase, and
+what shipping costs when the base moved (the gates run again on the rebased commit).
 
 Run by hand: `python benchmarks/loop.py [--rounds N]`. Each round makes a real repo with a local
 bare remote, an item with one commit, and runs the loop's steps in process (checks, review,
@@ -6,6 +7,10 @@ ship) with the stand-in `claude` at pace 0. The baseline, measured in the same r
 checks alone: the same gate commands run straight through the shell in the same worktree. The
 ratio says what Hallmark adds around the repo's own gates (journal, locks, the run file, the
 stand-in's process and its real git commands, the note, the rebase and the push).
+
+Shipping is measured three ways on a hallmarked item: the base did not move (no re-check); the base
+moved and the rebased tree's pass is already in the checks cache (the re-check is served from it);
+the base moved and the gates really run again on the rebased commit.
 """
 
 from __future__ import annotations
@@ -64,6 +69,70 @@ def checks_alone(worktree: Path) -> float:
     return time.perf_counter() - started
 
 
+def _hallmarked(tmp: Path) -> tuple[object, str]:
+    from hallmark.core import items, states
+    from hallmark.core.loop import daemon
+
+    repo, item_id = setup(tmp)
+    daemon.do_checks(repo, items.fold_item(repo, item_id))
+    daemon.do_review(repo, items.fold_item(repo, item_id))
+    if items.fold_item(repo, item_id).state != states.HALLMARKED:
+        raise SystemExit("the item was not hallmarked")
+    return repo, item_id
+
+
+def _move_base(repo) -> None:
+    root = repo.root  # type: ignore[attr-defined]
+    (root / "other.py").write_text("VALUE = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "the base moves")
+    git(root, "push", "-q", "origin", "main")
+
+
+def _warm_cache_for_the_rebase(repo, item_id: str, tmp: Path) -> None:
+    """Check the tree the shipper's rebase will make, in a scratch worktree: a rebase is deterministic
+    in its tree, so the ship's re-check finds this pass in the cache."""
+    from hallmark.core import items
+    from hallmark.core.loop import checks
+
+    view = items.fold_item(repo, item_id)
+    scratch = tmp / "scratch"
+    root = repo.root  # type: ignore[attr-defined]
+    git(root, "worktree", "add", "-q", "--detach", str(scratch), view.hallmark_sha)
+    git(scratch, "rebase", "-q", "origin/main")
+    outcome = checks.run_checks(repo, None, git(scratch, "rev-parse", "HEAD"), scratch)
+    if not outcome.passed:
+        raise SystemExit("the rebased tree does not pass its gates")
+    git(root, "worktree", "remove", "--force", str(scratch))
+
+
+def ship_round(tmp: Path) -> dict[str, float]:
+    from hallmark.core import items, states
+    from hallmark.core.loop import daemon
+
+    figures: dict[str, float] = {}
+    for name, moved, warm in (("ship, base unchanged", False, False), ("ship, base moved, re-check cached", True, True),
+                              ("ship, base moved, re-check run", True, False)):
+        where = tmp / name.replace(" ", "_").replace(",", "")
+        repo, item_id = _hallmarked(where)
+        if name == "ship, base unchanged":
+            figures["checks alone"] = checks_alone(Path(items.fold_item(repo, item_id).worktree))
+        if moved:
+            _move_base(repo)
+        if warm:
+            _warm_cache_for_the_rebase(repo, item_id, where)
+        started = time.perf_counter()
+        result = daemon.do_ship(repo, items.fold_item(repo, item_id))
+        figures[name] = time.perf_counter() - started
+        if items.fold_item(repo, item_id).state != states.CLOSED:
+            raise SystemExit(f"{name}: not shipped: {result}")
+        rechecks = [e for e in items.item_events(repo, item_id) if e.get("event") == "check_run"
+                    and e.get("sha") == result["sha"] and moved]
+        if moved and (not rechecks or rechecks[-1].get("cached") is not warm):
+            raise SystemExit(f"{name}: the re-check was not what this case measures: {rechecks}")
+    return figures
+
+
 def one_round(tmp: Path) -> dict[str, float]:
     from hallmark.core import items, states
     from hallmark.core.loop import daemon
@@ -110,6 +179,7 @@ def main() -> None:
         for name in ("CLAUDECODE", "HALL_ACTOR", "HALL_ITEM", "HALL_STANDIN_SCRIPT"):
             os.environ.pop(name, None)
         rounds = [one_round(tmp / f"r{n}") for n in range(args.rounds)]
+        ships = [ship_round(tmp / f"s{n}") for n in range(args.rounds)]
     names = list(rounds[0])
     medians = {name: statistics.median(r[name] for r in rounds) for name in names}
     base = medians["checks alone"]
@@ -119,6 +189,14 @@ def main() -> None:
         print(f"{name:36} {medians[name] * 1000:9.1f} {medians[name] / base:15.1f}")
     phases = medians["checks"] + medians["review"] + medians["ship"]
     print(f"{'sum of the three phases':36} {phases * 1000:9.1f} {phases / base:15.1f}")
+    ship_names = list(ships[0])
+    ship_medians = {name: statistics.median(r[name] for r in ships) for name in ship_names}
+    base = ship_medians["checks alone"]
+    print()
+    print(f"shipping a hallmarked item (median of {args.rounds} rounds; the push goes to a local bare remote)")
+    print(f"{'case':36} {'ms':>9} {'x checks alone':>15}")
+    for name in ship_names:
+        print(f"{name:36} {ship_medians[name] * 1000:9.1f} {ship_medians[name] / base:15.1f}")
 
 
 if __name__ == "__main__":

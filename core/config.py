@@ -208,6 +208,8 @@ class Config(_Strict):
     claude_args: list[str] = Field(default_factory=list)
     max_rejects: int = Field(3, ge=1, le=MAX_ROUNDS)
     max_check_failures: int = Field(3, ge=1, le=MAX_ROUNDS)
+    max_run_failures: int = Field(2, ge=1, le=20)  # failed runs in a row before a `run_failed` hold
+    max_runs_per_round: int = Field(8, ge=1, le=100)  # the hard ceiling of review and fixer runs in a round
     stuck_after: str = "30m"
     lenses: str | list[str] = "all"
     rules: list[str] = Field(default_factory=lambda: ["CLAUDE.md", "AGENTS.md"])

@@ -26,6 +26,8 @@ DEFAULTS: dict[str, Any] = {
     "claude_args": [],
     "max_rejects": 3,
     "max_check_failures": 3,
+    "max_run_failures": 2,
+    "max_runs_per_round": 8,
     "stuck_after": "30m",
     "lenses": "all",
     "rules": ["CLAUDE.md", "AGENTS.md"],

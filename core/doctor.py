@@ -212,6 +212,9 @@ def run(start: Path) -> dict[str, Any]:
         if ship is not None:
             checks.append(ship)
         checks.append(_pre_push_check(paths))
+        from .doctor_loop import loop_checks
+
+        checks.extend(loop_checks(paths.main_checkout))
     from .plugin_install import installed_status
 
     status = installed_status()

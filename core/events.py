@@ -55,7 +55,7 @@ class Reasoned(Envelope):
 
 class LoopStep(Envelope):
     event: Literal["checks_passed", "checks_failed", "hallmarked", "changes_requested", "escalated",
-                   "fix_submitted", "shipped", "reopened", "restored"]
+                   "fix_submitted", "shipped", "reopened", "restored", "recheck_failed"]
     sha: str | None = None
     round: int | None = None
     held: bool | None = None

@@ -39,7 +39,8 @@ def entries(repo: Repo, views: list[states.ItemView] | None = None) -> list[dict
                                 f"ready:{view.id}", [f"hall ready {view.id}", f'hall pull-back {view.id} --reason "not yet"']))
         if view.hold:
             found.append(_entry(view.hold, view.id, view.hold_since or view.updated, f"{view.title}: held ({view.hold}) {view.hold_reason}".strip(),
-                                f"hold:{view.id}", [f'hall retry {view.id} --reason "…"', f"hall log {view.id}"]))
+                                f"hold:{view.id}", list(view.hold_next) or [f'hall retry {view.id} --reason "…"',
+                                                                            f"hall log {view.id}"]))
     for extra in _extra_sources(repo):
         found.append(extra)
     stopped = _daemon_stopped()

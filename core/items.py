@@ -74,6 +74,8 @@ def resolve(repo: Repo, given: str | None) -> str:
 def next_for(view: states.ItemView) -> list[str]:
     i = view.id
     if view.hold:
+        if view.hold_next:  # the hold names what releases it (a rebase to do by hand, …)
+            return list(view.hold_next)
         return [f'hall retry {i} --reason "…"', f"hall log {i}", f"hall findings {i}"]
     return {
         states.DEVELOPMENT: [f"hall ready {i}", f'hall propose-ready {i} --summary "…"', f"hall status {i}"],
@@ -177,16 +179,10 @@ def _template(text: str, values: dict[str, str]) -> str:
     return out
 
 
-def _copy_untracked(repo: Repo, worktree: Path) -> list[str]:
-    copied = []
-    for rel in repo.config.worktree_copy:
-        source = repo.root / rel
-        dest = worktree / rel
-        if source.is_file() and not dest.exists() and is_within(dest.resolve(), worktree.resolve()):
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(source.read_bytes())
-            copied.append(rel)
-    return copied
+def _copy_untracked(repo: Repo, worktree: Path) -> dict[str, str]:
+    from .worktree_copy import copy_into
+
+    return copy_into(repo.root, worktree, repo.config.worktree_copy)
 
 
 def new(repo: Repo, *, title: str | None = None, request: str | None = None, branch: str | None = None,
@@ -230,7 +226,8 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
     if request:
         fields["request"] = request
     if copied:
-        fields["copied"] = copied
+        fields["copied"] = sorted(copied)
+        fields["copied_sha256"] = copied  # unchanged copies are Hallmark's own, never the work (worktree_copy.py)
     with journal.locked(path):
         rec = journal.append_unlocked(path, journal.make_event("created", item_id, actor or current_actor(), fields))
     view = states.fold(item_id, [rec])
@@ -274,14 +271,17 @@ def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, acto
     return describe(view, adopted=True)
 
 
-def _require_clean(view: states.ItemView) -> str:
+def _require_clean(repo: Repo, view: states.ItemView) -> str:
+    """HEAD of a clean worktree. Files Hallmark copied in and that are unchanged are not dirt."""
+    from .worktree_copy import dirty_advice, split_dirt
+
     if not view.worktree or not Path(view.worktree).is_dir():
         raise HallError("WRONG_STATE", f"{view.id} has no worktree at {view.worktree or '(none)'}.", [f"hall status {view.id}"])
-    dirty = git.is_dirty(view.worktree)
+    dirty, _own, edited = split_dirt(repo, view)
     if dirty:
         shown = ", ".join(line[3:] for line in dirty[:5])
         raise HallError("DIRTY_WORKTREE", f"{view.id}'s worktree has uncommitted changes: {shown}.",
-                        [f"git -C {shlex.quote(view.worktree)} status", "commit or stash, then run ready again"])
+                        dirty_advice(view, dirty, edited))
     return git.head_sha(view.worktree)
 
 
@@ -302,11 +302,29 @@ def _ready_again(view: states.ItemView, sha: str) -> dict[str, Any]:
                     [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
 
 
+def _require_rebased(repo: Repo, view: states.ItemView, sha: str) -> None:
+    """An item held because its rebase at shipping conflicted is ready again only once its branch
+    is on that base: `ready` before would review the same commit and conflict again."""
+    if view.hold != "conflict":
+        return
+    held = [e for e in item_events(repo, view.id) if e.get("event") == "held" and e.get("kind") == "conflict"]
+    onto = str(held[-1].get("onto") or "") if held else ""
+    if not onto:
+        return
+    if git.run(["merge-base", "--is-ancestor", onto, sha], view.worktree, check=False).returncode != 0:
+        files = ", ".join(held[-1].get("files") or []) or "the conflicting files"
+        raise HallError("WRONG_STATE", f"{view.id}'s branch is not on {onto} yet: the rebase at shipping conflicted "
+                                       f"in {files}. Rebase it by hand, resolve, then run ready again.",
+                        list(view.hold_next) or [f"git -C {shlex.quote(view.worktree)} rebase {onto}",
+                                                 f"hall ready {view.id}"])
+
+
 def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> dict[str, Any]:
     view = fold_item(repo, item_id)
     if view.terminal:
         raise wrong_state(view, "ready")
-    sha = _require_clean(view)
+    sha = _require_clean(repo, view)
+    _require_rebased(repo, view, sha)
     if view.state in LOOP_STATES:
         return _ready_again(view, sha)
     fields: dict[str, Any] = {"sha": sha, "round": view.round + 1}
@@ -332,7 +350,7 @@ def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = N
     view = fold_item(repo, item_id)
     if view.state != states.DEVELOPMENT:
         raise wrong_state(view, "proposed_ready")
-    sha = _require_clean(view)
+    sha = _require_clean(repo, view)
     fields = {"summary": summary, "why": why, "how": how, "ask": ask, "sha": sha}
     auto = repo.config.auto_ready and not ask and not view.open_questions
     extra = [("ready", {"sha": sha, "round": view.round + 1, "auto": True})] if auto else None
@@ -371,11 +389,14 @@ def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, 
 
 def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:
     """Remove an item's worktree without --force: a dirty one is kept, and we say why."""
+    from .worktree_copy import person_dirt, remove_own_copies
+
     wt = Path(view.worktree)
     if os.path.realpath(wt) == os.path.realpath(repo.root):
         return False, "it is the main checkout"
-    if git.is_dirty(wt):
+    if person_dirt(repo, view):
         return False, "it has uncommitted changes"
+    remove_own_copies(repo, view)  # Hallmark's own: git would refuse to remove a worktree holding them
     with worktree_lock(repo):
         proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
     if proc.returncode != 0:

@@ -48,8 +48,13 @@ def detect_gates(root: Path) -> list[str]:
                 gates.append("npm test" if (name == "test" and runner == "npm run") else f"{runner} {name}")
     if (root / "Cargo.toml").is_file():
         gates += ["cargo test", "cargo clippy"]
+        if (root / "rustfmt.toml").is_file() or (root / ".rustfmt.toml").is_file():
+            gates.append("cargo fmt --check")
     if (root / "go.mod").is_file():
         gates += ["go test ./...", "go vet ./..."]
+        if any((root / name).is_file() for name in (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")):
+            gates.append("golangci-lint run")
+    gates += python_checkers(root)
     if _uses_pytest(root):
         gates.append("pytest")
     makefile = next((p for p in (root / "GNUmakefile", root / "Makefile", root / "makefile") if p.is_file()), None)
@@ -61,6 +66,45 @@ def detect_gates(root: Path) -> list[str]:
         recipes = re.findall(r"^@?([A-Za-z][\w-]*)(?:\s+[^:=\n]*)?:(?!=)", _read(justfile), re.M)
         gates += [f"just {r}" for r in _ordered_checks(recipes)]
     return gates
+
+
+def python_checkers(root: Path) -> list[str]:
+    """Linters, formatters and type checkers the project configures: pre-commit (and then only
+    what its hooks do not already run), ruff, black, flake8, mypy, pyright."""
+    pyproject = _read(root / "pyproject.toml")
+    setup_cfg = _read(root / "setup.cfg")
+    tox_ini = _read(root / "tox.ini")
+    precommit = next((p for p in (root / ".pre-commit-config.yaml", root / ".pre-commit-config.yml") if p.is_file()), None)
+    hooks = set(re.findall(r"^\s*-?\s*id:\s*([\w.-]+)", _read(precommit), re.M)) if precommit else set()
+    found: list[str] = ["pre-commit run --all-files"] if precommit else []
+
+    def add(command: str, *hook_ids: str) -> None:
+        if not hooks.intersection(hook_ids):
+            found.append(command)
+
+    if "[tool.ruff" in pyproject or (root / "ruff.toml").is_file() or (root / ".ruff.toml").is_file():
+        add("ruff check .", "ruff", "ruff-check")
+    if "[tool.black]" in pyproject:
+        add("black --check .", "black")
+    if (root / ".flake8").is_file() or "[flake8]" in setup_cfg or "[flake8]" in tox_ini:
+        add("flake8", "flake8")
+    mypy_files = re.search(r"^\s*files\s*=", _section(pyproject, "[tool.mypy]") + _section(setup_cfg, "[mypy]")
+                           + _read(root / "mypy.ini") + _read(root / ".mypy.ini"), re.M)
+    if "[tool.mypy]" in pyproject or "[mypy]" in setup_cfg or (root / "mypy.ini").is_file() or (root / ".mypy.ini").is_file():
+        add("mypy" if mypy_files else ("mypy src" if (root / "src").is_dir() else "mypy ."), "mypy")
+    if "[tool.pyright]" in pyproject or (root / "pyrightconfig.json").is_file():
+        add("pyright", "pyright")
+    return found
+
+
+def _section(text: str, header: str) -> str:
+    """The body of one [section] of an INI or TOML text, up to the next header."""
+    start = text.find(header)
+    if start == -1:
+        return ""
+    rest = text[start + len(header):]
+    end = re.search(r"^\[", rest, re.M)
+    return rest[: end.start()] if end else rest
 
 
 # Makefile targets and just recipes that check the code (never install, deploy, clean, release…).
@@ -190,6 +234,7 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         "config": str(config_file),
         "config_written": wrote_config,
         "gates": gates,
+        "warnings": setup_warnings(root),
         "claude_md": claude,
         "initialized": created_state,
         "project_identity": project,
@@ -208,6 +253,28 @@ def install_pre_push(paths: RepoPaths) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - reported, and `hall doctor` / `hall setup git` repair it
         return {"ok": False, "detail": f"the pre-push hook was not installed: {exc}", "next": ["hall setup git"]}
     return {"ok": done["ok"], "dirs": [d["dir"] for d in done["dirs"]], **({"detail": done["detail"]} if "detail" in done else {})}
+def setup_warnings(root: Path) -> list[dict[str, str]]:
+    """What would make the loop test or treat the wrong files, found at init: an environment that
+    imports the package from the main checkout (an editable install), and `[worktree] copy` paths
+    git does not ignore."""
+    from .worktree_copy import not_ignored
+    from .worktree_env import init_warnings
+
+    out: list[dict[str, str]] = []
+    try:
+        from .config import load
+
+        config = load(root)
+    except Exception:  # noqa: BLE001 - a broken config is reported by the config check
+        return out
+    for warning in init_warnings(root, list(config.gates)):
+        out.append({"kind": "worktree_code", "text": warning["text"]})
+    for path in not_ignored(root, config.worktree_copy):
+        out.append({"kind": "worktree_copy", "text": (
+            f"{path} is copied into every item's worktree ([worktree] copy) but git does not ignore it: add it to "
+            ".gitignore. Hallmark leaves the unchanged copy out of every dirtiness check and never commits it, "
+            "but your own git commands would see it.")})
+    return out
 
 
 def _check_config(root: Path) -> bool:

@@ -56,6 +56,7 @@ class ItemView:
     hold: str = ""  # a hold kind (checks, run_failed, budget, ship_failed, ...) or ""
     hold_reason: str = ""
     hold_since: str = ""  # when the hold began (an inbox entry's age and fingerprint)
+    hold_next: list[str] = field(default_factory=list)  # the steps that release this hold, when it names them
     pr: str = ""
     hallmark_sha: str = ""
     events: int = 0
@@ -108,6 +109,7 @@ def apply(view: ItemView, event: dict[str, Any]) -> ItemView:
         if name == "retried" and view.hold:
             view.hold = ""
             view.hold_reason = ""
+            view.hold_next = []
             view.check_failures = 0
             view.run_failures = 0
             if view.state != ESCALATED:
@@ -131,11 +133,17 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
         view.round = int(event.get("round", view.round + 1) or 0)
         view.rejects = 0
         view.check_failures = 0
+        view.run_failures = 0
         view.hold = ""
+        view.hold_next = []
     elif name == "checks_passed":
         view.check_failures = 0
-    elif name == "checks_failed":
+    elif name in ("checks_failed", "recheck_failed"):
         view.check_failures += 1
+        if name == "recheck_failed":  # the rebased commit is the fixer's starting point: a new round
+            view.sha = str(event.get("sha", view.sha))
+            view.round = int(event.get("round", view.round + 1) or view.round + 1)
+            view.hallmark_sha = ""
         if event.get("held"):
             view.hold = "checks"
             view.hold_reason = str(event.get("reason", "checks failed too many times in a row"))
@@ -155,6 +163,7 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
         view.sha = ""
         view.hold = ""
         view.hold_reason = ""
+        view.hold_next = []
         view.hallmark_sha = ""
     elif name == "shipped":
         view.pr = str(event.get("pr", view.pr) or "")
@@ -169,9 +178,12 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
         view.hold = str(event.get("kind", "hold"))
         view.hold_reason = str(event.get("reason", ""))
         view.hold_since = str(event.get("t", ""))
+        steps = event.get("next")
+        view.hold_next = [str(s) for s in steps] if isinstance(steps, list) else []
     elif name == "released":
         view.hold = ""
         view.hold_reason = ""
+        view.hold_next = []
     elif name == "question":
         qid = event.get("qid")
         if isinstance(qid, str) and qid not in view.open_questions:
@@ -187,9 +199,9 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
         except (TypeError, ValueError):
             pass
     elif name == "run_ended":
-        if event.get("failed"):
+        if counts_as_failed_run(event):
             view.run_failures += 1
-        else:
+        elif not event.get("failed"):
             view.run_failures = 0
     elif name == "proposed_summary":
         view.summary = str(event.get("summary", ""))
@@ -197,6 +209,12 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
         view.title = str(event.get("title", view.title))
     elif name == "session_bound":
         view.session = str(event.get("session", ""))
+
+
+def counts_as_failed_run(event: dict[str, Any]) -> bool:
+    """A failed run counts against the item, unless the loop itself cut it short: a daemon that
+    died (`recovered`) or stopped (`interrupted`) is not the item's failure."""
+    return bool(event.get("failed")) and not event.get("recovered") and not event.get("interrupted")
 
 
 def usage_tokens(event: dict[str, Any]) -> int:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import git, items, states
+from .worktree_copy import person_dirt
 
 
 def _real(path: str | Path) -> str:
@@ -46,7 +47,7 @@ def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.
             on = entry.get("branch") or "a detached HEAD"
             why = f"it is on {on}, not the item's branch {view.branch}"
         else:
-            dirty = git.is_dirty(path)
+            dirty = person_dirt(repo, view)  # Hallmark's unchanged copies ([worktree] copy) are not dirt
             if dirty:
                 shown = ", ".join(line[3:] for line in dirty[:5]) + (" …" if len(dirty) > 5 else "")
                 why = f"it has uncommitted changes: {shown}"

@@ -47,6 +47,8 @@ TRANSITIONS: dict[str, dict[str, str]] = {
     "fix_submitted": {FIXING: CHECKS},
     "retried": {ESCALATED: FIXING},
     "shipped": {HALLMARKED: CLOSED},
+    # the gates fail on the commit the shipper's rebase made: a new round for the fixer
+    "recheck_failed": {HALLMARKED: FIXING},
     "reopened": {CLOSED: DEVELOPMENT},
     "restored": {DEVELOPMENT: CLOSED},
     "dropped": {s: DROPPED for s in NON_TERMINAL},

@@ -74,6 +74,10 @@ def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
             elif name == "reopened":
                 view["hallmark_sha"] = ""
                 view["hallmark_chain"] = []
+            elif name == "recheck_failed":  # the rebased commit failed its gates: no hallmark any more
+                view["sha"] = str(event.get("sha", view["sha"]))
+                view["hallmark_sha"] = ""
+                view["hallmark_chain"] = []
             view["state"] = nxt
             continue
         if name == "held":

@@ -14,7 +14,6 @@ import json
 import os
 import platform
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -22,13 +21,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import clock, git, journal
+from .. import clock, git, journal, worktree_env
 from ..errors import HallError
 from ..repo import Repo
+from ..runner import lifecycle
 from . import condense as _condense
 
 TIMEOUT_EXIT = 124  # what `timeout(1)` reports; a gate that ran out of time
-EVENT_OUTPUT_CAP = 8000  # characters of condensed failing output kept in the journal event
+# The condensed text of each failing gate is kept whole in its `check_run` event: condense.py keeps it
+# within its budget (condense.BUDGET characters) by dropping whole blocks, never by cutting.
 ACTOR = "assayer"
 
 
@@ -44,6 +45,8 @@ class GateResult:
     timed_out: bool = False
     cache_key: str | None = None
     measure: dict[str, Any] | None = None  # bytes/lines in and out of the condensing, for a failure
+    env: dict[str, str] = field(default_factory=dict)  # what Hallmark added to the gate's environment
+    foreign_paths: list[str] = field(default_factory=list)  # main-checkout files the output names
 
     @property
     def passed(self) -> bool:
@@ -103,9 +106,13 @@ def os_tag() -> str:
     return f"{sys.platform}-{platform.machine() or 'unknown'}"
 
 
-def cache_key(tree: str, command: str, gates: list[str]) -> str:
-    material = json.dumps({"tree": tree, "command": command, "gates": list(gates), "os": os_tag()},
-                          sort_keys=True, separators=(",", ":"))
+def cache_key(tree: str, command: str, gates: list[str], env_key: str = "") -> str:
+    """The tree, the command, the gate list and the OS; plus what Hallmark changed in the gates'
+    environment (`PYTHONPATH=src`), when it did."""
+    data: dict[str, Any] = {"tree": tree, "command": command, "gates": list(gates), "os": os_tag()}
+    if env_key:
+        data["env"] = env_key
+    material = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
 
 
@@ -154,50 +161,31 @@ def _slug(command: str) -> str:
     return (re.sub(r"[^A-Za-z0-9]+", "-", command).strip("-") or "gate")[:40]
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:  # pragma: no cover - Windows
-            proc.kill()
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-
-
-def run_gate(command: str, cwd: Path, log_path: Path, timeout_s: float | None) -> tuple[int, int, bool]:
+def run_gate(command: str, cwd: Path, log_path: Path, timeout_s: float | None, *,
+             env: dict[str, str] | None = None, header: list[str] | None = None) -> tuple[int, int, bool]:
     """Run one gate through the platform shell, stdout and stderr interleaved into log_path.
 
-    Returns (exit_code, duration_ms, timed_out). The whole process group is killed on timeout.
+    Returns (exit_code, duration_ms, timed_out). The gate runs under the run guard in a session of
+    its own: a timeout, a stopping daemon or a daemon that dies ends its whole process group.
+    `env` is added to the environment; `header` lines open the log (what Hallmark changed and why).
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    timed_out = False
+    full_env = None
+    if env:
+        full_env = dict(os.environ)
+        full_env.update(env)
     with open(log_path, "wb") as log:
-        try:
-            proc = subprocess.Popen(command, shell=True, cwd=str(cwd), stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=(os.name == "posix"))
-        except OSError as exc:
-            log.write(f"hall: could not start the gate: {exc}\n".encode())
-            return 127, int((time.monotonic() - started) * 1000), False
-        try:
-            code = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.wait()
-            timed_out = True
-            code = TIMEOUT_EXIT
-        except BaseException:
-            # interrupted (Ctrl-C, a stopping daemon): the gate runs in its own session, so it would
-            # outlive us; take it down with us
-            _kill_group(proc)
-            proc.wait()
-            raise
+        for line in header or []:
+            log.write((line.rstrip("\n") + "\n").encode("utf-8"))
+        log.flush()
+        code, timed_out = lifecycle.run_guarded(["sh", "-c", command], cwd=cwd, env=full_env, timeout_s=timeout_s,
+                                                stdout=log, stderr=subprocess.STDOUT)
     duration_ms = int((time.monotonic() - started) * 1000)
     if timed_out:
+        code = TIMEOUT_EXIT
         with open(log_path, "ab") as log:
             log.write(f"\nhall: the gate ran past its timeout of {timeout_s:g} s and was killed\n".encode())
-    if code < 0:  # killed by a signal: report it the way a shell would
-        code = 128 - code
     return code, duration_ms, timed_out
 
 
@@ -230,6 +218,19 @@ def _read_log(path: Path, cap: int = LOG_READ_CAP) -> str:
     return head.decode("utf-8", "replace") + marker + tail.decode("utf-8", "replace")
 
 
+def _note_foreign_paths(repo: Repo, worktree: Path, log_path: Path) -> list[str]:
+    """The main checkout's files a gate's output names (it looked outside the worktree): written at
+    the end of the log, where the fixer and a person read it, and returned for the journal."""
+    count, shown = worktree_env.foreign_paths(_read_log(log_path), repo.root, worktree)
+    if not count:
+        return []
+    with open(log_path, "ab") as log:
+        log.write((f"\nhall: this output names {count} file(s) in the main checkout ({repo.root}), not in this "
+                   f"worktree ({worktree}), e.g. {shown[0]}: the gate may have tested the main checkout's code\n")
+                  .encode())
+    return shown
+
+
 def tree_of(worktree: Path, sha: str) -> str | None:
     proc = git.run(["rev-parse", "--verify", "-q", f"{sha}^{{tree}}"], worktree, check=False)
     if proc.returncode != 0:
@@ -237,14 +238,22 @@ def tree_of(worktree: Path, sha: str) -> str | None:
     return proc.stdout.strip() or None
 
 
-def _worktree_is_frozen_commit(worktree: Path, sha: str) -> bool:
+def _worktree_is_frozen_commit(repo: Repo, item_id: str | None, worktree: Path, sha: str) -> bool:
     """True when the worktree's HEAD is sha and nothing differs from it: no changed tracked file and
     no untracked one (a test file the fixer forgot to add would pass here and fail for everyone
-    else). Files git ignores do not count."""
+    else). Files git ignores do not count, nor the files Hallmark copied in, unchanged."""
     head = git.run(["rev-parse", "--verify", "-q", "HEAD"], worktree, check=False).stdout.strip()
     full = git.run(["rev-parse", "--verify", "-q", f"{sha}^{{commit}}"], worktree, check=False).stdout.strip()
     if not head or head != full:
         return False
+    if item_id:
+        from ..items import fold_item
+        from ..worktree_copy import person_dirt
+
+        try:
+            return not person_dirt(repo, fold_item(repo, item_id))
+        except HallError:
+            pass
     status = git.run(["status", "--porcelain", "--untracked-files=normal"], worktree, check=False)
     return status.returncode == 0 and not status.stdout.strip()
 
@@ -275,13 +284,14 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
     no_cache = set(config.gates_no_cache)
     timeout_s = default_timeout(repo) if timeout_s is None else timeout_s
     tree = tree_of(worktree, sha)
-    cacheable = tree is not None and _worktree_is_frozen_commit(worktree, sha)
+    cacheable = tree is not None and _worktree_is_frozen_commit(repo, item_id, worktree, sha)
     outcome = ChecksOutcome(sha=sha, tree=tree, cacheable=cacheable)
     moment = clock.now()
     stamp = moment.strftime("%Y%m%dT%H%M%S") + f"{moment.microsecond // 1000:03d}Z"
     logs_dir = (repo.paths.item_dir(item_id) / "checks") if item_id else (repo.state_dir / "checks")
+    gate_env = worktree_env.gate_environment(repo, worktree, gate_list)
     for number, command in enumerate(gate_list, start=1):
-        key = cache_key(tree, command, gate_list) if tree else None
+        key = cache_key(tree, command, gate_list, gate_env.key) if tree else None
         hit = cached_pass(repo, key) if (key and cacheable and command not in no_cache) else None
         if hit is not None:
             result = GateResult(command=command, exit_code=0, duration_ms=0, cached=True,
@@ -290,7 +300,9 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
                                          "original_t": hit.get("t")})
         else:
             log_path = _fresh(logs_dir / f"{stamp}-{number}-{_slug(command)}.log")
-            code, duration_ms, timed_out = run_gate(command, worktree, log_path, timeout_s)
+            code, duration_ms, timed_out = run_gate(command, worktree, log_path, timeout_s, env=gate_env.extra,
+                                                    header=gate_env.notes)
+            foreign = _note_foreign_paths(repo, worktree, log_path)
             text = ""
             family = "verbatim"
             measure = None
@@ -301,7 +313,7 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
                            if k in ("bytes_in", "bytes_out", "lines_in", "lines_out", "tokens_saved_estimate")}
             result = GateResult(command=command, exit_code=code, duration_ms=duration_ms, cached=False,
                                 log_path=str(log_path), condensed=text, family=family, timed_out=timed_out,
-                                cache_key=key, measure=measure)
+                                cache_key=key, measure=measure, env=dict(gate_env.extra), foreign_paths=foreign)
             if key and cacheable:
                 _append_cache(repo, key, journal.make_event(
                     "check_run", item_id, actor,
@@ -321,11 +333,15 @@ def _record(repo: Repo, item_id: str | None, actor: str, outcome: ChecksOutcome,
     }
     if result.timed_out:
         fields["timed_out"] = True
+    if result.env:
+        fields["env"] = result.env
+    if result.foreign_paths:
+        fields["foreign_paths"] = result.foreign_paths
     if result.cached and result.measure:
         fields["original_duration_ms"] = result.measure.get("original_duration_ms")
         fields["original_t"] = result.measure.get("original_t")
     if not result.passed:
-        fields["output"] = result.condensed[:EVENT_OUTPUT_CAP]
+        fields["output"] = result.condensed
         fields["family"] = result.family
         if result.measure:
             fields["condensed"] = result.measure

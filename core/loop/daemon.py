@@ -26,7 +26,8 @@ from .. import atomic, clock, items, journal, states
 from ..errors import HallError
 from ..paths import user_data_dir
 from ..repo import Repo, open_repo
-from . import budget, leases, librarian, resume, runs
+from ..runner import lifecycle
+from . import bounds, budget, leases, librarian, resume, runs
 from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
 
 HEARTBEAT_EVERY_S = 30.0
@@ -50,16 +51,8 @@ def _update_state(**fields: Any) -> dict[str, Any]:
 
 
 def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
-    """Two failed runs in a row hold the item for a person (`run_failed`)."""
-    view = items.fold_item(repo, item_id)
-    ended = [e for e in items.item_events(repo, item_id) if e.get("event") == "run_ended"]
-    if ended and ended[-1].get("rate_limited"):
-        return False  # the plan's limit is not the item's fault: the loop pauses instead
-    if view.run_failures >= 2 and not view.hold:
-        items.record(repo, item_id, "held", actor="hall", kind="run_failed",
-                     reason=f"{view.run_failures} failed runs in a row; see hall trace {item_id}")
-        return True
-    return False
+    """`max_run_failures` failed runs in a row hold the item for a person (bounds.py)."""
+    return bounds.hold_after_failed_runs(repo, item_id)
 
 
 def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
@@ -73,7 +66,7 @@ def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
     failures = view.check_failures + 1
     held = failures >= repo.config.max_check_failures
     fields: dict[str, Any] = {"sha": view.sha, "failed": [r.command for r in outcome.failed],
-                              "condensed": outcome.condensed[:8000], "in_a_row": failures}
+                              "condensed": outcome.condensed, "in_a_row": failures}
     if held:
         fields.update(held=True, reason=f"checks failed {failures} times in a row (max_check_failures)")
     items.transition(repo, view.id, "checks_failed", actor="assayer", **fields)
@@ -142,11 +135,55 @@ def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
     return found
 
 
-def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """One pass over one repo; returns the steps it took."""
+StepHook = Callable[[dict[str, Any]], None]
+
+
+class StepList(list):
+    """The steps of a pass, each handed to the hook the moment it is taken (`hall daemon run` prints
+    one line per step as it happens, not all of them when it exits)."""
+
+    def __init__(self, repo_name: str, hook: StepHook | None) -> None:
+        super().__init__()
+        self.repo_name = repo_name
+        self.hook = hook
+
+    def append(self, step: dict[str, Any]) -> None:  # type: ignore[override]
+        super().append(step)
+        if self.hook is not None:
+            self.hook(dict(step, repo=self.repo_name))
+
+    def __iadd__(self, steps):  # type: ignore[override]
+        for step in steps:
+            self.append(step)
+        return self
+
+
+def step_line(step: dict[str, Any]) -> str:
+    """One readable line for a step: when, where, which item, which worker, what came of it."""
+    what = step.get("item") or step.get("qid") or "-"
+    detail = step.get("failure") or step.get("reason") or ""
+    error = step.get("error")
+    if isinstance(error, dict):
+        detail = f"{error.get('code')}: {error.get('message')}"
+    elif error:
+        detail = str(error)
+    if step.get("held") is True and "held" not in str(step.get("outcome")):
+        detail = f"{detail} (held)" if detail else "held"
+    text = f"{clock.stamp()[11:19]} {step.get('repo', '')} {what} {step.get('step') or '-'} -> {step.get('outcome')}"
+    if detail:
+        detail = str(detail).replace("\n", " ")
+        if len(detail) > 160:
+            detail = detail[:160].rsplit(" ", 1)[0] + " …"
+        text += f": {detail}"
+    return text
+
+
+def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = None,
+              on_step: StepHook | None = None) -> list[dict[str, Any]]:
+    """One pass over one repo; returns the steps it took (each also handed to on_step as it is taken)."""
     from ..questions import apply_expired_defaults
 
-    done: list[dict[str, Any]] = []
+    done: list[dict[str, Any]] = StepList(repo.root.name, on_step)
     for q in apply_expired_defaults(repo):
         done.append({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]})
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
@@ -194,7 +231,7 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
         finally:
             leases.release(repo, view.id, lease["holder"])
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
-    return done
+    return list(done)
 
 
 def _followup(repo: Repo, worker: str, work: Callable[[], list[dict[str, Any]]],
@@ -239,8 +276,11 @@ def _open(root: Path) -> Repo | None:
 
 
 def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos: list[Path] | None = None,
-        max_passes: int | None = None, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run passes until stopped (the flag), or with until_idle until a pass finds no work."""
+        max_passes: int | None = None, log: Callable[[str], None] | None = None,
+        on_step: StepHook | None = None) -> dict[str, Any]:
+    """Run passes until stopped (the flag), or with until_idle until a pass finds no work.
+
+    on_step gets each step the moment it is taken (with its repo's name)."""
     from ..setup_repo import registered_repos
 
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
@@ -255,6 +295,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
             _update_state(heartbeat=clock.stamp())
 
     threading.Thread(target=beat, name="hall-daemon-heartbeat", daemon=True).start()
+    old_handlers = lifecycle.stop_on_signals()  # SIGTERM unwinds: every run ends its group and its line
     try:
         while True:
             if read_state().get("stop"):
@@ -265,9 +306,12 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
                 if repo is None:
                     continue
                 try:
-                    work += pass_repo(repo, holder, log=log)
+                    work += pass_repo(repo, holder, log=log, on_step=on_step)
                 except HallError as exc:  # e.g. a broken .hallmark.toml: that repo waits, the others go on
-                    work.append(repo_blocked(repo, exc, log))
+                    blocked = repo_blocked(repo, exc, log)
+                    work.append(blocked)
+                    if on_step is not None:
+                        on_step(dict(blocked, repo=repo.root.name))
             passes += 1
             steps += work
             _update_state(heartbeat=clock.stamp(), passes=passes, last_work=len(work))
@@ -280,6 +324,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
             if not until_idle:
                 _sleep_unless_stopped(interval)
     finally:
+        lifecycle.restore_signals(old_handlers)
         beating.set()
         _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False,
                       stop=False)
@@ -367,4 +412,8 @@ def main() -> None:
         sys.stdout.write(f"{clock.stamp()} {line}\n")
         sys.stdout.flush()
 
-    run(until_idle=False, log=log)
+    def on_step(step: dict[str, Any]) -> None:
+        sys.stdout.write(step_line(step) + "\n")
+        sys.stdout.flush()
+
+    run(until_idle=False, log=log, on_step=on_step)

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .. import git, items, states
 from ..errors import HallError
 from ..repo import Repo
-from ..runner import spawn
+from ..runner import lifecycle, spawn
+from . import bounds
 from . import findings as _findings
 
 ACTOR = "fixer"
@@ -48,7 +51,12 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
 
 
 def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
-    """One fixer pass on an item in fixing (not held)."""
+    """One fixer pass on an item in fixing (not held).
+
+    Each run ends with one `run_ended`: a run that went well but made no commit, disputed
+    nothing, left edits uncommitted or committed nothing new is a failed run of the item, so
+    `max_run_failures` of them hold it (bounds.py). The round's run ceiling is checked first.
+    """
     view = items.fold_item(repo, item_id)
     if view.state != states.FIXING:
         raise items.wrong_state(view, "fix_submitted")
@@ -58,7 +66,14 @@ def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
     worktree = Path(view.worktree)
     if not worktree.is_dir():
         raise HallError("WRONG_STATE", f"{item_id} has no worktree at {view.worktree}.", [f"hall status {item_id}"])
+    ceiling = bounds.ceiling_reached(repo, item_id)
+    if ceiling:
+        return ceiling
     before = git.head_sha(worktree)
+
+    def effect() -> str | None:
+        return judge_effect(repo, item_id, before)
+
     engine = (repo.config.fixer or "claude -p").strip()
     if engine in ("claude -p", "claude"):
         spec = spawn.RunSpec(role="fix", prompt=build_prompt(repo, view), cwd=worktree, item_id=item_id,
@@ -67,21 +82,36 @@ def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
                                             "Bash(git commit:*)", "Bash(git status:*)", "Bash(git diff:*)",
                                             "Bash(git log:*)", "Bash(hall findings:*)", "Bash(hall fixed:*)",
                                             *(f"Bash({c}:*)" for c in repo.config.gates),
-                                            *(f"Bash({c}:*)" for c in repo.config.dev_commands)])
+                                            *(f"Bash({c}:*)" for c in repo.config.dev_commands)],
+                             extra_env=worktree_env(repo, worktree), judge_effect=effect)
         result = spawn.run(repo, spec)
         if not result.ok:
             return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name,
                     "rate_limited": result.rate_limited, "resets_at": result.resets_at}
-        run_name = result.name
+        run_name: str | None = result.name
     else:
-        run_name = _external(repo, view, engine)
-        if run_name.startswith("failed:"):
-            return {"item": item_id, "outcome": "run_failed", "failure": run_name[7:].strip(), "run": None}
+        failure, run_name = _external(repo, view, engine, effect)
+        if failure:
+            return {"item": item_id, "outcome": "run_failed", "failure": failure, "run": run_name}
     return settle(repo, item_id, before, run_name)
 
 
-def _external(repo: Repo, view: states.ItemView, engine: str) -> str:
-    """A non-claude fixer engine (`fixer = "…"`): run through the shell in the worktree, unconfined."""
+def worktree_env(repo: Repo, worktree: Path) -> dict[str, str]:
+    """The environment that makes the worktree's own code the code a run imports (see
+    core/worktree_env.py); empty when nothing needs changing."""
+    try:
+        from ..worktree_env import gate_environment
+
+        return gate_environment(repo, worktree).extra
+    except Exception:  # noqa: BLE001 - advice for the run; never a reason not to run
+        return {}
+
+
+def _external(repo: Repo, view: states.ItemView, engine: str,
+              effect: Callable[[], str | None]) -> tuple[str | None, str]:
+    """A non-claude fixer engine (`fixer = "…"`): run through the shell in the worktree, unconfined,
+    under the guard, with the runner's timeout. Its output goes to `runs/<stamp>-fix-engine.log`.
+    Returns (failure or None, the log's name)."""
     prompt_path = repo.paths.item_dir(view.id) / "fix-prompt.md"
     prompt_path.write_text(build_prompt(repo, view), encoding="utf-8")
     values = {"id": view.id, "branch": view.branch, "prompt_file": str(prompt_path), "worktree": view.worktree}
@@ -89,33 +119,67 @@ def _external(repo: Repo, view: states.ItemView, engine: str) -> str:
     for key, value in values.items():
         command = command.replace("{" + key + "}", shlex.quote(value))
     env = spawn.launch_environment(repo, view.id, ACTOR)
-    proc = subprocess.run(["sh", "-c", command], cwd=view.worktree, env=env, capture_output=True, text=True,
-                          check=False, timeout=spawn.default_timeout(repo))
-    items.record(repo, view.id, "run_ended", actor=ACTOR, run=None, role="fix", exit_code=proc.returncode,
-                 duration_ms=None, failed=None if proc.returncode == 0 else f"the fixer engine exited {proc.returncode}",
-                 engine=engine)
-    return "external" if proc.returncode == 0 else f"failed: the fixer engine exited {proc.returncode}"
+    env.update(worktree_env(repo, Path(view.worktree)))
+    folder = spawn.runs_dir(repo, view.id)
+    folder.mkdir(parents=True, exist_ok=True)
+    log_path = folder / f"{spawn.run_stamp()}-fix-engine.log"
+    timeout = spawn.default_timeout(repo)
+    items.record(repo, view.id, "run_started", actor=ACTOR, run=None, role="fix", engine=engine, log=str(log_path),
+                 cwd=view.worktree)
+    started = time.monotonic()
+    with open(log_path, "wb") as out:
+        code, timed_out = lifecycle.run_guarded(["sh", "-c", command], cwd=view.worktree, env=env, timeout_s=timeout,
+                                                stdout=out, stderr=subprocess.STDOUT)
+    if timed_out:
+        failure: str | None = f"the fixer engine timed out after {timeout:g} s"
+    elif code != 0:
+        failure = f"the fixer engine exited {code}"
+    else:
+        failure = effect()
+    items.record(repo, view.id, "run_ended", actor=ACTOR, run=None, role="fix", exit_code=code,
+                 duration_ms=int((time.monotonic() - started) * 1000), failed=failure, engine=engine,
+                 log=str(log_path), **({"judged": True} if failure and code == 0 and not timed_out else {}))
+    return failure, log_path.name
+
+
+def tree_of(cwd: Path | str, rev: str) -> str:
+    return git.run(["rev-parse", "--verify", "-q", f"{rev}^{{tree}}"], cwd, check=False).stdout.strip()
+
+
+def judge_effect(repo: Repo, item_id: str, before: str) -> str | None:
+    """What a fixer run that ended well failed to do, or None: it resubmitted itself (`hall fixed`),
+    or it left a new commit that changes the tree."""
+    view = items.fold_item(repo, item_id)
+    if view.state != states.FIXING:
+        return None
+    worktree = Path(view.worktree)
+    dirty = item_dirt(repo, view)
+    if dirty:
+        return f"the fixer left uncommitted changes ({', '.join(d[3:] for d in dirty[:3])})"
+    head = git.head_sha(worktree)
+    if head == before:
+        return "the fixer made no commit and disputed nothing"
+    if tree_of(worktree, head) == tree_of(worktree, before):
+        return "the fixer's commit changes nothing (its tree is the one it started from)"
+    return None
+
+
+def item_dirt(repo: Repo, view: states.ItemView) -> list[str]:
+    """The worktree's uncommitted changes that are the work's, not Hallmark's own copied files."""
+    from ..worktree_copy import person_dirt
+
+    return person_dirt(repo, view)
 
 
 def settle(repo: Repo, item_id: str, before: str, run_name: str | None) -> dict[str, Any]:
-    """After the fixer's run: it resubmitted itself, or we resubmit its commits, or it did nothing."""
+    """After a fixer run judged good: it resubmitted itself, or we resubmit its commits."""
     view = items.fold_item(repo, item_id)
     if view.state != states.FIXING:
         return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": view.sha, "run": run_name}
-    worktree = Path(view.worktree)
-    dirty = git.is_dirty(worktree)
-    head = git.head_sha(worktree)
-    if dirty:
-        failure = f"the fixer left uncommitted changes ({', '.join(d[3:] for d in dirty[:3])})"
-    elif head == before:
-        failure = "the fixer made no commit and disputed nothing"
-    else:
-        view = items.transition(repo, item_id, "fix_submitted", actor=ACTOR, sha=head, round=view.round + 1,
-                                by="loop", claims=[])
-        return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": head, "run": run_name}
-    items.record(repo, item_id, "run_ended", actor=ACTOR, run=run_name, role="fix", exit_code=0, duration_ms=None,
-                 failed=failure, judged=True)
-    return {"item": item_id, "outcome": "run_failed", "failure": failure, "run": run_name}
+    head = git.head_sha(Path(view.worktree))
+    view = items.transition(repo, item_id, "fix_submitted", actor=ACTOR, sha=head, round=view.round + 1,
+                            by="loop", claims=[])
+    return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": head, "run": run_name}
 
 
 def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[tuple[str, str]], *,
@@ -144,7 +208,7 @@ def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[
     if not wanted and not disputes and not submit:
         raise HallError("USAGE", "Name the findings this commit fixes, or dispute one.", ["hall findings"])
     worktree = Path(view.worktree)
-    dirty = git.is_dirty(worktree)
+    dirty = item_dirt(repo, view)
     if dirty:
         raise HallError("DIRTY_WORKTREE", f"{item_id}'s worktree has uncommitted changes; commit them first.",
                         [f"git -C {shlex.quote(str(worktree))} status"])
@@ -152,6 +216,10 @@ def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[
     if submit and head == view.sha and not disputes:
         raise HallError("WRONG_STATE", f"HEAD is still {head[:12]}, the commit that was reviewed; commit a fix or "
                                        "dispute a finding first.", [f"hall findings {item_id}"])
+    if submit and not disputes and tree_of(worktree, head) == tree_of(worktree, view.sha):
+        raise HallError("WRONG_STATE", f"HEAD {head[:12]} changes nothing: its tree is the one that was reviewed "
+                                       f"({view.sha[:12]}); commit a real fix or dispute a finding.",
+                        [f"hall findings {item_id}"])
     if wanted:
         items.record(repo, item_id, "fixed", actor=who, findings=wanted, sha=head)
     for fid, reason in disputes:

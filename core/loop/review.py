@@ -177,6 +177,11 @@ def review(repo: Repo, item_id: str) -> dict[str, Any]:
     view = items.fold_item(repo, item_id)
     if view.state != states.REVIEW:
         raise items.wrong_state(view, "hallmarked")
+    from .bounds import ceiling_reached
+
+    ceiling = ceiling_reached(repo, item_id)
+    if ceiling:
+        return ceiling
     cwd = Path(view.worktree) if view.worktree and Path(view.worktree).is_dir() else repo.root
     prompt = build_prompt(repo, view)
     spec = spawn.RunSpec(role="review", prompt=prompt, cwd=cwd, item_id=item_id, json_schema=_verdict.schema(),
@@ -280,11 +285,16 @@ def run_was_standin(repo: Repo, item_id: str, run: str | None, model: str) -> bo
 
 
 def strike(repo: Repo, view: states.ItemView, *, model: str, open_findings: list[str], actor: str,
-           run: str | None = None, standin: bool = False) -> dict[str, Any]:
-    """Write the hallmark note on the approved SHA, as the assayer."""
-    note = {"v": 1, "item": view.id, "sha": view.sha, "round": view.round, "model": model,
+           run: str | None = None, standin: bool = False, sha: str | None = None,
+           carried_from: str | None = None) -> dict[str, Any]:
+    """Write the hallmark note on the approved SHA (or `sha`: a rebased commit whose checks passed,
+    `carried_from` the approved one), as the assayer."""
+    sha = sha or view.sha
+    note = {"v": 1, "item": view.id, "sha": sha, "round": view.round, "model": model,
             "open_findings": open_findings, "actor": actor, "run": run, "standin": standin}
-    git.run(["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), view.sha],
+    if carried_from:
+        note["carried_from"] = carried_from
+    git.run(["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), sha],
             repo.root, env={"HALL_ACTOR": "assayer"})
     return note
 

@@ -13,7 +13,6 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -25,7 +24,7 @@ from typing import Any
 
 from .. import clock, journal
 from ..errors import HallError
-from . import limits
+from . import lifecycle, limits
 from .isolation import ISOLATED_ROLES, REMOVE_ENV, confinement_settings, isolation_args
 from .usage import STANDIN_MODEL, TOKEN_FIELDS, _int, run_usage, usage_rows  # noqa: F401 - re-exported
 
@@ -65,6 +64,7 @@ class RunSpec:
     validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
     resume: str | None = None  # a session id: `claude -p --resume <id> <prompt>` continues that session
     session_id: str | None = None  # a fresh run's own id (`--session-id`); None: one is made up
+    judge_effect: Callable[[], str | None] | None = None  # after a clean run: what it failed to do, or None
 
 
 @dataclass
@@ -265,18 +265,7 @@ class _Tracker:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        proc.kill()
-        return
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    lifecycle.kill_group(proc)
 
 
 def _journal_path(repo: Any, item_id: str | None) -> Path:
@@ -308,9 +297,13 @@ def judge(spec: RunSpec, exit_code: int | None, timed_out: bool, tracker: _Track
 
 
 def run(repo: Any, spec: RunSpec) -> RunResult:
-    """Run claude once for spec.role, streaming into the run file; never raises on a failed run."""
-    from filelock import FileLock
+    """Run claude once for spec.role, streaming into the run file; never raises on a failed run.
 
+    The process runs under the guard in a session of its own (lifecycle.py): a timeout or a
+    stopping loop ends its whole group, and so does a loop that dies without a word. One
+    `run_ended` per run: when the run itself went well, `spec.judge_effect` says whether it did
+    its job (the fixer's commit), and that judgement is the run's failure.
+    """
     spec.timeout_s = spec.timeout_s if spec.timeout_s is not None else default_timeout(repo)
     folder = runs_dir(repo, spec.item_id)
     folder.mkdir(parents=True, exist_ok=True)
@@ -346,8 +339,8 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     env["HALL_SESSION_ID"] = spec.resume or spec.session_id or ""  # `hall ask` records it: answers resume it
     env["HALL_RUN"] = run_path.name  # the Stop hook leaves this run's usage to the runner
     env.update(spec.extra_env)
-    lock = FileLock(str(lock_path), timeout=30)
-    lock.acquire()
+    lock = lifecycle.RunLock(lock_path)
+    lock.acquire(timeout_s=30)
     tracker = _Tracker()
     started = time.monotonic()
     timed_out = False
@@ -357,9 +350,9 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
         with open(stderr_path, "wb") as err, open(run_path, "ab") as out, \
                 open(run_path.with_suffix(".times"), "ab") as times:  # each line's arrival (trace.times_path)
             try:
-                proc = subprocess.Popen(command, cwd=str(spec.cwd), env=env, stdout=subprocess.PIPE, stderr=err,
-                                        stdin=subprocess.DEVNULL if prompt_in_argv else subprocess.PIPE,
-                                        start_new_session=True)
+                proc = lifecycle.popen_guarded(command, cwd=str(spec.cwd), env=env, stdout=subprocess.PIPE,
+                                               stderr=err, pass_fds=lock.pass_fds,
+                                               stdin=subprocess.DEVNULL if prompt_in_argv else subprocess.PIPE)
             except OSError as exc:
                 failure = f"cannot start {command[0]}: {exc.strerror or exc}"
                 return _finish(repo, spec, run_path, stderr_path, tracker, None, 0, failure, actor, jpath)
@@ -394,14 +387,19 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
                 out.flush()
                 failure = f"interrupted: the runner stopped ({type(exc).__name__})"
                 _finish(repo, spec, run_path, stderr_path, tracker, proc.poll(),
-                        int((time.monotonic() - started) * 1000), failure, actor, jpath)
+                        int((time.monotonic() - started) * 1000), failure, actor, jpath, interrupted=True)
                 raise
             finally:
                 if timer:
                     timer.cancel()
         duration_ms = int((time.monotonic() - started) * 1000)
         failure = judge(spec, exit_code, timed_out, tracker, _tail(stderr_path))
-        return _finish(repo, spec, run_path, stderr_path, tracker, exit_code, duration_ms, failure, actor, jpath)
+        judged = False
+        if failure is None and spec.judge_effect is not None:
+            failure = spec.judge_effect()
+            judged = failure is not None
+        return _finish(repo, spec, run_path, stderr_path, tracker, exit_code, duration_ms, failure, actor, jpath,
+                       judged=judged)
     finally:
         lock.release()
 
@@ -431,7 +429,8 @@ def _tail(path: Path, limit: int = 400) -> str:
 
 
 def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker: _Tracker, exit_code: int | None,
-            duration_ms: int, failure: str | None, actor: str, jpath: Path) -> RunResult:
+            duration_ms: int, failure: str | None, actor: str, jpath: Path, *, judged: bool = False,
+            interrupted: bool = False) -> RunResult:
     end = {"type": "hall_run_end", "role": spec.role, "item": spec.item_id, "exit_code": exit_code,
            "duration_ms": duration_ms, "failure": failure, "cwd": str(spec.cwd)}
     with open(run_path, "ab") as out:
@@ -452,7 +451,11 @@ def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker
                        cache_read_tokens=row["cache_read_tokens"], cache_write_tokens=row["cache_write_tokens"],
                        turns=turns, duration_ms=_int(result.get("duration_ms")) or duration_ms,
                        cost_usd=row["cost_usd"], standin=row["standin"], session=tracker.session_id)
-    extra = {"rate_limited": True, "resets_at": resets, "limit": limit.kind} if limit else {}
+    extra: dict[str, Any] = {"rate_limited": True, "resets_at": resets, "limit": limit.kind} if limit else {}
+    if judged:
+        extra["judged"] = True
+    if interrupted:
+        extra["interrupted"] = True  # the loop stopped, not the item's failure
     journal.append(jpath, "run_ended", item=spec.item_id, actor=actor, run=run_path.name, role=spec.role,
                    exit_code=exit_code, duration_ms=duration_ms, failed=failure, session=tracker.session_id, **extra)
     return RunResult(path=run_path, role=spec.role, item_id=spec.item_id, cwd=str(spec.cwd), exit_code=exit_code,

@@ -41,6 +41,7 @@ SEED: dict[tuple[str, str], str] = {
     (ESC, "pulled_back"): DEV,
     (HALL, "pulled_back"): DEV,
     (HALL, "shipped"): CLOSED,
+    (HALL, "recheck_failed"): FIXING,  # issue 13: the gates fail on the commit the shipper's rebase made
     (CLOSED, "reopened"): DEV,
     (DEV, "restored"): CLOSED,
     **{(s, "dropped"): DROPPED for s in NON_TERMINAL},

@@ -235,4 +235,5 @@ def test_a_broken_config_stops_the_loop_in_that_repo_only(loop_repo, ready_item,
     assert len(notices) == 1 and "max_rejects" in notices[0]["text"]
 
     reply = hall("daemon", "run", "--until-idle", "--repo", str(broken), cwd=broken)
-    assert reply.code == 1 and "edit .hallmark.toml" in reply.json["next"]
+    summary = json.loads(reply.stdout.splitlines()[-1])  # JSON lines: one per step, the summary last
+    assert reply.code == 1 and "edit .hallmark.toml" in summary["next"]

@@ -236,7 +236,9 @@ def test_the_daemon_command_delivers_and_exits_when_idle(loop_repo, calls, kit):
                            str(loop_repo.root), "--json"], cwd=loop_repo.root, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert [s["outcome"] for s in json.loads(proc.stdout)["steps"]] == ["resumed"]
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [s["outcome"] for s in lines[-1]["steps"]] == ["resumed"]
+    assert [(s["event"], s["outcome"]) for s in lines[:-1]] == [("step", "resumed")]  # as it happened
     assert len(calls()) == 1
 
 

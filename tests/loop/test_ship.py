@@ -41,15 +41,38 @@ def test_a_rebase_that_keeps_the_patch_carries_the_hallmark(loop_repo, ready_ite
     assert kit.git(loop_repo.bare, "merge-base", "--is-ancestor", "main", view.branch) == ""
 
 
-def test_a_conflicting_rebase_pulls_the_item_back(loop_repo, ready_item, scenario, kit):
+def test_a_conflicting_rebase_is_held_for_you_with_the_files_and_steps_that_work(loop_repo, ready_item, scenario, kit,
+                                                                                  hall):
     item_id = _hallmarked(loop_repo, ready_item, scenario, kit)
     _move_base(loop_repo, kit, "app.py", "def add(a, b):\n    return b + a  # changed on main\n")
     result = ship.ship(loop_repo, item_id)
-    assert result["outcome"] == "pulled_back" and "conflicts" in result["reason"]
+    assert result["outcome"] == "held" and result["files"] == ["app.py"]
     view = items.fold_item(loop_repo, item_id)
-    assert view.state == states.DEVELOPMENT
-    assert kit.git(Path(view.worktree), "status", "--porcelain") == ""  # the rebase was aborted
+    assert view.state == states.DEVELOPMENT and view.hold == "conflict" and "app.py" in view.hold_reason
+    wt = Path(view.worktree)
+    assert kit.git(wt, "status", "--porcelain") == ""  # the rebase was aborted
     assert kit.git(loop_repo.bare, "branch", "--list", view.branch) == ""  # nothing pushed
+    (entry,) = inbox.report(loop_repo)["entries"]
+    assert entry["kind"] == "conflict" and "app.py" in entry["text"]
+    assert entry["next"] == [f"git -C {wt} rebase origin/main", f"hall ready {item_id}"]
+    # ready before the rebase would review the same commit and conflict again: refused, with the steps
+    again = hall("ready", item_id, cwd=loop_repo.root)
+    assert again.code == 4 and again.json["error"]["next"][0] == f"git -C {wt} rebase origin/main"
+    # the steps work: rebase by hand, resolve, continue, ready
+    proc = hall_git(wt, "rebase", "origin/main")
+    assert proc.returncode != 0
+    (wt / "app.py").write_text("def add(a, b):\n    return b + a  # changed on main\n\n\ndef mul(a, b):\n    return a * b\n")
+    kit.git(wt, "add", "app.py")
+    kit.git(wt, "-c", "core.editor=true", "rebase", "--continue")
+    done = hall("ready", item_id, cwd=loop_repo.root)
+    assert done.code == 0, done.stdout
+    assert items.fold_item(loop_repo, item_id).state == states.CHECKS and not items.fold_item(loop_repo, item_id).hold
+
+
+def hall_git(cwd: Path, *args: str):
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def test_a_failing_ship_command_holds_the_item(loop_repo, ready_item, scenario, kit):

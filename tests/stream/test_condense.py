@@ -102,7 +102,8 @@ def test_pytest_keeps_each_failure_with_its_location_message_and_summary():
     text = result.text
     assert result.family == "pytest"
     assert "failures (2):" in text
-    assert "FAILED test_total_with_tax" in text and "FAILED test_order_ships" in text
+    # each heading carries its test's file (from the short test summary)
+    assert "FAILED tests/test_cart.py::test_total_with_tax" in text and "FAILED tests/test_orders.py::test_order_ships" in text
     assert "tests/test_cart.py:41: AssertionError" in text
     assert "E       assert 22.0 == 24.0" in text
     assert "shop/orders.py:71: ValueError" in text and "E           ValueError: no address" in text
@@ -119,7 +120,7 @@ def test_pytest_keeps_each_failure_with_its_location_message_and_summary():
 def test_pytest_verbose_drops_every_passed_line():
     result = run("pytest -v", "pytest_verbose.txt")
     assert "PASSED" not in result.text
-    assert "FAILED test_case_121" in result.text
+    assert "FAILED tests/test_inventory.py::test_case_121" in result.text
     assert "tests/test_inventory.py:140: AssertionError" in result.text
     assert result.bytes_out < result.bytes_in / 10
 
@@ -128,7 +129,7 @@ def test_pytest_collection_errors_are_failures_too():
     found = cd.filter_pytest(cd.clean(log("pytest_collection_error.txt")), 2)
     assert found is not None
     rendered = "\n".join(found.render([], 2))
-    assert "ERROR ERROR collecting tests/test_discounts.py" in rendered
+    assert "ERROR collecting tests/test_discounts.py" in rendered
     assert "tests/test_discounts.py:3: in <module>" in rendered
     assert "E   ImportError: cannot import name 'bulk_discount'" in rendered
     assert "Interrupted: 1 error during collection" in rendered
@@ -346,7 +347,7 @@ def test_pytest_quiet_summary_line_without_its_rule():
              "1 failed, 145 passed in 0.91s"]
     found = cd.filter_pytest(lines, 1)
     assert found is not None and found.summary == ["1 failed, 145 passed in 0.91s"]
-    assert found.failures[0][0] == "FAILED test_x"
+    assert found.failures[0][0] == "FAILED tests/test_x.py::test_x"
 
 
 def test_generic_keeps_file_line_locations_from_the_middle():

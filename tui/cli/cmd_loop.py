@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -131,17 +132,48 @@ def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
     if repos:
         for root in repos:
             open_repo(root)  # NOT_INITIALIZED early, with its next steps
-    def log(line: str) -> None:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+    as_json = getattr(args, "as_json", True)
+
+    def on_step(step: dict[str, Any]) -> None:
+        """One line per step as it happens: readable on a terminal, a JSON line otherwise."""
+        if as_json:
+            line = json.dumps(dict(step, event="step"), ensure_ascii=False, default=str)
+        else:
+            line = daemon.step_line(step)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
     result = daemon.run(until_idle=args.until_idle, interval=args.interval, repos=repos,
-                        max_passes=args.max_passes, log=log if sys.stderr.isatty() else None)
+                        max_passes=args.max_passes, on_step=on_step)
     blocked = [s for s in result["steps"] if s.get("step") == "pass" and s.get("outcome") == "error"]
     if blocked:  # a repo the loop could not work in: say so in the exit code, and what to do
         result["_exit"] = 1
         result["next"] = list(dict.fromkeys([*blocked[0]["error"].get("next", []), *result["next"]]))
     return result
+
+
+def text_daemon(result: dict[str, Any]) -> Any:
+    """`hall daemon run` has printed its steps already: the summary only."""
+    from rich.text import Text
+
+    if "passes" in result:
+        return Text(f"{result['passes']} pass(es), {len(result.get('steps', []))} step(s)")
+    from .framework import generic_text
+
+    return generic_text(result)
+
+
+def cmd_verify(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.verify import verify
+
+    return verify(Path.cwd(), args.ref, strict=args.strict)
+
+
+def text_verify(result: dict[str, Any]) -> Any:
+    from rich.text import Text
+
+    mark = "✓" if result["journal"] == "checked" else "✓ (note only)"
+    return Text(f"{mark} {result['ref']} {result['sha'][:12]}: {result['reason']}", style="green")
 
 
 # -- readable text on a TTY (JSON stays the API) ------------------------------------------------
@@ -210,6 +242,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", nargs="?", help="the item (default: the file's `item`, else this worktree's)")
     p.add_argument("--file", required=True, help="a JSON verdict (hall schema verdict)")
 
+    p = add(sub, "verify", cmd_verify, "Does a commit carry a valid hallmark? (exit 5 when not; for CI and reviewers)",
+            text=text_verify)
+    p.add_argument("ref", nargs="?", default="HEAD", help="a commit, branch or tag (default HEAD)")
+    p.add_argument("--strict", action="store_true",
+                   help="also require the journal that proves the loop struck it (only where the loop ran)")
+
     p = add(sub, "findings", cmd_findings, "Open findings and failing checks of an item.", text=text_findings)
     p.add_argument("id", nargs="?")
 
@@ -237,7 +275,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--grant", nargs="?", const="", default=None, metavar="TOKENS",
                    help="let the loop go past the daily cap today (default: another `daily`)")
 
-    p = add(sub, "daemon", cmd_daemon, "The review loop over every registered repo: start, stop, status, run.")
+    p = add(sub, "daemon", cmd_daemon, "The review loop over every registered repo: start, stop, status, run "
+            "(run prints one line per step as it happens: readable on a terminal, JSON lines otherwise, the "
+            "summary last).", text=text_daemon)
     p.add_argument("action", choices=["start", "stop", "status", "run"])
     p.add_argument("--until-idle", action="store_true", help="run passes in the foreground until no work is left")
     p.add_argument("--interval", type=float, default=10.0, help="seconds between passes")

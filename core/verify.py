@@ -1,0 +1,68 @@
+"""`hall verify <ref>`: does this commit carry a valid hallmark? The check a CI job or a reviewer runs.
+
+It resolves the ref to one commit and calls the one validity check, core/gates/hallmark.py (the
+note parses as a version-1 hallmark, names this very commit, and the journal of the item it names
+records `hallmarked` there). A CI clone has the notes (fetched from the remote) but not the
+journal, which is private to the machine that ran the loop: there, the journal step cannot run,
+and the answer says so plainly (`journal: "unavailable"`); `--strict` makes that a failure.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from . import git
+from .errors import HallError
+from .paths import discover
+
+NOTES_REF = "refs/notes/hallmark"
+FETCH_NOTES = f"git fetch origin '+{NOTES_REF}:{NOTES_REF}'"
+
+
+def _resolve(where: Path, ref: str) -> str:
+    if not ref or ref.startswith("-"):
+        raise HallError("USAGE", f"{ref!r} is not a commit to verify.", ["hall verify HEAD"])
+    proc = git.run(["rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"], where, check=False)
+    sha = proc.stdout.strip()
+    if proc.returncode != 0 or not sha:
+        raise HallError("USAGE", f"{ref} is not a commit in this repository.", ["git fetch", "hall verify HEAD"])
+    return sha
+
+
+def _note(where: Path, sha: str) -> dict[str, Any] | None:
+    proc = git.run(["notes", f"--ref={NOTES_REF}", "show", sha], where, check=False)
+    try:
+        data = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str, Any]:
+    from .gates import hallmark
+
+    paths = discover(start)
+    assert paths is not None
+    where = Path(paths.toplevel)
+    sha = _resolve(where, ref)
+    verdict = hallmark.check_revs(str(where), [sha], paths)
+    note = _note(where, sha) or {}
+    answer: dict[str, Any] = {"ref": ref, "sha": sha, "item": verdict.item or note.get("item"),
+                              "actor": note.get("actor"), "round": note.get("round"),
+                              "carried_from": note.get("carried_from"), "reason": verdict.reason}
+    if verdict.ok:
+        return dict(answer, ok=True, journal="checked", next=["git push", "hall status"])
+    journal_missing = not paths.initialized
+    if verdict.item and journal_missing and not strict and not note.get("standin"):
+        # the note passed its own checks (the item is named only then) and no stand-in struck it; the journal
+    # is not here
+        return dict(answer, ok=True, journal="unavailable",
+                    reason=(f"{ref} ({sha[:12]}) carries a version-1 hallmark note for itself, naming {verdict.item}; "
+                            "this clone has no Hallmark journal to confirm it was struck by the loop (--strict "
+                            "requires it)"),
+                    next=["hall verify --strict <ref>  (where the loop ran)"])
+    hint = [FETCH_NOTES, f"hall verify {ref}"] if "no note" in verdict.reason else [f"hall log {verdict.item}"] \
+        if verdict.item else ["hall status --all"]
+    raise HallError("GATE_DENIED", f"{ref} ({sha[:12]}) carries no valid hallmark: {verdict.reason}.", hint)
