@@ -55,7 +55,8 @@ def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str,
     if verdict.ok:
         return dict(answer, ok=True, journal="checked", next=["git push", "hall status"])
     journal_missing = not paths.initialized
-    if verdict.item and journal_missing and not strict and not note.get("standin"):
+    standin_elsewhere = bool(note.get("standin")) and not hallmark.demo_repo(paths)
+    if verdict.item and journal_missing and not strict and not standin_elsewhere:
         # the note passed its own checks (the item is named only then) and no stand-in struck it; the journal
     # is not here
         return dict(answer, ok=True, journal="unavailable",

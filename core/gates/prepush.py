@@ -12,6 +12,7 @@ Stdlib only, and no pydantic or GitPython: it runs on every push.
 from __future__ import annotations
 
 import os
+import re
 
 from . import hallmark, itemstate
 
@@ -79,6 +80,11 @@ def check(paths: RepoPaths, where: str, lines: list[tuple[str, str, str, str]],
             continue
         if local_sha in ZERO or local_sha == remote_sha:
             continue  # a deletion, or nothing new on that ref
+        if local_ref == remote_ref == hallmark.NOTES_REF and local_sha == _notes_tip(where, git_dir):
+            if _only_notes(where, local_sha, git_dir):
+                continue  # the record itself (the shipper pushes it with the branch): notes, no code
+            refusals.append(Refusal(local_ref, local_sha, "its tree holds files that are not notes"))
+            continue
         sending.append((local_ref, local_sha))
         remote_of[local_ref] = remote_ref
     if not sending:
@@ -96,6 +102,26 @@ def check(paths: RepoPaths, where: str, lines: list[tuple[str, str, str, str]],
             item = verdict.item or _item_of(paths, (ref, remote_of.get(ref, "")), where)
             refusals.append(Refusal(ref, peeled or sha, verdict.reason, item))
     return refusals
+
+
+def _notes_tip(where: str, git_dir: str | None) -> str:
+    """The local refs/notes/hallmark commit: only that exact commit passes as the record's push (a
+    code commit sent under the notes ref's name is checked like any other)."""
+    proc = hallmark._git(where, ["rev-parse", "--verify", "-q", f"{hallmark.NOTES_REF}^{{commit}}"], git_dir)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else ""
+
+
+_NOTE_PATH = re.compile(r"^(?:[0-9a-f]{2}/)*[0-9a-f]{2,64}$")
+
+
+def _only_notes(where: str, sha: str, git_dir: str | None) -> bool:
+    """Every path in the notes commit's tree names a commit (git's fan-out of hex names): the record
+    cannot carry code to the remote under the notes ref's name."""
+    proc = hallmark._git(where, ["ls-tree", "-r", "--name-only", "-z", sha], git_dir)
+    if proc.returncode != 0:
+        return False
+    names = [n for n in proc.stdout.decode("utf-8", "replace").split("\x00") if n]
+    return all(_NOTE_PATH.match(name) and len(name.replace("/", "")) in (40, 64) for name in names)
 
 
 def _peel(where: str, sha: str, git_dir: str | None) -> str:

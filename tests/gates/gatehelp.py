@@ -19,9 +19,9 @@ BIN = Path(sys.executable).parent
 HOOK = str(BIN / "hall-hook")
 
 
-def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env=env).stdout.strip()
+                          env=env, input=input).stdout.strip()
 
 
 @dataclass

@@ -104,11 +104,23 @@ def test_a_tag_on_an_unhallmarked_commit_is_refused_and_a_deletion_passes(repo):
     assert script_push(repo, "origin", ":refs/tags/v1").returncode == 0  # a deletion sends no commit
 
 
-def test_pushing_the_notes_ref_is_refused(repo):
+def test_the_record_itself_may_be_pushed_but_nothing_else_under_its_name(repo):
+    """The shipper pushes refs/notes/hallmark with the branch (so CI can `hall verify`): the local notes
+    commit, holding only notes, passes; a code commit sent under the notes ref's name, or a notes
+    commit whose tree carries a file, is refused."""
     sha = commit_file(repo, "feature.py")
     hallmark_commit(repo, sha)
+    assert script_push(repo, "origin", "refs/notes/hallmark").returncode == 0
+    assert remote_has(repo, "refs/notes/hallmark")
+    other = commit_file(repo, "smuggled.py")
+    done = script_push(repo, "origin", f"+{other}:refs/notes/hallmark")
+    assert done.returncode != 0 and "Hallmark refuses to push" in done.stderr
+    blob = git(repo.main, "hash-object", "-w", "--stdin", env=repo.env, input="print('code')\n")
+    tree = git(repo.main, "mktree", env=repo.env, input=f"100644 blob {blob}\tpayload.py\n")
+    forged = git(repo.main, "commit-tree", tree, "-p", "refs/notes/hallmark", "-m", "n", env=repo.env)
+    git(repo.main, "update-ref", "refs/notes/hallmark", forged, env=repo.env)
     done = script_push(repo, "origin", "refs/notes/hallmark")
-    assert done.returncode != 0  # the notes commit is no hallmarked work
+    assert done.returncode != 0 and "not notes" in done.stderr
 
 
 def test_a_hook_that_was_there_is_chained(tmp_path):

@@ -128,7 +128,9 @@ def test_a_run_killed_mid_stream_is_recorded_failed_and_retried_on_the_next_pass
         pass
     daemon.wait(timeout=10)
     assert "hall_run_end" not in stream.read_text()
-    (described,) = runs.list_runs(loop_repo, item_id)
+    deadline = time.monotonic() + 15  # the run's guard holds its lock until it has ended the run's processes
+    while (described := runs.list_runs(loop_repo, item_id)[0])["live"] and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert described["outcome"] == "died" and described["live"] is False
     kit.run_loop(loop_repo)  # the next pass: recorded as failed, then retried
     ended = kit.events(loop_repo, item_id, "run_ended")

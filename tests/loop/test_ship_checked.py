@@ -31,7 +31,7 @@ def _config(repo, kit, ship_command: str = "git push -q -u origin {branch}"):
     (repo.root / "use.py").write_text("import util\n\n\ndef check():\n    pass\n")
     kit.git(repo.root, "add", "-A")
     kit.git(repo.root, "commit", "-q", "-m", "util and its gate")
-    kit.git(repo.root, "push", "-q", "origin", "main")
+    kit.git(repo.root, "push", "-q", "--no-verify", "origin", "main")
     return kit.reopen(repo)
 
 
@@ -49,7 +49,7 @@ def _land_on_main(repo, kit, files: dict[str, str], message: str) -> None:
         (repo.root / rel).write_text(text)
     kit.git(repo.root, "add", "-A")
     kit.git(repo.root, "commit", "-q", "-m", message)
-    kit.git(repo.root, "push", "-q", "origin", "main")
+    kit.git(repo.root, "push", "-q", "--no-verify", "origin", "main")
 
 
 def _notes(repo) -> list[str]:

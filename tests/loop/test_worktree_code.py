@@ -29,7 +29,7 @@ def editable(loop_repo, tmp_path, monkeypatch, kit):
     kit.write_config(root, gates=["python -m unittest discover -s tests -q"])
     kit.git(root, "add", "-A")
     kit.git(root, "commit", "-q", "-m", "src layout")
-    kit.git(root, "push", "-q", "origin", "main")
+    kit.git(root, "push", "-q", "--no-verify", "origin", "main")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = next((venv / "lib").glob("python*/site-packages"))

@@ -20,7 +20,7 @@ def copying(loop_repo, kit):
     (loop_repo.root / ".hallmark.toml").write_text(text + '[worktree]\ncopy = [".env", "config/local.toml"]\n')
     kit.git(loop_repo.root, "add", ".hallmark.toml")
     kit.git(loop_repo.root, "commit", "-q", "-m", "copy .env into worktrees")
-    kit.git(loop_repo.root, "push", "-q", "origin", "main")
+    kit.git(loop_repo.root, "push", "-q", "--no-verify", "origin", "main")
     (loop_repo.root / ".env").write_text(ENV)  # untracked in the main checkout, and not ignored
     (loop_repo.root / "config").mkdir()
     (loop_repo.root / "config" / "local.toml").write_text("debug = true\n")
