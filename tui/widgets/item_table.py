@@ -73,6 +73,7 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
         self.sort_reverse = False
         self._index: dict[str, int] = {}
         self._widths: list[int] = []
+        self._widths_for = -1  # the content width _widths were laid out for
         self._wanted: str | None = None  # the item the cursor stays on
 
     # -- data ----------------------------------------------------------------------------------
@@ -173,8 +174,9 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
 
     def widths(self) -> list[int]:
         """Each column's width; 0 for a column a narrow table leaves out."""
-        if not self._widths:
-            total = self.scrollable_content_region.width or self.size.width
+        total = self.scrollable_content_region.width or self.size.width
+        if not self._widths or total != self._widths_for:  # a scrollbar that comes or goes changes it
+            self._widths_for = total
             shown = [c.narrow or total >= WIDE_ENOUGH for c in self.columns]
             fixed = sum(c.width for c, on in zip(self.columns, shown, strict=True) if on and c.width is not None)
             left = max(8, total - fixed - sum(shown))
