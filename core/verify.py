@@ -56,9 +56,12 @@ def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str,
         return dict(answer, ok=True, journal="checked", next=["git push", "hall status"])
     journal_missing = not paths.initialized
     standin_elsewhere = bool(note.get("standin")) and not hallmark.demo_repo(paths)
-    if verdict.item and journal_missing and not strict and not standin_elsewhere:
-        # the note passed its own checks (the item is named only then) and no stand-in struck it; the journal
-    # is not here
+    if verdict.item and journal_missing and standin_elsewhere:
+        raise HallError("GATE_DENIED", f"{ref} ({sha[:12]}) carries no valid hallmark: its note says Hallmark's "
+                                       "stand-in model struck it (no model reviewed it), and this repository is not "
+                                       "one `hall demo` made.", [f"hall log {verdict.item}  (where the loop ran)"])
+    if verdict.item and journal_missing and not strict:
+        # the note passed its own checks (the item is named only then); the journal is not here
         return dict(answer, ok=True, journal="unavailable",
                     reason=(f"{ref} ({sha[:12]}) carries a version-1 hallmark note for itself, naming {verdict.item}; "
                             "this clone has no Hallmark journal to confirm it was struck by the loop (--strict "

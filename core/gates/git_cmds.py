@@ -94,7 +94,7 @@ def own_commands(ctx: Context) -> frozenset[str]:
     except OSError:
         names = frozenset()
     ctx.git_commands = names or GIT_COMMANDS
-    if names and cache and key:
+    if names and cache and key and os.path.isdir(ctx.state_dir or ""):  # never create the state dir itself
         try:
             os.makedirs(os.path.dirname(cache), exist_ok=True)
             tmp = f"{cache}.{os.getpid()}.tmp"

@@ -40,8 +40,10 @@ def load(paths: RepoPaths) -> dict[str, Any]:
     from ..config_raw import load_raw
 
     data = load_raw(paths.main_checkout)
+    if not paths.state_dir.is_dir():
+        return data  # never create the state dir: its existence is what marks a repo as set up
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.parent.mkdir(exist_ok=True)
         tmp = cache.with_name(f".config.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"key": key, "data": data}, default=str), encoding="utf-8")
         os.replace(tmp, cache)

@@ -139,6 +139,14 @@ def test_the_hallmark_notes_reach_the_remote_and_hall_verify_confirms_them(loop_
     ok = hall("verify", f"origin/{branch}", cwd=ci)
     assert ok.code == 0 and ok.json["journal"] == "unavailable" and ok.json["sha"] == sha
     assert hall("verify", "--strict", f"origin/{branch}", cwd=ci).code == 5
+    assert not (ci / ".git" / "hallmark").exists()  # verifying never makes a clone look set up
+    # the stand-in struck this hallmark: outside a repo that runs the stand-in (a demo's), it verifies nowhere
+    config = ci / ".hallmark.toml"
+    kept = config.read_text()
+    config.write_text(kept.replace('claude = "hall-standin-claude"', ""))
+    elsewhere = hall("verify", f"origin/{branch}", cwd=ci)
+    assert elsewhere.code == 5 and "stand-in" in elsewhere.json["error"]["message"]
+    config.write_text(kept)
     # a note copied onto another commit does not verify
     kit.git(ci, "checkout", "-q", "-b", "forged", f"origin/{branch}")
     (ci / "x.txt").write_text("x\n")
