@@ -129,14 +129,24 @@ def doctor(result: dict[str, Any]) -> Any:
 
 
 def help_table(result: dict[str, Any]) -> Any:
+    """Every command, one section a group (as the README lists them); --brief has no arguments."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="hall commands (hall help --json for the machine-readable list)")
     for col in ("command", "arguments", "does"):
         table.add_column(col)
-    for entry in result["commands"]:
-        args = " ".join(a["name"] if not a["flags"] else f"[{a['name']}]" for a in entry["arguments"])
-        table.add_row(entry["command"], args, entry["help"])
+    entries = {entry["command"]: entry for entry in result["commands"]}
+    sections = [(group["group"], group["summary"], group["commands"]) for group in result.get("groups", [])]
+    for title, summary, names in sections or [("", "", list(entries))]:
+        if title:
+            table.add_row(Text(title, style="bold"), "", Text(summary, style="bold"))
+        for name in names:
+            for entry in [entries[name], *[e for key, e in entries.items() if key.startswith(name + " ")]]:
+                args = " ".join(a["name"] if not a["flags"] else f"[{a['name']}]" for a in entry.get("arguments", []))
+                table.add_row(entry["command"], args, entry["help"])
+        if title:
+            table.add_section()
     return table
 
 
