@@ -16,6 +16,7 @@ from hallmark.core.errors import HallError
 from hallmark.core.memory.store import KINDS, SOURCES
 from hallmark.core.repo import current_actor, open_repo
 
+from . import text
 from .framework import Group, arg
 
 
@@ -46,34 +47,6 @@ def _details(pairs: list[str] | None) -> dict[str, Any]:
         else:
             out[key] = value
     return out
-
-
-# -- text on a TTY -----------------------------------------------------------------------------
-def text_list(result: dict[str, Any]) -> Any:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(box=None, pad_edge=False)
-    for column in ("id", "kind", "status", "seen", "pattern"):
-        table.add_column(column)
-    for entry in result.get("learnings") or result.get("pending") or []:
-        status = entry["status"] + (" (retire?)" if entry.get("retire_proposed") else "")
-        pattern = entry["pattern"][:90]
-        auto = entry.get("automation")
-        if auto:  # the exact command and where it goes, never hidden behind the pattern
-            pattern += (f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
-                        f"\n  accept only with: {auto['accept']}")
-        # Text, not markup: a learning's words or a command are shown as written, never as styling
-        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), Text(pattern))
-    return table
-
-
-def text_briefing(result: dict[str, Any]) -> Any:
-    if not result.get("memory_restored", True):
-        return result.get("text")
-    if not result.get("learnings"):
-        return f"No accepted learnings for this briefing (cap {result.get('cap_tokens')} tokens)."
-    return result["text"] + f"\n~{result['tokens']} tokens ({result['token_estimate']}); omitted {result['omitted']}"
 
 
 library_group = Group("library")
@@ -121,7 +94,7 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
     return reply
 
 
-@library_group.command("list", "List learnings.", text=text_list, args=[
+@library_group.command("list", "List learnings.", text=text.learnings, args=[
     arg("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"]),
     arg("--kind", choices=KINDS),
     arg("--pending", action="store_true", help="what the next drain offers"),
@@ -208,10 +181,8 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
                            promoted_to=(learning.promotion or {}).get("path"))
 
 
-@library_group.command("reject", "Decline a learning: it becomes a tombstone with the reason.", args=[
-    arg("id"),
-    arg("--reason", required=True),
-])
+@library_group.command("reject", "Decline a learning: it becomes a tombstone with the reason.",
+                       args=[arg("id"), arg("--reason", required=True)])
 def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -251,16 +222,18 @@ def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, _next_for(learning))
 
 
-@library_group.command("review", "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).",
-                 text=text_list, args=[
-    arg("--accept", metavar="ID"),
-    arg("--skip", metavar="ID"),
-    arg("--reject", metavar="ID"),
-    arg("--reopen", metavar="ID", help="the only way back from a rejection or a retirement"),
-    arg("--reason"),
-    arg("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
-        help="with --accept on an automation: its own confirmation token"),
-])
+@library_group.command(
+    "review", "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).", text=text.learnings,
+    args=[
+        arg("--accept", metavar="ID"),
+        arg("--skip", metavar="ID"),
+        arg("--reject", metavar="ID"),
+        arg("--reopen", metavar="ID", help="the only way back from a rejection or a retirement"),
+        arg("--reason"),
+        arg("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
+            help="with --accept on an automation: its own confirmation token"),
+    ],
+)
 def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
     """The drain from the command line: with no flag, the queue with where each would be written."""
     from hallmark.core.memory import api
@@ -299,7 +272,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
             "next": (_next_for(first) if first else ["hall library list"])}
 
 
-@library_group.command("search", "Full-text search of accepted learnings (SQLite FTS5).", text=text_list, args=[
+@library_group.command("search", "Full-text search of accepted learnings (SQLite FTS5).", text=text.learnings, args=[
     arg("words", nargs="+"),
     arg("--limit", type=int, default=20),
 ])
@@ -318,13 +291,15 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
             "searched": "accepted learnings only", "next": ["hall library show <id>"]}
 
 
-@library_group.command("briefing", "Accepted learnings for changed paths, within the effort's token cap.",
-                 text=text_briefing, args=[
-    arg("--paths", nargs="+", metavar="GLOB"),
-    arg("--effort", choices=["low", "medium", "high"], default="high"),
-    arg("--query"),
-    arg("--as-of", dest="as_of", metavar="DATE", help="the briefing as it would have been then"),
-])
+@library_group.command(
+    "briefing", "Accepted learnings for changed paths, within the effort's token cap.", text=text.briefing,
+    args=[
+        arg("--paths", nargs="+", metavar="GLOB"),
+        arg("--effort", choices=["low", "medium", "high"], default="high"),
+        arg("--query"),
+        arg("--as-of", dest="as_of", metavar="DATE", help="the briefing as it would have been then"),
+    ],
+)
 def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import briefing, inject
 
@@ -345,12 +320,14 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@library_group.command("reconcile", "Find promoted blocks/files edited or deleted by hand; update, retire or restore.",
-                 args=[
-    arg("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text"),
-    arg("--retire", action="append", metavar="ID"),
-    arg("--restore", action="append", metavar="ID", help="write the learning's text back"),
-])
+@library_group.command(
+    "reconcile", "Find promoted blocks/files edited or deleted by hand; update, retire or restore.",
+    args=[
+        arg("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text"),
+        arg("--retire", action="append", metavar="ID"),
+        arg("--restore", action="append", metavar="ID", help="write the learning's text back"),
+    ],
+)
 def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -449,9 +426,8 @@ def cmd_import(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@library_group.command("export", "Write the store (learnings, decisions, notes, checkpoint) to one JSON file.", args=[
-    arg("--out", metavar="FILE"),
-])
+@library_group.command("export", "Write the store (learnings, decisions, notes, checkpoint) to one JSON file.",
+                       args=[arg("--out", metavar="FILE")])
 def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import atomic
     from hallmark.core.memory import transfer
@@ -464,9 +440,8 @@ def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
     return {**data, "next": ["hall library export --out <file>"]}
 
 
-@library_group.command("distill", "Run the librarian on an item (headless) and propose what it finds.", args=[
-    arg("item", nargs="?"),
-])
+@library_group.command("distill", "Run the librarian on an item (headless) and propose what it finds.",
+                       args=[arg("item", nargs="?")])
 def cmd_distill(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import items
     from hallmark.core.memory import distill

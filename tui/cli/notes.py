@@ -41,12 +41,14 @@ def cmd_checkpoint_show(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@checkpoint_group.command("set", "Replace the checkpoint (unset fields carry over unless --fresh).", text=text_checkpoint,
-                    args=[
-    *[arg("--" + key.replace("_", "-"), dest=key, metavar="TEXT") for field, key in KEYS.items() if field != "Updated"],
-    arg("--from-file", metavar="FILE", help="'Field: value' lines ('-' for stdin)"),
-    arg("--fresh", action="store_true"),
-])
+@checkpoint_group.command(
+    "set", "Replace the checkpoint (unset fields carry over unless --fresh).", text=text_checkpoint,
+    args=[
+        *[arg("--" + key.replace("_", "-"), dest=key, metavar="TEXT") for field, key in KEYS.items() if field != "Updated"],
+        arg("--from-file", metavar="FILE", help="'Field: value' lines ('-' for stdin)"),
+        arg("--fresh", action="store_true"),
+    ],
+)
 def cmd_checkpoint_set(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import checkpoint
 

@@ -49,13 +49,14 @@ def cmd_reindex(args: argparse.Namespace) -> dict[str, Any]:
 setup_group = Group("setup", dest="tool", metavar="<tool>")
 
 
-@setup_group.command("claude", "Install the Claude Code plugin for this user (atomic; writes the absolute path of hall-hook).",
-               args=[
-                   arg("--dry-run", action="store_true", help="stage and validate, change nothing"),
-                   arg("--sandbox", action="store_true",
-                       help="also write Claude Code's sandbox profile for sessions in Hallmark repos "
-                            "(--dry-run shows it)"),
-               ])
+@setup_group.command(
+    "claude", "Install the Claude Code plugin for this user (atomic; writes the absolute path of hall-hook).",
+    args=[
+        arg("--dry-run", action="store_true", help="stage and validate, change nothing"),
+        arg("--sandbox", action="store_true",
+            help="also write Claude Code's sandbox profile for sessions in Hallmark repos (--dry-run shows it)"),
+    ],
+)
 def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.plugin_install import install
 
@@ -67,11 +68,13 @@ def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@setup_group.command("git", "Install or repair the pre-push hook that refuses unhallmarked pushes (chains any hook "
-               "already there).", args=[
-                   arg("--dry-run", action="store_true", help="say what it would do, change nothing"),
-                   arg("--remove", action="store_true", help="take Hallmark's hook out and restore the chained one"),
-               ])
+@setup_group.command(
+    "git", "Install or repair the pre-push hook that refuses unhallmarked pushes (chains any hook already there).",
+    args=[
+        arg("--dry-run", action="store_true", help="say what it would do, change nothing"),
+        arg("--remove", action="store_true", help="take Hallmark's hook out and restore the chained one"),
+    ],
+)
 def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
     """Install or repair Hallmark's pre-push hook in this repository (or take it out with --remove)."""
     from hallmark.core import githooks
