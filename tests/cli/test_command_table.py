@@ -222,3 +222,15 @@ def test_the_readme_lists_the_same_groups_and_commands():
             words = code.removeprefix("hall ").split()
             named.add(words[0])
         assert named == set(in_group(group)), (group, named)
+
+
+def test_every_person_only_command_is_a_command_in_the_table():
+    """The person-only table (core/person_only.py) names commands by the words typed: a command
+    renamed in the table but not there would quietly become an agent's."""
+    from hallmark.core.person_only import PERSON_ONLY
+
+    for command, subcommand, _flags in PERSON_ONLY:
+        assert command in COMMANDS, command
+        declared = commands.load(command)
+        if isinstance(declared, framework.Group) and subcommand is not None and subcommand != "edit":
+            assert subcommand in declared.commands, (command, subcommand)  # `library edit`: refused ahead of time

@@ -1,5 +1,10 @@
 """`hall`: parse, call one core verb, print JSON (or text on a TTY). With no arguments on a TTY,
-the terminal app."""
+the terminal app.
+
+Where things are: commands.py is the table of every command (its group's module, its handler, its
+summary) and of every schema; each group's module (items.py, loop.py, …) declares its commands
+beside their handlers; framework.py is argparse and the output; text.py how a TTY shows replies.
+"""
 
 from __future__ import annotations
 
@@ -49,12 +54,9 @@ def command_of(argv: list[str]) -> str | None:
 
 def _open_app_or_status(as_json: bool) -> int:
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
-        try:
-            from hallmark.tui.cli.app import run_app
-        except ModuleNotFoundError:
-            pass
-        else:
-            return run_app(None)
+        from .app import run_app
+
+        return run_app(None)
     from hallmark.core import items
     from hallmark.core.repo import open_repo
 
