@@ -1,6 +1,6 @@
 """Benchmark: wall time of `hall` commands against a bare `python -c pass`, and what each imports.
 
-Run by hand: `python benchmarks/cli.py [--runs N]`. It builds a throwaway repo (hall init, hall new),
+Run by hand: `python benchmarks/cli.py [--runs N]`. It builds the hook benchmark's throwaway repo (hall init, hall new),
 then times, interleaved in the same run and on the same interpreter:
 
 - baseline: `python -c pass`
@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+# the hook benchmark's throwaway repo (hall init, hall new); run as a script, benchmarks/ is on the path
+from hooks import build
 
 BIN = Path(sys.executable).parent
 HALL = str(BIN / "hall")
@@ -50,32 +52,6 @@ PROBE = ("import io, json, sys, contextlib\n"
          "print(json.dumps(sorted(sys.modules)))\n")
 
 
-def _git(cwd: Path, env: dict[str, str], *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
-
-
-def build(base: Path) -> tuple[dict[str, str], Path]:
-    home = base / "home"
-    home.mkdir()
-    (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@hallmark.invalid\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "HALL_", "GIT_"))}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update({"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
-                "HALLMARK_DATA_DIR": str(home / "data"), "PYTHONPYCACHEPREFIX": str(base / "pycache"),
-                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
-    repo = base / "repo"
-    repo.mkdir()
-    _git(repo, env, "init", "-q", "-b", "main")
-    (repo / "app.py").write_text("x = 1\n")
-    _git(repo, env, "add", "-A")
-    _git(repo, env, "commit", "-q", "-m", "init")
-    subprocess.run([HALL, "init"], cwd=repo, env=env, check=True, capture_output=True)
-    _git(repo, env, "add", "-A")
-    _git(repo, env, "commit", "-q", "-m", "hall init")
-    subprocess.run([HALL, "new", "--title", "bench"], cwd=repo, env=env, check=True, capture_output=True)
-    return env, repo
-
-
 def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     start = time.perf_counter()
     subprocess.run(argv, capture_output=True, env=env, cwd=cwd, input=b"{}")
@@ -97,7 +73,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hall-bench-cli-") as tmp:
-        env, repo = build(Path(tmp))
+        env, repo, _worktree, _item = build(Path(tmp))
         cases = {"baseline": [sys.executable, "-c", "pass"], **{k: [HALL, *v] for k, v in CASES.items()}}
         for argv in cases.values():  # warm up: bytecode compiled once
             timed(argv, env, repo)

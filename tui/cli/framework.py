@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from hallmark.core.errors import HallError
 
-Handler = Callable[[argparse.Namespace], dict[str, Any]]
+Handler = Callable[[argparse.Namespace], dict[str, Any] | None]  # None: it printed its own output
 TextRenderer = Callable[[dict[str, Any]], Any]
 
 
@@ -68,7 +68,7 @@ class Command:
     text: TextRenderer | None = None
     summary: str | None = None
 
-    def __call__(self, args: argparse.Namespace) -> Any:
+    def __call__(self, args: argparse.Namespace) -> dict[str, Any] | None:
         return self.handler(args)
 
 
