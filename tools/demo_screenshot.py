@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from hallmark.core.demo import driver
-from hallmark.tui.cli.cmd_demo import make_app
+from hallmark.tui.cli.app import make_app
 from textual._doc import take_svg_screenshot
 
 SIZE = (160, 42)

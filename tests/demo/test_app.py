@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hallmark.core import run_locks
 from hallmark.core.demo import driver, scenario
-from hallmark.tui.cli.cmd_demo import make_app
+from hallmark.tui.cli.app import make_app
 
 SIZE = (160, 42)
 

@@ -87,7 +87,7 @@ def _card(board, item_id: str) -> str:
 
 
 def test_every_face_counts_what_waits_the_same_before_and_after_a_dismissal(demo):
-    from hallmark.tui.cli.cmd_demo import make_app
+    from hallmark.tui.cli.app import make_app
 
     from ..tui.conftest import settle
 

@@ -188,7 +188,8 @@ def test_text_renderers_show_what_a_person_needs(loop_repo, ready_item, scenario
     import io
 
     from hallmark.core.loop import budget, fix, usage
-    from hallmark.tui.cli import cmd_loop
+    from hallmark.tui.cli import loop as cmd_loop
+    from hallmark.tui.cli import usage as cmd_usage
     from rich.console import Console
 
     scenario({"review": [kit.reject()]})
@@ -202,9 +203,9 @@ def test_text_renderers_show_what_a_person_needs(loop_repo, ready_item, scenario
 
     shown = render(cmd_loop.text_findings(fix.findings_report(loop_repo, item_id)))
     assert "F-1" in shown and "major" in shown and "app.py:5" in shown and "1 open finding" in shown
-    shown = render(cmd_loop.text_usage(usage.report(loop_repo, by="role")))
+    shown = render(cmd_usage.text_usage(usage.report(loop_repo, by="role")))
     assert "review" in shown and "total" in shown and "$0.00" in shown
-    shown = render(cmd_loop.text_budget(budget.status(loop_repo)))
+    shown = render(cmd_usage.text_budget(budget.status(loop_repo)))
     assert "daily total" in shown and "4,000,000" in shown and "max $6 a run" in shown and item_id in shown
 
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from hallmark.core import items
-from hallmark.tui.cli import cmd_trace
+from hallmark.tui.cli import trace as cmd_trace
 
 WRITER = r"""
 import json, sys, time

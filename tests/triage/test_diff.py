@@ -130,7 +130,7 @@ def test_parse_survives_hypothesis_text():
 
 
 def test_binary_file_and_text_rendering(hall_repo, new_item):
-    from hallmark.tui.cli.cmd_triage import diff_text
+    from hallmark.tui.cli.items import diff_text
     from rich.console import Console
 
     item_id, wt = new_item()

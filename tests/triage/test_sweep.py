@@ -69,7 +69,7 @@ def test_sweep_never_touches_the_main_checkout(hall_repo, hall):
 
 
 def test_sweep_text_names_the_reason(hall_repo, new_item):
-    from hallmark.tui.cli.cmd_triage import sweep_text
+    from hallmark.tui.cli.items import sweep_text
 
     dirty, wt = new_item()
     items.drop(hall_repo, dirty, reason="x", keep_worktree=True)

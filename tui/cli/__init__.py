@@ -1,9 +1,13 @@
 """`hall`: parse, call one core verb, print JSON (or text on a TTY). With no arguments on a TTY,
-the terminal app."""
+the terminal app.
+
+Where things are: commands.py is the table of every command (its group's module, its handler, its
+summary) and of every schema; each group's module (items.py, loop.py, …) declares its commands
+beside their handlers; framework.py is argparse and the output; text.py how a TTY shows replies.
+"""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import traceback
@@ -11,72 +15,25 @@ from typing import Any
 
 from hallmark.core.errors import HallError
 
-from .framework import Parser, describe_parser, emit, emit_error, wants_json
-
-# Each module adds its commands with register(sub). New faces of the core add a line here.
-COMMAND_MODULES: tuple[str, ...] = (
-    "hallmark.tui.cli.cmd_items",
-    "hallmark.tui.cli.cmd_meta",
-)
-OPTIONAL_MODULES: tuple[str, ...] = (
-    "hallmark.tui.cli.cmd_gates",
-    "hallmark.tui.cli.cmd_trace",
-    "hallmark.tui.cli.cmd_loop",
-    "hallmark.tui.cli.cmd_library",
-    "hallmark.tui.cli.cmd_app",
-    "hallmark.tui.cli.cmd_triage",
-    "hallmark.tui.cli.cmd_demo",
-)
-
-
-# Commands that describe every other command: they need every module registered.
-_NEEDS_ALL = frozenset({"help", "schema"})
+from .commands import COMMANDS, load
+from .framework import Parser, attach, describe_parser, emit, emit_error, wants_json
 
 
 def build_parser(command: str | None = None) -> Parser:
-    """The argument parser. Given the command being run, only the modules that can define it are
-    imported (each optional module may pull in heavy libraries at registration); without one, or
-    when the guess misses, every module is, so the result is always the same parser for `command`."""
+    """The argument parser. For `hall <command>` only that command's module is imported (the table
+    in commands.py says which); for a name the table lacks (a typo, or none: `hall --help`) every
+    name with its summary, loading no module, so argparse can list them; with no argument at all,
+    every command in full (`hall help --json` describes them)."""
     parser = Parser(prog="hall", description="Hallmark: an agent-first development loop for git repositories.")
     parser.add_argument("-C", dest="chdir", metavar="DIR", help="run as if started in DIR")
     sub = parser.add_subparsers(dest="cmd", metavar="<command>", parser_class=Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
-    pending = [name for name in OPTIONAL_MODULES if _exists(name)]
-    if command is not None and command not in _NEEDS_ALL:
-        if command in sub.choices:
-            return parser
-        owners = [name for name in pending if _mentions(name, command)]
-        for name in owners:
-            importlib.import_module(name).register(sub)
-        if command in sub.choices:
-            return parser
-        pending = [name for name in pending if name not in owners]
-    for name in pending:
-        importlib.import_module(name).register(sub)
+    if command is not None and command not in COMMANDS:
+        for name, info in COMMANDS.items():
+            sub.add_parser(name, help=info.summary, description=info.summary)
+        return parser
+    for name in COMMANDS if command is None else [command]:
+        attach(sub, COMMANDS[name].summary, load(name))
     return parser
-
-
-def _exists(module: str) -> bool:
-    from importlib.util import find_spec
-
-    return find_spec(module) is not None
-
-
-def _mentions(module: str, command: str) -> bool:
-    """Cheap guess, no import: does the module's source register `command` on the top-level `sub`?"""
-    import re
-    from importlib.util import find_spec
-
-    spec = find_spec(module)
-    if spec is None or not spec.origin:
-        return False
-    try:
-        with open(spec.origin, encoding="utf-8") as handle:
-            source = handle.read()
-    except OSError:
-        return True
-    return re.search(r"\(\s*sub\s*,\s*[\"']" + re.escape(command) + r"[\"']", source) is not None
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -97,12 +54,9 @@ def command_of(argv: list[str]) -> str | None:
 
 def _open_app_or_status(as_json: bool) -> int:
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
-        try:
-            from hallmark.tui.cli.cmd_app import run_app
-        except ModuleNotFoundError:
-            pass
-        else:
-            return run_app(None)
+        from .app import run_app
+
+        return run_app(None)
     from hallmark.core import items
     from hallmark.core.repo import open_repo
 
@@ -123,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not [a for a in args_in if a not in ("-C",)] or args_in == []:
             return _finish(_open_app_or_status(as_json))
-        parser = build_parser(command_of(args_in))
+        parser = build_parser(command_of(args_in) or "")  # no command named: list them, load none
         Parser.json_output = as_json
         args = parser.parse_args(args_in)
         if args.chdir:
@@ -207,7 +161,10 @@ GLOBAL_OPTIONS: list[dict[str, Any]] = [
 
 
 def help_json() -> dict[str, Any]:
-    return {"commands": describe_parser(build_parser()), "global_options": GLOBAL_OPTIONS}
+    """Every command with its arguments (this loads every command's module), and the groups."""
+    from .meta import groups
+
+    return {"commands": describe_parser(build_parser()), "groups": groups(), "global_options": GLOBAL_OPTIONS}
 
 
 if __name__ == "__main__":  # pragma: no cover

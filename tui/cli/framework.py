@@ -1,4 +1,5 @@
-"""The command line's frame: argparse that raises data errors, JSON-or-text output, exit codes."""
+"""The command line's frame: argparse that raises data errors, commands declared beside their
+handlers, JSON-or-text output, exit codes."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from hallmark.core.errors import HallError
 
-Handler = Callable[[argparse.Namespace], dict[str, Any]]
+Handler = Callable[[argparse.Namespace], dict[str, Any] | None]  # None: it printed its own output
 TextRenderer = Callable[[dict[str, Any]], Any]
 
 
@@ -40,10 +42,79 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(status)
 
 
-def add(sub: argparse._SubParsersAction, name: str, handler: Handler, help: str, *,
-        text: TextRenderer | None = None, aliases: list[str] | None = None) -> Parser:
-    parser = sub.add_parser(name, help=help, description=help, aliases=aliases or [])
-    parser.set_defaults(handler=handler, text=text, command=name)
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """One argparse argument (`add_argument(*flags, **options)`), declared beside its handler."""
+
+    flags: tuple[str, ...]
+    options: dict[str, Any]
+
+
+def arg(*flags: str, **options: Any) -> Arg:
+    return Arg(flags, options)
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command as its module declares it: the handler, its arguments and how a TTY shows its reply.
+
+    A top-level command's name and summary live in the command table (commands.py), which points
+    here; a group's subcommand carries its own summary.
+    """
+
+    name: str
+    handler: Handler
+    args: tuple[Arg, ...] = ()
+    text: TextRenderer | None = None
+    summary: str | None = None
+
+    def __call__(self, args: argparse.Namespace) -> dict[str, Any] | None:
+        return self.handler(args)
+
+
+def command(name: str, summary: str | None = None, *, text: TextRenderer | None = None,
+            args: list[Arg] | tuple[Arg, ...] = ()) -> Callable[[Handler], Command]:
+    """Declare a command on its handler: `@command("drop", text=..., args=[arg("--reason", required=True)])`."""
+
+    def declare(handler: Handler) -> Command:
+        return Command(name, handler, tuple(args), text, summary)
+
+    return declare
+
+
+@dataclass(slots=True)
+class Group:
+    """A command made of subcommands (`hall library accept`): each declared with `@group.command`."""
+
+    name: str
+    dest: str = ""  # where argparse puts the subcommand's name (default: <name>_cmd)
+    metavar: str = "<subcommand>"
+    commands: dict[str, Command] = field(default_factory=dict)
+
+    def command(self, name: str, summary: str, *, text: TextRenderer | None = None,
+                args: list[Arg] | tuple[Arg, ...] = ()) -> Callable[[Handler], Command]:
+        def declare(handler: Handler) -> Command:
+            if name in self.commands:
+                raise ValueError(f"hall {self.name} {name} is declared twice")
+            self.commands[name] = Command(name, handler, tuple(args), text, summary)
+            return self.commands[name]
+
+        return declare
+
+
+def attach(sub: argparse._SubParsersAction, summary: str, spec: Command | Group) -> Parser:
+    """Add a declared command (or group, with every subcommand) to the parser's subcommands."""
+    parser = sub.add_parser(spec.name, help=summary, description=summary)
+    if isinstance(spec, Group):
+        parser.set_defaults(handler=None, text=None, command=spec.name)
+        inner = parser.add_subparsers(dest=spec.dest or f"{spec.name}_cmd", metavar=spec.metavar,
+                                      parser_class=Parser)
+        for child in spec.commands.values():
+            attach(inner, child.summary or "", child)
+        return parser
+    parser.set_defaults(handler=spec.handler, text=spec.text, command=spec.name)
+    for argument in spec.args:
+        parser.add_argument(*argument.flags, **argument.options)
     return parser
 
 

@@ -129,14 +129,24 @@ def doctor(result: dict[str, Any]) -> Any:
 
 
 def help_table(result: dict[str, Any]) -> Any:
+    """Every command, one section a group (as the README lists them); --brief has no arguments."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="hall commands (hall help --json for the machine-readable list)")
     for col in ("command", "arguments", "does"):
         table.add_column(col)
-    for entry in result["commands"]:
-        args = " ".join(a["name"] if not a["flags"] else f"[{a['name']}]" for a in entry["arguments"])
-        table.add_row(entry["command"], args, entry["help"])
+    entries = {entry["command"]: entry for entry in result["commands"]}
+    sections = [(group["group"], group["summary"], group["commands"]) for group in result.get("groups", [])]
+    for title, summary, names in sections or [("", "", list(entries))]:
+        if title:
+            table.add_row(Text(title, style="bold"), "", Text(summary, style="bold"))
+        for name in names:
+            for entry in [entries[name], *[e for key, e in entries.items() if key.startswith(name + " ")]]:
+                args = " ".join(a["name"] if not a["flags"] else f"[{a['name']}]" for a in entry.get("arguments", []))
+                table.add_row(entry["command"], args, entry["help"])
+        if title:
+            table.add_section()
     return table
 
 
@@ -160,3 +170,31 @@ def init(result: dict[str, Any]) -> Any:
     grid.add_row("gates", ", ".join(result.get("gates") or []) or "none detected")
     grid.add_row("CLAUDE.md", str(result.get("claude_md")))
     return grid
+
+
+def learnings(result: dict[str, Any]) -> Any:
+    """`hall library list|review|search`: one row a learning; an automation shows its exact command."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, pad_edge=False)
+    for column in ("id", "kind", "status", "seen", "pattern"):
+        table.add_column(column)
+    for entry in result.get("learnings") or result.get("pending") or []:
+        status = entry["status"] + (" (retire?)" if entry.get("retire_proposed") else "")
+        pattern = entry["pattern"][:90]
+        auto = entry.get("automation")
+        if auto:  # the exact command and where it goes, never hidden behind the pattern
+            pattern += (f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
+                        f"\n  accept only with: {auto['accept']}")
+        # Text, not markup: a learning's words or a command are shown as written, never as styling
+        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), Text(pattern))
+    return table
+
+
+def briefing(result: dict[str, Any]) -> Any:
+    if not result.get("memory_restored", True):
+        return result.get("text")
+    if not result.get("learnings"):
+        return f"No accepted learnings for this briefing (cap {result.get('cap_tokens')} tokens)."
+    return result["text"] + f"\n~{result['tokens']} tokens ({result['token_estimate']}); omitted {result['omitted']}"

@@ -4,12 +4,13 @@ Readable text (one line per step, `--full` adds each step's full text) or, with 
 default on a pipe, like every hall command), one JSON object per step. Output is written as the
 file is read, so a 200,000-line stream never sits in memory. `--follow` tails a live run until
 its `hall_run_end` line or until its lock is released (the runner died or finished).
+
+`hall takeover <id>` takes a run over: it stops the run and resumes its session by hand.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import sys
 import time
@@ -20,7 +21,7 @@ from typing import IO, Any
 from hallmark.core.errors import HallError
 from hallmark.core.runner import trace
 
-from .framework import add
+from .framework import arg, command
 from .text import clean
 
 POLL_S = 0.2
@@ -221,6 +222,31 @@ def _run_files(repo: Any, item_id: str | None) -> list[Path]:
     return run_files(repo, item_id)
 
 
+def _listing_text(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"{result['item'] or 'repository'} runs", show_edge=False)
+    for column in ("run", "file", "role", "outcome", "tokens", "cost_usd", "live"):
+        table.add_column(column)
+    for row in result["runs"]:
+        table.add_row(*[str(row.get(c, "")) for c in ("run", "file", "role", "outcome", "tokens", "cost_usd", "live")])
+    return table
+
+
+@command("trace", text=_listing_text, args=[
+    arg("id", nargs="?", help="the item (default: the item whose worktree you are in)"),
+    arg("--run", help="run N of the item (1 = oldest, -1 = latest; default latest) or its file name"),
+    arg("--file", help="read this stream-json file instead of an item's run"),
+    arg("--follow", "-f", action="store_true",
+        help="keep printing new steps until the run's end line or until its lock is released"),
+    arg("--full", action="store_true", help="print each step's full text under it"),
+    arg("--raw", action="store_true", help="with --json: include each step's raw stream line"),
+    arg("--text", dest="as_text", action="store_true", help="readable text even when stdout is not a terminal"),
+    arg("--list", action="store_true", help="list the item's runs instead"),
+    arg("--repo", action="store_true", help="the repository's own runs (no item: intake, librarian)"),
+    arg("--kind", help="only these step kinds, comma-separated (e.g. tool_call,tool_result,result)"),
+    arg("--last", type=int, help="only the last N steps (with --follow: then every new one)"),
+])
 def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
     as_json = bool(getattr(args, "as_json", False)) and not args.as_text
     if args.file:
@@ -299,32 +325,26 @@ def _listing(repo: Any, item_id: str | None, files: list[Path]) -> dict[str, Any
     return {"item": item_id, "runs": rows, "next": nxt}
 
 
-def _listing_text(result: dict[str, Any]) -> Any:
-    from rich.table import Table
+@command("takeover", args=[
+    arg("id"),
+    arg("--run", help="run number (1 = oldest, -1 = latest) or run file name (default: the latest)"),
+    arg("--print", action="store_true", help="only print the command; run nothing"),
+])
+def cmd_takeover(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core import items
+    from hallmark.core.repo import open_repo
+    from hallmark.core.takeover import run_command, takeover
 
-    table = Table(title=f"{result['item'] or 'repository'} runs", show_edge=False)
-    for column in ("run", "file", "role", "outcome", "tokens", "cost_usd", "live"):
-        table.add_column(column)
-    for row in result["runs"]:
-        table.add_row(*[str(row.get(c, "")) for c in ("run", "file", "role", "outcome", "tokens", "cost_usd", "live")])
-    return table
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    from . import cmd_meta
-
-    cmd_meta.SCHEMAS["trace-step"] = lambda: copy.deepcopy(trace.STEP_SCHEMA)
-    parser = add(sub, "trace", cmd_trace, "Print a headless run's steps (init, text, tool calls and results, result).",
-                 text=_listing_text)
-    parser.add_argument("id", nargs="?", help="the item (default: the item whose worktree you are in)")
-    parser.add_argument("--run", help="run N of the item (1 = oldest, -1 = latest; default latest) or its file name")
-    parser.add_argument("--file", help="read this stream-json file instead of an item's run")
-    parser.add_argument("--follow", "-f", action="store_true",
-                        help="keep printing new steps until the run's end line or until its lock is released")
-    parser.add_argument("--full", action="store_true", help="print each step's full text under it")
-    parser.add_argument("--raw", action="store_true", help="with --json: include each step's raw stream line")
-    parser.add_argument("--text", dest="as_text", action="store_true", help="readable text even when stdout is not a terminal")
-    parser.add_argument("--list", action="store_true", help="list the item's runs instead")
-    parser.add_argument("--repo", action="store_true", help="the repository's own runs (no item: intake, librarian)")
-    parser.add_argument("--kind", help="only these step kinds, comma-separated (e.g. tool_call,tool_result,result)")
-    parser.add_argument("--last", type=int, help="only the last N steps (with --follow: then every new one)")
+    repo = open_repo()
+    item_id = items.resolve(repo, args.id)
+    run: int | str | None = args.run
+    if isinstance(run, str) and run.lstrip("-").isdigit():
+        run = int(run)
+    result = takeover(repo, item_id, run)
+    if args.print:
+        result["ran"] = False
+        return result
+    code = run_command(result)
+    result["ran"] = True
+    result["exit_code"] = code
+    return result

@@ -1,11 +1,13 @@
-"""`hall demo [--dir PATH] [--keep] [--script] [--pace S]`: Hallmark on a throwaway repository.
+"""The terminal app: `hall tui [--repo PATH]` (and `hall` with no arguments on a TTY, through
+run_app), and `hall demo [--dir PATH] [--keep] [--script] [--pace S]`: Hallmark on a throwaway
+repository.
 
-It writes a small real Python project, runs `hall init`, and drives six items through the real
-loop with the stand-in model (`hall-standin-claude`: no Claude runs, nothing costs anything). Then
-it opens the terminal app while the daemon keeps working in a child process of its own at a human
-pace, so a run streams live in the trace view and the app's keys never wait behind the loop. `--script` (or no terminal) runs the same scenario headless
-and prints the journal summary (JSON off a TTY, as every command does). The demo's directory is
-removed when it ends, unless --keep.
+The demo writes a small real Python project, runs `hall init`, and drives six items through the
+real loop with the stand-in model (`hall-standin-claude`: no Claude runs, nothing costs anything).
+Then it opens the terminal app while the daemon keeps working in a child process of its own at a
+human pace, so a run streams live in the trace view and the app's keys never wait behind the loop.
+`--script` (or no terminal) runs the same scenario headless and prints the journal summary (JSON
+off a TTY, as every command does). The demo's directory is removed when it ends, unless --keep.
 """
 
 from __future__ import annotations
@@ -14,7 +16,24 @@ import argparse
 import sys
 from typing import Any
 
-from .framework import add
+from .framework import arg, command
+
+
+def run_app(path: str | None, *, mouse: bool = True) -> int:
+    from hallmark.tui.app import HallmarkApp
+
+    HallmarkApp(path).run(mouse=mouse)
+    return 0
+
+
+@command("tui", args=[
+    arg("--repo", metavar="PATH", default=None, help="the repository to open (default: here)"),
+    arg("--no-mouse", action="store_true", help="ignore the mouse (every action has a key)"),
+])
+def cmd_tui(args: argparse.Namespace) -> dict[str, Any] | None:
+    run_app(args.repo, mouse=not args.no_mouse)
+    return None
+
 
 WELCOME = (
     "A throwaway repository at {root}. The loop's model is Hallmark's stand-in ({standin}): "
@@ -95,18 +114,6 @@ def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
             "next": ["hall demo --keep (to look around afterwards)", "hall init (in your own repository)"]}
 
 
-def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.demo import driver
-
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    if args.script or not interactive:
-        result = driver.run_script(args.dir, keep=args.keep, progress=_progress)
-        if not args.script:
-            result["note"] = "no terminal here, so the scripted demo ran (hall demo --script)"
-        return result
-    return run_interactive(args)
-
-
 def render(result: dict[str, Any]) -> Any:
     """A TTY's view of the summary: the stories, the learnings, the cost."""
     from rich.table import Table
@@ -139,14 +146,21 @@ def render(result: dict[str, Any]) -> Any:
     return Group(table, lines)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = add(sub, "demo", cmd_demo,
-            "Try Hallmark on a throwaway repository: a small Python project whose items go through the real "
-            "loop with a stand-in model (no Claude, no cost), then the terminal app while the daemon works.",
-            text=render)
-    p.add_argument("--dir", metavar="PATH", help="build the demo here (a new or empty directory), not in a temporary one")
-    p.add_argument("--keep", action="store_true", help="keep the demo's directory when the demo ends")
-    p.add_argument("--script", action="store_true",
-                   help="headless: run the whole scenario, print the journal summary, exit (1 if a story missed)")
-    p.add_argument("--pace", type=float, default=0.5, metavar="SECONDS",
-                   help="seconds between the stand-in's lines while the app is open (default 0.5)")
+@command("demo", text=render, args=[
+    arg("--dir", metavar="PATH", help="build the demo here (a new or empty directory), not in a temporary one"),
+    arg("--keep", action="store_true", help="keep the demo's directory when the demo ends"),
+    arg("--script", action="store_true",
+        help="headless: run the whole scenario, print the journal summary, exit (1 if a story missed)"),
+    arg("--pace", type=float, default=0.5, metavar="SECONDS",
+        help="seconds between the stand-in's lines while the app is open (default 0.5)"),
+])
+def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.demo import driver
+
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if args.script or not interactive:
+        result = driver.run_script(args.dir, keep=args.keep, progress=_progress)
+        if not args.script:
+            result["note"] = "no terminal here, so the scripted demo ran (hall demo --script)"
+        return result
+    return run_interactive(args)

@@ -1,34 +1,23 @@
-"""`hall library …`, `hall checkpoint …`, `hall note …`: the memory store's command-line face.
+"""`hall library …`: the memory store's command-line face (learnings, decisions, moving them in
+and out). The checkpoint and notes are in notes.py.
 
-Each handler calls one verb in hallmark.core.memory and returns a dict with `next`.
+Each subcommand is declared on its handler with its arguments and summary; each calls one verb in
+hallmark.core.memory and returns a dict with `next`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from hallmark.core.errors import HallError
+from hallmark.core.memory.store import KINDS, SOURCES
 from hallmark.core.repo import current_actor, open_repo
 
-from .cmd_memory import (
-    cmd_checkpoint_history,
-    cmd_checkpoint_set,
-    cmd_checkpoint_show,
-    cmd_distill,
-    cmd_export,
-    cmd_identity,
-    cmd_import,
-    cmd_lock,
-    cmd_note_add,
-    cmd_note_list,
-    cmd_note_remove,
-    cmd_note_show,
-    cmd_unused,
-    text_checkpoint,
-)
-from .framework import Parser, add
+from . import text
+from .framework import Group, arg
 
 
 def _repo():
@@ -60,7 +49,26 @@ def _details(pairs: list[str] | None) -> dict[str, Any]:
     return out
 
 
+library_group = Group("library")
+
+
 # -- learnings ------------------------------------------------------------------------------
+@library_group.command("propose", "Propose a learning (or add an occurrence to the one it repeats).", args=[
+    arg("--kind", required=True, choices=KINDS),
+    arg("--pattern", required=True, help="one idea, in words"),
+    arg("--rationale"),
+    arg("--quote", help="verbatim evidence"),
+    arg("--source", default="user_statement", choices=SOURCES),
+    arg("--item"),
+    arg("--session"),
+    arg("--file", help="the file a correction was about"),
+    arg("--paths", nargs="+", metavar="GLOB"),
+    arg("--detail", action="append", metavar="KEY=VALUE",
+        help="per-kind details: name, hook_event, hook_matcher, action, steps, key_points…"),
+    arg("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: when accepted)"),
+    arg("--valid-until", dest="valid_until", metavar="DATE", help="it holds until"),
+    arg("--supersedes", metavar="ID", help="the learning this one replaces once accepted"),
+])
 def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -86,6 +94,12 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
     return reply
 
 
+@library_group.command("list", "List learnings.", text=text.learnings, args=[
+    arg("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"]),
+    arg("--kind", choices=KINDS),
+    arg("--pending", action="store_true", help="what the next drain offers"),
+    arg("--as-of", dest="as_of", metavar="DATE", help="what was believed then (the versions recorded by then)"),
+])
 def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -106,6 +120,10 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
     return reply
 
 
+@library_group.command("show", "Show one learning, where accepting it writes, and its tombstone.", args=[
+    arg("id"),
+    arg("--as-of", dest="as_of", metavar="DATE", help="the version recorded by then"),
+])
 def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -144,6 +162,15 @@ def _next_for(learning) -> list[str]:
     return [f"hall library review --reopen {lid}", f"hall library history {lid}"]
 
 
+@library_group.command("accept", "Approve a learning (a person only); promotes it where its kind has a home.", args=[
+    arg("id"),
+    arg("--pattern", help="accept with this edited text"),
+    arg("--no-promote", action="store_true", help="keep it in the library only"),
+    arg("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
+        help="an automation's own confirmation: the token `hall library show` prints with its command"),
+    arg("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: now)"),
+    arg("--valid-until", dest="valid_until", metavar="DATE", help="it holds until"),
+])
 def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -154,6 +181,8 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
                            promoted_to=(learning.promotion or {}).get("path"))
 
 
+@library_group.command("reject", "Decline a learning: it becomes a tombstone with the reason.",
+                       args=[arg("id"), arg("--reason", required=True)])
 def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -161,6 +190,7 @@ def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, ["hall library review", f"hall library undo {learning.id}"])
 
 
+@library_group.command("skip", "Not now: offered again at the next drain.", args=[arg("id")])
 def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -168,6 +198,11 @@ def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, ["hall library review"], skip_count=learning.skip_count)
 
 
+@library_group.command("retire", "Take an accepted learning out of use, removing its promoted block or file.", args=[
+    arg("id"),
+    arg("--reason", required=True),
+    arg("--valid-until", dest="valid_until", metavar="DATE", help="when it stopped holding (default: now)"),
+])
 def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -179,6 +214,7 @@ def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"], **extra)
 
 
+@library_group.command("undo", "Revert the last decision on a learning (and the promotion it caused).", args=[arg("id")])
 def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -186,6 +222,18 @@ def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, _next_for(learning))
 
 
+@library_group.command(
+    "review", "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).", text=text.learnings,
+    args=[
+        arg("--accept", metavar="ID"),
+        arg("--skip", metavar="ID"),
+        arg("--reject", metavar="ID"),
+        arg("--reopen", metavar="ID", help="the only way back from a rejection or a retirement"),
+        arg("--reason"),
+        arg("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
+            help="with --accept on an automation: its own confirmation token"),
+    ],
+)
 def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
     """The drain from the command line: with no flag, the queue with where each would be written."""
     from hallmark.core.memory import api
@@ -224,6 +272,10 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
             "next": (_next_for(first) if first else ["hall library list"])}
 
 
+@library_group.command("search", "Full-text search of accepted learnings (SQLite FTS5).", text=text.learnings, args=[
+    arg("words", nargs="+"),
+    arg("--limit", type=int, default=20),
+])
 def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
     from hallmark.core.memory.search_index import SearchIndex
@@ -239,6 +291,15 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
             "searched": "accepted learnings only", "next": ["hall library show <id>"]}
 
 
+@library_group.command(
+    "briefing", "Accepted learnings for changed paths, within the effort's token cap.", text=text.briefing,
+    args=[
+        arg("--paths", nargs="+", metavar="GLOB"),
+        arg("--effort", choices=["low", "medium", "high"], default="high"),
+        arg("--query"),
+        arg("--as-of", dest="as_of", metavar="DATE", help="the briefing as it would have been then"),
+    ],
+)
 def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import briefing, inject
 
@@ -259,6 +320,14 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+@library_group.command(
+    "reconcile", "Find promoted blocks/files edited or deleted by hand; update, retire or restore.",
+    args=[
+        arg("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text"),
+        arg("--retire", action="append", metavar="ID"),
+        arg("--restore", action="append", metavar="ID", help="write the learning's text back"),
+    ],
+)
 def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -271,6 +340,7 @@ def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+@library_group.command("history", "Every version of a learning and its audit lines.", args=[arg("id")])
 def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -280,6 +350,11 @@ def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
             "audit": api.audit_log(repo, args.id), "next": [f"hall library show {args.id}"]}
 
 
+@library_group.command("audit", "The append-only audit log (--verify replays it against the files).", args=[
+    arg("id", nargs="?"),
+    arg("--verify", action="store_true"),
+    arg("--limit", type=int, default=0),
+])
 def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -296,191 +371,108 @@ def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
     return reply
 
 
-# -- text renderers ----------------------------------------------------------------------------
-def text_list(result: dict[str, Any]) -> Any:
-    from rich.table import Table
-    from rich.text import Text
+# -- decisions, and moving learnings in and out --------------------------------------------------
+@library_group.command("lock", "Lock a decision (shows what will be locked; --confirm writes it).", args=[
+    arg("--title"),
+    arg("--spec", help="the specification"),
+    arg("--allow", action="append", metavar="TEXT", help="an allowed variation"),
+    arg("--anti", action="append", metavar="TEXT", help="an anti-pattern"),
+    arg("--applies", nargs="+", metavar="GLOB"),
+    arg("--context"),
+    arg("--supersedes", metavar="D-ID"),
+    arg("--confirm", action="store_true"),
+    arg("--list", action="store_true"),
+    arg("--as-of", dest="as_of", metavar="DATE", help="with --list: the decisions as they stood then"),
+    arg("--show", metavar="D-ID"),
+])
+def cmd_lock(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.memory import decisions
 
-    table = Table(box=None, pad_edge=False)
-    for column in ("id", "kind", "status", "seen", "pattern"):
-        table.add_column(column)
-    for entry in result.get("learnings") or result.get("pending") or []:
-        status = entry["status"] + (" (retire?)" if entry.get("retire_proposed") else "")
-        pattern = entry["pattern"][:90]
-        auto = entry.get("automation")
-        if auto:  # the exact command and where it goes, never hidden behind the pattern
-            pattern += (f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
-                        f"\n  accept only with: {auto['accept']}")
-        # Text, not markup: a learning's words or a command are shown as written, never as styling
-        table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), Text(pattern))
-    return table
+    repo = _repo()
+    if args.list:
+        from hallmark.core.memory.reading import as_of_stamp
 
-
-def text_briefing(result: dict[str, Any]) -> Any:
-    if not result.get("memory_restored", True):
-        return result.get("text")
-    if not result.get("learnings"):
-        return f"No accepted learnings for this briefing (cap {result.get('cap_tokens')} tokens)."
-    return result["text"] + f"\n~{result['tokens']} tokens ({result['token_estimate']}); omitted {result['omitted']}"
-
-
-# -- registration ------------------------------------------------------------------------------
-def _group(sub: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:
-    parser = sub.add_parser(name, help=help, description=help)
-    parser.set_defaults(handler=None, command=name)
-    return parser.add_subparsers(dest=f"{name}_cmd", metavar="<subcommand>", parser_class=Parser)
-
-
-def _learning_schema() -> dict[str, Any]:
-    from hallmark.core.memory import models
-
-    return models.learning_schema()
+        found = decisions.list_decisions(repo.paths, as_of=as_of_stamp(args.as_of))
+        return {"decisions": found, "count": len(found), "as_of": as_of_stamp(args.as_of),
+                "next": ["hall library lock --show D-1"]}
+    if args.show:
+        return {"decision": decisions.get(repo.paths, args.show), "next": ["hall library lock --list"]}
+    result = decisions.lock(repo.paths, title=args.title or "", specification=args.spec or "", allowed=args.allow,
+                            anti_patterns=args.anti, applies_to=args.applies, context=args.context or "",
+                            supersedes=args.supersedes, confirm=args.confirm, actor=current_actor())
+    if not result["locked"]:
+        result["message"] = "Nothing was locked yet. This is what would be locked; run again with --confirm."
+        result["next"] = ["the same command with --confirm"]
+    else:
+        result["next"] = [f"hall library lock --show {result['decision']['id']}", "hall library lock --list"]
+    return result
 
 
-def _librarian_schema() -> dict[str, Any]:
-    import copy
+@library_group.command("import", "Import craft's .craft/.learnings.yaml, or a Hallmark export (--from).", args=[
+    arg("--craft", metavar="PATH"),
+    arg("--from", dest="from_file", metavar="FILE"),
+    arg("--adopt", action="store_true", help="rescope another project's learnings here, as proposals"),
+])
+def cmd_import(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.memory import transfer
 
+    repo = _repo()
+    if args.from_file:
+        result = transfer.import_export(repo, Path(args.from_file), adopt=args.adopt, actor=current_actor())
+    else:
+        source = Path(args.craft) if args.craft else repo.root / ".craft" / ".learnings.yaml"
+        result = transfer.import_craft(repo, source, actor=current_actor())
+    result["next"] = ["hall library review", "hall library list"]
+    return result
+
+
+@library_group.command("export", "Write the store (learnings, decisions, notes, checkpoint) to one JSON file.",
+                       args=[arg("--out", metavar="FILE")])
+def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core import atomic
+    from hallmark.core.memory import transfer
+
+    data = transfer.export(_repo())
+    if args.out:
+        atomic.write_json(Path(args.out), data)
+        return {"written": str(Path(args.out).resolve()), "learnings": len(data["learnings"]),
+                "next": ["hall library import --from <file>"]}
+    return {**data, "next": ["hall library export --out <file>"]}
+
+
+@library_group.command("distill", "Run the librarian on an item (headless) and propose what it finds.",
+                       args=[arg("item", nargs="?")])
+def cmd_distill(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core import items
     from hallmark.core.memory import distill
 
-    return copy.deepcopy(distill.LEARNINGS_SCHEMA)
+    repo = _repo()
+    item_id = items.resolve(repo, args.item)
+    result = distill.distill(repo, item_id)
+    result["next"] = ["hall library review"]
+    return result
 
 
-def _schemas() -> None:
-    """`hall schema learning` and `hall schema librarian` (imported only when asked for)."""
-    from . import cmd_meta
+@library_group.command("unused", "Propose retirement for learnings unused for retire_after (default 90d).")
+def cmd_unused(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.memory import api
 
-    cmd_meta.SCHEMAS["learning"] = _learning_schema
-    cmd_meta.SCHEMAS["librarian"] = _librarian_schema
+    proposed = api.propose_retirements(_repo(), actor=current_actor())
+    return {"retirement_proposed": proposed, "count": len(proposed), "next": ["hall library review"]}
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    from hallmark.core.memory.notes import FACETS
-    from hallmark.core.memory.store import KINDS, SOURCES
+@library_group.command("identity", "The project identity memory is scoped to (.agentmemory-project).", args=[
+    arg("--write", action="store_true", help="write the proposed identity file if it is absent"),
+])
+def cmd_identity(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.memory import identity
+    from hallmark.core.paths import discover
 
-    _schemas()
-
-    lib = _group(sub, "library", "The memory store: learnings a person approves, decisions, search, briefings.")
-    p = add(lib, "propose", cmd_propose, "Propose a learning (or add an occurrence to the one it repeats).")
-    p.add_argument("--kind", required=True, choices=KINDS)
-    p.add_argument("--pattern", required=True, help="one idea, in words")
-    p.add_argument("--rationale")
-    p.add_argument("--quote", help="verbatim evidence")
-    p.add_argument("--source", default="user_statement", choices=SOURCES)
-    p.add_argument("--item")
-    p.add_argument("--session")
-    p.add_argument("--file", help="the file a correction was about")
-    p.add_argument("--paths", nargs="+", metavar="GLOB")
-    p.add_argument("--detail", action="append", metavar="KEY=VALUE",
-                   help="per-kind details: name, hook_event, hook_matcher, action, steps, key_points…")
-    p.add_argument("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: when accepted)")
-    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="it holds until")
-    p.add_argument("--supersedes", metavar="ID", help="the learning this one replaces once accepted")
-
-    p = add(lib, "list", cmd_list, "List learnings.", text=text_list)
-    p.add_argument("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"])
-    p.add_argument("--kind", choices=KINDS)
-    p.add_argument("--pending", action="store_true", help="what the next drain offers")
-    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="what was believed then (the versions recorded by then)")
-
-    p = add(lib, "show", cmd_show, "Show one learning, where accepting it writes, and its tombstone.")
-    p.add_argument("id")
-    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the version recorded by then")
-    p = add(lib, "accept", cmd_accept, "Approve a learning (a person only); promotes it where its kind has a home.")
-    p.add_argument("id")
-    p.add_argument("--pattern", help="accept with this edited text")
-    p.add_argument("--no-promote", action="store_true", help="keep it in the library only")
-    p.add_argument("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
-                   help="an automation's own confirmation: the token `hall library show` prints with its command")
-    p.add_argument("--valid-from", dest="valid_from", metavar="DATE", help="it holds from (default: now)")
-    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="it holds until")
-    p = add(lib, "reject", cmd_reject, "Decline a learning: it becomes a tombstone with the reason.")
-    p.add_argument("id")
-    p.add_argument("--reason", required=True)
-    p = add(lib, "skip", cmd_skip, "Not now: offered again at the next drain.")
-    p.add_argument("id")
-    p = add(lib, "retire", cmd_retire, "Take an accepted learning out of use, removing its promoted block or file.")
-    p.add_argument("id")
-    p.add_argument("--reason", required=True)
-    p.add_argument("--valid-until", dest="valid_until", metavar="DATE", help="when it stopped holding (default: now)")
-    p = add(lib, "undo", cmd_undo, "Revert the last decision on a learning (and the promotion it caused).")
-    p.add_argument("id")
-    p = add(lib, "review", cmd_review, "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).",
-            text=text_list)
-    p.add_argument("--accept", metavar="ID")
-    p.add_argument("--skip", metavar="ID")
-    p.add_argument("--reject", metavar="ID")
-    p.add_argument("--reopen", metavar="ID", help="the only way back from a rejection or a retirement")
-    p.add_argument("--reason")
-    p.add_argument("--confirm-automation", dest="confirm_automation", metavar="TOKEN",
-                   help="with --accept on an automation: its own confirmation token")
-    p = add(lib, "search", cmd_search, "Full-text search of accepted learnings (SQLite FTS5).", text=text_list)
-    p.add_argument("words", nargs="+")
-    p.add_argument("--limit", type=int, default=20)
-    p = add(lib, "briefing", cmd_briefing, "Accepted learnings for changed paths, within the effort's token cap.",
-            text=text_briefing)
-    p.add_argument("--paths", nargs="+", metavar="GLOB")
-    p.add_argument("--effort", choices=["low", "medium", "high"], default="high")
-    p.add_argument("--query")
-    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the briefing as it would have been then")
-    p = add(lib, "reconcile", cmd_reconcile, "Find promoted blocks/files edited or deleted by hand; update, retire or restore.")
-    p.add_argument("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text")
-    p.add_argument("--retire", action="append", metavar="ID")
-    p.add_argument("--restore", action="append", metavar="ID", help="write the learning's text back")
-    p = add(lib, "lock", cmd_lock, "Lock a decision (shows what will be locked; --confirm writes it).")
-    p.add_argument("--title")
-    p.add_argument("--spec", help="the specification")
-    p.add_argument("--allow", action="append", metavar="TEXT", help="an allowed variation")
-    p.add_argument("--anti", action="append", metavar="TEXT", help="an anti-pattern")
-    p.add_argument("--applies", nargs="+", metavar="GLOB")
-    p.add_argument("--context")
-    p.add_argument("--supersedes", metavar="D-ID")
-    p.add_argument("--confirm", action="store_true")
-    p.add_argument("--list", action="store_true")
-    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="with --list: the decisions as they stood then")
-    p.add_argument("--show", metavar="D-ID")
-    p = add(lib, "history", cmd_history, "Every version of a learning and its audit lines.")
-    p.add_argument("id")
-    p = add(lib, "audit", cmd_audit, "The append-only audit log (--verify replays it against the files).")
-    p.add_argument("id", nargs="?")
-    p.add_argument("--verify", action="store_true")
-    p.add_argument("--limit", type=int, default=0)
-    p = add(lib, "import", cmd_import, "Import craft's .craft/.learnings.yaml, or a Hallmark export (--from).")
-    p.add_argument("--craft", metavar="PATH")
-    p.add_argument("--from", dest="from_file", metavar="FILE")
-    p.add_argument("--adopt", action="store_true", help="rescope another project's learnings here, as proposals")
-    p = add(lib, "export", cmd_export, "Write the store (learnings, decisions, notes, checkpoint) to one JSON file.")
-    p.add_argument("--out", metavar="FILE")
-    p = add(lib, "distill", cmd_distill, "Run the librarian on an item (headless) and propose what it finds.")
-    p.add_argument("item", nargs="?")
-    add(lib, "unused", cmd_unused, "Propose retirement for learnings unused for retire_after (default 90d).")
-    p = add(lib, "identity", cmd_identity, "The project identity memory is scoped to (.agentmemory-project).")
-    p.add_argument("--write", action="store_true", help="write the proposed identity file if it is absent")
-
-    cp = _group(sub, "checkpoint", "The one workflow checkpoint of this project (handoff state).")
-    add(cp, "show", cmd_checkpoint_show, "Show the checkpoint.", text=text_checkpoint)
-    p = add(cp, "set", cmd_checkpoint_set, "Replace the checkpoint (unset fields carry over unless --fresh).",
-            text=text_checkpoint)
-    from hallmark.core.memory.checkpoint import KEYS
-
-    for field, key in KEYS.items():
-        if field != "Updated":
-            p.add_argument("--" + key.replace("_", "-"), dest=key, metavar="TEXT")
-    p.add_argument("--from-file", metavar="FILE", help="'Field: value' lines ('-' for stdin)")
-    p.add_argument("--fresh", action="store_true")
-    add(cp, "history", cmd_checkpoint_history, "Every replaced version.")
-
-    nt = _group(sub, "note", "Durable notes with a facet and an as-of date.")
-    p = add(nt, "add", cmd_note_add, "Add a note (one fact).")
-    p.add_argument("--facet", required=True, choices=FACETS)
-    p.add_argument("--fact", required=True)
-    p.add_argument("--provenance")
-    p.add_argument("--as-of", dest="as_of", metavar="YYYY-MM-DD")
-    p.add_argument("--slug")
-    p = add(nt, "list", cmd_note_list, "The notes index.")
-    p.add_argument("--facet", choices=FACETS)
-    p.add_argument("--as-of", dest="as_of", metavar="DATE", help="the notes that held then (removed ones too)")
-    p = add(nt, "show", cmd_note_show, "One note with its body.")
-    p.add_argument("slug")
-    p = add(nt, "remove", cmd_note_remove, "Remove a note (kept under notes/removed/).")
-    p.add_argument("slug")
-    p.add_argument("--reason", required=True)
+    paths = discover()
+    if args.write:
+        result = identity.write_proposal(paths)
+        result["next"] = [result.get("commit") or "hall library identity"]
+        return result
+    found = identity.current(paths)
+    return {**found.to_dict(), "file": str(paths.toplevel / identity.FILE_NAME),
+            "next": ["hall library identity --write"] if found.source != "file" else ["hall library list"]}

@@ -1,0 +1,76 @@
+"""What waits for a person: ask, answer, inbox, waiting.
+
+Each command is declared on its handler, with its arguments; its summary is in commands.py."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from hallmark.core import ids, inbox, items
+from hallmark.core.repo import open_repo
+
+from . import text
+from .framework import arg, command
+
+
+@command("ask", args=[
+    arg("question", nargs="+"),
+    arg("--item"),
+    arg("--options", help="comma-separated choices"),
+    arg("--default", help="what to do if nobody answers within --wait"),
+    arg("--wait", help="how long to wait for an answer (30m, 4h)"),
+    arg("--session", help="the asking Claude Code session (default: $HALL_SESSION_ID, which Hallmark's "
+        "SessionStart hook and headless runs set), so the answer can resume it"),
+    arg("--block", action="store_true", help="block until answered or the wait runs out"),
+])
+def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
+    repo = open_repo()
+    item_id = None
+    if args.item:
+        item_id = items.resolve(repo, args.item)
+    else:
+        item_id = items.item_for_path(repo, repo.cwd)
+    options = [o.strip() for o in (args.options or "").split(",") if o.strip()] or None
+    result = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
+                       wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
+    if args.block:
+        from hallmark.core.questions import wait_for_answer
+
+        result.update(wait_for_answer(repo, result["qid"], args.wait))
+        if result.get("answer") is not None:
+            result["next"] = [f"hall status {item_id}"] if item_id else ["hall inbox"]
+    return result
+
+
+@command("answer", args=[arg("qid"), arg("answer", nargs="+")])
+def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
+    return items.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
+
+
+@command("inbox", text=text.inbox, args=[
+    arg("n", nargs="?", type=int, help="an entry number (with --dismiss)"),
+    arg("--dismiss", action="store_true"),
+    arg("--clear", action="store_true"),
+    arg("--all", action="store_true", help="include dismissed entries"),
+    arg("--notices", action="store_true", help="what the loop handles on its own"),
+])
+def cmd_inbox(args: argparse.Namespace) -> dict[str, Any]:
+    repo = open_repo()
+    if args.notices:
+        found = inbox.notices(repo)
+        return {"notices": found, "count": len(found), "next": ["hall inbox"]}
+    if args.clear or args.dismiss:
+        hidden = inbox.dismiss(repo, args.n, clear=args.clear)
+        return {"dismissed": [e["key"] for e in hidden], "next": ["hall inbox", "hall inbox --all"]}
+    return inbox.report(repo, show_all=args.all)
+
+
+@command("waiting")
+def cmd_waiting(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core import waiting
+
+    data = waiting.summary(open_repo())
+    data["next"] = [f"hall status {i}" for i in data["waiting"][:3]] or ["hall status --all"]
+    return data

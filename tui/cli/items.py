@@ -1,0 +1,229 @@
+"""An item's life: new, adopt, status, log, ready, propose-ready, pull-back, drop, retry, diff, sweep.
+
+Each command is declared on its handler, with its arguments; its summary is in commands.py."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hallmark.core import config_raw, items
+from hallmark.core.errors import HallError
+from hallmark.core.repo import open_repo
+
+from . import text
+from .framework import arg, command
+
+
+def _repo():
+    return open_repo()
+
+
+def _id(repo, given: str | None) -> str:
+    return items.resolve(repo, given)
+
+
+@command("new", text=text.item, args=[
+    arg("request", nargs="*", help="what to build, in words"),
+    arg("--title", help="a short title (defaults to the request)"),
+    arg("--branch", help="branch name (default from the `branch` template)"),
+    arg("--base", help="base branch (default from config)"),
+    arg("--open", action="store_true", help="start Claude Code in the new worktree"),
+    arg("--yolo", action="store_true", help="with --open: skip Claude Code's permission prompts"),
+])
+def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
+    request = " ".join(args.request).strip() or None
+    if args.yolo and not args.open:
+        raise HallError("USAGE", "--yolo only applies with --open.", ["hall new --open --yolo \"…\""])
+    repo = _repo()
+    result = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
+    if args.open:
+        from hallmark.core.open_session import open_session
+
+        try:
+            result["opened"] = open_session(repo, result["item"], yolo=args.yolo, prompt=request)
+        except HallError as exc:  # the item exists either way: say so, and how to start Claude by hand
+            result["opened"] = exc.to_dict()
+            result["_exit"] = exc.exit_code
+            result["next"] = [f"cd {result['worktree']} && claude", *result.get("next", [])]
+    return result
+
+
+@command("adopt", text=text.item, args=[arg("--title"), arg("--base")])
+def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
+    return items.adopt(_repo(), title=args.title, base=args.base)
+
+
+@command("status", text=text.status, args=[
+    arg("id", nargs="?"),
+    arg("--all", action="store_true", help="include closed and dropped items"),
+])
+def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
+    repo = _repo()
+    if args.id:
+        result = items.status_one(repo, _id(repo, args.id))
+    else:
+        here = None if args.all else items.item_for_path(repo, repo.cwd)
+        result = items.status_one(repo, here) if here else items.status_all(repo, include_terminal=args.all)
+    root, state = repo.paths.main_checkout, repo.state_dir
+    if not config_raw.known_valid(root, state):  # checked once per edit of the file: status stays light
+        try:
+            repo.config  # noqa: B018 - loading it is the check
+        except HallError as exc:  # status still reads; the loop and the gates' config do not: say so
+            result["warnings"] = [exc.message]
+            result["next"] = list(dict.fromkeys([*exc.next, *result.get("next", [])]))
+        else:
+            config_raw.mark_valid(root, state)
+    return result
+
+
+@command("log", text=text.log, args=[
+    arg("id", nargs="?"),
+    arg("--kind", action="append", help="only these event kinds (comma-separated)"),
+    arg("--limit", type=int, help="only the last N events"),
+    arg("--repo-level", action="store_true", help="the repo-level journal instead of an item's"),
+])
+def cmd_log(args: argparse.Namespace) -> dict[str, Any]:
+    repo = _repo()
+    item_id = None
+    if args.id or not args.repo_level:
+        try:
+            item_id = _id(repo, args.id)
+        except HallError as exc:
+            if exc.code != "NO_ITEM":
+                raise
+    kinds = [k for part in (args.kind or []) for k in part.split(",") if k]
+    return items.log(repo, item_id, kinds=kinds or None, limit=args.limit)
+
+
+@command("ready", text=text.item, args=[arg("id", nargs="?"), arg("--note")])
+def cmd_ready(args: argparse.Namespace) -> dict[str, Any]:
+    repo = _repo()
+    return items.ready(repo, _id(repo, args.id), note=args.note)
+
+
+@command("propose-ready", text=text.item, args=[
+    arg("id", nargs="?"),
+    arg("--summary", required=True),
+    arg("--why"),
+    arg("--how"),
+    arg("--ask", action="store_true", help="always wait for a person"),
+])
+def cmd_propose_ready(args: argparse.Namespace) -> dict[str, Any]:
+    repo = _repo()
+    return items.propose_ready(repo, _id(repo, args.id), summary=args.summary, why=args.why, how=args.how, ask=args.ask)
+
+
+@command("pull-back", text=text.item, args=[arg("id", nargs="?"), arg("--reason")])
+def cmd_pull_back(args: argparse.Namespace) -> dict[str, Any]:
+    repo = _repo()
+    return items.pull_back(repo, _id(repo, args.id), reason=args.reason)
+
+
+@command("drop", text=text.item, args=[
+    arg("id", nargs="?"),
+    arg("--reason", required=True),
+    arg("--keep-worktree", action="store_true"),
+])
+def cmd_drop(args: argparse.Namespace) -> dict[str, Any]:
+    repo = _repo()
+    return items.drop(repo, _id(repo, args.id), reason=args.reason, keep_worktree=args.keep_worktree)
+
+
+@command("retry", text=text.item, args=[
+    arg("id", nargs="?"),
+    arg("--reason", required=True),
+    arg("--tokens", help="grant the item more tokens (budget holds)"),
+])
+def cmd_retry(args: argparse.Namespace) -> dict[str, Any]:
+    repo = _repo()
+    tokens = None
+    if args.tokens:
+        from hallmark.core.config import parse_tokens
+
+        try:
+            tokens = parse_tokens(args.tokens)
+        except ValueError as exc:
+            raise HallError("USAGE", str(exc), []) from exc
+    return items.retry(repo, _id(repo, args.id), reason=args.reason, tokens=tokens)
+
+
+
+def diff_text(result: dict[str, Any]) -> Any:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table.grid(padding=(0, 2))
+    for column in ("path", "added", "removed", "status"):
+        table.add_column(justify="right" if column in ("added", "removed") else "left")
+    for f in result["files"]:
+        table.add_row(f["path"], Text(f"+{f['added']}", style="green"), Text(f"-{f['removed']}", style="red"), f["status"])
+    head = Text(f"{result['item']} against {result['base']} (merge-base {result['merge_base'][:7]}): "
+                f"{len(result['files'])} files, +{result['added']} -{result['removed']}", style="bold")
+    parts: list[Any] = [head, table]
+    if result.get("stat_only"):
+        return Group(*parts)
+    for f in result["files"]:
+        parts.append(Text(f"\n{f['path']}", style="bold underline"))
+        for finding in f.get("findings", []):
+            parts.append(Text(f"  ▲ {finding.get('severity')} [{finding.get('lens')}] line {finding.get('line')}: "
+                              f"{finding.get('scenario', '')}", style="yellow"))
+        for hunk in f["hunks"]:
+            parts.append(Text(hunk["header"], style="cyan"))
+            anchored: dict[int, list[dict[str, Any]]] = {}
+            for finding in hunk.get("findings", []):
+                anchored.setdefault(finding["line_index"], []).append(finding)
+            for index, line in enumerate(hunk["lines"]):
+                style = {"+": "green", "-": "red", "\\": "dim"}.get(line["kind"], "")
+                parts.append(Text(f"{line['kind']}{line['text']}", style=style))
+                for finding in anchored.get(index, []):
+                    parts.append(Text(f"    ▲ {finding.get('id', '')} {finding.get('severity')} [{finding.get('lens')}]: "
+                                      f"{finding.get('scenario', '')}", style="bold yellow"))
+    for finding in result.get("unanchored_findings", []):
+        parts.append(Text(f"▲ {finding.get('file')}:{finding.get('line')} {finding.get('severity')} "
+                          f"[{finding.get('lens')}]: {finding.get('scenario', '')}", style="yellow"))
+    return Group(*parts)
+
+
+@command("diff", text=diff_text, args=[
+    arg("id", nargs="?"),
+    arg("--stat", action="store_true", help="only files with added/removed counts"),
+    arg("-w", "--ignore-whitespace", action="store_true", help="ignore whitespace changes"),
+])
+def cmd_diff(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.diff import item_diff
+
+    repo = _repo()
+    item_id = _id(repo, args.id)
+    diff = item_diff(repo, item_id, ignore_whitespace=args.ignore_whitespace)
+    data = diff.stat() if args.stat else diff.to_dict()
+    data["stat_only"] = bool(args.stat)
+    if not args.stat:
+        data["unanchored_findings"] = data.pop("findings")
+    data["next"] = [f"hall findings {item_id}", f"hall ready {item_id}", f"hall status {item_id}"]
+    return data
+
+
+def sweep_text(result: dict[str, Any]) -> Any:
+    from rich.text import Text
+
+    out = Text()
+    gone = result.get("removed", result.get("would_remove", []))
+    verb = "would remove" if result.get("dry_run") else "removed"
+    for row in gone:
+        out.append(f"{verb} {row['item']} ({row['state']}): {row['worktree']}\n", style="green")
+    for row in result.get("kept", []):
+        out.append(f"kept {row['item']} ({row['state']}): {row['worktree']}: {row['why']}\n", style="yellow")
+    if not gone and not result.get("kept"):
+        out.append("nothing to sweep\n")
+    return out
+
+
+@command("sweep", text=sweep_text, args=[
+    arg("--dry-run", action="store_true", help="say what would be removed, remove nothing"),
+])
+def cmd_sweep(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.sweep import sweep
+
+    return sweep(_repo(), dry_run=args.dry_run)
