@@ -261,6 +261,9 @@ def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: 
     sub = args[i].text
     rest = args[i + 1:]
     aliases = {k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}
+    if sub == "send-email":  # mails the commits as patches: code leaves like a push (installed or not)
+        an.add("push", "git send-email", cmd, git_cwd, revs=None, git_dir=git_dir)
+        return
     if sub not in own_commands(an.ctx):
         alias = aliases.get(sub.lower())
         if alias is None:

@@ -262,6 +262,12 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         targets = [v for k, v in values.items() if k in ("-p", "--tmpdir")]
     elif name == "split":
         targets = operands[1:2]
+    linking = name == "ln" or (name == "cp" and any(k in values for k in (
+        "-s", "-l", "--symbolic-link", "--link")))
+    if linking:
+        sources = operands if (values.get("-t") or values.get("--target-directory")) is not None else operands[:-1]
+        for source in sources:
+            link_source(an, source, cwd, cmd.source)
     recursive = (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive"))) or name in (
         "tar", "unzip", "rsync") or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
     for target in targets:
@@ -269,6 +275,26 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
             check(an, target, cwd, cmd.source, recursive=True)
         else:
             an.write(target, cwd, cmd.source, content if len(targets) == 1 else None)
+
+
+def link_source(an: Analyzer, source: Word, cwd: str | None, text: str) -> None:
+    """A link made to the record (`ln -s .git/hallmark st`, `cp -l events.jsonl x`) is a write to
+    it: what is written through the link lands in the protected file, under a name the gate never
+    sees as protected."""
+    path = source.text if source.literal else evaluate(an, source.text, cwd)
+    if path is None:
+        if re.search(NAMES_STATE, source.text):
+            an.findings.append(_finding("state", f"a link to a computed path {source.text!r}", text, cwd))
+        return
+    if not os.path.isabs(path):
+        path = os.path.join(cwd or an.ctx.cwd, path)
+    try:
+        real = os.path.realpath(path)
+    except ValueError:
+        return
+    why = protected_reason(an.ctx.paths, real) or holds_protected(an.ctx.paths, real)
+    if why:
+        an.findings.append(_finding("state", f"a link to {source.text} ({why})", text, cwd))
 
 
 def _read(path: str, limit: int = 262_144) -> str | None:

@@ -66,6 +66,9 @@ ROWS: list[tuple[str, str | None, str | None, str]] = [
     ("python3 ship.py {main}/.git/hallmark/items/H-0001/events.jsonl", D, D, "record"),
     ("node tools/x.js --out ../repo/.hallmark.toml", D, None, "record"), ("python3 tools/__init__.py notes.txt", P, P, "record"),
     ("echo x > \"$UNSET_SOMEWHERE/hallmark/events.jsonl\"", D, D, "record"),
+    ("ln -s {main}/.git/hallmark st && echo x >> st/events.jsonl", D, D, "record"),
+    ("ln {main}/.git/hallmark/events.jsonl e && echo x >> e", D, D, "record"),
+    ("cp -s {main}/.hallmark.toml loose.toml", D, D, "config"), ("ln -s ../node_modules nm", P, P, "record"),
     ("git replace -l", P, P, "record"), ("git notes --ref=hallmark show HEAD", P, P, "record"),
     ("git log --notes=hallmark -1", P, P, "record"), ("git fetch origin main", P, P, "record"),
     # the config and the hooks, loosened from Bash
@@ -90,7 +93,7 @@ ROWS: list[tuple[str, str | None, str | None, str]] = [
     ("git push origin $(git rev-parse HEAD):refs/heads/x", D, D, "push"), ("git --git-dir={main}/.git push", D, D, "push"),
     ("git push --no-verify origin HEAD", D, D, "push"), ("git push --receive-pack='git push' origin", D, D, "push"),
     ("git push 'ext::sh -c git%20push'", D, D, "push"), ("git push --recurse-submodules=on-demand", D, D, "push"),
-    ("git push origin --delete old-branch", P, P, "push"), ("git push origin :old-branch", P, P, "push"),
+    ("git send-email --to=x@y.invalid HEAD~1", D, D, "push"), ("git push origin --delete old-branch", P, P, "push"), ("git push origin :old-branch", P, P, "push"),
     # single-command bypasses: a script written and run in the same command
     ("printf 'git push origin HEAD\\n' > /tmp/p.sh && sh /tmp/p.sh", D, D, "written"),
     ("echo 'git push' > x.sh; bash x.sh", D, D, "written"), ("cat > run.sh <<'EOF'\ngit push\nEOF\nsh run.sh", D, D, "written"),
