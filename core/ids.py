@@ -1,4 +1,5 @@
-"""Item and question IDs: parsing what people type, and allocating new ones under a lock."""
+"""Item, question and session IDs: parsing what people type, allocating new ones under a lock,
+and the one rule for a Claude Code session id (which names files). Import-light: hooks use it."""
 
 from __future__ import annotations
 
@@ -6,14 +7,25 @@ import os
 import re
 from pathlib import Path
 
-from . import atomic, journal
+from . import journal
 from .errors import HallError
 
 _ITEM = re.compile(r"^(?:[hH]-?)?0*(\d{1,9})$")
 _ITEM_DIR = re.compile(r"^H-(\d+)$")
 _QUESTION = re.compile(r"^(?:[qQ]-?)?0*(\d{1,9})$")
-# a Claude Code session id we accept: safe inside single quotes and as a file name
-SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+# a Claude Code session id we accept: safe inside single quotes and as a file name (\Z, not $:
+# `$` also matches before a trailing newline, and a newline would end the shell line it is put in)
+SESSION_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
+
+
+def valid_session(session: object) -> bool:
+    """Is this a session id we accept (the one rule for every place that takes one)?"""
+    return isinstance(session, str) and SESSION_ID.match(session) is not None
+
+
+def session_path(state_dir: Path, session: object) -> Path | None:
+    """`<state>/sessions/<id>.json`, the session's binding and offsets; None for an id we refuse."""
+    return Path(state_dir) / "sessions" / f"{session}.json" if valid_session(session) else None
 
 
 def item_id(number: int) -> str:
@@ -45,6 +57,8 @@ def allocate(state_dir: Path, kind: str) -> int:
     The counter never goes below what the journals already hold, so a lost or stale
     counters.json can never hand out an ID twice.
     """
+    from . import atomic
+
     path = state_dir / "counters.json"
     with journal.locked(path):
         counters = atomic.read_json(path, {}) or {}

@@ -16,6 +16,8 @@ import json
 import os
 import sys
 
+from .reply import EVENT_NAMES, gate_failed
+
 EVENTS = {
     "session-start": "session_start",
     "user-prompt-submit": "user_prompt_submit",
@@ -26,28 +28,13 @@ EVENTS = {
     "notification": "notification",
 }
 GATED_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"})
-ALIASES = {name.replace("-", ""): name for name in EVENTS} | {
-    "SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "PreToolUse": "pre-tool-use",
-    "PostToolUse": "post-tool-use", "PostToolUseFailure": "post-tool-use-failure", "Stop": "stop",
-    "Notification": "notification"}
+ALIASES = {name.replace("-", ""): name for name in EVENTS} | {claude: ours for ours, claude in EVENT_NAMES.items()}
 
 
 def normalise(name: str) -> str | None:
     if name in EVENTS:
         return name
     return ALIASES.get(name) or ALIASES.get(name.replace("_", "-").lower().replace("-", ""))
-
-
-def deny(reason: str) -> dict:
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": reason}}
-
-
-def gate_failed(exc: BaseException) -> dict:
-    detail = f"{type(exc).__name__}: {exc}"[:300]
-    return deny(json.dumps({"error": {"code": "GATE_FAILED",
-                                      "message": f"Hallmark's gate failed ({detail}); it denies until this is fixed.",
-                                      "next": ["hall doctor"]}}, ensure_ascii=False))
 
 
 def _emit(answer: dict | None) -> None:

@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from hallmark.core.gates import itemstate
+from hallmark.core import item_lookup
 
 from . import common
 
@@ -104,11 +104,8 @@ def _record_commit(paths: RepoPaths, directory: str, session: str) -> None:
     sha, _, subject = result.stdout.decode("utf-8", "replace").strip().partition("\x00")
     if not sha:
         return
-    view = itemstate.item_for_path(paths, os.path.realpath(directory))
-    if view is None:
-        bound = itemstate.session_item(paths, session)
-        view = itemstate.fold_item(paths, bound) if bound else None
-    common.record(paths, view["id"] if view else None, "commit", sha=sha, subject=subject[:300], session=session,
+    view = item_lookup.item_for_session(paths, directory, session)
+    common.record(paths, view.id if view else None, "commit", sha=sha, subject=subject[:300], session=session,
                   cwd=directory)
 
 

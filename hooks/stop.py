@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 
-from hallmark.core.gates import itemstate
+from hallmark.core import item_lookup
 
 from . import common
 
@@ -31,8 +31,8 @@ FIELDS = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"),
 
 def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> dict[str, Any] | None:
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
-    found = itemstate.item_for_session(paths, cwd, session)
-    item = found["id"] if found else None
+    found = item_lookup.item_for_session(paths, cwd, session)
+    item = found.id if found else None
     state = common.read_session(paths, session) if session else {}
     headless = bool(os.environ.get("HALL_RUN"))
     usage, offset = read_usage(payload.get("transcript_path"), state, paths.state_dir, session, claim=not headless)

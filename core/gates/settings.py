@@ -51,20 +51,20 @@ def load(paths: RepoPaths) -> dict[str, Any]:
 
 
 def capture(config: dict[str, Any]) -> dict[str, Any]:
-    """The [capture] table with every default filled in and wrong types rejected."""
+    """The [capture] table with every default filled in (config_raw.DEFAULTS) and wrong values
+    rejected (config_raw.CHOICES: what the pydantic model allows, without pydantic)."""
+    from ..config_raw import CHOICES, DEFAULTS
+
     raw = config.get("capture") or {}
     if not isinstance(raw, dict):
         raise ValueError("[capture] is not a table")
-    mode = raw.get("mode", "gate")
-    free = raw.get("free", ["docs/", "*.md"])
-    guard = raw.get("push_guard", "strict")
-    allow = raw.get("push_allow", [])
-    if mode not in ("gate", "ask", "off"):
-        raise ValueError(f"[capture] mode = {mode!r} is not gate, ask or off")
-    if guard not in ("strict", "parse"):
-        raise ValueError(f"[capture] push_guard = {guard!r} is not strict or parse")
-    if not isinstance(free, list) or not all(isinstance(x, str) for x in free):
-        raise ValueError("[capture] free is not a list of strings")
-    if not isinstance(allow, list) or not all(isinstance(x, str) for x in allow):
-        raise ValueError("[capture] push_allow is not a list of strings")
-    return {"mode": mode, "free": free, "push_guard": guard, "push_allow": allow}
+    table = {key: raw.get(key, default) for key, default in DEFAULTS["capture"].items()}
+    for key in ("mode", "push_guard"):
+        allowed = CHOICES[f"capture.{key}"]
+        if table[key] not in allowed:
+            raise ValueError(f"[capture] {key} = {table[key]!r} is not {', '.join(allowed[:-1])} or {allowed[-1]}")
+    for key in ("free", "push_allow"):
+        value = table[key]
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise ValueError(f"[capture] {key} is not a list of strings")
+    return table

@@ -103,18 +103,11 @@ def _item_for(paths: RepoPaths, payload: dict[str, Any]) -> str | None:
     item = os.environ.get("HALL_ITEM", "").strip()
     if item:
         return item
-    cwd = str(payload.get("cwd") or paths.toplevel)
-    try:
-        import json
+    from ..item_lookup import item_for_path
 
-        for path in (paths.state_dir / "items").glob("H-*/item.json"):
-            data = json.loads(path.read_text(encoding="utf-8"))
-            worktree = str(data.get("worktree") or "")
-            if worktree and (cwd == worktree or cwd.startswith(worktree.rstrip("/") + "/")):
-                return path.parent.name
-    except (OSError, ValueError):
-        return None
-    return None
+    cwd = payload.get("cwd")
+    view = item_for_path(paths, cwd if isinstance(cwd, str) and cwd else paths.toplevel)
+    return view.id if view else None
 
 
 def failures_path(paths: RepoPaths) -> Path:
