@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import atomic, git, items, journal, states
+from ..config_raw import DEFAULTS
 from ..errors import HallError
 from ..repo import Repo, open_repo
 from . import project, scenario
@@ -184,14 +185,14 @@ def config_text(standin: str) -> str:
         f"# ({STANDIN}): no Claude runs here and nothing costs anything. Nothing outside this demo uses it.\n"
         'base = "main"\n'
         f"gates = {json.dumps([scenario.TEST_COMMAND])}\n"
-        "max_rejects = 3\n"
-        "max_check_failures = 3\n"
+        f"max_rejects = {DEFAULTS['max_rejects']}\n"
+        f"max_check_failures = {DEFAULTS['max_check_failures']}\n"
         "# origin is a local bare repository beside this one, so shipping is a real push with no PR.\n"
         'ship = "git push -q -u origin {branch}"\n'
         "\n[capture]\n"
-        'mode = "gate"\n'
-        'free = ["docs/", "*.md"]\n'
-        'push_guard = "strict"\n'
+        f"mode = {json.dumps(DEFAULTS['capture']['mode'])}\n"
+        f"free = {json.dumps(DEFAULTS['capture']['free'])}\n"
+        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n"
         "\n[runner]\n"
         f"claude = {json.dumps(standin)}\n"
         'timeout = "5m"\n'

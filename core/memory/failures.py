@@ -15,21 +15,22 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections import namedtuple
 
 from .. import journal, secrets
-from ..paths import RepoPaths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from ..paths import RepoPaths
 
 THRESHOLD_ITEMS = 2
 
-
-@dataclass(frozen=True)
-class Classified:
-    kind: str  # "knowledge_gap" | "iteration_noise"
-    signature: str  # stable key for counting, e.g. "missing-script:typecheck"
-    reason: str  # in words
+# kind: "knowledge_gap" | "iteration_noise"; signature: a stable key for counting, e.g.
+# "missing-script:typecheck"; reason: in words. (A namedtuple, not a dataclass: the hook path.)
+Classified = namedtuple("Classified", ("kind", "signature", "reason"))
 
 
 _GAPS: list[tuple[re.Pattern[str], str, str]] = [

@@ -9,8 +9,6 @@ this on every session start and must not pull in pydantic, rich, textual or GitP
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import clock
 from ..paths import RepoPaths
 from . import identity
@@ -113,9 +111,3 @@ def _context(paths: RepoPaths) -> str:
                      "(`hall library audit --verify`).")
     return "\n\n".join(parts) + "\n"
 
-
-def hook_output(paths: RepoPaths | None) -> dict[str, Any] | None:
-    """The whole SessionStart reply, for a hook that wants it ready-made."""
-    if paths is None:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": session_context(paths)}}
