@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from . import clock, states
-from .run_locks import live_runs
+from .runs import has_live_run
 
 LOOP_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 
@@ -73,7 +73,7 @@ def stuck_items(repo: Any, *, views: list[states.ItemView] | None = None, now: d
             quiet = (now - clock.parse_time(progress)).total_seconds()
         except ValueError:
             continue
-        if quiet < limit or live_runs(repo, view.id):
+        if quiet < limit or has_live_run(repo.paths, view.id):
             continue
         found.append(Stuck(view.id, view.state, quiet, progress, bool(noticed) and noticed >= progress))
     found.sort(key=lambda s: (-s.quiet_s, s.item))

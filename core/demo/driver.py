@@ -370,18 +370,18 @@ def end_runs(demo: Demo) -> list[str]:
     """Stop the demo's live stand-in runs (their process groups); the runner records them as ended."""
     import signal
 
-    from ..run_locks import live_runs
+    from ..runs import live_runs
 
     ended = []
     repo = demo.repo()
     for item_id in demo.ids.values():
-        for path in live_runs(repo, item_id):
+        for run in live_runs(repo.paths, item_id):
             started = [e for e in items.item_events(repo, item_id)
-                       if e.get("event") == "run_started" and e.get("run") == path.name and e.get("pid")]
+                       if e.get("event") == "run_started" and e.get("run") == run.name and e.get("pid")]
             for event in started[-1:]:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(int(event["pid"]), signal.SIGTERM)
-                    ended.append(path.name)
+                    ended.append(run.name)
     return ended
 
 

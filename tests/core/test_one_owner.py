@@ -31,6 +31,13 @@ OWNERS = [
     ("a read of item.json (a cache, never read for decisions)", r"item\.json",
      {"core/items.py", "core/states.py", "core/damaged.py", "core/gates/wrappers.py", "core/item_lookup.py"}),
     ("the [capture] defaults", r"""["']docs/["'],\s*["']\*\.md["']""", {"core/config_raw.py"}),
+    ("a path into a runs folder", r"""/\s*["']runs["']|["']runs["']\s*/|join\([^)]*["']runs["']\s*\)""",
+     {"core/runs.py"}),
+    ("the run file name's stamp", r"\\d\{8\}T", {"core/runs.py"}),
+    ("the run-lock probe (a shared flock)", r"LOCK_SH", {"core/runs.py"}),
+    ("a run's end line, written", r"""["']type["']\s*:\s*["']hall_run_end""", {"core/runs.py"}),
+    ("the end mark", r"END_MARK\s*=", {"core/runs.py"}),
+    ("following a growing stream (offset, inode, truncation)", r"st\.st_ino\s*!=\s*self\.", {"core/runner/follow.py"}),
 ]
 
 
@@ -47,7 +54,7 @@ def test_each_concept_is_written_in_its_owner_only(what: str, pattern: str, owne
 
 
 def test_the_hook_twins_are_gone():
-    for gone in ("core/gates/itemstate.py", "core/transitions.py"):
+    for gone in ("core/gates/itemstate.py", "core/transitions.py", "core/run_locks.py"):
         assert not (PROJECT / gone).exists(), gone
     common = (PROJECT / "hooks" / "common.py").read_text(encoding="utf-8")
     assert "class _Lock" not in common and "fcntl" not in common
