@@ -97,8 +97,10 @@ def worktree_map(paths: RepoPaths) -> dict[str, dict[str, str]]:
 
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
     """Best effort: the map is a cache of the journals, so a failed write costs only a re-read."""
+    if not path.parent.parent.is_dir():
+        return  # <state>/cache/<name>: never create the state dir, whose existence marks a set-up repo
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(data), encoding="utf-8")
         os.replace(tmp, path)
