@@ -84,9 +84,9 @@ def test_pre_tool_use_loads_only_the_gates_and_light_core(warm):
 
 @pytest.mark.parametrize(("event", "extra"), [
     ("user-prompt-submit", ORIENTATION | {"hallmark.hooks.user_prompt_submit"}),
-    ("post-tool-use", GATES | {"hallmark.hooks.post_tool_use", "hallmark.core.memory",
+    ("post-tool-use", GATES | {"hallmark.hooks.post_tool_use", "hallmark.core.memory", "hallmark.core.gates.ran",
                                "hallmark.core.memory.failures"}),
-    ("stop", {"hallmark.hooks.stop"}),
+    ("stop", {"hallmark.hooks.stop", "hallmark.core.transcript_usage", "hallmark.core.usage_ledger"}),
     ("notification", {"hallmark.hooks.notification"}),
 ])
 def test_every_per_call_hook_stays_on_its_list(warm, event, extra):
