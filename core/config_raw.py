@@ -9,7 +9,6 @@ checkout, so an item can't loosen its own gates.
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
 
@@ -89,6 +88,8 @@ def config_path(main_checkout: Path) -> Path:
 
 
 def merge_defaults(data: dict[str, Any], defaults: dict[str, Any] = DEFAULTS) -> dict[str, Any]:
+    import copy  # (here: `copy` pulls in weakref, and the hook path reads DEFAULTS without merging)
+
     merged = copy.deepcopy(defaults)
     for key, value in data.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):

@@ -18,7 +18,6 @@ import json
 import os
 
 from . import journal, states
-from .ids import session_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -158,6 +157,8 @@ def checkout_of(paths: RepoPaths, real: str) -> str | None:
 
 def session_item(paths: RepoPaths, session_id: str) -> str | None:
     """The item a Claude Code session was bound to (by hall new/adopt/ask), if any."""
+    from .ids import session_path
+
     path = session_path(paths.state_dir, session_id)
     if path is None:
         return None

@@ -17,11 +17,6 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-try:
-    import fcntl as _fcntl
-except ImportError:  # pragma: no cover - Windows: filelock's own backend
-    _fcntl = None
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -82,12 +77,13 @@ LOCK_POLL_S = 0.01
 def acquire_fd(lock: Path, timeout: float) -> int:
     """Open `lock` (created when missing) and take its exclusive flock; returns the descriptor that
     holds it (closing it lets the lock go). Raises TimeoutError after timeout seconds. POSIX only."""
-    assert _fcntl is not None
+    import fcntl
+
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     deadline = time.monotonic() + timeout
     while True:
         try:
-            _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd
         except BlockingIOError:
             if time.monotonic() >= deadline:
@@ -107,7 +103,7 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     (flock belongs to the open file, and each call opens its own)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = lock_path(path)
-    if _fcntl is None:  # pragma: no cover - Windows
+    if os.name != "posix":  # pragma: no cover - Windows: filelock's own backend
         with _filelock(lock, path, timeout):
             yield
         return

@@ -9,7 +9,6 @@ import json
 import os
 
 from hallmark.core import clock, journal
-from hallmark.core.ids import session_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,6 +67,8 @@ def person_actor() -> str:
 
 
 def session_file(paths: RepoPaths, session_id: str) -> Path | None:
+    from hallmark.core.ids import session_path
+
     return session_path(paths.state_dir, session_id)
 
 

@@ -16,8 +16,6 @@ import json
 import os
 import sys
 
-from .reply import EVENT_NAMES, gate_failed
-
 EVENTS = {
     "session-start": "session_start",
     "user-prompt-submit": "user_prompt_submit",
@@ -26,6 +24,16 @@ EVENTS = {
     "post-tool-use-failure": "post_tool_use",
     "stop": "stop",
     "notification": "notification",
+}
+# hall-hook's event names -> Claude Code's (hooks/reply.py answers with these)
+EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "stop": "Stop",
+    "notification": "Notification",
 }
 GATED_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 ALIASES = {name.replace("-", ""): name for name in EVENTS} | {claude: ours for ours, claude in EVENT_NAMES.items()}
@@ -83,6 +91,8 @@ def run(event: str, raw: bytes) -> dict | None:
     except Exception as exc:  # noqa: BLE001 - the failure policy, in one place
         _log_quietly(paths, name, f"internal error: {type(exc).__name__}: {exc}")
         if gated:
+            from .reply import gate_failed
+
             return gate_failed(exc)
         return None
 
@@ -148,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt: exit 0, never a traceback on stdout
         if normalise(event) == "pre-tool-use" and any(f'"{t}"'.encode() in raw for t in GATED_TOOLS):
             try:
+                from .reply import gate_failed
+
                 _emit(gate_failed(exc))
             except Exception:  # noqa: BLE001
                 pass

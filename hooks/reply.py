@@ -11,22 +11,14 @@ Stdlib only: the hook path imports this on every call.
 
 from __future__ import annotations
 
+from .main import EVENT_NAMES
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from hallmark.core.gates.edit import Gate
 
-# hall-hook's event names -> Claude Code's
-EVENT_NAMES = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "post-tool-use-failure": "PostToolUseFailure",
-    "stop": "Stop",
-    "notification": "Notification",
-}
 DECISIONS = frozenset({"deny", "ask"})
 CONTEXT_EVENTS = frozenset({"session-start", "user-prompt-submit"})
 

@@ -1,8 +1,11 @@
 """The configuration as the gates see it: read from the main checkout, parsed once per change.
 
-Parsing TOML costs ~6 ms of imports on every tool call, so the parsed result is kept as JSON in
-`<state>/cache/config.json`, keyed by the file's size, mtime and inode. A changed file is parsed
-again; a missing or broken cache is rebuilt. An invalid file raises (the gate then fails closed).
+Parsing TOML costs ~6 ms of imports on every tool call, so the parsed result (core/config_raw.py:
+the one reader and the one set of defaults) is kept as JSON in `<state>/cache/config.json`, keyed by
+the file's size, mtime and inode, with its [capture] table already checked against
+config_raw.CHOICES. A changed file is parsed and checked again; a missing or broken cache is
+rebuilt; a file whose [capture] is invalid is never cached, so every call refuses it again. An
+invalid file raises (the gate then fails closed).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ if TYPE_CHECKING:
 
     from ..paths import RepoPaths
 
-CONFIG_NAME = ".hallmark.toml"
+CONFIG_NAME = ".hallmark.toml"  # config_raw.CONFIG_NAME, not imported on a cache hit (a test checks they agree)
+CHECKED = "_capture_checked"  # set in a cached config whose [capture] passed capture()
 
 
 def _key(path: str) -> list[int] | None:
@@ -41,7 +45,14 @@ def load(paths: RepoPaths) -> dict[str, Any]:
 
     data = load_raw(paths.main_checkout)
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
+        data["capture"] = capture(data)
+    except ValueError:
+        return data  # not cached: the next call reads and refuses it again
+    data[CHECKED] = True
+    if not paths.state_dir.is_dir():
+        return data  # never create the state dir: its existence is what marks a repo as set up
+    try:
+        cache.parent.mkdir(exist_ok=True)
         tmp = cache.with_name(f".config.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"key": key, "data": data}, default=str), encoding="utf-8")
         os.replace(tmp, cache)
@@ -52,7 +63,10 @@ def load(paths: RepoPaths) -> dict[str, Any]:
 
 def capture(config: dict[str, Any]) -> dict[str, Any]:
     """The [capture] table with every default filled in (config_raw.DEFAULTS) and wrong values
-    rejected (config_raw.CHOICES: what the pydantic model allows, without pydantic)."""
+    rejected (config_raw.CHOICES: what the pydantic model allows, without pydantic). A config load()
+    cached had it checked already."""
+    if config.get(CHECKED) is True and isinstance(config.get("capture"), dict):
+        return config["capture"]
     from ..config_raw import CHOICES, DEFAULTS
 
     raw = config.get("capture") or {}

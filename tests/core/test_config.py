@@ -69,6 +69,7 @@ def test_the_models_choices_are_the_stdlib_choices():
 def test_the_gates_capture_check_refuses_what_the_model_refuses(tmp_path: Path):
     from hallmark.core.gates import settings
 
+    assert settings.CONFIG_NAME == config_raw.CONFIG_NAME
     assert settings.capture({}) == config_raw.DEFAULTS["capture"]
     for key, bad in (("mode", "loose"), ("push_guard", "none"), ("free", "docs/"), ("push_allow", [1])):
         (tmp_path / ".hallmark.toml").write_text(f"[capture]\n{key} = {json.dumps(bad)}\n")
@@ -159,3 +160,24 @@ def test_config_is_read_from_the_main_checkout_not_a_worktree(hall, hall_repo):
     (worktree / ".hallmark.toml").write_text("max_rejects = 'many'\n")
     assert hall("status", "--all", cwd=worktree).code == 0
     subprocess.run(["git", "status"], cwd=worktree, check=True, capture_output=True)
+
+
+def test_the_gates_cache_only_a_config_whose_capture_passed(hall_repo):
+    """The gates' cached config carries its [capture] already checked; an invalid one is never cached,
+    so every call reads it again and refuses it (the gate fails closed), and a fixed file is used."""
+    from hallmark.core.gates import settings
+
+    cache = hall_repo.paths.state_dir / "cache" / "config.json"
+    config = hall_repo.root / ".hallmark.toml"
+    good = config.read_text()
+    config.write_text(good + '\n[capture]\nmode = "loose"\n' if "[capture]" not in good
+                      else good.replace('mode = "gate"', 'mode = "loose"'))
+    cache.unlink(missing_ok=True)
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            settings.capture(settings.load(hall_repo.paths))
+        assert not cache.exists()
+    config.write_text(good)
+    loaded = settings.load(hall_repo.paths)
+    assert cache.exists() and loaded[settings.CHECKED] is True
+    assert settings.capture(settings.load(hall_repo.paths)) == config_raw.load_raw(hall_repo.root)["capture"]
