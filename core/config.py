@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from . import config_raw
 from .config_raw import CONFIG_NAME, DEFAULTS, config_path, merge_defaults
 from .errors import HallError
 
@@ -59,24 +59,37 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _default(key: str) -> Any:
+    """The default of a dotted key, from config_raw.DEFAULTS (the one source; lists are copied)."""
+    value: Any = DEFAULTS
+    for part in key.split("."):
+        value = value[part]
+    return list(value) if isinstance(value, list) else value
+
+
+def _list(key: str) -> Any:
+    return Field(default_factory=lambda: _default(key))
+
+
 class CaptureConfig(_Strict):
-    mode: Literal["gate", "ask", "off"] = "gate"
-    free: list[str] = Field(default_factory=lambda: ["docs/", "*.md"])
-    push_guard: Literal["strict", "parse"] = "strict"
-    push_allow: list[str] = Field(default_factory=list)
+    # (a Literal lists its choices for the schema; config_raw.CHOICES holds the same, a test checks)
+    mode: Literal["gate", "ask", "off"] = _default("capture.mode")
+    free: list[str] = _list("capture.free")
+    push_guard: Literal["strict", "parse"] = _default("capture.push_guard")
+    push_allow: list[str] = _list("capture.push_allow")
 
 
 class MergeConfig(_Strict):
-    mode: Literal["off", "auto"] = "off"
-    command: str = DEFAULTS["merge"]["command"]
-    require_ci: bool = True
-    lit: list[str] = Field(default_factory=list)
-    update: Literal["files", "conflicts"] = "files"
+    mode: Literal["off", "auto"] = _default("merge.mode")
+    command: str = _default("merge.command")
+    require_ci: bool = _default("merge.require_ci")
+    lit: list[str] = _list("merge.lit")
+    update: Literal["files", "conflicts"] = _default("merge.update")
 
 
 class IntakeConfig(_Strict):
-    split: Literal["auto", "off"] = "auto"
-    max_parts: int = Field(4, ge=2, le=16)
+    split: Literal["auto", "off"] = _default("intake.split")
+    max_parts: int = Field(_default("intake.max_parts"), ge=2, le=16)
 
 
 class RoomBudget(_Strict):
@@ -103,12 +116,12 @@ class RoomBudget(_Strict):
 class BudgetConfig(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    daily: str | int = "4M"
-    per_item: str | int = "800k"
-    review_model: str = "opus"
-    fix_model: str = "sonnet"
-    intake_model: str = "haiku"
-    librarian_model: str = "haiku"
+    daily: str | int = _default("budget.daily")
+    per_item: str | int = _default("budget.per_item")
+    review_model: str = _default("budget.review_model")
+    fix_model: str = _default("budget.fix_model")
+    intake_model: str = _default("budget.intake_model")
+    librarian_model: str = _default("budget.librarian_model")
 
     @field_validator("daily", "per_item")
     @classmethod
@@ -134,10 +147,10 @@ class BudgetConfig(BaseModel):
 
 
 class LibraryConfig(_Strict):
-    search: Literal["builtin", "qmd"] = "builtin"
-    briefing_limit: str | int = "6k"
-    auto_accept: list[str] = Field(default_factory=list)
-    retire_after: str = "90d"
+    search: Literal["builtin", "qmd"] = _default("library.search")
+    briefing_limit: str | int = _default("library.briefing_limit")
+    auto_accept: list[str] = _list("library.auto_accept")
+    retire_after: str = _default("library.retire_after")
 
     @field_validator("briefing_limit")
     @classmethod
@@ -166,12 +179,12 @@ class LibraryConfig(_Strict):
 
 
 class RunnerConfig(_Strict):
-    claude: str = ""
-    timeout: str = "30m"
+    claude: str = _default("runner.claude")
+    timeout: str = _default("runner.timeout")
     # Claude Code's sandbox for headless runs' commands: auto (on where it can run, else Claude Code
     # warns and runs them unsandboxed), require (a run refuses to start without it:
     # sandbox.failIfUnavailable), off (permission rules only)
-    sandbox: Literal["auto", "require", "off"] = "auto"
+    sandbox: Literal["auto", "require", "off"] = _default("runner.sandbox")
 
     @field_validator("timeout")
     @classmethod
@@ -181,7 +194,7 @@ class RunnerConfig(_Strict):
 
 class TuiConfig(_Strict):
     keymap: dict[str, str] = Field(default_factory=dict)
-    theme: str = ""
+    theme: str = _default("tui.theme")
 
 
 class WorktreeOptions(_Strict):
@@ -189,31 +202,33 @@ class WorktreeOptions(_Strict):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    files: list[str] = Field(default_factory=list, alias="copy")
+    files: list[str] = Field(default_factory=lambda: _default("worktree_opts.copy"), alias="copy")
 
 
 _LOOSENING_ARGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--permission-mode")
 
 
 class Config(_Strict):
-    base: str = "main"
-    worktree: str = DEFAULTS["worktree"]
-    branch: str = DEFAULTS["branch"]
-    ship: str = DEFAULTS["ship"]
-    review_comment: str = DEFAULTS["review_comment"]
-    gates: list[str] = Field(default_factory=list)
-    gates_no_cache: list[str] = Field(default_factory=list)
-    dev_commands: list[str] = Field(default_factory=list)
-    fixer: str = "claude -p"
-    claude_args: list[str] = Field(default_factory=list)
-    max_rejects: int = Field(3, ge=1, le=MAX_ROUNDS)
-    max_check_failures: int = Field(3, ge=1, le=MAX_ROUNDS)
-    max_run_failures: int = Field(2, ge=1, le=20)  # failed runs in a row before a `run_failed` hold
-    max_runs_per_round: int = Field(8, ge=1, le=100)  # the hard ceiling of review and fixer runs in a round
-    stuck_after: str = "30m"
-    lenses: str | list[str] = "all"
-    rules: list[str] = Field(default_factory=lambda: ["CLAUDE.md", "AGENTS.md"])
-    auto_ready: bool = False
+    base: str = _default("base")
+    worktree: str = _default("worktree")
+    branch: str = _default("branch")
+    ship: str = _default("ship")
+    review_comment: str = _default("review_comment")
+    gates: list[str] = _list("gates")
+    gates_no_cache: list[str] = _list("gates_no_cache")
+    dev_commands: list[str] = _list("dev_commands")
+    fixer: str = _default("fixer")
+    claude_args: list[str] = _list("claude_args")
+    max_rejects: int = Field(_default("max_rejects"), ge=1, le=MAX_ROUNDS)
+    max_check_failures: int = Field(_default("max_check_failures"), ge=1, le=MAX_ROUNDS)
+    # failed runs in a row before a `run_failed` hold
+    max_run_failures: int = Field(_default("max_run_failures"), ge=1, le=20)
+    # the hard ceiling of review and fixer runs in a round
+    max_runs_per_round: int = Field(_default("max_runs_per_round"), ge=1, le=100)
+    stuck_after: str = _default("stuck_after")
+    lenses: str | list[str] = _default("lenses")
+    rules: list[str] = _list("rules")
+    auto_ready: bool = _default("auto_ready")
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
     worktree_opts: WorktreeOptions = Field(default_factory=WorktreeOptions)
     merge: MergeConfig = Field(default_factory=MergeConfig)
@@ -291,30 +306,19 @@ def _prepare(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def load(main_checkout: Path) -> Config:
-    path = config_path(main_checkout)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        return Config()
-    except OSError as exc:
-        raise HallError("INVALID_CONFIG", f"{path}: cannot read ({exc}).", ["hall doctor"]) from exc
-    except UnicodeDecodeError as exc:
-        raise HallError("INVALID_CONFIG", f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); TOML files "
-                        "are UTF-8.", [f"re-save {CONFIG_NAME} as UTF-8", "hall doctor"]) from exc
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        line = int(found.group(1)) if found else max(1, len(text.splitlines()))
-        raise HallError("INVALID_CONFIG", f"{path}:{line}: not valid TOML: {exc}.",
-                        [f"edit {CONFIG_NAME}", "hall doctor"]) from exc
+    data = config_raw.read(main_checkout)
     try:
         return Config.model_validate(_prepare(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first.get("loc", ()))
         key = ".".join("worktree" if p == "worktree_opts" else str(p) for p in loc) or "(top level)"
+        try:
+            text = config_path(main_checkout).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
         line = _line_of(text, loc)
+        path = config_path(main_checkout)
         where = f"{path}:{line}" if line else str(path)
         raise HallError(
             "INVALID_CONFIG",

@@ -1,17 +1,33 @@
-"""The configuration's defaults and a stdlib-only loader, for the hook path.
+"""The configuration's one source of defaults, its choices, and its one reader (stdlib only).
 
-The pydantic model in config.py validates the same data for every other face. Config is
-always read from the main checkout, so an item can't loosen its own gates.
+Two faces read `.hallmark.toml`: the hook path (every tool call: no pydantic) and the rest, which
+validate it with the pydantic model in config.py. Both read the file through `read()` here, and
+the model takes every default and every choice from the tables below, so the two cannot disagree
+(tests/core/test_config.py compares them field by field). Config is always read from the main
+checkout, so an item can't loosen its own gates.
 """
 
 from __future__ import annotations
 
-import copy
-import tomllib
+import re
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAME = ".hallmark.toml"
+
+# the choices of the keys that have a fixed set (config.py's Literal types say the same; a test checks)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "capture.mode": ("gate", "ask", "off"),
+    "capture.push_guard": ("strict", "parse"),
+    "merge.mode": ("off", "auto"),
+    "merge.update": ("files", "conflicts"),
+    "intake.split": ("auto", "off"),
+    "library.search": ("builtin", "qmd"),
+    "runner.sandbox": ("auto", "require", "off"),
+}
 
 DEFAULTS: dict[str, Any] = {
     "base": "main",
@@ -38,7 +54,7 @@ DEFAULTS: dict[str, Any] = {
         "push_guard": "strict",
         "push_allow": [],
     },
-    "worktree_opts": {},
+    "worktree_opts": {"copy": []},
     "merge": {
         "mode": "off",
         "command": "gh pr merge {pr} --squash --match-head-commit {pr_head}",
@@ -72,6 +88,8 @@ def config_path(main_checkout: Path) -> Path:
 
 
 def merge_defaults(data: dict[str, Any], defaults: dict[str, Any] = DEFAULTS) -> dict[str, Any]:
+    import copy  # (here: `copy` pulls in weakref, and the hook path reads DEFAULTS without merging)
+
     merged = copy.deepcopy(defaults)
     for key, value in data.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
@@ -81,14 +99,36 @@ def merge_defaults(data: dict[str, Any], defaults: dict[str, Any] = DEFAULTS) ->
     return merged
 
 
-def load_raw(main_checkout: Path) -> dict[str, Any]:
-    """Parse .hallmark.toml (absent means all defaults). Raises tomllib.TOMLDecodeError/OSError."""
+def read(main_checkout: Path) -> dict[str, Any]:
+    """The file's own tables, parsed (absent means {}); an unreadable or malformed file raises
+    INVALID_CONFIG naming the file and the line, and `hall doctor`."""
+    from .errors import HallError
+
     path = config_path(main_checkout)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        return copy.deepcopy(DEFAULTS)
-    return merge_defaults(tomllib.loads(text))
+        return {}
+    except OSError as exc:
+        raise HallError("INVALID_CONFIG", f"{path}: cannot read ({exc}).", ["hall doctor"]) from exc
+    except UnicodeDecodeError as exc:
+        raise HallError("INVALID_CONFIG", f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); TOML files "
+                        "are UTF-8.", [f"re-save {CONFIG_NAME} as UTF-8", "hall doctor"]) from exc
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"at line (\d+)", str(exc))
+        line = int(found.group(1)) if found else max(1, len(text.splitlines()))
+        raise HallError("INVALID_CONFIG", f"{path}:{line}: not valid TOML: {exc}.",
+                        [f"edit {CONFIG_NAME}", "hall doctor"]) from exc
+
+
+def load_raw(main_checkout: Path) -> dict[str, Any]:
+    """The configuration with every default filled in, unvalidated (the hook path's view; the rest
+    validate through config.load). Raises INVALID_CONFIG as read() does."""
+    return merge_defaults(read(main_checkout))
 
 
 def _fingerprint(main_checkout: Path) -> str:

@@ -51,5 +51,11 @@ class HallError(Exception):
     def to_dict(self) -> dict:
         return {"error": {"code": self.code, "message": self.message, "next": self.next}}
 
+    def to_json(self) -> str:
+        """The error body as one JSON text (a gate's reason, a hook's denial)."""
+        import json
+
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"HallError({self.code!r}, {self.message!r})"

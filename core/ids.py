@@ -1,4 +1,5 @@
-"""Item and question IDs: parsing what people type, and allocating new ones under a lock."""
+"""Item, question and session IDs: parsing what people type, allocating new ones under a lock,
+and the one rule for a Claude Code session id (which names files). Import-light: hooks use it."""
 
 from __future__ import annotations
 
@@ -6,14 +7,26 @@ import os
 import re
 from pathlib import Path
 
-from . import atomic, journal
+from . import journal
 from .errors import HallError
 
-_ITEM = re.compile(r"^(?:[hH]-?)?0*(\d{1,9})$")
-_ITEM_DIR = re.compile(r"^H-(\d+)$")
-_QUESTION = re.compile(r"^(?:[qQ]-?)?0*(\d{1,9})$")
-# a Claude Code session id we accept: safe inside single quotes and as a file name
-SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+# (patterns as text, compiled by `re` on first use: the hook path imports this module for the session rule)
+_ITEM = r"^(?:[hH]-?)?0*(\d{1,9})$"
+_ITEM_DIR = r"^H-(\d+)$"
+_QUESTION = r"^(?:[qQ]-?)?0*(\d{1,9})$"
+# a Claude Code session id we accept: safe inside single quotes and as a file name (\Z, not $:
+# `$` also matches before a trailing newline, and a newline would end the shell line it is put in)
+SESSION_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
+
+
+def valid_session(session: object) -> bool:
+    """Is this a session id we accept (the one rule for every place that takes one)?"""
+    return isinstance(session, str) and SESSION_ID.match(session) is not None
+
+
+def session_path(state_dir: Path, session: object) -> Path | None:
+    """`<state>/sessions/<id>.json`, the session's binding and offsets; None for an id we refuse."""
+    return Path(state_dir) / "sessions" / f"{session}.json" if valid_session(session) else None
 
 
 def item_id(number: int) -> str:
@@ -26,14 +39,14 @@ def question_id(number: int) -> str:
 
 def parse_item_id(text: str) -> str:
     """'42', 'H-42', 'h42' and 'H-0042' all mean H-0042."""
-    match = _ITEM.match(str(text).strip())
+    match = re.match(_ITEM, str(text).strip())
     if not match or int(match.group(1)) == 0:
         raise HallError("USAGE", f"'{text}' is not an item ID (try 42, H-42 or H-0042).", ["hall status --all"])
     return item_id(int(match.group(1)))
 
 
 def parse_question_id(text: str) -> str:
-    match = _QUESTION.match(str(text).strip())
+    match = re.match(_QUESTION, str(text).strip())
     if not match:
         raise HallError("USAGE", f"'{text}' is not a question ID (try Q-12).", ["hall inbox"])
     return question_id(int(match.group(1)))
@@ -45,6 +58,8 @@ def allocate(state_dir: Path, kind: str) -> int:
     The counter never goes below what the journals already hold, so a lost or stale
     counters.json can never hand out an ID twice.
     """
+    from . import atomic
+
     path = state_dir / "counters.json"
     with journal.locked(path):
         counters = atomic.read_json(path, {}) or {}
@@ -73,11 +88,11 @@ def _highest_item(state_dir: Path) -> int:
         names = os.listdir(state_dir / "items")
     except FileNotFoundError:
         return 0
-    numbers = [int(m.group(1)) for m in map(_ITEM_DIR.match, names) if m]
+    numbers = [int(m.group(1)) for name in names if (m := re.match(_ITEM_DIR, name))]
     return max(numbers, default=0)
 
 
-_QID = re.compile(rb'"qid":\s*"Q-(\d+)"')
+_QID = rb'"qid":\s*"Q-(\d+)"'
 
 
 def _highest_question(state_dir: Path) -> int:
@@ -88,7 +103,7 @@ def _highest_question(state_dir: Path) -> int:
             data = path.read_bytes()
         except OSError:
             continue
-        for match in _QID.finditer(data):
+        for match in re.finditer(_QID, data):
             highest = max(highest, int(match.group(1)))
     return highest
 

@@ -17,7 +17,7 @@ from . import journal, states
 from .derived_db import DerivedDatabase
 from .paths import RepoPaths
 
-SCHEMA_VERSION = 4  # 4: item views carry hold_next; failed runs the loop cut short are not counted
+SCHEMA_VERSION = 5  # 5: item views carry hallmark_chain (4: hold_next; failed runs the loop cut short not counted)
 TAIL_BYTES = 64  # bytes before the offset remembered to notice a journal rewritten in place
 _TABLES = ("meta", "files", "items", "events", "questions")
 

@@ -12,8 +12,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from . import atomic, clock, git, ids, journal, states
+from . import atomic, clock, git, ids, item_lookup, journal, states
 from .errors import HallError
+from .next_steps import next_for  # noqa: F401 - the verbs' replies carry it; callers read it here too
 from .paths import is_within
 from .repo import Repo, current_actor
 from .secrets import redact
@@ -44,14 +45,9 @@ def write_cache(repo: Repo, view: states.ItemView) -> None:
 
 
 def item_for_path(repo: Repo, where: Path) -> str | None:
-    real = Path(os.path.realpath(where))
-    best: tuple[int, str] | None = None
-    for view in repo.index.items(include_terminal=False):
-        if view.worktree and is_within(real, Path(os.path.realpath(view.worktree))):
-            depth = len(Path(view.worktree).parts)
-            if best is None or depth > best[0]:
-                best = (depth, view.id)
-    return best[1] if best else None
+    """The active item whose worktree holds `where` (core/item_lookup.py: the one lookup)."""
+    view = item_lookup.item_for_path(repo.paths, where)
+    return view.id if view else None
 
 
 def resolve(repo: Repo, given: str | None) -> str:
@@ -69,25 +65,6 @@ def resolve(repo: Repo, given: str | None) -> str:
 
 
 # -- next commands ----------------------------------------------------------------------
-
-
-def next_for(view: states.ItemView) -> list[str]:
-    i = view.id
-    if view.hold:
-        if view.hold_next:  # the hold names what releases it (a rebase to do by hand, …)
-            return list(view.hold_next)
-        return [f'hall retry {i} --reason "…"', f"hall log {i}", f"hall findings {i}"]
-    return {
-        states.DEVELOPMENT: [f"hall ready {i}", f'hall propose-ready {i} --summary "…"', f"hall status {i}"],
-        states.AWAITING_YOU: [f"hall ready {i}", f'hall pull-back {i} --reason "not yet"'],
-        states.CHECKS: [f"hall status {i}", f"hall log {i}", f"hall pull-back {i}"],
-        states.REVIEW: [f"hall trace {i} --follow", f"hall status {i}", f"hall pull-back {i}"],
-        states.FIXING: [f"hall findings {i}", f"hall status {i}", f"hall pull-back {i}"],
-        states.ESCALATED: [f'hall retry {i} --reason "…"', f"hall log {i} --kind verdict", f"hall pull-back {i}"],
-        states.HALLMARKED: [f"hall status {i}", f"hall log {i}"],
-        states.CLOSED: [f"hall log {i}", 'hall new --title "…"'],
-        states.DROPPED: [f"hall log {i}", 'hall new --title "…"'],
-    }.get(view.state, [f"hall status {i}"])
 
 
 VERB_OF_ACTION = {v: k for k, v in states.ACTION_OF_VERB.items()}

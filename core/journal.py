@@ -2,14 +2,18 @@
 
 Reads never stop on a bad line: a torn or garbage line is skipped and reported with its
 file and line number (for `hall doctor`). Nothing is ever rewritten in place.
-Stdlib + filelock only: the hook path appends through this module, so it stays import-light
-(no dataclasses, no typing at run time; filelock is imported only when a lock is taken).
+Stdlib only where there is fcntl: the hook path appends through this module on every prompt and
+tool call, so it stays import-light (no dataclasses, no typing at run time). `locked()` is the one
+lock of every journal and state file: an exclusive flock on `<file>.lock` on POSIX (what filelock
+takes there too, so any filelock user of the same file agrees), filelock itself only where there
+is no fcntl (Windows), because importing filelock costs a hook ~40 ms.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -67,24 +71,72 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+LOCK_POLL_S = 0.01
+
+
+def acquire_fd(lock: Path, timeout: float) -> int:
+    """Open `lock` (created when missing) and take its exclusive flock; returns the descriptor that
+    holds it (closing it lets the lock go). Raises TimeoutError after timeout seconds. POSIX only."""
+    import fcntl
+
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise TimeoutError(f"{lock} stayed locked for {timeout:g} s") from None
+            time.sleep(LOCK_POLL_S)
+        except BaseException:
+            os.close(fd)
+            raise
+
+
 @contextmanager
 def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the exclusive lock of a journal (or any state file) for one step."""
-    from filelock import FileLock, Timeout
+    """Hold the exclusive lock of a journal (or any state file) for one step.
 
+    Not re-entrant: a second `locked()` on the same file waits for the first, in one process too
+    (flock belongs to the open file, and each call opens its own)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(lock_path(path)), timeout=timeout)
+    lock = lock_path(path)
+    if os.name != "posix":  # pragma: no cover - Windows: filelock's own backend
+        with _filelock(lock, path, timeout):
+            yield
+        return
     try:
-        lock.acquire()
-    except Timeout as exc:
-        from .errors import HallError
-
-        raise HallError("COMMAND_FAILED", f"{path} stayed locked by another process for {timeout:g} s.",
-                        ["hall doctor", f"lsof {lock_path(path)}"]) from exc
+        fd = acquire_fd(lock, timeout)
+    except TimeoutError as exc:
+        raise _stayed_locked(path, timeout) from exc
     try:
         yield
     finally:
-        lock.release()
+        os.close(fd)  # closing the only descriptor releases the flock
+
+
+@contextmanager
+def _filelock(lock: Path, path: Path, timeout: float) -> Iterator[None]:  # pragma: no cover - Windows
+    from filelock import FileLock, Timeout
+
+    held = FileLock(str(lock), timeout=timeout)
+    try:
+        held.acquire()
+    except Timeout as exc:
+        raise _stayed_locked(path, timeout) from exc
+    try:
+        yield
+    finally:
+        held.release()
+
+
+def _stayed_locked(path: Path, timeout: float) -> Exception:
+    from .errors import HallError
+
+    return HallError("COMMAND_FAILED", f"{path} stayed locked by another process for {timeout:g} s.",
+                     ["hall doctor", f"lsof {lock_path(path)}"])
 
 
 def make_event(event: str, item: str | None, actor: str, fields: dict[str, Any]) -> dict[str, Any]:

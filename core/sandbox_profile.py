@@ -109,7 +109,7 @@ def prepare(paths: RepoPaths) -> None:
 
 
 def _checkouts(paths: RepoPaths) -> list[str]:
-    from .gates.itemstate import checkouts
+    from .item_lookup import checkouts
 
     return _unique([os.path.realpath(p) for p in checkouts(paths)])
 

@@ -39,12 +39,11 @@ def last_seen(repo: Any, item_id: str) -> str | None:
 
 def mark_seen(repo: Any, item_id: str, when: str | None = None) -> str:
     """Remember that you looked at the item now; returns the stamp written."""
-    from filelock import FileLock
+    from . import journal
 
     stamp = when or clock.stamp()
     path = seen_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock", timeout=10):
+    with journal.locked(path, timeout=10):
         data = _load()
         marks = data.setdefault(_repo_key(repo), {})
         if not isinstance(marks, dict):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import atomic, clock, git, journal
-from .config_raw import CONFIG_NAME
+from .config_raw import CONFIG_NAME, DEFAULTS
 from .paths import RepoPaths, discover, user_data_dir
 
 CLAUDE_START = "<!-- hallmark:start -->"
@@ -146,12 +146,12 @@ def render_config(base: str, gates: list[str], capture: str) -> str:
         "# Read from the main checkout only, so an item cannot loosen its own gates.\n"
         f"base = {json.dumps(base)}\n"
         f"gates = {_toml_list(gates)}\n"
-        "max_rejects = 3\n"
-        "max_check_failures = 3\n"
+        f"max_rejects = {DEFAULTS['max_rejects']}\n"
+        f"max_check_failures = {DEFAULTS['max_check_failures']}\n"
         "\n[capture]\n"
         f"mode = {json.dumps(capture)}\n"
-        'free = ["docs/", "*.md"]\n'
-        'push_guard = "strict"\n'
+        f"free = {_toml_list(DEFAULTS['capture']['free'])}\n"
+        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n"
     )
 
 

@@ -3,87 +3,236 @@
 The table is the seed's "Item states" table, exactly. Every state-changing event names an
 action below; an event whose action is not allowed from the folded state is ignored by the
 fold and counted as an anomaly (it can only come from a writer that skipped the lock).
+
+This is the one fold: the index, the verbs, the gates and the hooks all fold through it. The hook
+path runs it on every tool call, so the module imports nothing at run time: `ItemView` is a plain
+slotted class (as paths.RepoPaths and journal.ReadResult are), because `dataclasses` would pull in
+`inspect`, `ast` and `typing` (tens of milliseconds on every hook).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-from .transitions import (  # noqa: F401 - re-exported: the table lives there, import-light
-    ACTION_OF_VERB,
+DEVELOPMENT = "development"
+AWAITING_YOU = "awaiting_you"
+CHECKS = "checks"
+REVIEW = "review"
+FIXING = "fixing"
+ESCALATED = "escalated"
+HALLMARKED = "hallmarked"
+CLOSED = "closed"
+DROPPED = "dropped"
+
+STATES: tuple[str, ...] = (
+    DEVELOPMENT,
     AWAITING_YOU,
     CHECKS,
-    CLOSED,
-    CREATION_EVENTS,
-    DEVELOPMENT,
-    DROPPED,
-    ESCALATED,
-    FIXING,
-    HALLMARKED,
-    IN_LOOP,
-    NON_TERMINAL,
     REVIEW,
-    STATES,
-    SYMBOLS,
-    TERMINAL,
-    TRANSITIONS,
-    allowed_actions,
-    carries_hallmark,
-    target,
+    FIXING,
+    ESCALATED,
+    HALLMARKED,
+    CLOSED,
+    DROPPED,
 )
+TERMINAL = frozenset({CLOSED, DROPPED})
+NON_TERMINAL = tuple(s for s in STATES if s not in TERMINAL)
+IN_LOOP = frozenset({CHECKS, REVIEW, FIXING})
+
+# action (the journal event that records it) -> {from state: to state}
+TRANSITIONS: dict[str, dict[str, str]] = {
+    # the agent thinks it's done: waits for you; with auto_ready a `ready` follows at once
+    "proposed_ready": {DEVELOPMENT: AWAITING_YOU},
+    "ready": {DEVELOPMENT: CHECKS, AWAITING_YOU: CHECKS},
+    "pulled_back": {
+        s: DEVELOPMENT for s in (AWAITING_YOU, CHECKS, REVIEW, FIXING, ESCALATED, HALLMARKED)
+    },
+    "checks_passed": {CHECKS: REVIEW},
+    "checks_failed": {CHECKS: FIXING},
+    "hallmarked": {REVIEW: HALLMARKED},
+    "changes_requested": {REVIEW: FIXING},
+    "escalated": {REVIEW: ESCALATED},
+    "fix_submitted": {FIXING: CHECKS},
+    "retried": {ESCALATED: FIXING},
+    "shipped": {HALLMARKED: CLOSED},
+    # the gates fail on the commit the shipper's rebase made: a new round for the fixer
+    "recheck_failed": {HALLMARKED: FIXING},
+    "reopened": {CLOSED: DEVELOPMENT},
+    "restored": {DEVELOPMENT: CLOSED},
+    "dropped": {s: DROPPED for s in NON_TERMINAL},
+}
+
+# The verbs people and agents type, and the action each records.
+ACTION_OF_VERB: dict[str, str] = {
+    "propose-ready": "proposed_ready",
+    "ready": "ready",
+    "pull-back": "pulled_back",
+    "drop": "dropped",
+    "retry": "retried",
+    "ship": "shipped",
+}
+
+CREATION_EVENTS = frozenset({"created", "adopted"})
+
+SYMBOLS: dict[str, str] = {
+    DEVELOPMENT: "✎",
+    AWAITING_YOU: "?",
+    CHECKS: "⚙",
+    REVIEW: "◎",
+    FIXING: "⚒",
+    ESCALATED: "!",
+    HALLMARKED: "✓",
+    CLOSED: "■",
+    DROPPED: "✗",
+}
 
 
-@dataclass
+def target(state: str, action: str) -> str | None:
+    """The state an action leads to from state, or None when the table forbids it."""
+    return TRANSITIONS.get(action, {}).get(state)
+
+
+def allowed_actions(state: str) -> list[str]:
+    return [action for action, moves in TRANSITIONS.items() if state in moves]
+
+
+CARRYING_ACTORS = frozenset({"shipper", "assayer"})
+
+
+def carries_hallmark(state: str, event: dict) -> bool:
+    """A clean rebase of a hallmarked commit by the shipper carries the approval to the new SHA."""
+    sha = event.get("sha")
+    return (state == HALLMARKED and event.get("carried") is True and event.get("actor") in CARRYING_ACTORS
+            and isinstance(sha, str) and bool(sha))
+
+
+# -- the view -------------------------------------------------------------------------------------
+
+# (field, default) in the order item.json and the index write them; a list default is copied per view
+_FIELDS: tuple[tuple[str, Any], ...] = (
+    ("state", DEVELOPMENT),
+    ("title", ""),
+    ("request", ""),
+    ("branch", ""),
+    ("worktree", ""),
+    ("base", ""),
+    ("created", ""),
+    ("updated", ""),
+    ("state_since", ""),
+    ("sha", ""),  # the frozen commit while in the loop
+    ("round", 0),
+    ("rejects", 0),  # rejected reviews in this loop (escalates at max_rejects)
+    ("check_failures", 0),  # failed checks in a row
+    ("run_failures", 0),  # failed runs in a row
+    ("hold", ""),  # a hold kind (checks, run_failed, budget, ship_failed, ...) or ""
+    ("hold_reason", ""),
+    ("hold_since", ""),  # when the hold began (an inbox entry's age and fingerprint)
+    ("hold_next", []),  # the steps that release this hold, when it names them
+    ("pr", ""),
+    ("hallmark_sha", ""),
+    # the indices (0-based, among the journal's events) of the `hallmarked` event that struck the
+    # current hallmark and of each carried `rebased` since: gates/hallmark.py follows it to the run
+    ("hallmark_chain", []),
+    ("events", 0),
+    ("anomalies", 0),
+    ("open_questions", []),
+    ("open_findings", 0),
+    ("tokens", 0),
+    ("cost_usd", 0.0),
+    ("last_actor", ""),
+    ("last_event", ""),
+    ("summary", ""),
+    ("parent", ""),
+    ("session", ""),
+)
+FIELD_NAMES: tuple[str, ...] = ("id", *(name for name, _ in _FIELDS))
+_LISTS = frozenset(name for name, default in _FIELDS if isinstance(default, list))
+
+
 class ItemView:
-    """What the fold knows about an item. item.json and the index store this as JSON."""
+    """What the fold knows about an item. item.json and the index store this as JSON (to_dict)."""
+
+    __slots__ = FIELD_NAMES
 
     id: str
-    state: str = DEVELOPMENT
-    title: str = ""
-    request: str = ""
-    branch: str = ""
-    worktree: str = ""
-    base: str = ""
-    created: str = ""
-    updated: str = ""
-    state_since: str = ""
-    sha: str = ""  # the frozen commit while in the loop
-    round: int = 0
-    rejects: int = 0  # rejected reviews in this loop (escalates at max_rejects)
-    check_failures: int = 0  # failed checks in a row
-    run_failures: int = 0  # failed runs in a row
-    hold: str = ""  # a hold kind (checks, run_failed, budget, ship_failed, ...) or ""
-    hold_reason: str = ""
-    hold_since: str = ""  # when the hold began (an inbox entry's age and fingerprint)
-    hold_next: list[str] = field(default_factory=list)  # the steps that release this hold, when it names them
-    pr: str = ""
-    hallmark_sha: str = ""
-    events: int = 0
-    anomalies: int = 0
-    open_questions: list[str] = field(default_factory=list)
-    open_findings: int = 0
-    tokens: int = 0
-    cost_usd: float = 0.0
-    last_actor: str = ""
-    last_event: str = ""
-    summary: str = ""
-    parent: str = ""
-    session: str = ""
+    state: str
+    title: str
+    request: str
+    branch: str
+    worktree: str
+    base: str
+    created: str
+    updated: str
+    state_since: str
+    sha: str
+    round: int
+    rejects: int
+    check_failures: int
+    run_failures: int
+    hold: str
+    hold_reason: str
+    hold_since: str
+    hold_next: list[str]
+    pr: str
+    hallmark_sha: str
+    hallmark_chain: list[int]
+    events: int
+    anomalies: int
+    open_questions: list[str]
+    open_findings: int
+    tokens: int
+    cost_usd: float
+    last_actor: str
+    last_event: str
+    summary: str
+    parent: str
+    session: str
+
+    def __init__(self, id: str, **values: Any) -> None:
+        self.id = id
+        for name, default in _FIELDS:
+            if name in values:
+                setattr(self, name, values.pop(name))
+            else:
+                setattr(self, name, list(default) if name in _LISTS else default)
+        if values:
+            raise TypeError(f"ItemView has no field {sorted(values)[0]!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: (list(value) if name in _LISTS else value)
+                for name in FIELD_NAMES for value in (getattr(self, name),)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemView:
-        names = cls.__dataclass_fields__
-        if data.keys() <= names.keys():
-            return cls(**data)  # the index's own rows: every key is a field
-        return cls(**{k: v for k, v in data.items() if k in names})
+        """A view from its JSON (unknown keys, from a newer or older writer, are left out)."""
+        view = cls.__new__(cls)
+        view.id = data["id"]
+        for name, default in _FIELDS:
+            value = data.get(name, default)
+            setattr(view, name, list(value) if name in _LISTS else value)
+        return view
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ItemView) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: folded in place
+
+    def __repr__(self) -> str:
+        return f"ItemView(id={self.id!r}, state={self.state!r}, events={self.events})"
 
     @property
     def terminal(self) -> bool:
         return self.state in TERMINAL
+
+    @property
+    def active(self) -> bool:
+        """Created and not finished: the item whose worktree a gate or a hook may bind to."""
+        return bool(self.created) and self.state not in TERMINAL
+
+
+# -- the fold -------------------------------------------------------------------------------------
 
 
 def apply(view: ItemView, event: dict[str, Any]) -> ItemView:
@@ -144,6 +293,7 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
             view.sha = str(event.get("sha", view.sha))
             view.round = int(event.get("round", view.round + 1) or view.round + 1)
             view.hallmark_sha = ""
+            view.hallmark_chain = []
         if event.get("held"):
             view.hold = "checks"
             view.hold_reason = str(event.get("reason", "checks failed too many times in a row"))
@@ -153,6 +303,7 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
         view.open_findings = int(event.get("open_findings", view.open_findings) or 0)
     elif name == "hallmarked":
         view.hallmark_sha = str(event.get("sha", view.sha))
+        view.hallmark_chain = [view.events - 1]  # this event's index: apply counted it already
         view.open_findings = 0
     elif name == "fix_submitted":
         view.sha = str(event.get("sha", view.sha))
@@ -165,15 +316,18 @@ def _on_transition(view: ItemView, name: str, event: dict[str, Any]) -> None:
         view.hold_reason = ""
         view.hold_next = []
         view.hallmark_sha = ""
+        view.hallmark_chain = []
     elif name == "shipped":
         view.pr = str(event.get("pr", view.pr) or "")
     elif name == "reopened":
         view.hallmark_sha = ""
+        view.hallmark_chain = []
 
 
 def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
     if name == "rebased" and carries_hallmark(view.state, event):
         view.hallmark_sha = view.sha = str(event["sha"])
+        view.hallmark_chain = [*view.hallmark_chain, view.events - 1]
     elif name == "held":
         view.hold = str(event.get("kind", "hold"))
         view.hold_reason = str(event.get("reason", ""))

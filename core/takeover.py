@@ -7,7 +7,6 @@ the run ran in, with the item's launch environment. The item is pulled back to d
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import signal
@@ -15,10 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import items, states
+from . import items, runs, states
 from .errors import HallError
 from .launch_env import launch_env
-from .run_locks import lock_is_held, run_files
+from .runs import lock_is_held
 
 STOP_WAIT_S = 5.0
 
@@ -30,8 +29,9 @@ def claude_command() -> list[str]:
 
 
 def stream_info(path: Path) -> dict[str, Any]:
-    """session_id, cwd and whether it ended, from a run's stream (the last run in the file wins)."""
-    from .runner.trace import run_info
+    """session_id, cwd and whether it ended, from a run's stream: its last run's (trace.run_info),
+    else the last session id any run in the file had (a last run that died before its init)."""
+    from .runner.trace import iter_records, run_info
 
     try:
         info = dict(run_info(path))
@@ -39,50 +39,40 @@ def stream_info(path: Path) -> dict[str, Any]:
             return info
     except Exception:  # noqa: BLE001 - an unreadable last run: fall back to any session id in the file
         pass
-    info: dict[str, Any] = {"session_id": None, "cwd": None, "ended": False}
+    info = {"session_id": None, "cwd": None, "ended": False}
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        for _, line in iter_records(path):
+            if line.get("type") == runs.END_TYPE:
+                info["ended"] = True
+                info["cwd"] = line.get("cwd") or info["cwd"]
+                continue
+            if line.get("session_id"):
+                if line.get("session_id") != info["session_id"]:
+                    info["ended"] = False
+                info["session_id"] = line["session_id"]
+            if line.get("type") == "system" and line.get("subtype") == "init" and line.get("cwd"):
+                info["cwd"] = line["cwd"]
     except OSError:
-        return info
-    for raw in text.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(line, dict):
-            continue
-        if line.get("type") == "hall_run_end":
-            info["ended"] = True
-            info["cwd"] = line.get("cwd") or info["cwd"]
-            continue
-        if line.get("session_id"):
-            if line.get("session_id") != info["session_id"]:
-                info["ended"] = False
-            info["session_id"] = line["session_id"]
-        if line.get("type") == "system" and line.get("subtype") == "init" and line.get("cwd"):
-            info["cwd"] = line["cwd"]
+        pass
     return info
 
 
 def pick_run(repo: Any, item_id: str, run: int | str | None) -> Path:
     """Run N (1 = oldest, -1 = latest), a run file name, or by default the latest run with a session."""
-    files = run_files(repo, item_id)
+    files = runs.list_runs(repo.paths, item_id)
     if not files:
         raise HallError("NO_RUN", f"{item_id} has no runs to take over.", [f"hall trace {item_id}", f"hall status {item_id}"])
     if run is None:
-        for path in reversed(files):
-            if stream_info(path).get("session_id"):
-                return path
+        for found in reversed(files):
+            if stream_info(found.path).get("session_id"):
+                return found.path
         raise HallError("NO_SESSION", f"None of {item_id}'s runs has a session id in its stream yet.", [f"hall trace {item_id}"])
+    found = runs.pick(files, run)
+    if found is not None:
+        return found.path
     if isinstance(run, str) and not run.lstrip("-").isdigit():
-        for path in files:
-            if path.name == run or path.stem == run:
-                return path
         raise HallError("NO_RUN", f"{item_id} has no run {run!r}.", [f"hall trace {item_id}"])
-    number = int(run)
-    if number == 0 or abs(number) > len(files):
-        raise HallError("NO_RUN", f"{item_id} has {len(files)} run(s); there is no run {number}.", [f"hall trace {item_id}"])
-    return files[number - 1] if number > 0 else files[number]
+    raise HallError("NO_RUN", f"{item_id} has {len(files)} run(s); there is no run {int(run)}.", [f"hall trace {item_id}"])
 
 
 def _run_pid(repo: Any, item_id: str, run_path: Path) -> int | None:

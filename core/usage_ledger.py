@@ -11,39 +11,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from .ids import SESSION_ID
+from . import journal
+from .ids import valid_session
 
 FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 KEEP = 2000  # message ids kept per session (oldest dropped first)
 
 
 def ledger_path(state_dir: Path, session: str) -> Path | None:
-    if not session or not SESSION_ID.match(session):
+    if not valid_session(session):
         return None
     return Path(state_dir) / "usage-ledger" / f"{session}.json"
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_suffix(".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except ImportError:  # pragma: no cover - Windows: msvcrt locks a byte range
-            import msvcrt
-
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-        yield
-    finally:
-        os.close(fd)
 
 
 def _read(path: Path) -> dict[str, dict[str, int]]:
@@ -74,7 +54,7 @@ def claim(state_dir: Path, session: str,
     first: set[str] = set()
     if not responses:
         return new, first
-    with _locked(path):
+    with journal.locked(path):
         data = _read(path)
         for message_id, figures in responses.items():
             before = data.get(message_id) or {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import inbox, journal, seen, states
-from .run_locks import live_runs
+from .runs import has_live_run
 
 WORKING = "working"
 WAITING = "waiting"
@@ -97,7 +97,7 @@ def lease_held(repo: Any, item_id: str) -> bool:
 
 
 def is_working(repo: Any, view: states.ItemView) -> bool:
-    return bool(live_runs(repo, view.id)) or (not view.terminal and lease_held(repo, view.id))
+    return has_live_run(repo.paths, view.id) or (not view.terminal and lease_held(repo, view.id))
 
 
 def working_ids(repo: Any, views: list[states.ItemView]) -> set[str]:
@@ -105,8 +105,6 @@ def working_ids(repo: Any, views: list[states.ItemView]) -> set[str]:
     of the leases folder and one of each runs folder that exists: a board of a thousand items must
     not build a thousand paths twice over."""
     import os
-
-    from .run_locks import lock_is_held
 
     wanted = {v.id for v in views if not v.terminal}
     if not wanted:
@@ -120,17 +118,7 @@ def working_ids(repo: Any, views: list[states.ItemView]) -> set[str]:
     for item_id in leased:
         if lease_held(repo, item_id):
             found.add(item_id)
-    items_dir = str(repo.paths.items_dir)
-    for item_id in wanted - found:
-        runs = os.path.join(items_dir, item_id, "runs")
-        try:
-            names = os.listdir(runs)
-        except OSError:
-            continue
-        from pathlib import Path
-
-        if any(lock_is_held(Path(runs, n)) for n in names if n.endswith(".lock")):
-            found.add(item_id)
+    found.update(item_id for item_id in wanted - found if has_live_run(repo.paths, item_id))
     return found
 
 

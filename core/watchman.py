@@ -16,10 +16,9 @@ from datetime import datetime
 from typing import Any
 
 from . import clock, states
-from .run_locks import live_runs
+from .runs import has_live_run
 
 LOOP_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
-DEFAULT_STUCK_AFTER = "30m"
 
 
 @dataclass(frozen=True)
@@ -45,12 +44,12 @@ def stuck_after_seconds(repo: Any) -> float:
     """`stuck_after` from .hallmark.toml through the stdlib reader (the floor's first paint and the
     daemon read the same key); a value that does not parse falls back to the default, and
     `hall doctor` names it."""
-    from .config_raw import load_raw
+    from .config_raw import DEFAULTS, load_raw
 
     try:
-        return clock.parse_duration(load_raw(repo.root).get("stuck_after", DEFAULT_STUCK_AFTER))
+        return clock.parse_duration(load_raw(repo.root)["stuck_after"])
     except Exception:  # noqa: BLE001 - a bad config is reported by `hall doctor`; the watchman still watches
-        return clock.parse_duration(DEFAULT_STUCK_AFTER)
+        return clock.parse_duration(DEFAULTS["stuck_after"])
 
 
 def stuck_items(repo: Any, *, views: list[states.ItemView] | None = None, now: datetime | None = None,
@@ -74,7 +73,7 @@ def stuck_items(repo: Any, *, views: list[states.ItemView] | None = None, now: d
             quiet = (now - clock.parse_time(progress)).total_seconds()
         except ValueError:
             continue
-        if quiet < limit or live_runs(repo, view.id):
+        if quiet < limit or has_live_run(repo.paths, view.id):
             continue
         found.append(Stuck(view.id, view.state, quiet, progress, bool(noticed) and noticed >= progress))
     found.sort(key=lambda s: (-s.quiet_s, s.item))

@@ -1,16 +1,12 @@
 """What every hook shares: the hook log, journal appends, and the per-session file.
 
-Stdlib only. Appends take the same lock as core/journal.locked (an exclusive flock on
-`<journal>.lock`, which is what filelock uses on POSIX) without importing filelock, whose own
-imports cost ~40 ms on a hook that runs on every prompt and tool call.
+Stdlib only. Appends and the session file take core/journal's one lock (`journal.locked`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
-import time
 
 from hallmark.core import clock, journal
 
@@ -54,49 +50,10 @@ def log(paths: RepoPaths | None, event: str, message: str) -> None:
         pass
 
 
-class _Lock:
-    """An exclusive flock on the journal's lock file, compatible with core/journal.locked."""
-
-    def __init__(self, path: Path, timeout: float = journal.LOCK_TIMEOUT_S) -> None:
-        self.path = journal.lock_path(path)
-        self.timeout = timeout
-        self.fd = -1
-
-    def __enter__(self) -> _Lock:
-        import fcntl
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    os.close(self.fd)
-                    raise TimeoutError(f"{self.path} stayed locked for {self.timeout}s") from None
-                time.sleep(0.01)
-
-    def __exit__(self, *exc: object) -> None:
-        import fcntl
-
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-        finally:
-            os.close(self.fd)
-
-
-def locked(path: Path):
-    if sys.platform == "win32":  # pragma: no cover - filelock's own backend there
-        return journal.locked(path)
-    return _Lock(path)
-
-
 def record(paths: RepoPaths, item: str | None, event: str, *, actor: str = HOOK_ACTOR, **fields: Any) -> dict:
     """Append one event to the item's journal (or the repo journal when item is None)."""
     path = paths.item_journal(item) if item else paths.repo_journal
-    with locked(path):
+    with journal.locked(path):
         return journal.append_unlocked(path, journal.make_event(event, item, actor, fields))
 
 
@@ -110,10 +67,9 @@ def person_actor() -> str:
 
 
 def session_file(paths: RepoPaths, session_id: str) -> Path | None:
-    if not session_id or not isinstance(session_id, str) or "/" in session_id or "\\" in session_id \
-            or session_id.startswith(".") or len(session_id) > 200:
-        return None
-    return paths.state_dir / "sessions" / f"{session_id}.json"
+    from hallmark.core.ids import session_path
+
+    return session_path(paths.state_dir, session_id)
 
 
 def read_session(paths: RepoPaths, session_id: str) -> dict[str, Any]:
@@ -132,7 +88,7 @@ def update_session(paths: RepoPaths, session_id: str, **changes: Any) -> dict[st
     path = session_file(paths, session_id)
     if path is None:
         return {}
-    with locked(path):
+    with journal.locked(path):
         data = read_session(paths, session_id)
         data.update(changes)
         data["updated"] = clock.stamp()

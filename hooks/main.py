@@ -25,29 +25,24 @@ EVENTS = {
     "stop": "stop",
     "notification": "notification",
 }
+# hall-hook's event names -> Claude Code's (hooks/reply.py answers with these)
+EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "stop": "Stop",
+    "notification": "Notification",
+}
 GATED_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"})
-ALIASES = {name.replace("-", ""): name for name in EVENTS} | {
-    "SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "PreToolUse": "pre-tool-use",
-    "PostToolUse": "post-tool-use", "PostToolUseFailure": "post-tool-use-failure", "Stop": "stop",
-    "Notification": "notification"}
+ALIASES = {name.replace("-", ""): name for name in EVENTS} | {claude: ours for ours, claude in EVENT_NAMES.items()}
 
 
 def normalise(name: str) -> str | None:
     if name in EVENTS:
         return name
     return ALIASES.get(name) or ALIASES.get(name.replace("_", "-").lower().replace("-", ""))
-
-
-def deny(reason: str) -> dict:
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": reason}}
-
-
-def gate_failed(exc: BaseException) -> dict:
-    detail = f"{type(exc).__name__}: {exc}"[:300]
-    return deny(json.dumps({"error": {"code": "GATE_FAILED",
-                                      "message": f"Hallmark's gate failed ({detail}); it denies until this is fixed.",
-                                      "next": ["hall doctor"]}}, ensure_ascii=False))
 
 
 def _emit(answer: dict | None) -> None:
@@ -96,6 +91,8 @@ def run(event: str, raw: bytes) -> dict | None:
     except Exception as exc:  # noqa: BLE001 - the failure policy, in one place
         _log_quietly(paths, name, f"internal error: {type(exc).__name__}: {exc}")
         if gated:
+            from .reply import gate_failed
+
             return gate_failed(exc)
         return None
 
@@ -161,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt: exit 0, never a traceback on stdout
         if normalise(event) == "pre-tool-use" and any(f'"{t}"'.encode() in raw for t in GATED_TOOLS):
             try:
+                from .reply import gate_failed
+
                 _emit(gate_failed(exc))
             except Exception:  # noqa: BLE001
                 pass

@@ -7,7 +7,7 @@ send no `notification_type`: those count, as before."""
 
 from __future__ import annotations
 
-from hallmark.core.gates import itemstate
+from hallmark.core import item_lookup
 
 from . import common
 
@@ -26,8 +26,8 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     kind = common.text_field(payload, "notification_type", 100)
     if kind and kind not in WAITING_TYPES:  # auth_success, elicitation_complete, …: nobody is waiting
         return None
-    found = itemstate.item_for_session(paths, cwd, session)
-    item = found["id"] if found else None
+    found = item_lookup.item_for_session(paths, cwd, session)
+    item = found.id if found else None
     common.record(paths, item, "notice", kind="session_waiting", message=message, notification_type=kind,
                   session=session)
     where = f"{item}: " if item else ""

@@ -7,7 +7,8 @@ import json
 import os
 import re
 
-from hallmark.core.gates import itemstate
+from hallmark.core import item_lookup
+from hallmark.core.gates.ran import what_ran
 
 from . import common
 
@@ -30,41 +31,12 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     if not isinstance(command, str) or not command.strip():
         return None
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
-    hall_verbs, commit_dirs = _read_command(command, cwd)
+    hall_verbs, commit_dirs = what_ran(command, cwd)
     if hall_verbs & BINDING_VERBS and session:
         _bind(paths, session, _stdout(payload), sorted(hall_verbs & BINDING_VERBS))
     for directory in commit_dirs:
         _record_commit(paths, directory, session)
     return None
-
-
-def _read_command(command: str, cwd: str) -> tuple[set[str], list[str]]:
-    """The hall verbs it runs and the directories where it commits (via the push-gate parser)."""
-    from hallmark.core.gates import push, shell
-
-    verbs: set[str] = set()
-
-    def on_command(cmd: shell.Command) -> None:
-        words = cmd.words
-        while words and words[0].literal and shell._ASSIGNMENT.match(words[0].text):
-            words = words[1:]
-        if not words or not words[0].literal or os.path.basename(words[0].text) != "hall":
-            return
-        rest = [w.text for w in words[1:] if w.literal]
-        while rest and rest[0].startswith("-"):
-            rest = rest[2:] if rest[0] == "-C" else rest[1:]
-        if rest:
-            verbs.add(rest[0])
-
-    shell.Walker(on_command, lambda problem: None).source(command, cwd)
-    findings = push.analyze(command, push.Context(cwd, alias_lookup=lambda *a: None))
-    dirs = []
-    for finding in findings:
-        if finding.kind == "commit":
-            directory = finding.cwd or cwd
-            if directory not in dirs:
-                dirs.append(directory)
-    return verbs, dirs
 
 
 def _stdout(payload: dict[str, Any]) -> str:
@@ -104,11 +76,8 @@ def _record_commit(paths: RepoPaths, directory: str, session: str) -> None:
     sha, _, subject = result.stdout.decode("utf-8", "replace").strip().partition("\x00")
     if not sha:
         return
-    view = itemstate.item_for_path(paths, os.path.realpath(directory))
-    if view is None:
-        bound = itemstate.session_item(paths, session)
-        view = itemstate.fold_item(paths, bound) if bound else None
-    common.record(paths, view["id"] if view else None, "commit", sha=sha, subject=subject[:300], session=session,
+    view = item_lookup.item_for_session(paths, directory, session)
+    common.record(paths, view.id if view else None, "commit", sha=sha, subject=subject[:300], session=session,
                   cwd=directory)
 
 

@@ -6,6 +6,8 @@ deny falls through to the person's own permission rules.
 
 from __future__ import annotations
 
+from . import reply
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -20,18 +22,15 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     if gate is None:
         return None
     try:
-        import os
-
-        from hallmark.core.gates.itemstate import item_for_path
+        from hallmark.core.item_lookup import item_for_path
         from hallmark.hooks.common import record
 
-        view = item_for_path(paths, os.path.realpath(cwd))
+        view = item_for_path(paths, cwd)
         tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
         what = tool_input.get("command") or tool_input.get("file_path") or tool_input.get("notebook_path") or ""
-        record(paths, view["id"] if view else None, "gate_denied" if gate.decision == "deny" else "gate_asked",
+        record(paths, view.id if view else None, "gate_denied" if gate.decision == "deny" else "gate_asked",
                tool=str(payload.get("tool_name")), message=gate.message[:500], input=str(what)[:500],
                session=str(payload.get("session_id") or ""))
     except Exception:  # noqa: BLE001 - recording a decision must not change it
         pass
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": gate.decision,
-                                   "permissionDecisionReason": gate.reason()}}
+    return reply.gate(gate)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 
-from hallmark.core.gates import itemstate
-from hallmark.core.ids import SESSION_ID
-from hallmark.core.states import AWAITING_YOU, DEVELOPMENT
+from hallmark.core import item_lookup, journal, orientation
+from hallmark.core.ids import valid_session
 
-from . import context
+from . import context, reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,14 +17,14 @@ if TYPE_CHECKING:
 
     from hallmark.core.paths import RepoPaths
 
-
+CONTEXT_LIMIT = 9500
 
 
 def export_session(session: str, env_file: str | None) -> bool:
     """Append `export HALL_SESSION_ID='<id>'` to Claude Code's session env file (CLAUDE_ENV_FILE),
     which Claude sources before each Bash command: `hall ask` then records the asking session and
     the daemon can resume it with the answer. Once per id; best effort (never fails the hook)."""
-    if not env_file or not SESSION_ID.match(session):
+    if not env_file or not valid_session(session):
         return False
     line = f"export HALL_SESSION_ID='{session}'\n"
     try:
@@ -45,24 +44,18 @@ def export_session(session: str, env_file: str | None) -> bool:
 def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> dict[str, Any] | None:
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
     export_session(session, os.environ.get("CLAUDE_ENV_FILE"))
-    found = itemstate.item_for_session(paths, cwd, session)
+    view = item_lookup.item_for_session(paths, cwd, session)
     parts: list[str] = []
-    if found is not None:
-        text, view = context.item_summary(paths, found["id"])
-        parts.append(text)
-        if view.state in (DEVELOPMENT, AWAITING_YOU):
-            said = context.person_said(context.item_events(paths, view.id))
-            if said:
-                parts.append(context.said_text(said))
+    if view is not None:
+        parts.append(orientation.item_summary(view))
+        if orientation.listens_to_person(view):
+            events = journal.read(paths.item_journal(view.id)).events
+            parts.append(orientation.said_text(orientation.person_said(events)))
     else:
-        parts.append(context.how_to_start())
-    count = context.inbox_count(paths)
-    if count:
-        parts.append(f"The inbox has {count} entr{'y' if count == 1 else 'ies'} waiting for the person (hall inbox).")
-    memory = context.memory_context(paths)
-    if memory:
-        parts.append(memory)
+        parts.append(orientation.how_to_start())
+    parts.append(orientation.inbox_line(context.inbox_count(paths) or 0))
+    parts.append(context.memory_context(paths))
     text = "\n\n".join(p for p in parts if p)
-    if len(text) > 9500:
-        text = text[:9500] + "\n…(cut; run hall status for the rest)"
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    if len(text) > CONTEXT_LIMIT:
+        text = text[:CONTEXT_LIMIT] + "\n…(cut; run hall status for the rest)"
+    return reply.context(event, text)

@@ -4,9 +4,9 @@ run, once per session. A reply also clears the session's "waiting" inbox entry."
 
 from __future__ import annotations
 
-from hallmark.core.gates import itemstate
+from hallmark.core import item_lookup, journal, orientation, states
 
-from . import common, context
+from . import common, reply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 
     from hallmark.core.paths import RepoPaths
 
-IN_LOOP = ("checks", "review", "fixing")
 PROMPT_LIMIT = 4000
 
 
@@ -23,28 +22,25 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         prompt = ""
-    found = itemstate.item_for_session(paths, cwd, session)
-    item = found["id"] if found else None
+    view = item_lookup.item_for_session(paths, cwd, session)
+    item = view.id if view else None
     state = common.read_session(paths, session) if session else {}
     common.record(paths, item, "prompt", actor=common.person_actor(), prompt=prompt[:PROMPT_LIMIT],
                   truncated=len(prompt) > PROMPT_LIMIT, session=session)
     if state.get("waiting"):
         common.record(paths, None, "inbox_cleared", key=f"waiting:{session}")
         common.update_session(paths, session, waiting=False)
-    if found is None:
+    if view is None:
         return None
     notes: list[str] = []
-    if found["state"] in IN_LOOP:
-        notes.append(f"{item} is in {found['state']}: its commit is frozen while the review loop runs. If the "
-                     f"person wants changes now, run `hall pull-back {item} --reason \"…\"` first, then edit.")
-    elif found["state"] in ("development", "awaiting_you"):
+    if view.state in states.IN_LOOP:
+        notes.append(orientation.in_loop_note(view))
+    elif orientation.listens_to_person(view):
         since = str(state.get("said_until", ""))
-        said = context.person_said(context.item_events(paths, item), after_t=since)
-        said = [s for s in said if s["event"] != "prompt"]
+        events = journal.read(paths.item_journal(view.id)).events
+        said = [s for s in orientation.person_said(events, after_t=since) if s["event"] != "prompt"]
         if said:
-            notes.append(context.said_text(said))
+            notes.append(orientation.said_text(said))
             if session:
                 common.update_session(paths, session, said_until=said[-1]["t"])
-    if not notes:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "\n\n".join(notes)}}
+    return reply.context(event, "\n\n".join(notes))

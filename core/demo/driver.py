@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import atomic, git, items, journal, states
+from ..config_raw import DEFAULTS
 from ..errors import HallError
 from ..repo import Repo, open_repo
 from . import project, scenario
@@ -184,14 +185,14 @@ def config_text(standin: str) -> str:
         f"# ({STANDIN}): no Claude runs here and nothing costs anything. Nothing outside this demo uses it.\n"
         'base = "main"\n'
         f"gates = {json.dumps([scenario.TEST_COMMAND])}\n"
-        "max_rejects = 3\n"
-        "max_check_failures = 3\n"
+        f"max_rejects = {DEFAULTS['max_rejects']}\n"
+        f"max_check_failures = {DEFAULTS['max_check_failures']}\n"
         "# origin is a local bare repository beside this one, so shipping is a real push with no PR.\n"
         'ship = "git push -q -u origin {branch}"\n'
         "\n[capture]\n"
-        'mode = "gate"\n'
-        'free = ["docs/", "*.md"]\n'
-        'push_guard = "strict"\n'
+        f"mode = {json.dumps(DEFAULTS['capture']['mode'])}\n"
+        f"free = {json.dumps(DEFAULTS['capture']['free'])}\n"
+        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n"
         "\n[runner]\n"
         f"claude = {json.dumps(standin)}\n"
         'timeout = "5m"\n'
@@ -369,18 +370,18 @@ def end_runs(demo: Demo) -> list[str]:
     """Stop the demo's live stand-in runs (their process groups); the runner records them as ended."""
     import signal
 
-    from ..run_locks import live_runs
+    from ..runs import live_runs
 
     ended = []
     repo = demo.repo()
     for item_id in demo.ids.values():
-        for path in live_runs(repo, item_id):
+        for run in live_runs(repo.paths, item_id):
             started = [e for e in items.item_events(repo, item_id)
-                       if e.get("event") == "run_started" and e.get("run") == path.name and e.get("pid")]
+                       if e.get("event") == "run_started" and e.get("run") == run.name and e.get("pid")]
             for event in started[-1:]:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(int(event["pid"]), signal.SIGTERM)
-                    ended.append(path.name)
+                    ended.append(run.name)
     return ended
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 
-from . import edit, itemstate, settings
+from .. import item_lookup
+from . import edit, settings
 from .edit import Gate
 
 TYPE_CHECKING = False
@@ -56,7 +57,7 @@ def _owner(paths: RepoPaths, cwd: str, given: str) -> RepoPaths:
         target = edit.real(given, cwd)
     except edit.Unresolvable:
         return paths
-    if itemstate.checkout_of(paths, target) is not None:
+    if item_lookup.checkout_of(paths, target) is not None:
         return paths
     from ..paths import hallmark_above
 
@@ -105,7 +106,7 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     strict = [f for f in findings if f.kind == "strict"]
     if not strict:
         return None
-    in_worktree = itemstate.item_for_path(paths, os.path.realpath(cwd)) is not None
+    in_worktree = item_lookup.item_for_path(paths, os.path.realpath(cwd)) is not None
     for finding in strict:
         if _allowed(finding, command, capture["push_allow"]):
             continue

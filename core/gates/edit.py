@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 
-from . import itemstate
+from .. import item_lookup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,10 +36,10 @@ class Gate:
         self.code = code
 
     def reason(self) -> str:
-        import json
+        """Hallmark's error body, which Claude reads and acts on (it names what to run)."""
+        from ..errors import HallError
 
-        return json.dumps({"error": {"code": self.code, "message": self.message, "next": self.next}},
-                          ensure_ascii=False)
+        return HallError(self.code, self.message, self.next).to_json()
 
     def __repr__(self) -> str:
         return f"Gate({self.decision!r}, {self.message!r})"
@@ -119,14 +119,14 @@ def is_free(rel: str, patterns: list[str]) -> bool:
 
 def _outside(paths: RepoPaths, target: str) -> tuple[str | None, str | None]:
     """(checkout holding target, relative path) or (None, None) when target is outside the repo."""
-    root = itemstate.checkout_of(paths, target)
+    root = item_lookup.checkout_of(paths, target)
     if root is None:
         return None, None
     return root, os.path.relpath(target, root)
 
 
 def _git_internal(paths: RepoPaths, target: str) -> bool:
-    return itemstate.within(target, os.path.realpath(paths.common_dir))
+    return item_lookup.within(target, os.path.realpath(paths.common_dir))
 
 
 def _hard_links(target: str, paths: RepoPaths) -> int:
@@ -167,7 +167,7 @@ def file_gate(paths: RepoPaths, capture: dict[str, Any], cwd: str, file_paths: l
             continue
         if capture["mode"] == "off":
             continue
-        if itemstate.item_for_path(paths, target) is not None:
+        if item_lookup.item_for_path(paths, target) is not None:
             continue
         if is_free(rel, capture["free"]):
             continue
@@ -230,7 +230,7 @@ def commit_gate(paths: RepoPaths, capture: dict[str, Any], where: str | None, pa
     root, _ = _outside(paths, directory)
     if root is None:
         return None
-    if itemstate.item_for_path(paths, directory) is not None:
+    if item_lookup.item_for_path(paths, directory) is not None:
         return None
     specs, all_, from_file = commit_pathspecs(args)
     files: list[str] | None

@@ -22,13 +22,14 @@ import json
 import os
 import re
 
-from . import itemstate
+from .. import item_lookup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from ..paths import RepoPaths
+    from ..states import ItemView
 
 NOTES_REF = "refs/notes/hallmark"
 STANDIN_MODEL = "hallmark-standin"  # what the stand-in reports as its model (runner/spawn.py agrees)
@@ -160,13 +161,13 @@ def _struck_by_the_loop(events: list[dict[str, Any]], index: int, sha: str) -> t
     return None, standin
 
 
-def chain(view: dict[str, Any], events: list[dict[str, Any]], sha: str) -> tuple[str | None, bool]:
+def chain(view: ItemView, events: list[dict[str, Any]], sha: str) -> tuple[str | None, bool]:
     """Follow the current hallmark back to the run that struck it: (failure or None, stand-in?)."""
-    links = view.get("hallmark_chain") or []
+    links = view.hallmark_chain
     if not links:
         return "no hallmarked line stands behind it", False
     first = events[links[0]]
-    struck_at = str(first.get("sha") or view.get("sha") or "")
+    struck_at = str(first.get("sha") or view.sha or "")
     why, standin = _struck_by_the_loop(events, links[0], struck_at)
     if why:
         return why, standin
@@ -217,17 +218,17 @@ def check_commit(sha: str, note: str | None, paths: RepoPaths, *, label: str = "
     item = data.get("item")
     if not isinstance(item, str) or not re.fullmatch(_ITEM, item):
         return Verdict(False, f"the note on {what} names no item", sha)
-    found = itemstate.fold_item_events(paths, item)
+    found = item_lookup.fold_item_events(paths, item)
     if found is None:
         return Verdict(False, f"its note names {item}, which has no journal here", sha, item)
     view, events = found
-    if not _same(view["hallmark_sha"], sha):
+    if not _same(view.hallmark_sha, sha):
         return Verdict(False, f"the journal of {item} records no hallmarked at {short}"
-                       + (f" (it is {view['state']})" if view["state"] != "hallmarked" else ""), sha, item)
+                       + (f" (it is {view.state})" if view.state != "hallmarked" else ""), sha, item)
     why, standin = chain(view, events, sha)
     if why:
         return Verdict(False, f"the hallmark of {item} on {short} is not the loop's: {why}", sha, item, standin)
-    struck = events[view["hallmark_chain"][0]]
+    struck = events[view.hallmark_chain[0]]
     if data.get("run") != struck.get("run") and struck.get("actor") == ASSAYER:
         return Verdict(False, f"the note on {short} names run {data.get('run')!r}, the journal {struck.get('run')!r}",
                        sha, item, standin)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 
-from . import hallmark, itemstate
+from .. import item_lookup
+from . import hallmark
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,14 +59,14 @@ def parse_lines(text: str) -> list[tuple[str, str, str, str]]:
 
 def _item_of(paths: RepoPaths, refs: tuple[str, str], where: str) -> str:
     """The item whose branch is pushed (by the local or the remote name), else whose worktree pushes."""
-    entries = itemstate.worktree_map(paths)
+    entries = item_lookup.worktree_map(paths)
     for ref in refs:
         branch = ref.removeprefix("refs/heads/")
         for item, entry in entries.items():
             if entry.get("branch") == branch:
                 return item
-    view = itemstate.item_for_path(paths, os.path.realpath(where))
-    return str(view["id"]) if view else ""
+    view = item_lookup.item_for_path(paths, os.path.realpath(where))
+    return view.id if view else ""
 
 
 def check(paths: RepoPaths, where: str, lines: list[tuple[str, str, str, str]],

@@ -62,7 +62,7 @@ def protected_roots(paths: RepoPaths | None) -> list[tuple[str, str]]:
 
 def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
     """Why a real path may not be written by an agent, or None."""
-    from .itemstate import checkout_of, within
+    from ..item_lookup import checkout_of, within
 
     for root, why in protected_roots(paths):
         if within(real, root):
@@ -81,7 +81,7 @@ def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
 
 def holds_protected(paths: RepoPaths | None, real: str) -> str | None:
     """Why a directory a recursive command would sweep holds something no agent may write."""
-    from .itemstate import checkouts, within
+    from ..item_lookup import checkouts, within
 
     for root, why in protected_roots(paths):
         if within(root, real):

@@ -1,8 +1,11 @@
 """The configuration as the gates see it: read from the main checkout, parsed once per change.
 
-Parsing TOML costs ~6 ms of imports on every tool call, so the parsed result is kept as JSON in
-`<state>/cache/config.json`, keyed by the file's size, mtime and inode. A changed file is parsed
-again; a missing or broken cache is rebuilt. An invalid file raises (the gate then fails closed).
+Parsing TOML costs ~6 ms of imports on every tool call, so the parsed result (core/config_raw.py:
+the one reader and the one set of defaults) is kept as JSON in `<state>/cache/config.json`, keyed by
+the file's size, mtime and inode, with its [capture] table already checked against
+config_raw.CHOICES. A changed file is parsed and checked again; a missing or broken cache is
+rebuilt; a file whose [capture] is invalid is never cached, so every call refuses it again. An
+invalid file raises (the gate then fails closed).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ if TYPE_CHECKING:
 
     from ..paths import RepoPaths
 
-CONFIG_NAME = ".hallmark.toml"
+CONFIG_NAME = ".hallmark.toml"  # config_raw.CONFIG_NAME, not imported on a cache hit (a test checks they agree)
+CHECKED = "_capture_checked"  # set in a cached config whose [capture] passed capture()
 
 
 def _key(path: str) -> list[int] | None:
@@ -40,6 +44,11 @@ def load(paths: RepoPaths) -> dict[str, Any]:
     from ..config_raw import load_raw
 
     data = load_raw(paths.main_checkout)
+    try:
+        data["capture"] = capture(data)
+    except ValueError:
+        return data  # not cached: the next call reads and refuses it again
+    data[CHECKED] = True
     if not paths.state_dir.is_dir():
         return data  # never create the state dir: its existence is what marks a repo as set up
     try:
@@ -53,20 +62,23 @@ def load(paths: RepoPaths) -> dict[str, Any]:
 
 
 def capture(config: dict[str, Any]) -> dict[str, Any]:
-    """The [capture] table with every default filled in and wrong types rejected."""
+    """The [capture] table with every default filled in (config_raw.DEFAULTS) and wrong values
+    rejected (config_raw.CHOICES: what the pydantic model allows, without pydantic). A config load()
+    cached had it checked already."""
+    if config.get(CHECKED) is True and isinstance(config.get("capture"), dict):
+        return config["capture"]
+    from ..config_raw import CHOICES, DEFAULTS
+
     raw = config.get("capture") or {}
     if not isinstance(raw, dict):
         raise ValueError("[capture] is not a table")
-    mode = raw.get("mode", "gate")
-    free = raw.get("free", ["docs/", "*.md"])
-    guard = raw.get("push_guard", "strict")
-    allow = raw.get("push_allow", [])
-    if mode not in ("gate", "ask", "off"):
-        raise ValueError(f"[capture] mode = {mode!r} is not gate, ask or off")
-    if guard not in ("strict", "parse"):
-        raise ValueError(f"[capture] push_guard = {guard!r} is not strict or parse")
-    if not isinstance(free, list) or not all(isinstance(x, str) for x in free):
-        raise ValueError("[capture] free is not a list of strings")
-    if not isinstance(allow, list) or not all(isinstance(x, str) for x in allow):
-        raise ValueError("[capture] push_allow is not a list of strings")
-    return {"mode": mode, "free": free, "push_guard": guard, "push_allow": allow}
+    table = {key: raw.get(key, default) for key, default in DEFAULTS["capture"].items()}
+    for key in ("mode", "push_guard"):
+        allowed = CHOICES[f"capture.{key}"]
+        if table[key] not in allowed:
+            raise ValueError(f"[capture] {key} = {table[key]!r} is not {', '.join(allowed[:-1])} or {allowed[-1]}")
+    for key in ("free", "push_allow"):
+        value = table[key]
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise ValueError(f"[capture] {key} is not a list of strings")
+    return table

@@ -221,10 +221,10 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
             try:
                 result = step(repo, fresh)
             except HallError as exc:
-                result = {"item": view.id, "outcome": "error", "error": exc.to_dict()["error"]}
+                result = {"item": view.id, "outcome": "error", **exc.to_dict()}
                 items.record(repo, view.id, "notice", actor=role, kind="loop_error", text=f"{exc.code}: {exc.message}")
             except Exception as exc:  # noqa: BLE001 - one item's surprise must not stop the loop for the rest
-                result = {"item": view.id, "outcome": "error", "error": {"code": "INTERNAL", "message": repr(exc)}}
+                result = {"item": view.id, "outcome": "error", **HallError("INTERNAL", repr(exc)).to_dict()}
                 items.record(repo, view.id, "notice", actor=role, kind="loop_error", text=f"internal error: {exc!r}")
             result["step"] = role
             done.append(result)

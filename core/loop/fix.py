@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import git, items, states
+from .. import git, items, runs, states
 from ..errors import HallError
 from ..repo import Repo
 from ..runner import lifecycle, spawn
@@ -120,9 +120,9 @@ def _external(repo: Repo, view: states.ItemView, engine: str,
         command = command.replace("{" + key + "}", shlex.quote(value))
     env = spawn.launch_environment(repo, view.id, ACTOR)
     env.update(worktree_env(repo, Path(view.worktree)))
-    folder = spawn.runs_dir(repo, view.id)
+    folder = runs.runs_dir(repo.paths, view.id)
     folder.mkdir(parents=True, exist_ok=True)
-    log_path = folder / f"{spawn.run_stamp()}-fix-engine.log"
+    log_path = folder / f"{runs.stamp_now()}-fix-engine.log"
     timeout = spawn.default_timeout(repo)
     items.record(repo, view.id, "run_started", actor=ACTOR, run=None, role="fix", engine=engine, log=str(log_path),
                  cwd=view.worktree)

@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import atomic, clock, journal
 from ..errors import HallError
-from ..ids import SESSION_ID
+from ..ids import session_path, valid_session
 from ..questions import DELIVERY_EVENTS
 from ..repo import Repo
 from ..runner import spawn
@@ -76,12 +76,9 @@ def message(q: dict[str, Any]) -> str:
 # -- where the session ran -------------------------------------------------------------------
 
 
-def _session_file(repo: Repo, session: str) -> Path:
-    return repo.state_dir / "sessions" / f"{session}.json"
-
-
 def _binding(repo: Repo, session: str) -> dict[str, Any]:
-    data = atomic.read_json(_session_file(repo, session), {})
+    path = session_path(repo.state_dir, session)
+    data = atomic.read_json(path, {}) if path else {}
     return data if isinstance(data, dict) else {}
 
 
@@ -174,8 +171,8 @@ def undelivered(repo: Repo, q: dict[str, Any], reason: str, cwd: Path | None, ru
     nxt = [f"{where}claude --resume {session}"] + ([f"hall trace {item}"] if run and item else [])
     journal.append(repo.paths.repo_journal, "inbox_entry", item=None, actor="hall", kind="session waiting",
                    key=f"waiting:{session}", for_item=item, qid=q["qid"], text=text, next=nxt)
-    if SESSION_ID.match(session):
-        path = _session_file(repo, session)
+    path = session_path(repo.state_dir, session)
+    if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with journal.locked(path):  # the hooks' lock on the same file: the next prompt clears the entry
             data = _binding(repo, session)
@@ -256,12 +253,12 @@ def resume_answers(repo: Repo, holder: str | None = None) -> list[dict[str, Any]
 
 def deliver(repo: Repo, q: dict[str, Any]) -> dict[str, Any]:
     session = str(q["session"])
-    found = session_dir(repo, session, q["item"]) if SESSION_ID.match(session) else None
+    found = session_dir(repo, session, q["item"]) if valid_session(session) else None
     cwd = found[0] if found else None
     if not _claim(repo, q, cwd):
         return {}
     step = {"item": q["item"], "qid": q["qid"], "session": session, "step": "resume"}
-    if not SESSION_ID.match(session):
+    if not valid_session(session):
         undelivered(repo, q, "the session id is not one Claude Code writes", None)
         return dict(step, outcome="resume_failed")
     if cwd is None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import git
 from ..repo import Repo
-from ..run_locks import lock_is_held
+from ..runs import lock_is_held
 
 OUTCOMES = frozenset({"shipped", "held", "retried", "pulled_back", "released", "recheck_failed"})
 

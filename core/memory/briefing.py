@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
+from ..errors import HallError
 from ..paths import RepoPaths
 from . import identity
 from .search_index import SearchIndex
 from .store import Learning, Store
 
 EFFORT_CAPS = {"low": 2000, "medium": 4000}
+RAISED = frozenset({"NOT_A_REPO", "USAGE"})  # a caller's mistake, not a store that cannot be read
 TOKEN_METHOD = "estimated as UTF-8 bytes / 4, rounded up"
 MIN_LINE_TOKENS = 8  # the shortest possible line; below this the cap is full
 MAX_MISSES = 20  # this many candidates in a row too long for what is left: the cap is full
@@ -145,3 +148,34 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
             "as_of": moment if as_of else None,
             "tokens": estimate_tokens(text), "token_estimate": TOKEN_METHOD, "learnings": included,
             "omitted": omitted, "text": text, "memory_restored": True}
+
+
+# -- degraded mode (plan-build: an explicit, reported degraded mode when the store cannot be read) --
+
+
+def degraded_text(reason: str) -> str:
+    """What a session or a briefing says instead of memory it could not load."""
+    return ("Hallmark memory was NOT restored for this session: " + reason.strip().rstrip(".") + ". "
+            "No checkpoint, notes or learnings were loaded; work only from current git and the repository's "
+            "documents, and do not claim that earlier context was restored.")
+
+
+def degraded(reason: str, fixes: list[str] | None = None) -> dict[str, Any]:
+    """The briefing reply when the store cannot be read: no learnings, the reason, and what fixes it."""
+    return {"memory_restored": False, "degraded": reason, "learnings": [], "tokens": 0,
+            "text": degraded_text(reason), "next": ["hall doctor", *(fixes or [])]}
+
+
+def build_or_degraded(make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`make()` (a build, with the repository it opens), or the degraded reply when the store or the
+    repository's Hallmark state cannot be read. A usage error or a missing repository still raises."""
+    import sqlite3
+
+    try:
+        return make()
+    except HallError as exc:
+        if exc.code in RAISED:
+            raise
+        return degraded(exc.message, exc.next)
+    except (OSError, sqlite3.Error, ValueError) as exc:  # the store cannot be read: say so, plainly
+        return degraded(f"the memory store could not be read ({type(exc).__name__}: {exc})")

@@ -15,21 +15,22 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections import namedtuple
 
 from .. import journal, secrets
-from ..paths import RepoPaths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from ..paths import RepoPaths
 
 THRESHOLD_ITEMS = 2
 
-
-@dataclass(frozen=True)
-class Classified:
-    kind: str  # "knowledge_gap" | "iteration_noise"
-    signature: str  # stable key for counting, e.g. "missing-script:typecheck"
-    reason: str  # in words
+# kind: "knowledge_gap" | "iteration_noise"; signature: a stable key for counting, e.g.
+# "missing-script:typecheck"; reason: in words. (A namedtuple, not a dataclass: the hook path.)
+Classified = namedtuple("Classified", ("kind", "signature", "reason"))
 
 
 _GAPS: list[tuple[re.Pattern[str], str, str]] = [
@@ -103,18 +104,11 @@ def _item_for(paths: RepoPaths, payload: dict[str, Any]) -> str | None:
     item = os.environ.get("HALL_ITEM", "").strip()
     if item:
         return item
-    cwd = str(payload.get("cwd") or paths.toplevel)
-    try:
-        import json
+    from ..item_lookup import item_for_path
 
-        for path in (paths.state_dir / "items").glob("H-*/item.json"):
-            data = json.loads(path.read_text(encoding="utf-8"))
-            worktree = str(data.get("worktree") or "")
-            if worktree and (cwd == worktree or cwd.startswith(worktree.rstrip("/") + "/")):
-                return path.parent.name
-    except (OSError, ValueError):
-        return None
-    return None
+    cwd = payload.get("cwd")
+    view = item_for_path(paths, cwd if isinstance(cwd, str) and cwd else paths.toplevel)
+    return view.id if view else None
 
 
 def failures_path(paths: RepoPaths) -> Path:

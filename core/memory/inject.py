@@ -9,12 +9,10 @@ this on every session start and must not pull in pydantic, rich, textual or GitP
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import clock
 from ..paths import RepoPaths
 from . import identity
-from .briefing import estimate_tokens, line
+from .briefing import degraded_text, estimate_tokens, line
 from .lifecycle import PENDING
 from .search_index import SearchIndex
 from .store import Store
@@ -25,12 +23,6 @@ AUTHORITY = ("Authority order when these disagree: 1) current git and approved i
 LEARNINGS_CAP_TOKENS = 2000  # tokens estimated as bytes/4
 TOTAL_CAP_BYTES = 8000  # the hook adds its own item summary; Claude Code's context stays small
 NOTES_MAX = 20
-
-
-def degraded_text(reason: str) -> str:
-    return ("Hallmark memory was NOT restored for this session: " + reason.strip().rstrip(".") + ". "
-            "No checkpoint, notes or learnings were loaded; work only from current git and the repository's "
-            "documents, and do not claim that earlier context was restored.")
 
 
 def session_context(paths: RepoPaths) -> str:
@@ -113,9 +105,3 @@ def _context(paths: RepoPaths) -> str:
                      "(`hall library audit --verify`).")
     return "\n\n".join(parts) + "\n"
 
-
-def hook_output(paths: RepoPaths | None) -> dict[str, Any] | None:
-    """The whole SessionStart reply, for a hook that wants it ready-made."""
-    if paths is None:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": session_context(paths)}}

@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from . import guard as _guard
@@ -68,20 +67,12 @@ class RunLock:
             self._fallback = FileLock(str(self.path), timeout=timeout_s)
             self._fallback.acquire()
             return
-        import fcntl
+        from ..journal import acquire_fd
 
-        fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise TimeoutError(f"{self.path} is held by another run") from None
-                time.sleep(0.05)
-        self.fd = fd
+        try:
+            self.fd = acquire_fd(self.path, timeout_s)
+        except TimeoutError:
+            raise TimeoutError(f"{self.path} is held by another run") from None
 
     @property
     def pass_fds(self) -> tuple[int, ...]:

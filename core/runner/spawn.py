@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import clock, journal
+from .. import clock, journal, runs
 from ..errors import HallError
 from . import lifecycle, limits
 from .isolation import ISOLATED_ROLES, REMOVE_ENV, confinement_settings, isolation_args
@@ -101,15 +101,6 @@ def plugin_dir() -> Path:
     from .. import __file__ as core_init
 
     return Path(core_init).resolve().parent.parent / "plugin"
-
-
-def runs_dir(repo: Any, item_id: str | None) -> Path:
-    return repo.paths.item_dir(item_id) / "runs" if item_id else repo.state_dir / "runs"
-
-
-def run_stamp() -> str:
-    moment = clock.now()
-    return moment.strftime("%Y%m%dT%H%M%S") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def claude_command(repo: Any) -> list[str]:
@@ -305,14 +296,8 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     its job (the fixer's commit), and that judgement is the run's failure.
     """
     spec.timeout_s = spec.timeout_s if spec.timeout_s is not None else default_timeout(repo)
-    folder = runs_dir(repo, spec.item_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = run_stamp()
-    base = folder / f"{stamp}-{spec.role}"
-    while base.with_suffix(".jsonl").exists():  # two runs in one millisecond
-        time.sleep(0.002)
-        stamp = run_stamp()
-        base = folder / f"{stamp}-{spec.role}"
+    folder = runs.runs_dir(repo.paths, spec.item_id)
+    base = runs.new_base(folder, spec.role)
     run_path, lock_path = base.with_suffix(".jsonl"), base.with_suffix(".lock")
     stderr_path, prompt_path = base.with_suffix(".stderr"), base.with_suffix(".prompt.md")
     settings_path = base.with_suffix(".settings.json")
@@ -431,10 +416,8 @@ def _tail(path: Path, limit: int = 400) -> str:
 def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker: _Tracker, exit_code: int | None,
             duration_ms: int, failure: str | None, actor: str, jpath: Path, *, judged: bool = False,
             interrupted: bool = False) -> RunResult:
-    end = {"type": "hall_run_end", "role": spec.role, "item": spec.item_id, "exit_code": exit_code,
-           "duration_ms": duration_ms, "failure": failure, "cwd": str(spec.cwd)}
-    with open(run_path, "ab") as out:
-        out.write((json.dumps(end, ensure_ascii=False) + "\n").encode("utf-8"))
+    runs.append_end(run_path, runs.end_record(spec.role, spec.item_id, exit_code=exit_code, duration_ms=duration_ms,
+                                              failure=failure, cwd=str(spec.cwd)))
     try:
         if stderr_path.stat().st_size == 0:
             stderr_path.unlink()

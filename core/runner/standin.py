@@ -219,9 +219,9 @@ def scenario_step(role: str, prompt: str) -> tuple[dict[str, Any], float | None]
     if not steps:
         return {}, pace
     state_path = path.with_name(path.name + ".state.json")
-    from filelock import FileLock
+    from .. import journal
 
-    with FileLock(str(state_path) + ".lock", timeout=30):
+    with journal.locked(state_path, timeout=30):
         try:
             state = json.loads(state_path.read_text(encoding="utf-8"))
         except (FileNotFoundError, json.JSONDecodeError):

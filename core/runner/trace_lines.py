@@ -23,7 +23,6 @@ from . import trace
 CALL_WINDOW = 256 * 1024  # read backwards in pieces this big to find a tool call
 CALL_REACH = 16 * 1024 * 1024  # and look no further than this for it
 CACHE_LINES = 4000
-END_MARK = b'"hall_run_end"'
 
 
 def newline_ends(data: bytes, base: int) -> array:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import tomllib
@@ -37,24 +38,45 @@ def test_every_seed_key_has_the_seed_default(shared_dir: Path):
     walk(seed, ours, "")
 
 
-def test_the_stdlib_defaults_agree_with_the_model():
-    """Hooks read config_raw.DEFAULTS (no pydantic); it must say what Config says."""
+def test_the_stdlib_defaults_are_the_models_defaults():
+    """Hooks read config_raw.DEFAULTS (no pydantic); the model takes its defaults from there. The two
+    say exactly the same, key for key, both ways: a default added to one and not the other fails."""
     model = Config().model_dump(by_alias=True)
-    raw = config_raw.DEFAULTS
+    assert model == config_raw.DEFAULTS
 
-    def walk(a: dict, b: dict, where: str) -> None:
-        for key, value in a.items():
-            if key == "worktree_opts":
-                continue
-            assert key in b, f"{where}{key} missing from config_raw.DEFAULTS"
-            if isinstance(value, dict) and isinstance(b[key], dict):
-                walk(value, b[key], f"{where}{key}.")
-            else:
-                assert b[key] == value, f"{where}{key}"
 
-    walk({k: v for k, v in model.items() if k != "budget"}, raw, "")
-    for key in ("daily", "per_item", "review_model", "fix_model", "intake_model", "librarian_model"):
-        assert raw["budget"][key] == model["budget"][key]
+def test_the_models_choices_are_the_stdlib_choices():
+    """Every Literal the model validates with is listed in config_raw.CHOICES (which the hook's light
+    check of [capture] uses), with the same values in the same order, and nothing else is."""
+    import typing
+
+    from hallmark.core import config as config_module
+
+    found: dict[str, tuple[str, ...]] = {}
+
+    def walk(model: type, where: str) -> None:
+        for name, field in model.model_fields.items():
+            annotation = field.annotation
+            if typing.get_origin(annotation) is typing.Literal:
+                found[f"{where}{name}"] = typing.get_args(annotation)
+            elif isinstance(annotation, type) and issubclass(annotation, config_module.BaseModel):
+                walk(annotation, f"{where}{field.alias or name}.")
+
+    walk(Config, "")
+    assert found == config_raw.CHOICES
+
+
+def test_the_gates_capture_check_refuses_what_the_model_refuses(tmp_path: Path):
+    from hallmark.core.gates import settings
+
+    assert settings.CONFIG_NAME == config_raw.CONFIG_NAME
+    assert settings.capture({}) == config_raw.DEFAULTS["capture"]
+    for key, bad in (("mode", "loose"), ("push_guard", "none"), ("free", "docs/"), ("push_allow", [1])):
+        (tmp_path / ".hallmark.toml").write_text(f"[capture]\n{key} = {json.dumps(bad)}\n")
+        with pytest.raises(HallError):
+            load(tmp_path)
+        with pytest.raises(ValueError):
+            settings.capture(config_raw.load_raw(tmp_path))
 
 
 def test_missing_file_means_all_defaults(tmp_path: Path):
@@ -138,3 +160,24 @@ def test_config_is_read_from_the_main_checkout_not_a_worktree(hall, hall_repo):
     (worktree / ".hallmark.toml").write_text("max_rejects = 'many'\n")
     assert hall("status", "--all", cwd=worktree).code == 0
     subprocess.run(["git", "status"], cwd=worktree, check=True, capture_output=True)
+
+
+def test_the_gates_cache_only_a_config_whose_capture_passed(hall_repo):
+    """The gates' cached config carries its [capture] already checked; an invalid one is never cached,
+    so every call reads it again and refuses it (the gate fails closed), and a fixed file is used."""
+    from hallmark.core.gates import settings
+
+    cache = hall_repo.paths.state_dir / "cache" / "config.json"
+    config = hall_repo.root / ".hallmark.toml"
+    good = config.read_text()
+    config.write_text(good + '\n[capture]\nmode = "loose"\n' if "[capture]" not in good
+                      else good.replace('mode = "gate"', 'mode = "loose"'))
+    cache.unlink(missing_ok=True)
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            settings.capture(settings.load(hall_repo.paths))
+        assert not cache.exists()
+    config.write_text(good)
+    loaded = settings.load(hall_repo.paths)
+    assert cache.exists() and loaded[settings.CHECKED] is True
+    assert settings.capture(settings.load(hall_repo.paths)) == config_raw.load_raw(hall_repo.root)["capture"]

@@ -169,3 +169,54 @@ def test_nothing_is_rewritten_in_place(tmp_path: Path):
     journal.append(path, "ready", item="H-0001", actor="you")
     after = path.read_bytes()
     assert after.startswith(before) and os.stat(path).st_ino == inode
+
+
+def test_the_one_lock_is_filelocks_flock_and_needs_no_filelock(tmp_path: Path):
+    """journal.locked takes the same flock filelock takes on POSIX (a FileLock holder keeps it out,
+    and it keeps a FileLock out), and it imports no filelock to do it (the hook path's budget)."""
+    fcntl = pytest.importorskip("fcntl", reason="the flock path is POSIX-only")
+    assert fcntl
+    path = tmp_path / "events.jsonl"
+    try_journal = ("import sys; from pathlib import Path; from hallmark.core import journal\n"
+                   "from hallmark.core.errors import HallError\n"
+                   "try:\n"
+                   "    with journal.locked(Path(sys.argv[1]), timeout=0.2): print('got it')\n"
+                   "except HallError as exc: print('timeout', exc.code)\n"
+                   "print('filelock' in sys.modules)\n")
+    from filelock import FileLock, Timeout
+
+    with FileLock(str(journal.lock_path(path))):
+        held = subprocess.run([sys.executable, "-c", try_journal, str(path)], capture_output=True, text=True,
+                              timeout=60)
+    assert held.stdout.split() == ["timeout", "COMMAND_FAILED", "False"]
+    free = subprocess.run([sys.executable, "-c", try_journal, str(path)], capture_output=True, text=True, timeout=60)
+    assert free.stdout.split() == ["got", "it", "False"]
+    with journal.locked(path), pytest.raises(Timeout):
+        FileLock(str(journal.lock_path(path)), timeout=0.1).acquire()
+
+
+def test_a_hook_append_waits_for_a_verb_holding_the_lock(tmp_path: Path):
+    """The hooks append through journal.locked too: while a verb holds an item's lock, a hook's
+    line waits, then lands whole after the verb's own line."""
+    import threading
+
+    from hallmark.hooks import common
+
+    class Paths:  # only what common.record reads
+        def __init__(self, root: Path) -> None:
+            self.root = root
+
+        def item_journal(self, item: str) -> Path:
+            return self.root / item / "events.jsonl"
+
+    paths = Paths(tmp_path)
+    path = paths.item_journal("H-0001")
+    done = threading.Event()
+    with journal.locked(path):
+        worker = threading.Thread(target=lambda: (common.record(paths, "H-0001", "prompt", prompt="hi"), done.set()))
+        worker.start()
+        assert not done.wait(0.5)  # blocked on the verb's lock
+        journal.append_unlocked(path, journal.make_event("ready", "H-0001", "you", {}))
+    worker.join(30)
+    assert done.is_set()
+    assert [e["event"] for e in journal.read(path).events] == ["ready", "prompt"]

@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from hallmark.core import run_locks
+from hallmark.core import runs as run_files
 from hallmark.core.demo import driver, scenario
 from hallmark.tui.cli.app import make_app
 
@@ -79,7 +79,7 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
             background.start()
             # wait for the fixer, then the second review of the rejected item to go live
             def live_review() -> Path | None:
-                found = [p for p in run_locks.live_runs(repo, rejected) if p.name.endswith("-review.jsonl")]
+                found = [r.path for r in run_files.live_runs(repo.paths, rejected) if r.name.endswith("-review.jsonl")]
                 return found[0] if found else None
 
             found: list[Path] = []

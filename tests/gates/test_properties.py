@@ -1,35 +1,57 @@
-"""Property tests: the hook's light fold agrees with core/states.py, and the plain-word fast path
-splits exactly as the real parser does."""
+"""Property tests: the one fold survives the index's incremental catch-up (a view stored as JSON
+and folded on), its hallmark chain points at the events that struck and carried the hallmark, and
+the plain-word fast path splits exactly as the real parser does."""
 
 from __future__ import annotations
 
+import json
+
 from hallmark.core import states
-from hallmark.core.gates import itemstate, shell
+from hallmark.core.gates import shell
 from hallmark.core.gates.git_cmds import shell_split
 from hallmark.core.gates.push import Context, analyze
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 EVENT_NAMES = sorted(states.TRANSITIONS) + ["created", "adopted", "held", "released", "session_bound", "titled",
-                                            "usage", "prompt"]
+                                            "usage", "prompt", "rebased", "question", "answered"]
 SHAS = st.sampled_from(["", "a" * 40, "b" * 40, "c" * 40])
 
 EVENT = st.builds(
-    lambda name, sha, held, kind: {"event": name, "t": "2026-01-01T00:00:00.000Z", "actor": "x", "sha": sha,
-                                   "held": held, "kind": kind, "worktree": "/w", "title": "t", "session": "s"},
-    st.sampled_from(EVENT_NAMES), SHAS, st.booleans(), st.sampled_from(["checks", "budget"]))
+    lambda name, sha, held, kind, actor, carried: {
+        "event": name, "t": "2026-01-01T00:00:00.000Z", "actor": actor, "sha": sha, "held": held, "kind": kind,
+        "worktree": "/w", "title": "t", "session": "s", "carried": carried, "qid": "Q-1", "hold_next": ["x"]},
+    st.sampled_from(EVENT_NAMES), SHAS, st.booleans(), st.sampled_from(["checks", "budget"]),
+    st.sampled_from(["x", "shipper", "assayer"]), st.booleans())
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(EVENT, max_size=30), st.data())
+def test_the_fold_resumes_from_its_stored_json(events, data):
+    """The index stores a view as JSON and folds the next events into it: the result is the fold
+    of the whole journal, every field (the hand-written to_dict/from_dict lose nothing)."""
+    cut = data.draw(st.integers(0, len(events)))
+    stored = json.loads(json.dumps(states.fold("H-0001", events[:cut]).to_dict()))
+    resumed = states.ItemView.from_dict(stored)
+    for event in events[cut:]:
+        states.apply(resumed, event)
+    whole = states.fold("H-0001", events)
+    assert resumed.to_dict() == whole.to_dict()
+    assert resumed == whole
+    assert whole.active == (bool(whole.created) and not whole.terminal)
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(EVENT, max_size=30))
-def test_light_fold_matches_the_state_machine(events):
-    full = states.fold("H-0001", events)
-    light = itemstate.fold(events)
-    assert light["state"] == full.state
-    assert light["hallmark_sha"] == full.hallmark_sha
-    assert light["sha"] == full.sha
-    assert light["hold"] == full.hold
-    assert light["active"] == (bool(full.created) and not full.terminal)
+def test_the_hallmark_chain_names_the_events_behind_the_hallmark(events):
+    view = states.fold("H-0001", events)
+    if not view.hallmark_chain:
+        return
+    first, *carried = [events[i] for i in view.hallmark_chain]
+    assert first["event"] == "hallmarked"
+    assert all(e["event"] == "rebased" and e["carried"] is True for e in carried)
+    assert view.hallmark_chain == sorted(set(view.hallmark_chain))
+    assert view.hallmark_sha == str((carried[-1] if carried else first)["sha"] or view.hallmark_sha)
 
 
 # (tree-sitter reads a leading digit as a file descriptor in some words, e.g. `1@`; bash does not,

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from hallmark.core import items, states
-from hallmark.core.loop import runs
-from hallmark.core.run_locks import lock_is_held
+from hallmark.core import runs as run_files
 from hallmark.core.runner import lifecycle
+from hallmark.core.runs import lock_is_held
 
 BIN = Path(sys.executable).parent
 
@@ -75,7 +75,7 @@ def test_a_run_dies_with_a_daemon_killed_without_a_word(loop_repo, ready_item, s
     assert _wait(lambda: not lock_is_held(lock), timeout=10)
     kit.run_loop(loop_repo)  # the next daemon: the dead run is recorded, not counted, and the review reruns
     ended = [e for e in kit.events(loop_repo, item_id, "run_ended") if e["role"] == "review"]
-    assert ended[0]["failed"] == runs.DIED and ended[0]["recovered"] is True
+    assert ended[0]["failed"] == run_files.DIED and ended[0]["recovered"] is True
     view = items.fold_item(loop_repo, item_id)
     assert view.state == states.CLOSED and view.hold == ""
 

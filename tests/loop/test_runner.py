@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from hallmark.core import items, states
+from hallmark.core import runs as run_files
 from hallmark.core.loop import runs
 from hallmark.core.runner import spawn
 
@@ -129,18 +130,18 @@ def test_a_run_killed_mid_stream_is_recorded_failed_and_retried_on_the_next_pass
     daemon.wait(timeout=10)
     assert "hall_run_end" not in stream.read_text()
     deadline = time.monotonic() + 15  # the run's guard holds its lock until it has ended the run's processes
-    while (described := runs.list_runs(loop_repo, item_id)[0])["live"] and time.monotonic() < deadline:
+    while (described := run_files.rows(loop_repo.paths, item_id)[0])["live"] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert described["outcome"] == "died" and described["live"] is False
     kit.run_loop(loop_repo)  # the next pass: recorded as failed, then retried
     ended = kit.events(loop_repo, item_id, "run_ended")
-    assert ended[0]["failed"] == runs.DIED and ended[0]["run"] == stream.name and ended[0]["recovered"] is True
+    assert ended[0]["failed"] == run_files.DIED and ended[0]["run"] == stream.name and ended[0]["recovered"] is True
     assert ended[1]["failed"] is None
     view = items.fold_item(loop_repo, item_id)
     assert view.state == states.CLOSED and view.hold == ""
-    assert json.loads(stream.read_text().splitlines()[-1])["failure"] == runs.DIED
-    listed = runs.list_runs(loop_repo, item_id)
-    assert [r["outcome"] for r in listed if r["role"] == "review"] == ["failed: " + runs.DIED, "ok"]
+    assert json.loads(stream.read_text().splitlines()[-1])["failure"] == run_files.DIED
+    listed = run_files.rows(loop_repo.paths, item_id)
+    assert [r["outcome"] for r in listed if r["role"] == "review"] == ["failed: " + run_files.DIED, "ok"]
     assert listed[1]["session_id"] and listed[1]["cwd"] == view.worktree and listed[1]["tokens"] > 0
     assert runs.recover_dead(loop_repo, item_id) == []  # counted once
 
@@ -148,15 +149,15 @@ def test_a_run_killed_mid_stream_is_recorded_failed_and_retried_on_the_next_pass
 def test_a_live_run_is_never_taken_for_dead(loop_repo, scenario):
     from filelock import FileLock
 
-    folder = spawn.runs_dir(loop_repo, None)
+    folder = run_files.runs_dir(loop_repo.paths, None)
     folder.mkdir(parents=True, exist_ok=True)
     stream = folder / "20261130T094312123Z-dev.jsonl"
     stream.write_text(json.dumps({"type": "system", "subtype": "init", "model": "x"}) + "\n")
     lock = FileLock(str(stream.with_suffix(".lock")))
     with lock:
-        assert runs.dead_runs(loop_repo, None) == []
-        assert runs.list_runs(loop_repo, None)[0]["live"] is True
-    assert runs.dead_runs(loop_repo, None) == [stream]
+        assert run_files.dead_runs(loop_repo.paths, None) == []
+        assert run_files.rows(loop_repo.paths, None)[0]["live"] is True
+    assert [r.path for r in run_files.dead_runs(loop_repo.paths, None)] == [stream]
 
 
 def test_a_prompt_too_long_for_argv_goes_through_stdin(loop_repo):

@@ -186,7 +186,7 @@ def test_the_ship_command_runs_once_across_a_daemon_crash(loop_repo, ready_item,
     os.killpg(proc.pid, signal.SIGKILL)  # the daemon dies mid-ship, before it records `shipped`
     proc.wait(timeout=10)
     lock = ship_once.lock_path(repo, item_id)
-    from hallmark.core.run_locks import lock_is_held
+    from hallmark.core.runs import lock_is_held
 
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and lock_is_held(lock):

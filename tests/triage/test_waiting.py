@@ -8,7 +8,7 @@ import sys
 import time
 
 from hallmark.core import clock, items, journal, seen, waiting
-from hallmark.core.run_locks import live_runs
+from hallmark.core.runs import live_runs
 
 
 def _usage(repo, item_id, run, cost, tokens=(100, 20, 0, 0), role="review"):
@@ -100,12 +100,12 @@ def test_a_held_run_lock_means_working(hall_repo, new_item, tmp_path):
         deadline = time.monotonic() + 10
         while not flag.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert live_runs(hall_repo, a)
+        assert live_runs(hall_repo.paths, a)
         assert waiting.classify(hall_repo, items.fold_item(hall_repo, a))[:2] == ("working", "working")
     finally:
         holder.kill()
         holder.wait()
-    assert not live_runs(hall_repo, a)  # the lock file alone proves nothing
+    assert not live_runs(hall_repo.paths, a)  # the lock file alone proves nothing
     assert waiting.classify(hall_repo, items.fold_item(hall_repo, a))[0] == "idle"
 
 

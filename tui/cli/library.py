@@ -8,7 +8,6 @@ hallmark.core.memory and returns a dict with `next`.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -301,22 +300,12 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
     ],
 )
 def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import briefing, inject
+    from hallmark.core.memory import briefing
 
-    try:
-        repo = _repo()
-        result = briefing.build(repo.paths, changed=args.paths or [], effort=args.effort, query=args.query or "",
-                                as_of=args.as_of)
-    except HallError as exc:
-        if exc.code in ("NOT_A_REPO", "USAGE"):
-            raise
-        return {"memory_restored": False, "degraded": exc.message, "learnings": [], "tokens": 0,
-                "text": inject.degraded_text(exc.message), "next": ["hall doctor", *exc.next]}
-    except (OSError, sqlite3.Error, ValueError) as exc:  # the store cannot be read: say so, plainly
-        reason = f"the memory store could not be read ({type(exc).__name__}: {exc})"
-        return {"memory_restored": False, "degraded": reason, "learnings": [], "tokens": 0,
-                "text": inject.degraded_text(reason), "next": ["hall doctor"]}
-    result["next"] = ["hall library search <words>", "hall library list"]
+    result = briefing.build_or_degraded(lambda: briefing.build(
+        _repo().paths, changed=args.paths or [], effort=args.effort, query=args.query or "", as_of=args.as_of))
+    if result["memory_restored"]:
+        result["next"] = ["hall library search <words>", "hall library list"]
     return result
 
 

@@ -18,8 +18,11 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
+from hallmark.core import runs
 from hallmark.core.errors import HallError
 from hallmark.core.runner import trace
+from hallmark.core.runner.follow import StreamFollower
+from hallmark.core.runs import RunFile
 
 from .framework import arg, command
 from .text import clean
@@ -121,14 +124,6 @@ class Printer:
         self.out.flush()
 
 
-def _lock_held(lock: Path) -> bool:
-    try:
-        from hallmark.core.run_locks import lock_is_held
-    except ImportError:  # pragma: no cover - the run-locks module ships with the triage part
-        return lock.exists()
-    return lock_is_held(lock)
-
-
 def print_file(path: Path, printer: Printer, *, live: bool = False) -> None:
     """The whole file as it is now, streamed (a live run's half-written last line is left out)."""
     try:
@@ -150,76 +145,55 @@ def follow_file(path: Path, printer: Printer, *, lock: Path, poll_s: float = POL
 
     Returns why it stopped: "ended" (the hall_run_end line), "released" (no live process holds
     the run's lock any more: it finished without an end line or died), "unlocked" (the file has
-    no lock beside it: no runner ever held it) or "timeout".
+    no lock beside it: no runner ever held it) or "timeout". The reading is core's StreamFollower
+    (the app's trace view follows with the same one).
     """
+    follower = StreamFollower(path, lock=lock)
     reader = trace.StreamReader()
-    pending = b""
-    offset = 0
     started = time.monotonic()
     while True:
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(offset)
-                chunk = handle.read()
-        except FileNotFoundError:
-            chunk = b""
-        offset += len(chunk)
-        data = pending + chunk
-        cut = data.rfind(b"\n") + 1
-        whole, pending = data[:cut], data[cut:]
-        for raw in whole.splitlines():
-            for step in reader.feed(raw):
-                printer.step(step)
+        if follower.check():  # truncated or replaced: its steps start again
+            reader = trace.StreamReader()
+        got = False
+        for _, whole in follower.read():
+            got = True
+            for raw in whole.splitlines():
+                for step in reader.feed(raw):
+                    printer.step(step)
         printer.release()  # after the catch-up, every step is printed as it comes
         printer.flush()
         if printer.ended:
             return "ended"
-        if not chunk:
-            if not _lock_held(lock):
-                # one last read: lines written just before the lock was let go
-                with open(path, "rb") as handle:
-                    handle.seek(offset)
-                    rest = pending + handle.read()
-                lines = rest.split(b"\n")
-                for number, raw in enumerate(lines):
-                    torn = number == len(lines) - 1
-                    if raw.strip():
-                        for step in reader.feed(raw, torn=torn):
-                            printer.step(step)
-                printer.flush()
-                if printer.ended:
-                    return "ended"
-                return "released" if lock.exists() else "unlocked"
-            if max_wait_s is not None and time.monotonic() - started > max_wait_s:
-                return "timeout"
-            time.sleep(poll_s)
+        if got:
+            continue
+        if not follower.live():
+            # one last read: lines written just before the lock was let go, a torn last one too
+            lines = follower.rest().split(b"\n")
+            for number, raw in enumerate(lines):
+                if raw.strip():
+                    for step in reader.feed(raw, torn=number == len(lines) - 1):
+                        printer.step(step)
+            printer.flush()
+            return "ended" if printer.ended else follower.stopped()
+        if max_wait_s is not None and time.monotonic() - started > max_wait_s:
+            return "timeout"
+        time.sleep(poll_s)
 
 
-def _pick_run(files: list[Path], run: str | None, item_id: str | None) -> Path:
-    """Run N (1 = oldest, -1 = latest), a run file name, or the latest run by default."""
+def _pick_run(files: list[RunFile], run: str | None, item_id: str | None) -> Path:
+    """Run N (1 = oldest, -1 = latest), a run file name, or the latest run by default (core.runs.pick)."""
     who = item_id or "The repository"
     item_id = item_id or "--repo"
     if not files:
         raise HallError("RUN_NOT_FOUND", f"{who} has no runs yet.",
                         [f"hall status {item_id}" if item_id != "--repo" else "hall status"])
-    if run is None:
-        return files[-1]
-    if not run.lstrip("-").isdigit():
-        for path in files:
-            if run in (path.name, path.stem):
-                return path
+    found = runs.pick(files, run)
+    if found is not None:
+        return found.path
+    if not str(run).lstrip("-").isdigit():
         raise HallError("RUN_NOT_FOUND", f"{who} has no run {run!r}.", [f"hall trace {item_id} --list"])
-    number = int(run)
-    if number == 0 or abs(number) > len(files):
-        raise HallError("RUN_NOT_FOUND", f"{who} has {len(files)} run(s); there is no run {number}.",
-                        [f"hall trace {item_id} --list"])
-    return files[number - 1] if number > 0 else files[number]
-
-
-def _run_files(repo: Any, item_id: str | None) -> list[Path]:
-    from hallmark.core.run_locks import run_files
-
-    return run_files(repo, item_id)
+    raise HallError("RUN_NOT_FOUND", f"{who} has {len(files)} run(s); there is no run {run}.",
+                    [f"hall trace {item_id} --list"])
 
 
 def _listing_text(result: dict[str, Any]) -> Any:
@@ -266,9 +240,9 @@ def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
             raise HallError("USAGE", "--repo traces the repository's own runs (intake, librarian); it takes no item.",
                             ["hall trace --repo", f"hall trace {args.id}"])
         item_id = None if args.repo else items.resolve(repo, args.id)
-        files = _run_files(repo, item_id)
+        files = runs.list_runs(repo.paths, item_id)
         if args.list:
-            return _listing(repo, item_id, files)
+            return _listing(repo, item_id)
         path = _pick_run(files, args.run, item_id)
     colour = (not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     kinds = None
@@ -302,7 +276,7 @@ def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: P
         elif not as_json and why == "unlocked":
             sys.stdout.write("(no runner holds this file: nothing more will come)\n")
     else:
-        live = _lock_held(path.with_suffix(".lock"))
+        live = runs.lock_is_held(path.with_suffix(".lock"))
         print_file(path, printer, live=live)
         if live and not as_json:
             what = f"{item_id or '--repo'} --run {path.stem}" if not args.file else f"--file {path}"
@@ -311,15 +285,10 @@ def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: P
         sys.stdout.write("(no steps yet)\n" if printer.count == 0 else "\n" + printer.footer() + "\n")
 
 
-def _listing(repo: Any, item_id: str | None, files: list[Path]) -> dict[str, Any]:
-    try:
-        from hallmark.core.loop.runs import list_runs
-    except ImportError:  # pragma: no cover - the loop part ships list_runs
-        rows = [{"file": p.name} for p in files]
-    else:
-        rows = list_runs(repo, item_id)
+def _listing(repo: Any, item_id: str | None) -> dict[str, Any]:
+    rows = runs.rows(repo.paths, item_id)
     for number, row in enumerate(rows, start=1):
-        row.setdefault("run", number)
+        row["run"] = number
     target = item_id or "--repo"
     nxt = [f"hall trace {target} --run {len(rows)}"] if rows else [f"hall status {item_id or ''}".strip()]
     return {"item": item_id, "runs": rows, "next": nxt}

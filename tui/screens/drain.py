@@ -1,14 +1,11 @@
 """l: the reflect drain. One proposed learning a screen, decided with one key, through the
-memory store (`hallmark.core.memory.api`). The queue is fixed when the drain opens (new
-proposals join at the end), so "3 of 12" stays true while you work."""
+memory store (`hallmark.core.memory.drain`: the queue, what came back, accept-all). The queue is
+fixed when the drain opens (new proposals join at the end), so "3 of 12" stays true while you work."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from hallmark.core.errors import HallError
-from hallmark.core.memory import api as library
+from hallmark.core.memory import drain
+from hallmark.core.memory.drain import DrainCard, DrainQueue
 from hallmark.core.repo import Repo
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,74 +21,8 @@ DECISION_WORDS = {"accept": "✓ accepted", "skip": "↷ skipped", "reject": "�
                   "undo": "↶ undone", "accept_all": "✓ accepted"}
 
 
-@dataclass
-class Card:
-    lid: str
-    learning: dict[str, Any]
-    preview: dict[str, Any] | None
-    tombstone: dict[str, Any] | None
-    came_back: bool = False  # a rejected pattern that was proposed again
-
-
-@dataclass
-class DrainData:
-    available: bool = False
-    problem: str = ""  # why the memory store cannot be read now (its error and the fix), shown instead of cards
-    cards: dict[str, Card] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # pending, oldest first
-    summary: dict[str, Any] | None = None
-
-
-def _came_back(repo: Repo) -> list[Any]:
-    """Rejected learnings proposed again since their rejection (the last audit line is a merge)."""
-    out = []
-    for learning in library.list_learnings(repo, status="rejected"):
-        if not learning.reproposed:
-            continue
-        lines = library.audit_log(repo, learning.id)
-        if lines and lines[-1].get("action") == "merge":
-            out.append(learning)
-    return out
-
-
-def load_drain(repo: Repo) -> DrainData:
-    data = DrainData(available=True)
-    try:
-        queue = [(x, False) for x in library.pending(repo)] + [(x, True) for x in _came_back(repo)]
-    except HallError as exc:  # e.g. the project identity is not committed: say so, with its fix
-        fix = "\n".join(f"  {step}" for step in exc.next)
-        return DrainData(available=False, problem=f"{exc.message}\n\nnext:\n{fix}" if fix else exc.message)
-    for learning, came_back in queue:
-        try:
-            preview = library.preview(repo, learning.id)
-        except Exception as exc:  # noqa: BLE001 - shown on the card as the reason it can't be written
-            preview = {"target": "?", "where": "unknown", "path": None, "text": "", "problem": str(exc)}
-        tomb = library.tombstone_for(repo, learning.id)
-        data.cards[learning.id] = Card(learning.id, learning.to_dict(), preview, tomb, came_back)
-        data.order.append(learning.id)
-    data.summary = library.last_drain_summary(repo)
-    return data
-
-
-def _accept_all(repo: Repo, lids: list[str]) -> dict[str, Any]:
-    """Bulk acceptance never takes an automation: each needs its own confirmation of its command."""
-    done = [library.accept(repo, lid, actor="you").id for lid in lids
-            if library.automation_confirmation(library.get(repo, lid)) is None]
-    return {"accepted": done}
-
-
-def _decide(repo: Repo, verb: str, lid: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """One memory-store verb; the learning as a dict (and, after a rejection, its tombstone)."""
-    learning = getattr(library, verb)(repo, lid, *args, **kwargs)
-    out = learning.to_dict()
-    if verb == "reject":
-        out["tombstone"] = library.tombstone_for(repo, lid)
-    return out
-
-
-def _accept_reopened(repo: Repo, lid: str) -> dict[str, Any]:
-    library.reopen(repo, lid, actor="you", reason="accepted in the drain after it came back")
-    return library.accept(repo, lid, actor="you").to_dict()
+def _accept_reopened(repo: Repo, lid: str) -> dict:
+    return drain.accept_reopened(repo, lid).to_dict()
 
 
 class DrainScreen(HallScreen):
@@ -108,7 +39,7 @@ class DrainScreen(HallScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.data = DrainData()
+        self.data = DrainQueue()
         self.queue: list[str] = []
         self.pos = 0
         self.decided: dict[str, str] = {}
@@ -127,10 +58,10 @@ class DrainScreen(HallScreen):
         self.sub_title = "Reflect drain"
         super().on_mount()
 
-    def load(self, repo: Repo) -> DrainData:
-        return load_drain(repo)
+    def load(self, repo: Repo) -> DrainQueue:
+        return drain.load(repo)
 
-    def show(self, data: DrainData) -> None:
+    def show(self, data: DrainQueue) -> None:
         self.data = data
         for lid in data.order:
             if lid not in self.queue:
@@ -138,7 +69,7 @@ class DrainScreen(HallScreen):
         self.pos = min(self.pos, max(0, len(self.queue) - 1))
         self._render_card()
 
-    def current(self) -> Card | None:
+    def current(self) -> DrainCard | None:
         if not self.queue or not self.data.available:
             return None
         lid = self.queue[self.pos]
@@ -188,7 +119,7 @@ class DrainScreen(HallScreen):
             text.append("No drain has happened yet.")
         return text
 
-    def _card_text(self, card: Card) -> Text:
+    def _card_text(self, card: DrainCard) -> Text:
         x = card.learning
         text = Text()
         retire = bool(x.get("retire_proposal"))
@@ -285,11 +216,11 @@ class DrainScreen(HallScreen):
                 self._render_card()
             return
         if what == "accept":
-            auto = (card.preview or {}).get("automation")
+            auto = card.automation
             if auto:  # its own confirmation, showing the exact command and the file it goes to
                 def confirmed(yes: bool | None) -> None:
                     if yes:
-                        self.hall.core_call("accept", _decide, "accept", lid, actor="you",
+                        self.hall.core_call("accept", drain.decide, "accept", lid, actor="you",
                                             confirm_automation=auto["confirm"], item=lid)
 
                 self.app.push_screen(ConfirmModal(
@@ -297,20 +228,20 @@ class DrainScreen(HallScreen):
                     [f"file: {auto['file']}", f"event: {auto['event']}   matcher: {auto['matcher'] or '(all)'}",
                      f"command: {auto['command']}"]), confirmed)
                 return
-            self.hall.core_call("accept", _decide, "accept", lid, actor="you", item=lid)
+            self.hall.core_call("accept", drain.decide, "accept", lid, actor="you", item=lid)
         elif what == "skip":
-            self.hall.core_call("skip", _decide, "skip", lid, actor="you", item=lid)
+            self.hall.core_call("skip", drain.decide, "skip", lid, actor="you", item=lid)
         elif what == "reject":
             def rejected(reason: str | None) -> None:
                 if reason:
-                    self.hall.core_call("reject", _decide, "reject", lid, reason, actor="you", item=lid)
+                    self.hall.core_call("reject", drain.decide, "reject", lid, reason, actor="you", item=lid)
 
             self.app.push_screen(ReasonModal(f"Reject {lid}", f"“{card.learning.get('pattern', '')}”\n\nWhy reject it? "
                                              "The reason stays as its tombstone."), rejected)
         elif what == "edit":
             def edited(pattern: str | None) -> None:
                 if pattern:
-                    self.hall.core_call("edit", _decide, "accept", lid, actor="you", pattern=pattern, item=lid)
+                    self.hall.core_call("edit", drain.decide, "accept", lid, actor="you", pattern=pattern, item=lid)
 
             self.app.push_screen(TextModal(f"Edit {lid}, then accept", "The pattern, in your words:",
                                            value=str(card.learning.get("pattern", ""))), edited)
@@ -326,16 +257,15 @@ class DrainScreen(HallScreen):
             self.last_note = f"↶ back to {lid}"
             self._render_card()
             return
-        self.hall.core_call("undo", _decide, "undo", lid, actor="you", item=lid)
+        self.hall.core_call("undo", drain.decide, "undo", lid, actor="you", item=lid)
 
     def _is_automation(self, lid: str) -> bool:
-        return bool((self.data.cards[lid].preview or {}).get("automation"))
+        return self.data.cards[lid].automation is not None
 
     def acceptable(self) -> list[str]:
-        """What A would accept: the remaining cards, without ones that came back after a rejection
-        and without automations (each of those needs its own `a`, after reading its command)."""
-        return [lid for lid in self._remaining()
-                if not self.data.cards[lid].came_back and not self._is_automation(lid)]
+        """What A would accept: the remaining cards accept-all may take (core.memory.drain: not one
+        that came back after a rejection, not an automation; each of those needs its own `a`)."""
+        return [lid for lid in self._remaining() if self.data.cards[lid].bulk_acceptable]
 
     def greyed(self, action: str) -> bool:
         return action == "accept_all" and not self.acceptable()
@@ -363,7 +293,7 @@ class DrainScreen(HallScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.hall.core_call("accept_all", _accept_all, remaining)
+                self.hall.core_call("accept_all", drain.accept_all, remaining)
 
         self.app.push_screen(ConfirmModal(f"Accept all {len(remaining)} remaining?", lines), confirmed)
 

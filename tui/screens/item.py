@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hallmark.core import clock, items, rooms, waiting
+from hallmark.core import clock, items, rooms, runs, waiting
 from hallmark.core.config import parse_tokens
 from hallmark.core.loop.findings import list_findings
-from hallmark.core.loop.runs import list_runs
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
 from rich.text import Text
@@ -125,7 +124,7 @@ class ItemScreen(TriageKeys, HallScreen):
         view = items.fold_item(repo, self.item_id)
         events = items.item_events(repo, self.item_id)
         findings = list_findings(repo, self.item_id)
-        runs = list(reversed(list_runs(repo, self.item_id)))
+        run_rows = list(reversed(runs.rows(repo.paths, self.item_id)))
         try:
             budget = parse_tokens(repo.config.budget.per_item)
         except Exception:  # noqa: BLE001 - a bad config shows as "no budget" here; `hall doctor` names it
@@ -135,7 +134,7 @@ class ItemScreen(TriageKeys, HallScreen):
             self._seen_marked = True
             waiting.mark_seen(repo, self.item_id)
         costs = waiting.cost_breakdown(repo, self.item_id)
-        return ItemData(view, events, findings, runs, budget, questions, costs)
+        return ItemData(view, events, findings, run_rows, budget, questions, costs)
 
     def draw(self, building: Any) -> None:
         if self.data is not None:
@@ -195,20 +194,20 @@ class ItemScreen(TriageKeys, HallScreen):
             findings.add_row(str(f.get("id", "")), str(f.get("lens", "")), str(f.get("severity", "")), where,
                              str(f.get("status", "")), str(f.get("round", "")))
 
-        runs = self.query_one("#runs", VimTable)
-        runs.clear()
+        run_table = self.query_one("#runs", VimTable)
+        run_table.clear()
         for n, run in enumerate(data.runs):
             duration = run.get("duration_ms")
             tokens = run.get("tokens")
             cost = run.get("cost_usd")
             outcome = run.get("outcome") or ""
             outcome = {"live": "● live", "ok": "✓ ok", "died": "✗ died"}.get(str(outcome), str(outcome))
-            runs.add_row(str(run.get("name", "")), str(run.get("role", "")),
-                         f"{duration / 1000:.1f}s" if isinstance(duration, int | float) else "—",
-                         labels.tokens(tokens) if isinstance(tokens, int | float) else "—",
-                         f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
+            run_table.add_row(str(run.get("name", "")), str(run.get("role", "")),
+                              f"{duration / 1000:.1f}s" if isinstance(duration, int | float) else "—",
+                              labels.tokens(tokens) if isinstance(tokens, int | float) else "—",
+                              f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
         if not data.runs:
-            runs.add_row("no runs yet", "", "", "", "", "")
+            run_table.add_row("no runs yet", "", "", "", "", "")
         self._show_costs(data.costs)
         if self.focused is None:
             journal.focus()
@@ -228,8 +227,7 @@ class ItemScreen(TriageKeys, HallScreen):
                 if not run.get("tokens") and not run.get("cost_usd"):
                     continue
                 name = str(run.get("run", ""))
-                stamp = name.split("-", 1)[0]
-                when = f"{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}" if len(stamp) >= 15 and stamp[8:9] == "T" else name
+                when = runs.started_at(runs.RunFile.of(Path(name)).stamp)[11:19] or name
                 table.add_row(f"  {when}", str(run.get("role") or ""), labels.tokens(run.get("tokens")),
                               f"{float(run.get('cost_usd') or 0):.2f}",
                               labels.model_label(run.get("model"), bool(run.get("standin"))))
@@ -293,8 +291,5 @@ class ItemScreen(TriageKeys, HallScreen):
         if not self.data or not (0 <= row < len(self.data.runs)):
             return
         run = self.data.runs[row]
-        path = str(run.get("file") or "")
-        if not os.path.isabs(path):
-            path = str(self.repo.paths.item_dir(self.item_id) / "runs" / path)
-        self.hall.open_trace(Path(path), item=self.item_id)
+        self.hall.open_trace(Path(run["file"]), item=self.item_id)
 

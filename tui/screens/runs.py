@@ -3,12 +3,11 @@ card, its row, its detail) `t` opens this same view on that item's runs; escape 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
+from hallmark.core import runs
 from hallmark.core.repo import Repo
-from hallmark.core.run_locks import run_outcome
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,30 +18,13 @@ from .base import HallScreen
 
 
 def all_runs(repo: Repo, limit: int = 500) -> list[dict[str, Any]]:
-    """Run stream files under items/*/runs and the repo-level runs/, newest first (by stamp)."""
-    found: list[dict[str, Any]] = []
-    folders = [(None, repo.state_dir / "runs")]
-    try:
-        folders += [(name, repo.paths.items_dir / name / "runs") for name in os.listdir(repo.paths.items_dir)]
-    except OSError:
-        pass
-    for item, folder in folders:
-        try:
-            names = [n for n in os.listdir(folder) if n.endswith(".jsonl")]
-        except OSError:
-            continue
-        for name in names:
-            stamp, _, role = name[: -len(".jsonl")].partition("-")
-            path = folder / name
-            try:
-                size = path.stat().st_size
-            except OSError:
-                size = 0
-            found.append({"item": item, "file": name, "stamp": stamp, "role": role, "path": str(path), "size": size})
-    found.sort(key=lambda r: r["stamp"], reverse=True)
-    found = found[:limit]
-    for run in found:
-        run["outcome"], run["why"] = run_outcome(Path(run["path"]))
+    """Every run of the repository, newest first, with its outcome (core.runs: the runs `hall trace
+    --list` lists, judged by the same rule), as the rows this screen shows."""
+    found = []
+    for run in runs.all_runs(repo.paths, limit):
+        outcome, why = run.outcome()
+        found.append({"item": run.item, "file": run.name, "stamp": run.stamp, "role": run.role,
+                      "path": str(run.path), "size": run.size(), "outcome": outcome, "why": why})
     return found
 
 
@@ -51,9 +33,7 @@ OUTCOME_MARKS = {"live": "● live", "ok": "✓ ok", "failed": "✗ failed", "di
 
 def started(stamp: str) -> str:
     """20261130T094312123Z -> 2026-11-30 09:43:12"""
-    if len(stamp) < 15:
-        return stamp
-    return f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]} {stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}"
+    return runs.started_at(stamp)[:19].replace("T", " ") or stamp
 
 
 class RunsScreen(HallScreen):

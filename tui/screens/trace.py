@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hallmark.core import clock
+from hallmark.core import clock, runs
 from hallmark.core.repo import Repo
 from hallmark.core.runner import trace
 from hallmark.core.takeover import takeover
@@ -28,8 +28,8 @@ from .base import HallScreen
 
 
 def started_at(path: Path) -> datetime | None:
-    """A run file's start from its name: 20261130T094312123Z-review.jsonl."""
-    stamp = path.stem.partition("-")[0]
+    """A run file's start from its name (core.runs: 20261130T094312123Z-review.jsonl)."""
+    stamp = runs.RunFile.of(path).stamp
     try:
         return datetime.strptime(stamp[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
     except ValueError:
@@ -61,9 +61,9 @@ class TraceScreen(HallScreen):
         self.path = Path(path)
         self.item = item
         self.follow = follow
-        stamp, _, role = self.path.stem.partition("-")
-        self.role = role or "run"
-        self.stamp = stamp
+        run = runs.RunFile.of(self.path, item)
+        self.role = run.role or "run"
+        self.stamp = run.stamp
         self.query_text = ""
         self.started = started_at(self.path)
 

@@ -12,7 +12,6 @@ resumes it. Every change of what the status line says is one TailChanged message
 
 from __future__ import annotations
 
-import os
 import textwrap
 import time
 from array import array
@@ -20,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hallmark.core.runner import trace
-from hallmark.core.runner.trace_lines import END_MARK, RunMeter, TraceLines, newline_ends
+from hallmark.core.runner.follow import StreamFollower
+from hallmark.core.runner.trace_lines import RunMeter, TraceLines, newline_ends
+from hallmark.core.runs import END_MARK
 from rich.style import Style
 from rich.text import Text
 from textual import events, work
@@ -32,7 +33,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-CHUNK = 8 * 1024 * 1024
 TAIL_FIRST_BYTES = 2 * 1024 * 1024  # a bigger file shows its newest lines before the full scan
 METER_MAX_BYTES = 16 * 1024 * 1024  # a bigger file is metered from what is appended (and its result line)
 POLL_SECONDS = 0.1
@@ -52,13 +52,6 @@ KIND_MARK = {
     "error": "✗ error",
     "unknown": "? line",
 }
-
-
-def lock_held(lock_path: Path) -> bool:
-    """Is the runner's exclusive lock on this run held right now? (never blocks, never creates it)"""
-    from hallmark.core.run_locks import lock_is_held
-
-    return lock_is_held(Path(lock_path))
 
 
 @dataclass
@@ -181,79 +174,44 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
 
     @work(thread=True, exclusive=True, group="tail", exit_on_error=False)
     def _follow_file(self) -> None:
+        """Index the file, then follow it (core/runner/follow.py does the reading): post what each
+        poll added, the run's meter and arrival times, and each change of live."""
         worker = get_current_worker()
-        lock = self.path.with_suffix(".lock")
-        times_path = trace.times_path(self.path)
-        pos, inode, first, live = 0, None, True, None
-        last_probe = 0.0
-        times_size = -1
-        meter = RunMeter()
-        metering = True
+        follower = StreamFollower(self.path)
+        first, live = True, None
+        meter, metering = RunMeter(), True
         while not worker.is_cancelled:
-            try:
-                st = os.stat(self.path)
-            except OSError:
-                st = None
-            reset = False
-            if st is not None and (inode is not None and (st.st_ino != inode or st.st_size < pos)):
-                pos, reset, meter = 0, True, RunMeter()
-            if st is not None:
-                inode = st.st_ino
-            if first and st is not None:
-                metering = st.st_size <= METER_MAX_BYTES
-                if st.st_size > TAIL_FIRST_BYTES:
-                    self._post_tail_first(st.st_size)
-            if st is not None and (st.st_size > pos or reset or first):
+            reset = follower.check()
+            if reset:
+                meter = RunMeter()
+            if first:
+                metering = follower.size <= METER_MAX_BYTES
+                if follower.size > TAIL_FIRST_BYTES:
+                    self._post_tail_first(follower)
+            if follower.pending or reset or first:
                 ends = array("q")
-                last_is_end, last_kind = False, ""
-                try:
-                    with open(self.path, "rb", buffering=0) as handle:
-                        handle.seek(pos)
-                        start = pos
-                        while not worker.is_cancelled:
-                            data = handle.read(CHUNK)
-                            if not data:
-                                break
-                            cut = data.rfind(b"\n") + 1
-                            ends.extend(newline_ends(data[:cut], start))
-                            if metering or not first:
-                                for raw in data[:cut].splitlines():
-                                    meter.feed(raw)
-                            start += len(data)
-                        if ends:
-                            prev = ends[-2] if len(ends) > 1 else pos
-                            handle.seek(prev)
-                            last = handle.read(ends[-1] - prev)
-                            last_is_end = END_MARK in last
-                            last_kind = _last_kind(last)
-                            if not metering and first:
-                                meter.feed(last)  # a huge file: its result line still says what it cost
-                except OSError:
-                    ends = array("q")
-                times = None
-                try:
-                    size = os.stat(times_path).st_size
-                except OSError:
-                    size = -1
-                if size != times_size:
-                    times_size = size
-                    times = trace.read_times(self.path) if size > 0 else None
+                for start, data in follower.read(lambda: worker.is_cancelled):
+                    ends.extend(newline_ends(data, start))
+                    if metering or not first:
+                        for raw in data.splitlines():
+                            meter.feed(raw)
+                last = follower.last if ends else b""
+                if ends and not metering and first:
+                    meter.feed(last)  # a huge file: its result line still says what it cost
+                times = follower.times_if_changed()
                 if ends or reset or first or times:
-                    pos = ends[-1] if ends else pos
-                    self.post_message(NewLines(ends, pos, reset or first, last_is_end, last_kind=last_kind,
+                    self.post_message(NewLines(ends, follower.offset, reset or first, END_MARK in last,
+                                               last_kind=_last_kind(last) if last else "",
                                                meter=Meter(meter.model, meter.standin, meter.tokens,
                                                            meter.cost_usd() if meter.usage or
                                                            meter.result_cost is not None else None,
                                                            meter.result_cost is not None),
                                                times=times))
                     first = False
-            now = time.monotonic()
-            if now - last_probe > LOCK_PROBE_S:
-                last_probe = now
-                held = lock_held(lock)
-                if held != live:
-                    live = held
-                    self.post_message(RunState(held))
+            held = follower.live(max_age=LOCK_PROBE_S)
+            if held != live:
+                live = held
+                self.post_message(RunState(held))
             if not self.follow:
                 return
             if self.message_queue_size > 20:  # the UI is behind: let it catch up (toolong's back-pressure)
@@ -261,25 +219,17 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                     time.sleep(0.05)
             time.sleep(POLL_SECONDS)
 
-    def _post_tail_first(self, size: int) -> None:
+    def _post_tail_first(self, follower: StreamFollower) -> None:
         """Index the last TAIL_FIRST_BYTES first (toolong scans backwards for the same reason):
         the end of a huge stream is on screen before its line count is known."""
-        start = size - TAIL_FIRST_BYTES
-        try:
-            with open(self.path, "rb", buffering=0) as handle:
-                handle.seek(start)
-                data = handle.read(TAIL_FIRST_BYTES)
-        except OSError:
+        found = follower.tail(TAIL_FIRST_BYTES)
+        if found is None:
             return
-        cut = data.find(b"\n") + 1
-        if cut <= 0:
-            return
-        ends = newline_ends(data[cut:], start + cut)
-        if not ends:
-            return
-        last_start = ends[-2] if len(ends) > 1 else start + cut
-        last = data[last_start - start:ends[-1] - start]
-        self.post_message(NewLines(ends, ends[-1], True, END_MARK in last, base=start + cut, partial=True,
+        base, data = found
+        ends = newline_ends(data, base)
+        last_start = ends[-2] if len(ends) > 1 else base
+        last = data[last_start - base:ends[-1] - base - 1]
+        self.post_message(NewLines(ends, ends[-1], True, END_MARK in last, base=base, partial=True,
                                    last_kind=_last_kind(last)))
 
     def on_new_lines(self, message: NewLines) -> None:

@@ -1,19 +1,15 @@
-"""Claude's stream-json, read back as steps: init, text, thinking, tool calls, tool results, result.
-
-One parser for every reader: `hall trace`, the runner (result line, structured_output, session,
-usage), the TUI's live trace (which calls `parse_line` per line) and take-over. It is total: a
-line that is not JSON, not an object, torn or of an unknown type becomes an `error` or `unknown`
-step, never an exception. Several runs appended to one file are numbered (a new `system/init`,
-or anything after a run's `result`/`hall_run_end`, starts the next run). Stdlib, plus orjson
-when it is installed (four times faster on big files; json stays the lenient fallback).
+"""Claude's stream-json, one decoded line at a time, as steps: init, text, thinking, tool calls,
+tool results, result, the runner's end line. Total: a line that is not JSON, not an object, torn or
+of an unknown type becomes an `error` or `unknown` step, never an exception. The one parser behind
+`hall trace`, the app's trace and the runner (core/runner/trace/__init__.py lists the seams).
+Stdlib, plus orjson when it is installed (four times faster on big files; json is the fallback).
+About 500 lines: the line parser and the one-line texts both faces print from its steps are one seam.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 try:  # orjson parses a run file about four times faster; stdlib json stays the (more lenient) fallback
@@ -34,7 +30,6 @@ def loads(raw: bytes | str) -> Any:
 KINDS = ("init", "text", "thinking", "tool_call", "tool_result", "result", "retry", "system", "end", "error",
          "unknown")
 SUMMARY_MAX = 200
-WHOLE_FILE_MAX = 64 * 1024 * 1024  # a pretty-printed single message is parsed whole up to this size
 
 
 STEP_SCHEMA: dict[str, Any] = {
@@ -505,6 +500,8 @@ def _detail_of(step: Step) -> str:
             parts.append("structured_output:\n" + _pretty(raw["structured_output"]))
         if raw.get("errors"):
             parts.append("errors:\n" + _pretty(raw["errors"]))
+        from .summary import usage_from_result
+
         usage = usage_from_result(raw)
         if usage["source"]:
             parts.append(f"usage ({usage['source']}): " + _compact({k: usage[k] for k in (
@@ -521,307 +518,3 @@ def _detail_of(step: Step) -> str:
     return _pretty(raw)
 
 
-# -- usage ------------------------------------------------------------------------------
-
-
-def usage_from_result(result: dict[str, Any] | None) -> dict[str, Any]:
-    """Tokens of a run: `modelUsage` is the source of truth (it covers subagents), `usage` the fallback."""
-    out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0,
-                           "cost_usd": None, "by_model": {}, "source": None}
-    if not isinstance(result, dict):
-        return out
-    model_usage = result.get("modelUsage")
-    if isinstance(model_usage, dict) and model_usage:
-        cost = 0.0
-        for model, u in model_usage.items():
-            if not isinstance(u, dict):
-                continue
-            row = {"input_tokens": int(_num(u.get("inputTokens")) or 0),
-                   "output_tokens": int(_num(u.get("outputTokens")) or 0),
-                   "cache_read_tokens": int(_num(u.get("cacheReadInputTokens")) or 0),
-                   "cache_write_tokens": int(_num(u.get("cacheCreationInputTokens")) or 0),
-                   "cost_usd": _num(u.get("costUSD"))}
-            out["by_model"][str(model)] = row
-            for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
-                out[key] += row[key]
-            cost += row["cost_usd"] or 0.0
-        out["source"] = "modelUsage"
-        total = _num(result.get("total_cost_usd"))
-        out["cost_usd"] = total if total is not None else cost
-        return out
-    usage = result.get("usage")
-    if isinstance(usage, dict):
-        out["input_tokens"] = int(_num(usage.get("input_tokens")) or 0)
-        out["output_tokens"] = int(_num(usage.get("output_tokens")) or 0)
-        out["cache_read_tokens"] = int(_num(usage.get("cache_read_input_tokens")) or 0)
-        out["cache_write_tokens"] = int(_num(usage.get("cache_creation_input_tokens")) or 0)
-        out["source"] = "usage"
-    total = _num(result.get("total_cost_usd"))
-    out["cost_usd"] = total if total is not None else _num(result.get("cost_usd"))
-    return out
-
-
-# -- reading files ----------------------------------------------------------------------
-
-
-class StreamReader:
-    """Turns raw lines into numbered steps, in order: run numbering and tool names carry across lines.
-
-    Use one reader per file, feeding every line (whole lines, without or with their newline).
-    """
-
-    def __init__(self) -> None:
-        self.run = 0  # no line seen yet
-        self.line = 0
-        self.tools: dict[str, Any] = {}  # tool_use_id -> ToolCall
-        self._has_init = False
-        self._has_body = False
-        self._closed = False  # a result or an end line was seen: what follows is another run
-
-    def _begin_run(self) -> None:
-        self.run += 1
-        self._has_init = self._has_body = self._closed = False
-
-    def _place(self, record: Any) -> None:
-        """Decide which run a decoded line belongs to."""
-        if self.run == 0:
-            self._begin_run()
-        kind = record.get("type") if isinstance(record, dict) else None
-        sub = record.get("subtype") if kind == "system" else None
-        if not isinstance(sub, str):
-            sub = None
-        if kind == "hall_run_end":
-            self._closed = True
-            return
-        if self._closed or (sub == "init" and (self._has_init or self._has_body)):
-            self._begin_run()
-        if sub == "init":
-            self._has_init = True
-        elif kind == "result":
-            self._closed = True
-        elif kind != "system":  # hook, status and plugin lines may precede a run's init
-            self._has_body = True
-
-    def feed_record(self, record: Any) -> list[Step]:
-        self.line += 1
-        self._place(record)
-        return parse_line(record, run=self.run, line=self.line, tools=self.tools)
-
-    def feed(self, raw: bytes | str, *, torn: bool = False) -> list[Step]:
-        """One raw line. Blank lines count as lines but give no step; garbage gives an error step."""
-        try:
-            record = loads(raw)
-        except ValueError as exc:  # includes UnicodeDecodeError
-            text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-            text = text.rstrip("\r\n")
-            self.line += 1
-            if not text.strip():
-                return []
-            if self.run == 0:
-                self._begin_run()
-            reason = getattr(exc, "msg", None) or "not UTF-8"
-            why = "torn last line (the file ends mid-line)" if torn else f"not JSON ({reason})"
-            return [Step("error", f"line {self.line}: {why}: {one_line(text, 120)}", text, run=self.run,
-                         line=self.line, is_error=True, detail=text)]
-        if isinstance(record, list) and record and all(isinstance(r, dict) and "type" in r for r in record):
-            # an array of messages on one line (the form some wrappers write): each is its own step
-            steps = self.feed_record(record[0])
-            for more in record[1:]:
-                self._place(more)
-                steps.extend(parse_line(more, run=self.run, line=self.line, tools=self.tools))
-            return steps
-        return self.feed_record(record)
-
-
-def _whole_file(path: Path) -> Any:
-    """A file that is one pretty-printed JSON value (a single message or an array of them), or None."""
-    try:
-        if path.stat().st_size > WHOLE_FILE_MAX:
-            return None
-        return loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-
-
-def times_path(stream: str | os.PathLike[str]) -> Path:
-    """Beside `<stamp>-<role>.jsonl`, the runner writes `<stamp>-<role>.times`: one line per stream
-    line, "<byte offset where that line ends> <milliseconds since the epoch when it arrived>".
-    Stream-json has no clock of its own; this is where a step's time comes from."""
-    return Path(stream).with_suffix(".times")
-
-
-def read_times(stream: str | os.PathLike[str]) -> dict[int, int]:
-    """End offset -> arrival (ms since the epoch) for a stream's lines; {} when the runner wrote none
-    (a `claude -p` file from elsewhere). Bad lines are skipped."""
-    out: dict[int, int] = {}
-    try:
-        with open(times_path(stream), "rb") as handle:
-            for raw in handle:
-                end, _, ms = raw.partition(b" ")
-                try:
-                    out[int(end)] = int(ms)
-                except ValueError:
-                    continue
-    except OSError:
-        return {}
-    return out
-
-
-def elapsed_ms(times: Mapping[int, int], start: int, end: int) -> int | None:
-    """How long the line [start, end) took to arrive after the line before it, when both are timed."""
-    here, before = times.get(end), times.get(start)
-    if here is None or before is None:
-        return None
-    return max(0, here - before)
-
-
-def iter_steps(path: str | os.PathLike[str], *, live: bool = False) -> Iterator[Step]:
-    """Every step of a stream file, streamed (constant memory for the lines themselves).
-
-    A last line without its newline that does not parse is reported as a torn line, unless the
-    run is live (its writer is mid-line: the line is simply not there yet). A file whose first
-    line is not JSON but whose whole text is (a pretty-printed message) is read whole.
-    """
-    path = Path(path)
-    reader = StreamReader()
-    times = read_times(path)
-    offset = 0
-    with open(path, "rb") as handle:
-        first = True
-        for raw in handle:
-            start, offset = offset, offset + len(raw)
-            if first and raw.strip():
-                first = False
-                stripped = raw.strip()
-                if stripped[:1] in (b"{", b"[") and not _parses(stripped):
-                    whole = _whole_file(path)
-                    if whole is not None:
-                        yield from _steps_of_value(whole, reader)
-                        return
-            torn = not raw.endswith(b"\n")
-            if torn and live and not _parses(raw):
-                return
-            steps = reader.feed(raw, torn=torn)
-            took = elapsed_ms(times, start, offset) if times else None
-            if took is not None:
-                for step in steps:
-                    step.elapsed_ms = took
-            yield from steps
-
-
-def _parses(raw: bytes) -> bool:
-    try:
-        loads(raw)
-    except ValueError:
-        return False
-    return True
-
-
-def _steps_of_value(value: Any, reader: StreamReader) -> Iterator[Step]:
-    records = value if isinstance(value, list) else [value]
-    for record in records:
-        yield from reader.feed_record(record)
-
-
-def read_steps(path: str | os.PathLike[str]) -> list[Step]:
-    """Every step of a stream file (see iter_steps)."""
-    return list(iter_steps(path))
-
-
-def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(run, record) for every JSON object line, with the same run numbering as the steps."""
-    path = Path(path)
-    reader = StreamReader()
-    with open(path, "rb") as handle:
-        for raw in handle:
-            if not raw.strip():
-                continue
-            try:
-                record = loads(raw)
-            except ValueError:
-                continue
-            batch = record if isinstance(record, list) else [record]
-            for one in batch:
-                if isinstance(one, dict):
-                    reader.line += 1
-                    reader._place(one)
-                    yield reader.run, one
-
-
-def run_info(path: str | os.PathLike[str], run: int | None = None) -> dict[str, Any]:
-    """What a stream file says about one run (default: its last): session, model, result, usage, end.
-
-    Keys: session_id, model, cwd, ended (a `hall_run_end` line closed it), exit_code, failure,
-    has_result, result (its text), subtype, is_error, structured_output, cost_usd, num_turns,
-    duration_ms, usage (see usage_from_result), runs (how many runs the file holds), result_line.
-    """
-    runs: dict[int, dict[str, Any]] = {}
-    total = 0
-    try:
-        records = list(iter_records(path))
-    except OSError:
-        records = []
-    if not records:
-        whole = _whole_file(Path(path))
-        if isinstance(whole, dict | list):
-            reader = StreamReader()
-            for record in (whole if isinstance(whole, list) else [whole]):
-                if isinstance(record, dict):
-                    reader.line += 1
-                    reader._place(record)
-                    records.append((reader.run, record))
-    for number, record in records:
-        total = max(total, number)
-        info = runs.setdefault(number, _empty_info())
-        kind = record.get("type")
-        if record.get("session_id") and not info["session_id"]:
-            info["session_id"] = record.get("session_id")
-        if kind == "system" and record.get("subtype") == "init":
-            info["model"] = record.get("model") or info["model"]
-            info["cwd"] = record.get("cwd") or info["cwd"]
-            info["session_id"] = record.get("session_id") or info["session_id"]
-            info["claude_code_version"] = record.get("claude_code_version")
-        elif kind == "assistant" and not info["model"]:
-            message = record.get("message")
-            if isinstance(message, dict) and message.get("model"):
-                info["model"] = message["model"]
-        elif kind == "result":
-            info["result_line"] = record
-            info["has_result"] = True
-            info["session_id"] = record.get("session_id") or info["session_id"]
-        elif kind == "hall_run_end":
-            info["ended"] = True
-            info["exit_code"] = record.get("exit_code")
-            info["failure"] = record.get("failure")
-            info["end_duration_ms"] = record.get("duration_ms")
-            info["cwd"] = record.get("cwd") or info["cwd"]
-    chosen = runs.get(run if run is not None else total) if runs else None
-    info = chosen or _empty_info()
-    result = info.get("result_line")
-    if isinstance(result, dict):
-        usage = usage_from_result(result)
-        info.update({
-            "result": result.get("result") if isinstance(result.get("result"), str) else None,
-            "subtype": result.get("subtype"),
-            "is_error": result.get("is_error") is True or str(result.get("subtype", "")).startswith("error"),
-            "structured_output": result.get("structured_output"),
-            "cost_usd": usage["cost_usd"],
-            "num_turns": result.get("num_turns"),
-            "duration_ms": result.get("duration_ms"),
-            "usage": usage,
-        })
-    else:
-        info["usage"] = usage_from_result(None)
-    if info.get("duration_ms") is None:
-        info["duration_ms"] = info.get("end_duration_ms")
-    info.pop("end_duration_ms", None)
-    info["runs"] = total
-    info["run"] = run if run is not None else total
-    return info
-
-
-def _empty_info() -> dict[str, Any]:
-    return {"session_id": None, "model": None, "cwd": None, "claude_code_version": None, "ended": False,
-            "exit_code": None, "failure": None, "has_result": False, "result": None, "subtype": None,
-            "is_error": False, "structured_output": None, "cost_usd": None, "num_turns": None,
-            "duration_ms": None, "end_duration_ms": None, "usage": None, "result_line": None}

@@ -1,4 +1,5 @@
-"""The run-lock probe: a runner's exclusive lock reads as live; other probes never do."""
+"""core/runs.py: the run-lock probe (a runner's exclusive lock reads as live; other probes never do), a
+run's outcome, and the one listing of runs that every face shows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hallmark.core.run_locks import lock_is_held
+from hallmark.core.runs import lock_is_held, outcome
 
 fcntl = pytest.importorskip("fcntl", reason="flock probes are POSIX-only")
 
@@ -80,19 +81,20 @@ def _stream(tmp_path: Path, *lines: dict) -> Path:
 
 
 def test_a_run_outcome_comes_from_its_lock_and_its_end_line(tmp_path: Path) -> None:
-    from hallmark.core.run_locks import run_outcome
-
     init = {"type": "system", "subtype": "init", "session_id": "s"}
     long_result = {"type": "result", "result": "x" * 50_000}  # far longer than the tail that is read
     ok = _stream(tmp_path, init, long_result, {"type": "hall_run_end", "failure": None})
-    assert run_outcome(ok) == ("ok", "")
+    assert outcome(ok) == ("ok", "")
     failed = _stream(tmp_path, init, {"type": "hall_run_end", "failure": "the run timed out after 30 s"})
-    assert run_outcome(failed) == ("failed", "the run timed out after 30 s")
-    died = _stream(tmp_path, init, long_result)
-    assert run_outcome(died)[0] == "died"
+    assert outcome(failed) == ("failed", "the run timed out after 30 s")
+    # no end line, but Claude's own result line last (read whole, however long): it finished
+    finished = _stream(tmp_path, init, long_result)
+    assert outcome(finished) == ("finished", "its result line; no runner end line")
+    died = _stream(tmp_path, init, {"type": "assistant", "message": {"content": []}})
+    assert outcome(died)[0] == "died"
     fd = _hold(died.with_suffix(".lock"), fcntl.LOCK_EX)  # the runner's lock: it is still going
     try:
-        assert run_outcome(died) == ("live", "")
+        assert outcome(died) == ("live", "")
     finally:
         os.close(fd)
-    assert run_outcome(tmp_path / "gone.jsonl")[0] == "died"
+    assert outcome(tmp_path / "gone.jsonl")[0] == "died"
