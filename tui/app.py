@@ -387,7 +387,7 @@ class HallmarkApp(App[None]):
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(HallmarkApp))
 
     def open_item(self, item_id: str) -> None:
         from .screens.item import ItemScreen

@@ -11,8 +11,9 @@ from textual.widgets import Label
 from ..widgets.lists import VimTable
 
 
-def binding_classes() -> list[tuple[str, type]]:
-    from ..app import HallmarkApp
+def binding_classes(app_class: type) -> list[tuple[str, type]]:
+    """The classes whose keys the help lists. The app passes its own class in: screens sit below
+    the app and never import it (import-linter's layers contract in pyproject.toml)."""
     from . import (
         board,
         diff,
@@ -30,7 +31,7 @@ def binding_classes() -> list[tuple[str, type]]:
     )
 
     return [
-        ("everywhere", HallmarkApp),
+        ("everywhere", app_class),
         ("floor plan", floor.FloorScreen),
         ("boards", board.BoardScreen),
         ("triage list", items_list.ItemListScreen),
@@ -49,9 +50,9 @@ def binding_classes() -> list[tuple[str, type]]:
     ]
 
 
-def all_bindings() -> list[tuple[str, Binding]]:
+def all_bindings(app_class: type) -> list[tuple[str, Binding]]:
     out: list[tuple[str, Binding]] = []
-    for where, cls in binding_classes():
+    for where, cls in binding_classes(app_class):
         for binding in cls.__dict__.get("BINDINGS", []):
             if isinstance(binding, Binding):
                 out.append((where, binding))
@@ -60,6 +61,10 @@ def all_bindings() -> list[tuple[str, Binding]]:
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
+
+    def __init__(self, app_class: type) -> None:
+        super().__init__()
+        self.app_class = app_class  # whose keys are "everywhere" (the app's own class, passed down)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
@@ -74,7 +79,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_fixed_columns(("where", 14), ("keys", 14), ("does", 18), ("id", None))
         keymap = getattr(self.app, "settings", None)
         overrides = keymap.keymap if keymap else {}
-        for where, binding in all_bindings():
+        for where, binding in all_bindings(self.app_class):
             keys = overrides.get(binding.id or "", binding.key_display or binding.key)
             table.add_row(where, keys, binding.description or binding.action, binding.id or "")
         table.focus()
