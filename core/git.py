@@ -27,8 +27,9 @@ def run(args: list[str], cwd: Path | str, *, check: bool = True, env: dict[str, 
     return proc
 
 
-def out(args: list[str], cwd: Path | str, **kw) -> str:
-    return run(args, cwd, **kw).stdout.strip()
+def out(args: list[str], cwd: Path | str, *, check: bool = True, env: dict[str, str] | None = None,
+        input: str | None = None) -> str:
+    return run(args, cwd, check=check, env=env, input=input).stdout.strip()
 
 
 def head_sha(cwd: Path | str) -> str:

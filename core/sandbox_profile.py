@@ -194,15 +194,19 @@ def _repos(start: Path | None) -> list[RepoPaths]:
     return found
 
 
+def _dict_at(block: dict[str, Any], key: str) -> dict[str, Any]:
+    value = block.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _merge(current: dict[str, Any], ours: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
     """The person's sandbox block with Hallmark's entries replaced (theirs kept): lists are unions."""
     merged = dict(current)
     for key, value in ours.items():
         if isinstance(value, dict):
-            merged[key] = _merge(current.get(key) if isinstance(current.get(key), dict) else {}, value,
-                                 previous.get(key) if isinstance(previous.get(key), dict) else {})
+            merged[key] = _merge(_dict_at(current, key), value, _dict_at(previous, key))
         elif isinstance(value, list):
-            before = previous.get(key) if isinstance(previous.get(key), list) else []
+            before = got if isinstance(got := previous.get(key), list) else []
             kept = [v for v in (current.get(key) or []) if v not in before and v not in value]
             merged[key] = kept + value
         else:
@@ -229,8 +233,7 @@ def install(start: Path | None = None, *, dry_run: bool = False) -> dict[str, An
     state = user_data_dir() / STATE_FILE
     previous = (atomic.read_json(state, {}) or {}).get("sandbox") or {}
     merged = dict(current)
-    merged["sandbox"] = _merge(current.get("sandbox") if isinstance(current.get("sandbox"), dict) else {}, block,
-                               previous)
+    merged["sandbox"] = _merge(_dict_at(current, "sandbox"), block, previous)
     changed = merged != current
     if not dry_run:
         for paths in repos:

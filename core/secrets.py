@@ -28,6 +28,7 @@ from .errors import HallError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -250,9 +251,9 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
             if start in starts:
                 continue
             starts.add(start)
-            match = assign.match(text, start)
-            if match:
-                _assignment(text, match, add)
+            assigned = assign.match(text, start)
+            if assigned:
+                _assignment(text, assigned, add)
     for match in _re(_AWS_SECRET).finditer(text):
         value = match.group(0)
         if _classes(value) >= 3 and shannon_entropy(value) >= 4.3 and not is_example(value) \
@@ -266,7 +267,7 @@ def _credential_like(value: str) -> bool:
     return not re.fullmatch(r"[A-Za-z]{1,7}", value) and not value.startswith(("{", "%"))
 
 
-def _assignment(text: str, match: re.Match[str], add) -> None:
+def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], None]) -> None:
     slot = "qvalue" if match.group("q") else "value"
     name, value = match.group("name"), match.group(slot)
     if is_placeholder(value):

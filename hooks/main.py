@@ -16,6 +16,10 @@ import json
 import os
 import sys
 
+TYPE_CHECKING = False  # typing is not imported on the hook path
+if TYPE_CHECKING:
+    from hallmark.core.paths import RepoPaths
+
 EVENTS = {
     "session-start": "session_start",
     "user-prompt-submit": "user_prompt_submit",
@@ -67,7 +71,7 @@ def run(event: str, raw: bytes) -> dict | None:
         return None
     tool = payload.get("tool_name")
     gated = name == "pre-tool-use" and isinstance(tool, str) and tool in GATED_TOOLS
-    paths = None
+    paths: RepoPaths | None = None
     try:
         cwd = payload.get("cwd")
         if not isinstance(cwd, str) or not cwd:
@@ -100,7 +104,7 @@ def run(event: str, raw: bytes) -> dict | None:
 _PATHISH = r"(?:^|[\s=:'\"(;&|<>])((?:~|\.{1,2})?/[^\s'\";&|()<>`$]*|\.\.?)(?=$|[\s'\";&|()<>])"
 
 
-def _nearby(cwd: str, payload: dict) -> object | None:
+def _nearby(cwd: str, payload: dict) -> RepoPaths | None:
     """The Hallmark repo a gated call is aimed at when its cwd finds none: above the cwd past nested
     repos and submodules, above the file an edit tool writes, or above a path the command names
     (`git -C <worktree> push`, `cd <repo> && …`, `--git-dir=…`, absolute paths)."""
@@ -111,7 +115,7 @@ def _nearby(cwd: str, payload: dict) -> object | None:
     found = hallmark_above(cwd)
     if found is not None:
         return found
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    tool_input = raw if isinstance(raw := payload.get("tool_input"), dict) else {}
     candidates: list[str] = []
     for key in ("file_path", "notebook_path", "path"):
         value = tool_input.get(key)
@@ -131,7 +135,7 @@ def _nearby(cwd: str, payload: dict) -> object | None:
     return None
 
 
-def _log_quietly(paths, event: str, message: str) -> None:
+def _log_quietly(paths: RepoPaths | None, event: str, message: str) -> None:
     try:
         from hallmark.hooks.common import log
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> dict[str, Any] | None:
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session = raw if isinstance(raw := payload.get("session_id"), str) else ""
     message = common.text_field(payload, "message", 500) or "Claude is waiting for you"
     kind = common.text_field(payload, "notification_type", 100)
     if kind and kind not in WAITING_TYPES:  # auth_success, elicitation_complete, …: nobody is waiting

@@ -30,7 +30,7 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     if not isinstance(command, str) or not command.strip():
         return None
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session = raw if isinstance(raw := payload.get("session_id"), str) else ""
     hall_verbs, commit_dirs = what_ran(command, cwd)
     if hall_verbs & BINDING_VERBS and session:
         _bind(paths, session, _stdout(payload), sorted(hall_verbs & BINDING_VERBS))

@@ -42,7 +42,7 @@ def export_session(session: str, env_file: str | None) -> bool:
 
 
 def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> dict[str, Any] | None:
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session = raw if isinstance(raw := payload.get("session_id"), str) else ""
     export_session(session, os.environ.get("CLAUDE_ENV_FILE"))
     view = item_lookup.item_for_session(paths, cwd, session)
     parts: list[str] = []

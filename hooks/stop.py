@@ -23,7 +23,7 @@ SUMMARY_LIMIT = 2000
 
 
 def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> dict[str, Any] | None:
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session = raw if isinstance(raw := payload.get("session_id"), str) else ""
     found = item_lookup.item_for_session(paths, cwd, session)
     item = found.id if found else None
     state = common.read_session(paths, session) if session else {}

@@ -18,7 +18,7 @@ PROMPT_LIMIT = 4000
 
 
 def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> dict[str, Any] | None:
-    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    session = raw if isinstance(raw := payload.get("session_id"), str) else ""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         prompt = ""

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..paths import RepoPaths
+    from .hallmark import Verdict
+    from .push import Finding
 
 NOTE_WRITERS = frozenset({"assayer", "shipper"})
 _PUBLISH_WORD = r"\b(push|send-pack|http-push|notes|update-ref|gh|ship|release|publish|hall)\b"
@@ -69,7 +71,7 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     capture = settings.capture(config)
     from . import push
 
-    ship = config.get("ship") if isinstance(config.get("ship"), str) else ""
+    ship = raw if isinstance(raw := config.get("ship"), str) else ""
     findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths))
     if not findings:
         return None
@@ -116,17 +118,17 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
             pass
         elif not (unparsed and re.search(_PUBLISH_WORD, command)):
             continue
-        verdict = _hallmark(paths, finding.cwd or cwd)
-        if verdict.ok:
+        hallmarked = _hallmark(paths, finding.cwd or cwd)
+        if hallmarked.ok:
             continue
         return Gate("deny", f"the push gate cannot follow this command ({finding.detail}), and it might publish "
-                            f"while {verdict.reason}. Write it plainly, or list it in [capture] push_allow in "
+                            f"while {hallmarked.reason}. Write it plainly, or list it in [capture] push_allow in "
                             ".hallmark.toml (main checkout).",
                     ["hall status", "rewrite the command without the construct named"])
     return None
 
 
-def _sends(paths: RepoPaths, finding, cwd: str) -> str | None:
+def _sends(paths: RepoPaths, finding: Finding, cwd: str) -> str | None:
     """Why this push may not go (a source without a valid hallmark), or None when every one has one."""
     from . import hallmark, refspecs
 
@@ -147,7 +149,7 @@ def _sends(paths: RepoPaths, finding, cwd: str) -> str | None:
     return None if verdict.ok else verdict.reason
 
 
-def _hallmark(paths: RepoPaths, where: str):
+def _hallmark(paths: RepoPaths, where: str) -> Verdict:
     from . import hallmark
 
     directory = where if os.path.isdir(where) else str(paths.toplevel)
@@ -157,7 +159,7 @@ def _hallmark(paths: RepoPaths, where: str):
         return hallmark.Verdict(False, str(exc))
 
 
-def _allowed(finding, command: str, allow: list[str]) -> bool:
+def _allowed(finding: Finding, command: str, allow: list[str]) -> bool:
     text = finding.command.strip()
     whole = command.strip()
     for entry in allow:
@@ -167,7 +169,7 @@ def _allowed(finding, command: str, allow: list[str]) -> bool:
     return False
 
 
-def _staged(findings) -> list[str] | None:
+def _staged(findings: list[Finding]) -> list[str] | None:
     """Paths a `git add`/`rm`/`mv` earlier in the same command stages; None when it can't be known."""
     staged: list[str] = []
     for finding in findings:

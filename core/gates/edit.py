@@ -163,7 +163,7 @@ def file_gate(paths: RepoPaths, capture: dict[str, Any], cwd: str, file_paths: l
                                 "be a file of the repository outside the item's worktree. Copy it instead.",
                         NEXT)
         root, rel = _outside(paths, target)
-        if root is None:
+        if root is None or rel is None:
             continue
         if capture["mode"] == "off":
             continue

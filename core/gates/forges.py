@@ -51,7 +51,7 @@ GRAPHQL_PUSH = (r"\b(createPullRequest|mergePullRequest|enablePullRequestAutoMer
                 r"createCommitOnBranch|mergeBranch|markPullRequestReadyForReview|createRelease)\b")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # forge CLIs: (tool, group, action) that publish; a group of None matches any action word
-FORGE_PUBLISH = {
+FORGE_PUBLISH: dict[str, set[tuple[str, str | None]]] = {
     "glab": {("mr", "create"), ("mr", "merge"), ("mr", "approve"), ("release", "create"), ("repo", "mirror")},
     "hub": {("pull-request", None), ("push", None), ("release", "create"), ("merge", None), ("create", None),
             ("fork", None)},

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from ..paths import RepoPaths
     from ..states import ItemView
+    from .run import Result
 
 NOTES_REF = "refs/notes/hallmark"
 STANDIN_MODEL = "hallmark-standin"  # what the stand-in reports as its model (runner/spawn.py agrees)
@@ -68,7 +69,7 @@ def probe_env() -> dict[str, str]:
     return env
 
 
-def _git(where: str, args: list[str], git_dir: str | None = None):
+def _git(where: str, args: list[str], git_dir: str | None = None) -> Result:
     from .run import capture
 
     base = ["git", "--no-replace-objects"]

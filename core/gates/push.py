@@ -27,16 +27,20 @@ from .shell import UNKNOWN, Command, Problem, Word
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import ModuleType
 
     from ..paths import RepoPaths
 
 DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # the rule modules load on first need (names.py says which word needs which): `git push` never
 # imports the forge, runner or file-writing rules
-_forges = _runners = _writes = _hall = None
+_forges: ModuleType | None = None
+_runners: ModuleType | None = None
+_writes: ModuleType | None = None
+_hall: ModuleType | None = None
 
 
-def forges():
+def forges() -> ModuleType:
     global _forges
     if _forges is None:
         from . import forges as module
@@ -45,7 +49,7 @@ def forges():
     return _forges
 
 
-def runners():
+def runners() -> ModuleType:
     global _runners
     if _runners is None:
         from . import runners as module
@@ -54,7 +58,7 @@ def runners():
     return _runners
 
 
-def writes():
+def writes() -> ModuleType:
     global _writes
     if _writes is None:
         from . import writes as module
@@ -63,7 +67,7 @@ def writes():
     return _writes
 
 
-def hall_cmds():
+def hall_cmds() -> ModuleType:
     global _hall
     if _hall is None:
         from . import hall_cmds as module
@@ -225,8 +229,10 @@ class Analyzer:
         return self.findings
 
     def add(self, kind: str, detail: str, cmd: Command | None, cwd: str | None = None,
-            args: list[str] | None = None, **extra) -> None:
-        self.findings.append(Finding(kind, detail, cmd.source if cmd else "", cwd, args, **extra))
+            args: list[str] | None = None, *, revs: list[str] | None = None, git_dir: str | None = None,
+            unresolved: str | None = None, always: bool = False) -> None:
+        self.findings.append(Finding(kind, detail, cmd.source if cmd else "", cwd, args, revs=revs, git_dir=git_dir,
+                                     unresolved=unresolved, always=always))
 
     def problem(self, problem: Problem) -> None:
         self.findings.append(Finding("strict", f"{problem.kind.replace('_', ' ')}: {problem.detail}", problem.source,

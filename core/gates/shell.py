@@ -21,6 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from tree_sitter import Node, Parser
+
 MAX_LENGTH = 16_384  # longer commands are not followed (strict mode denies them)
 MAX_DEPTH = 8  # nested sh -c / eval / aliases
 
@@ -92,10 +94,10 @@ def plain_split(text: str) -> list[str] | None:
     return words
 
 
-_PARSER = None
+_PARSER: Parser | None = None
 
 
-def _bash_language():
+def _bash_language() -> object:
     """tree_sitter_bash's compiled grammar, loaded without the package's __init__ (which imports
     importlib.resources, and with it tempfile: ~6 ms the hook does not need)."""
     try:
@@ -110,6 +112,8 @@ def _bash_language():
                     loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", candidate)
                     spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", candidate,
                                                                   loader=loader)
+                    if spec is None:
+                        continue
                     module = importlib.util.module_from_spec(spec)
                     loader.exec_module(module)
                     return module.language()
@@ -120,7 +124,7 @@ def _bash_language():
     return tree_sitter_bash.language()
 
 
-def _parser():
+def _parser() -> Parser:
     global _PARSER
     if _PARSER is None:
         import tree_sitter
@@ -182,11 +186,11 @@ def parser_safe(text: str) -> str:
     return re.sub(_UNPARSABLE, "\ufffd", text) if not text.isascii() else text
 
 
-def _text(node) -> str:
-    return node.text.decode("utf-8", "replace")
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")  # None only for a tree parsed without its source
 
 
-def word_value(node) -> Word:
+def word_value(node: Node) -> Word:
     kind = node.type
     if kind in ("word", "number", "special_variable_name"):
         raw = _text(node)
@@ -233,7 +237,7 @@ class Walker:
         self.on_assign = on_assign  # ({name: value}, exported) for assignments that are whole statements
         self.on_read = on_read  # (target, cwd) -> the text of a file redirected into a command
 
-    def _redirect(self, node, state: dict, content: str | None = None) -> None:
+    def _redirect(self, node: Node, state: dict, content: str | None = None) -> None:
         """Report where an output redirection writes (`>`, `>>`, `>|`, `&>`, `<>`)."""
         if self.on_write is None or node.type != "file_redirect":
             return
@@ -245,7 +249,7 @@ class Walker:
             whole = any(op in (">", ">|") for op in ops)
             self.on_write(word_value(targets[-1]), state.get("cwd"), _text(node), content if whole else None)
 
-    def _input(self, node, state: dict) -> str | None:
+    def _input(self, node: Node, state: dict) -> str | None:
         """The text a `< file` redirection feeds (None when it is not one; UNKNOWN when unreadable)."""
         ops = [c.type for c in node.children if not c.is_named]
         if "<" not in ops or any(op in _OUTPUT_OPS for op in ops):
@@ -285,11 +289,11 @@ class Walker:
         self._block(root, state, depth, env or {})
 
     # statements in sequence share the shell state (a literal `cd` moves later commands)
-    def _block(self, node, state: dict, depth: int, env: dict[str, str]) -> None:
+    def _block(self, node: Node, state: dict, depth: int, env: dict[str, str]) -> None:
         for child in node.children:
             self._node(child, state, depth, env)
 
-    def _node(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None = None) -> None:
+    def _node(self, node: Node, state: dict, depth: int, env: dict[str, str], stdin: str | None = None) -> None:
         kind = node.type
         if kind == "command":
             self._command(node, state, depth, env, stdin)
@@ -306,7 +310,7 @@ class Walker:
         elif node.child_count:
             self._block(node, state, depth, env)
 
-    def _assignments(self, node, state: dict, depth: int, env: dict[str, str]) -> None:
+    def _assignments(self, node: Node, state: dict, depth: int, env: dict[str, str]) -> None:
         """`x=1`, `export X=1`, `local y=$(…)`: the values are remembered (the analysis expands them
         in later write targets and sees Hallmark's variables exported to later commands)."""
         self._subs(node, state, depth, env)
@@ -332,7 +336,7 @@ class Walker:
         if found:
             self.on_assign(found, exported)
 
-    def _subs(self, node, state: dict, depth: int, env: dict[str, str]) -> None:
+    def _subs(self, node: Node, state: dict, depth: int, env: dict[str, str]) -> None:
         """Run the command substitutions inside a word (they execute even when the word is data)."""
         if node.type in ("command_substitution", "process_substitution"):
             self._block(node, dict(state), depth, env)
@@ -340,7 +344,7 @@ class Walker:
         for child in node.children:
             self._subs(child, state, depth, env)
 
-    def _command(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
+    def _command(self, node: Node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
         words: list[Word] = []
         cmd_env = dict(env)
         for child in node.children:
@@ -397,7 +401,7 @@ class Walker:
             return
         state["cwd"] = os.path.normpath(os.path.join(base or "/", target.text))
 
-    def _redirected(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
+    def _redirected(self, node: Node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
         body = node.child_by_field_name("body")
         heredocs: list[tuple[int, str]] = []
         continuation: list = []
@@ -459,7 +463,7 @@ class Walker:
             self._node(part, state, depth, env)
 
     def _pipeline(self, elements: list, state: dict, depth: int, env: dict[str, str],
-                  feeds: dict[int, str] | None = None) -> None:
+                  feeds: dict[int, str | None] | None = None) -> None:
         """Each element runs in its own subshell; what flows into a shell is code."""
         feeds = feeds or {}
         upstream: str | None = None
@@ -474,7 +478,7 @@ class Walker:
             upstream = output_of(element, fed)
 
 
-def output_of(node, fed: str | None) -> str | None:
+def output_of(node: Node, fed: str | None) -> str | None:
     """What a pipeline element writes, when it is plainly data (echo, printf, cat of a heredoc)."""
     if node.type != "command":
         return None

@@ -19,8 +19,14 @@ from .shell import Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
     from .push import Analyzer
     from .shell import Command
+
+    # the wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper
+    Inner: TypeAlias = "tuple[list[Word], str | None]"
+    Unwrapped: TypeAlias = "Inner | Literal[False] | None"
 
 
 class Spec:
@@ -149,7 +155,7 @@ def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None
 
 
 def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-           stdin: str | None):
+           stdin: str | None) -> Unwrapped:
     """The wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper."""
     if name in RUN_VERB:
         return _run_verb(name, args, cwd)
@@ -169,11 +175,12 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
             if flag in ("-D", "--chdir"):
                 cwd = _join(cwd, value)
         while start < len(args) and args[start].literal and shell._ASSIGNMENT.match(args[start].text):
-            key, _, value = args[start].text.partition("=")
-            env[key] = value
+            key, _, assigned = args[start].text.partition("=")
+            env[key] = assigned
             start += 1
         if ({"i", "s", "--login", "--shell"} & set(seen)) and start < len(args):
-            return _via_shell(an, args[start:], cmd, cwd)
+            _via_shell(an, args[start:], cmd, cwd)
+            return None
     skip = spec.skip
     if skip < 0:  # su/runuser/script: an optional user or file before (or after) the options
         rest = args[start:]
@@ -192,7 +199,8 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     if start >= len(args):
         return None
     if spec.via_shell:
-        return _via_shell(an, args[start:], cmd, cwd)
+        _via_shell(an, args[start:], cmd, cwd)
+        return None
     return args[start:], cwd
 
 
@@ -206,7 +214,7 @@ def _sudo_dirs(options: list[Word]) -> list[tuple[str, Word]]:
     return found
 
 
-def _via_shell(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None):
+def _via_shell(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None) -> None:
     """Words a wrapper joins with spaces and hands to `sh -c` (watch, sg, sudo -i)."""
     if all(w.literal for w in words):
         an.nested(" ".join(w.text for w in words), cmd, cwd)
@@ -216,7 +224,7 @@ def _via_shell(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None):
     return None
 
 
-def _run_verb(name: str, args: list[Word], cwd: str | None):
+def _run_verb(name: str, args: list[Word], cwd: str | None) -> Unwrapped:
     verb = RUN_VERB[name]
     if not args or not args[0].literal:
         return False
@@ -245,7 +253,7 @@ def _join(cwd: str | None, word: Word | None) -> str | None:
 
 
 def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-             stdin: str | None):
+             stdin: str | None) -> Unwrapped:
     def lit(i: int) -> str | None:
         return args[i].text if i < len(args) and args[i].literal else None
 
@@ -317,12 +325,13 @@ def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
                 an.shell_string(tail[-1], cmd, cwd)
             return None
         if name == "screen" and operands:
-            return _via_shell(an, operands, cmd, cwd)
+            _via_shell(an, operands, cmd, cwd)
+            return None
         return None
     return False
 
 
-def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
+def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> Inner | None:
     i = 0
     while i < len(args):
         word = args[i]
@@ -376,7 +385,7 @@ def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dic
     return (args[i:], cwd) if i < len(args) else None
 
 
-def _split(an: Analyzer, inner: Word | None, rest: list[Word], cmd: Command, cwd: str | None):
+def _split(an: Analyzer, inner: Word | None, rest: list[Word], cmd: Command, cwd: str | None) -> Inner | None:
     """`env -S 'words'`: the string is split like a command line and runs before the other words."""
     if inner is None:
         return None
@@ -397,7 +406,8 @@ XARGS_VALUE = frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-
                          "--replace", "--max-lines"})
 
 
-def _xargs(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None):
+def _xargs(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+           stdin: str | None) -> Inner | None:
     """xargs runs its command (echo by default) with the words it reads from stdin appended."""
     i = 0
     replace = False
@@ -429,7 +439,8 @@ FED_WORDS_MATTER = frozenset({"git", "gh", "hall", "sh", "bash", "zsh", "dash", 
                               "node", "perl", "ruby", "curl", "xargs", "parallel", "source", "."})
 
 
-def _parallel(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None):
+def _parallel(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+              stdin: str | None) -> Inner | None:
     separators = [k for k, w in enumerate(args) if w.literal and w.text in (":::", "::::", ":::+", "::::+")]
     end = separators[0] if separators else len(args)
     inner = [w for w in args[:end] if not (w.literal and w.text.startswith("-"))]

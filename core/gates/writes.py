@@ -16,7 +16,7 @@ from .shell import UNKNOWN, UNKNOWN_TEMP, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .push import Analyzer
+    from .push import Analyzer, Finding
     from .shell import Command
 
 NAMES_STATE = r"\.git\b|git-(common-)?dir|hallmark|\.claude|\bhooks\b|refs/notes|packed-refs"
@@ -68,7 +68,7 @@ def _proc_self(path: str, cwd: str) -> str | None:
     return None  # a file descriptor: writing it writes whatever it already is
 
 
-def _finding(kind: str, detail: str, source: str, cwd: str | None, always: bool = False):
+def _finding(kind: str, detail: str, source: str, cwd: str | None, always: bool = False) -> Finding:
     from .push import Finding
 
     return Finding(kind, detail, source, cwd, always=always)
@@ -266,8 +266,8 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         "-s", "-l", "--symbolic-link", "--link")))
     if linking:
         sources = operands if (values.get("-t") or values.get("--target-directory")) is not None else operands[:-1]
-        for source in sources:
-            link_source(an, source, cwd, cmd.source)
+        for linked in sources:
+            link_source(an, linked, cwd, cmd.source)
     recursive = (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive"))) or name in (
         "tar", "unzip", "rsync") or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
     for target in targets:

@@ -123,7 +123,7 @@ def capture(paths: RepoPaths, payload: dict[str, Any]) -> None:
     if text is None:
         return
     found = classify(text)
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    tool_input = raw if isinstance(raw := payload.get("tool_input"), dict) else {}
     command = str(tool_input.get("command") or tool_input.get("file_path") or "")[:300]
     excerpt = text.strip()[:400]
     if secrets.scan({"command": command, "excerpt": excerpt}):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import HallError
@@ -191,7 +192,7 @@ def add_hook(text: str | None, event: str, entry: dict[str, Any], where: str) ->
     return updated, {"created_file": False, "inserted": piece, "offset": offset, "created": created}
 
 
-def _entry_span(text: str, tree: Node, event: str, is_ours) -> tuple[Node, Node, int] | None:
+def _entry_span(text: str, tree: Node, event: str, is_ours: Callable[[Any], bool]) -> tuple[Node, Node, int] | None:
     hooks = tree.member("hooks")
     array = hooks.member(event) if hooks is not None and hooks.kind == "object" else None
     if array is None or array.kind != "array":
@@ -212,7 +213,8 @@ def _cut(text: str, siblings: list[tuple[int, int]], index: int) -> str:
     return text[:start] + text[end:]
 
 
-def remove_hook(text: str, event: str, record: dict[str, Any], is_ours, where: str) -> str | None:
+def remove_hook(text: str, event: str, record: dict[str, Any], is_ours: Callable[[Any], bool],
+                where: str) -> str | None:
     """The file text without our entry (None when it is not there). Exact bytes when untouched."""
     inserted = record.get("inserted") or ""
     if record.get("created_file") and text == inserted:

@@ -190,9 +190,10 @@ class _Reader:
 
 def loads(text: str) -> Any:
     reader = _Reader(text)
-    if reader.peek() is None:
+    first = reader.peek()
+    if first is None:
         return None
-    value = reader.block(reader.peek()[0])
+    value = reader.block(first[0])
     leftover = reader.peek()
     if leftover is not None:
         raise YamlError(f"line {leftover[2]}: unexpected indentation")

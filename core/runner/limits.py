@@ -65,7 +65,7 @@ class StreamFacts:
     def see(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
         if kind == "rate_limit_event":
-            info = record.get("rate_limit_info") if isinstance(record.get("rate_limit_info"), dict) else {}
+            info = got if isinstance(got := record.get("rate_limit_info"), dict) else {}
             if info.get("status") == "rejected":
                 self.rejected_until = _epoch(info.get("resetsAt")) or self.rejected_until
                 self.rate_limit_type = str(info.get("rateLimitType") or "")
@@ -76,12 +76,12 @@ class StreamFacts:
             self._assistant(record)
 
     def _assistant(self, record: dict[str, Any]) -> None:
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = got if isinstance(got := record.get("message"), dict) else {}
         if record.get("is_api_error_message") or record.get("error"):
             self.api_status = _status(record.get("api_error_status")) or self.api_status
             self.api_error = str(record.get("api_error") or record.get("error") or self.api_error)
-            params = record.get("api_error_params") if isinstance(record.get("api_error_params"), dict) else {}
-            info = params.get("rate_limit_info") if isinstance(params.get("rate_limit_info"), dict) else {}
+            params = got if isinstance(got := record.get("api_error_params"), dict) else {}
+            info = got if isinstance(got := params.get("rate_limit_info"), dict) else {}
             if info.get("status") == "rejected":
                 self.rejected_until = _epoch(info.get("resetsAt")) or self.rejected_until
             self.error_text = " ".join(str(b.get("text", "")) for b in message.get("content") or []
@@ -92,7 +92,7 @@ class StreamFacts:
         if not isinstance(usage, dict) or not isinstance(message_id, str) or not message_id:
             return
         before = self.responses.get(message_id, {})
-        now = {target: max(_int(usage.get(source)), _int(before.get(target))) for source, target in USAGE_FIELDS}
+        now: dict[str, Any] = {target: max(_int(usage.get(source)), _int(before.get(target))) for source, target in USAGE_FIELDS}
         now["model"] = str(message.get("model") or before.get("model") or "")
         self.responses[message_id] = now
 

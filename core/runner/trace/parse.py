@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any, NamedTuple
 
 try:  # orjson parses a run file about four times faster; stdlib json stays the (more lenient) fallback
-    import orjson as _orjson
+    import orjson
+
+    _orjson: ModuleType | None = orjson
 except ImportError:  # pragma: no cover - orjson is a dependency, but the parser must not need it
     _orjson = None
 _fast_loads = _orjson.loads if _orjson is not None else json.loads
