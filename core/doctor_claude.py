@@ -109,7 +109,7 @@ def probe_checks(claude: list[str], sandbox_mode: str = "auto") -> list[dict[str
             env = dict(os.environ, **server.env())
             for name in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_OAUTH_TOKEN"):
                 env.pop(name, None)
-            results = []
+            results: list[tuple[int | None, str, str]] = []
             for extra in ([], ["--settings", str(settings)]):
                 try:
                     proc = subprocess.run([*claude, "-p", "ok", "--output-format", "stream-json", "--verbose",

@@ -113,7 +113,8 @@ class Other(Envelope):
     run_ended, worktree_removed, taken_over, gate_denied and the rest: any event without a model
     of its own (an event with one must match it)."""
 
-    event: str = Field(json_schema_extra={"not": {"enum": sorted(MODEL_OF_EVENT)}})
+    # (a comprehension, so mypy reads it as a list of JSON values, which pydantic's JsonDict asks for)
+    event: str = Field(json_schema_extra={"not": {"enum": [name for name in sorted(MODEL_OF_EVENT)]}})
 
     @field_validator("event")
     @classmethod

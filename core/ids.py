@@ -77,8 +77,10 @@ def allocate(state_dir: Path, kind: str) -> int:
 
 
 def _as_int(value: object) -> int:
+    if not isinstance(value, (int, float, str)):
+        return 0
     try:
-        return max(0, int(value))  # type: ignore[arg-type]
+        return max(0, int(value))
     except (TypeError, ValueError):
         return 0
 

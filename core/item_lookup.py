@@ -48,7 +48,7 @@ def fold_item_events(paths: RepoPaths, item_id: str) -> tuple[ItemView, list[dic
     return view, events
 
 
-def _creation(path: os.PathLike[str] | str) -> dict[str, Any] | None:
+def _creation(path: Path) -> dict[str, Any] | None:
     """The creation event: the journal's first whole line (or, if that line is torn, a full read)."""
     try:
         with open(path, "rb") as handle:

@@ -67,9 +67,9 @@ def pick_run(repo: Any, item_id: str, run: int | str | None) -> Path:
             if stream_info(found.path).get("session_id"):
                 return found.path
         raise HallError("NO_SESSION", f"None of {item_id}'s runs has a session id in its stream yet.", [f"hall trace {item_id}"])
-    found = runs.pick(files, run)
-    if found is not None:
-        return found.path
+    picked = runs.pick(files, run)
+    if picked is not None:
+        return picked.path
     if isinstance(run, str) and not run.lstrip("-").isdigit():
         raise HallError("NO_RUN", f"{item_id} has no run {run!r}.", [f"hall trace {item_id}"])
     raise HallError("NO_RUN", f"{item_id} has {len(files)} run(s); there is no run {int(run)}.", [f"hall trace {item_id}"])

@@ -18,9 +18,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from .. import atomic, clock, items, journal, states
 from ..errors import HallError
@@ -138,7 +138,7 @@ def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
 StepHook = Callable[[dict[str, Any]], None]
 
 
-class StepList(list):
+class StepList(list[dict[str, Any]]):
     """The steps of a pass, each handed to the hook the moment it is taken (`hall daemon run` prints
     one line per step as it happens, not all of them when it exits)."""
 
@@ -147,12 +147,12 @@ class StepList(list):
         self.repo_name = repo_name
         self.hook = hook
 
-    def append(self, step: dict[str, Any]) -> None:  # type: ignore[override]
+    def append(self, step: dict[str, Any]) -> None:
         super().append(step)
         if self.hook is not None:
             self.hook(dict(step, repo=self.repo_name))
 
-    def __iadd__(self, steps):  # type: ignore[override]
+    def __iadd__(self, steps: Iterable[dict[str, Any]]) -> Self:  # type: ignore[override, misc]  # list's own __iadd__ signature; mypy checks it against __add__'s overloads
         for step in steps:
             self.append(step)
         return self

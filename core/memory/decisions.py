@@ -87,9 +87,10 @@ def list_decisions(paths: RepoPaths, *, include_superseded: bool = True,
         if decision.get("project") != project:
             continue
         if as_of:
-            decision = _at(decision, as_of)
-            if decision is None:
+            then = _at(decision, as_of)
+            if then is None:
                 continue
+            decision = then
         if include_superseded or decision.get("status") == "locked":
             out.append(decision)
     return out
@@ -130,7 +131,7 @@ def lock(paths: RepoPaths, *, title: str, specification: str, allowed: list[str]
     project = identity.current(paths).value
     base = folder(paths)
     with journal.locked(base / "decisions"):
-        numbers = [int(_ID.match(p.stem).group(1)) for p in base.glob("D-*.md") if _ID.match(p.stem)]
+        numbers = [int(m.group(1)) for p in base.glob("D-*.md") if (m := _ID.match(p.stem))]
         did = f"D-{(max(numbers) if numbers else 0) + 1:04d}"
         now = clock.stamp()
         decision = {"id": did, **draft, "status": "locked", "project": project, "locked_by": actor,

@@ -22,6 +22,7 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from .. import atomic, clock, journal
@@ -30,7 +31,7 @@ from .promote import Where
 from .store import Learning, Store
 
 
-def folder(store: Store):
+def folder(store: Store) -> Path:
     return store.root / "intents"
 
 
@@ -105,8 +106,9 @@ def settle(store: Store, where: Where, lid: str) -> dict[str, Any]:
         state = promote.inspect(where, learning)
         current = state.get("current")
         if state["state"] == "deleted" or (state["state"] == "edited" and _digest_of(learning, current) in ours):
-            learning.promotion = promote.write(where, learning, overwrite_edit=True, keep_copy=False)
-            done["repaired"].append(f"re-wrote {learning.promotion['path']}")
+            learning.promotion = written = promote.write(where, learning, overwrite_edit=True, keep_copy=False)
+            if written is not None:  # None only for a library-only kind, which has no file to re-write
+                done["repaired"].append(f"re-wrote {written['path']}")
     for found in orphans.found_markers(where):
         if found["lid"] != lid or not found.get("intact") or found.get("digest") not in ours:
             continue

@@ -77,7 +77,7 @@ class Plan:
 
     def to_dict(self, root: Path) -> dict[str, Any]:
         rel = str(self.path.relative_to(root)) if self.path else None
-        out = {"target": self.target, "where": TARGET_WORDS[self.target], "path": rel, "text": self.text,
+        out: dict[str, Any] = {"target": self.target, "where": TARGET_WORDS[self.target], "path": rel, "text": self.text,
                "problem": self.problem or None}
         if self.automation is not None:
             out["automation"] = self.automation

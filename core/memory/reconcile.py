@@ -56,7 +56,7 @@ def repair(repo: Any) -> dict[str, Any]:
             if found["path"] in kept and not found.get("intact"):
                 continue  # the person's edit, left to them at retirement
             ours = learning is not None and found.get("digest") in intents._renderings(store, learning, [])
-            if ours and found.get("intact") and orphans.remove_found(where, found):
+            if learning is not None and ours and found.get("intact") and orphans.remove_found(where, found):
                 why = (f"a block in {found['path']} for {found['lid']}, which is {learning.status}, "
                        "was removed (Hallmark wrote it; nothing else was touched)")
                 _audit_repair(store, found["lid"], why)
@@ -152,8 +152,8 @@ def reconcile(repo: Any, *, update: list[str] | None = None, retire_ids: list[st
                 raise HallError("WRONG_STATE", f"{lid} is {learning.status}, not promoted.", [f"hall library show {lid}"])
             before = Learning.from_dict(learning.to_dict())
             with intents.guard(store, where, before, learning, "restore"):
-                learning.promotion = promote.write(where, learning, overwrite_edit=True)
-                kept = learning.promotion.pop("kept", None)
+                learning.promotion = written = promote.write(where, learning, overwrite_edit=True)
+                kept = written.pop("kept", None) if written is not None else None
                 learning.details.pop("drift", None)
                 store.save(learning, action="edit", actor=who, from_status=learning.status,
                            why="restored its promoted text" + (f"; your version was kept in {kept}" if kept else ""))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from . import blocks
@@ -121,7 +122,7 @@ def hook_entry(auto: dict[str, Any]) -> dict[str, Any]:
     return {"matcher": auto["matcher"], "hooks": [{"type": "command", "command": auto["command"]}]}
 
 
-def ours(lid: str):
+def ours(lid: str) -> Callable[[Any], bool]:
     mark = re.compile(r"# hallmark:" + re.escape(lid) + r"(?: [0-9a-f]{16})?$")
 
     def is_ours(entry: Any) -> bool:

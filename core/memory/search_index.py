@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +243,7 @@ class SearchIndex(DerivedDatabase):
                                  "ORDER BY occurrences DESC, num LIMIT ?", (project, status, limit)).fetchall()
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
-    def iter_general(self, project: str, *, scoped_too: bool = False):
+    def iter_general(self, project: str, *, scoped_too: bool = False) -> Iterator[Learning]:
         """Active learnings with no path scope (or all, with scoped_too), most seen first, read lazily."""
         where = "" if scoped_too else "AND paths = '[]' "
         nums = [n for (n,) in self.db().execute(
@@ -251,7 +252,7 @@ class SearchIndex(DerivedDatabase):
         for start in range(0, len(nums), 50):
             yield from self.records(nums[start:start + 50])
 
-    def iter_search(self, project: str, text: str, mode: str = "OR"):
+    def iter_search(self, project: str, text: str, mode: str = "OR") -> Iterator[Learning]:
         """Active learnings matching text, best first, read lazily."""
         query = fts_query(text, mode)
         if not query:

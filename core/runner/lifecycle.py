@@ -16,8 +16,12 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from . import guard as _guard
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 POSIX = os.name == "posix"
 
@@ -58,7 +62,7 @@ class RunLock:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.fd: int | None = None
-        self._fallback = None
+        self._fallback: BaseFileLock | None = None
 
     def acquire(self, timeout_s: float = 30.0) -> None:
         if not POSIX:  # pragma: no cover - Windows: filelock, no hand-over
@@ -90,7 +94,7 @@ class RunLock:
             self.fd = None
 
 
-def popen_guarded(command: list[str], **kwargs) -> subprocess.Popen:
+def popen_guarded(command: list[str], **kwargs: Any) -> subprocess.Popen[Any]:  # Popen's own keywords
     """Popen the command under the guard, in a session of its own (kill_group ends all of it)."""
     if POSIX:
         kwargs.setdefault("start_new_session", True)
@@ -98,8 +102,8 @@ def popen_guarded(command: list[str], **kwargs) -> subprocess.Popen:
 
 
 def run_guarded(command: list[str], *, cwd: str | Path, env: dict[str, str] | None = None,
-                timeout_s: float | None = None, stdout=None, stderr=None,
-                stdin=subprocess.DEVNULL, pass_fds: tuple[int, ...] = ()) -> tuple[int, bool]:
+                timeout_s: float | None = None, stdout: int | IO[Any] | None = None,
+                stderr: int | IO[Any] | None = None, stdin: int | IO[Any] | None = subprocess.DEVNULL, pass_fds: tuple[int, ...] = ()) -> tuple[int, bool]:
     """Run to completion under the guard; returns (exit code, timed out). A timeout, Ctrl-C or a
     stopping daemon ends the whole group."""
     proc = popen_guarded(command, cwd=str(cwd), env=env, stdout=stdout, stderr=stderr, stdin=stdin, pass_fds=pass_fds)

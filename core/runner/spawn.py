@@ -339,7 +339,7 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
                                                stderr=err, pass_fds=lock.pass_fds,
                                                stdin=subprocess.DEVNULL if prompt_in_argv else subprocess.PIPE)
             except OSError as exc:
-                failure = f"cannot start {command[0]}: {exc.strerror or exc}"
+                failure: str | None = f"cannot start {command[0]}: {exc.strerror or exc}"
                 return _finish(repo, spec, run_path, stderr_path, tracker, None, 0, failure, actor, jpath)
             journal.append(jpath, "run_started", item=spec.item_id, actor=actor, run=run_path.name,
                            role=spec.role, model=STANDIN_MODEL if standin else (spec.model or role_model(repo, spec.role) or ""),

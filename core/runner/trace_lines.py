@@ -49,7 +49,7 @@ class _Calls(Mapping[str, Any]):
             raise KeyError(use_id)
         return found
 
-    def get(self, use_id: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, use_id: str, default: Any = None) -> Any:
         found = self.lines.call(use_id, self.before)
         return default if found is None else found
 

@@ -66,9 +66,9 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
             cap_entry(after if after is not None and after in found.failures else entry)
             i = j
             continue
-        elif _GO_BUILD.match(line):
+        elif build := _GO_BUILD.match(line):
             recognised = True
-            entry = [f"build failed: {_GO_BUILD.match(line).group(1)}"]
+            entry = [f"build failed: {build.group(1)}"]
             j = i + 1
             while j < len(lines) and _GO_FILE_LINE.match(lines[j]):
                 entry.append("  " + lines[j].strip())

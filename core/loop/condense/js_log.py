@@ -122,9 +122,9 @@ def filter_vitest(lines: list[str], exit_code: int | None) -> Found | None:
             recognised = True
         elif stripped.startswith(("RUN  v", "✓ ")) or re.match(r"^[❯×] \S", stripped):
             recognised = True
-        elif _VITEST_FAIL.match(line) and (" > " in stripped or "[" in stripped):
+        elif (failed := _VITEST_FAIL.match(line)) and (" > " in stripped or "[" in stripped):
             recognised = True
-            title = _VITEST_FAIL.match(line).group(1).strip()
+            title = failed.group(1).strip()
             j = i + 1
             body: list[str] = []
             while j < len(lines) and not _VITEST_RULE.match(lines[j].strip()) and not _VITEST_FAIL.match(lines[j]):

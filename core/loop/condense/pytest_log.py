@@ -33,10 +33,10 @@ def _title_of(node: str) -> str:
 def _name_heading(found: Found, titles: list[tuple[str, str]], nodes: list[str]) -> None:
     """Give every failure its file: match titles to the short summary's node ids, in order."""
     pool: dict[str, list[str]] = {}
-    for node in nodes:
-        pool.setdefault(_title_of(node), []).append(node)
+    for node_id in nodes:
+        pool.setdefault(_title_of(node_id), []).append(node_id)
     for entry, (word, title) in zip(found.failures, titles, strict=True):
-        node = None
+        node: str | None = None
         if pool.get(title):
             node = pool[title].pop(0)
         elif title.startswith("collecting "):
