@@ -62,10 +62,6 @@ def all_bindings(app_class: type) -> list[tuple[str, Binding]]:
 class HelpScreen(ModalScreen[None]):
     BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
 
-    def __init__(self, app_class: type) -> None:
-        super().__init__()
-        self.app_class = app_class  # whose keys are "everywhere" (the app's own class, passed down)
-
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Label("Keys — remap any by its id in [tui.keymap] of your config.toml", id="help-title")
@@ -73,6 +69,10 @@ class HelpScreen(ModalScreen[None]):
                         "(of the selected item, where there is one), ] and [ the next and previous thing in a "
                         "view (a search hit, a file). A greyed key says why when pressed.", id="help-note")
             yield VimTable(id="help-table")
+
+    def __init__(self, app_class: type) -> None:
+        super().__init__()
+        self.app_class = app_class  # whose keys are "everywhere" (the app's own class, passed down)
 
     def on_mount(self) -> None:
         table = self.query_one(VimTable)
