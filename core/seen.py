@@ -22,7 +22,7 @@ def _repo_key(repo: Any) -> str:
     return os.path.realpath(repo.paths.common_dir)
 
 
-def _load() -> dict[str, dict[str, str]]:
+def _load() -> dict[str, Any]:  # the file as read: each repo's marks are checked where used
     data = atomic.read_json(seen_path(), default={})
     return data if isinstance(data, dict) else {}
 
