@@ -50,9 +50,7 @@ def _mentions(text: str) -> bool:
     return bool(re.search(MENTION, text))
 
 
-def _read(path: str | None) -> str:
-    if path is None:  # _join could not compute it: unreadable, never "absent"
-        raise ValueError("a path relative to a directory that cannot be computed")
+def _read(path: str) -> str:
     with open(path, "rb") as handle:
         data = handle.read(FILE_LIMIT + 1)
     if len(data) > FILE_LIMIT:
@@ -635,7 +633,8 @@ def package_plan(name: str, args: list[str | None], cwd: str | None) -> list[Ste
     directory = cwd
     given = False  # --prefix/--dir/--cwd name the package's own directory: no search upwards
     i = 0
-    while i < len(args) and (arg := args[i]) is not None and arg.startswith("-"):
+    while i < len(args) and args[i] is not None and args[i].startswith("-"):
+        arg = args[i]
         if arg in ("--prefix", "-C", "--dir", "--cwd") and i + 1 < len(args):
             directory = _join(directory, args[i + 1])
             given = True

@@ -253,7 +253,7 @@ def _join(cwd: str | None, word: Word | None) -> str | None:
 
 
 def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-             stdin: str | None) -> Unwrapped:
+             stdin: str | None):
     def lit(i: int) -> str | None:
         return args[i].text if i < len(args) and args[i].literal else None
 
@@ -325,13 +325,12 @@ def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
                 an.shell_string(tail[-1], cmd, cwd)
             return None
         if name == "screen" and operands:
-            _via_shell(an, operands, cmd, cwd)
-            return None
+            return _via_shell(an, operands, cmd, cwd)
         return None
     return False
 
 
-def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> Inner | None:
+def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
     i = 0
     while i < len(args):
         word = args[i]

@@ -224,9 +224,9 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         if name == "mv":
             targets += operands[:-1] if directory is None else operands
         if name == "cp" and len(operands) == 2 and operands[0].literal:
-            source = operands[0].text if os.path.isabs(operands[0].text) else os.path.join(cwd or an.ctx.cwd,
+            copied = operands[0].text if os.path.isabs(operands[0].text) else os.path.join(cwd or an.ctx.cwd,
                                                                                            operands[0].text)
-            content = _read(source)
+            content = _read(copied)
     elif name in ("sed", "perl"):
         if any(k.startswith("-i") for k in values) or "--in-place" in values:
             script_given = any(k in values for k in ("-e", "--expression", "-f", "-E"))
@@ -266,8 +266,8 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         "-s", "-l", "--symbolic-link", "--link")))
     if linking:
         sources = operands if (values.get("-t") or values.get("--target-directory")) is not None else operands[:-1]
-        for linked in sources:
-            link_source(an, linked, cwd, cmd.source)
+        for source in sources:
+            link_source(an, source, cwd, cmd.source)
     recursive = (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive"))) or name in (
         "tar", "unzip", "rsync") or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
     for target in targets:

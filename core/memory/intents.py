@@ -22,13 +22,16 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from .. import atomic, clock, journal
 from . import audit, orphans, promote, rendering
 from .promote import Where
 from .store import Learning, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def folder(store: Store) -> Path:

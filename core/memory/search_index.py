@@ -11,7 +11,6 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,10 @@ from .. import journal
 from ..derived_db import DerivedDatabase
 from .similarity import normalise
 from .store import Learning, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 SCHEMA_VERSION = 3  # 3: normalised patterns collapse mixed separator runs ("a:_b" -> "a b")
 _SCHEMA = """
