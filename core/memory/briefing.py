@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import HallError
@@ -88,7 +88,7 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
         moment = as_of_stamp(as_of) or moment
         then = believed(paths, as_of)
 
-    def stages_then() -> Iterator[tuple[Learning, str]]:
+    def stages_then():
         from .globs import any_match
 
         ranked = sorted(then, key=lambda x: (-x.occurrences, x.id))
@@ -100,7 +100,7 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
             if not learning.paths or not changed:
                 yield learning, "general" if not learning.paths else "any path (no changed paths given)"
 
-    def stages() -> Iterator[tuple[Learning, str]]:
+    def stages():
         if changed:
             nums = index.scoped_ids(project, changed)
             for start in range(0, len(nums), page):
