@@ -23,8 +23,10 @@ from typing import Any
 
 from hallmark.core.building import Building
 from hallmark.core.errors import HallError
+from hallmark.core.item_results import ItemResult
 from hallmark.core.paths import RepoPaths, discover
 from hallmark.core.repo import Repo
+from hallmark.core.results import Result
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -307,15 +309,15 @@ class HallmarkApp(App[None]):
         except Exception as exc:  # noqa: BLE001 - a key never ends the app: the error is shown
             self.post_message(CoreDone(label, None, exc, item))
             return
-        self.post_message(CoreDone(label, result if isinstance(result, dict) else {"result": result}, None, item))
+        answer = result if isinstance(result, Result | dict) else {"result": result}
+        self.post_message(CoreDone(label, answer, None, item))
 
     @on(CoreDone)
     def _on_core_done(self, message: CoreDone) -> None:
         if message.error is not None:
             self.report_error(message.error)
         elif message.label:
-            result = message.result or {}
-            state = result.get("state")
+            state = message.result.state if isinstance(message.result, ItemResult) else None
             where = f"{message.item} → {state}" if message.item and state else (message.item or "")
             self.notify(f"{message.label} {where}".strip(), title="done", timeout=4)
         self.journal_changed(frozenset({message.item}) if message.item else frozenset({watch.REPO}))

@@ -265,7 +265,7 @@ def build(demo: Demo, progress: Progress | None = None) -> dict[str, Any]:
     say("hall init done; creating six items")
     for story in scenario.STORIES:
         created = items.new(repo, title=story.title, request=story.request, actor=PERSON)
-        demo.ids[story.key] = created["item"]
+        demo.ids[story.key] = created.item
     write_script(demo, 0.0)
     ids = demo.ids
     working = ("approved", "rejected", "escalated", "question", "dropped")

@@ -33,8 +33,9 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     else:
         item_id = items.item_for_path(repo, repo.cwd)
     options = [o.strip() for o in (args.options or "").split(",") if o.strip()] or None
-    result = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
-                       wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
+    asked = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
+                      wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
+    result = {**asked.to_dict(), "next": [f"hall answer {asked.qid} <answer>", "hall inbox"]}
     if args.block:
         from hallmark.core.questions import wait_for_answer
 
@@ -46,7 +47,9 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
 
 @command("answer", args=[arg("qid"), arg("answer", nargs="+")])
 def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
-    return items.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
+    answered = items.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
+    return {**answered.to_dict(),
+            "next": ["hall inbox"] + ([f"hall status {answered.item}"] if answered.item else [])}
 
 
 @command("inbox", text=text.inbox, args=[

@@ -5,10 +5,13 @@ Each command is declared on its handler, with its arguments; its summary is in c
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import Any
 
 from hallmark.core import config_raw, items
 from hallmark.core.errors import HallError
+from hallmark.core.item_results import AlreadyReady, Dropped, ItemResult, StatusAll
+from hallmark.core.next_steps import next_for
 from hallmark.core.repo import open_repo
 
 from . import text
@@ -21,6 +24,41 @@ def _repo():
 
 def _id(repo, given: str | None) -> str:
     return items.resolve(repo, given)
+
+
+def reply(result: ItemResult, nxt: list[str] | None = None) -> dict[str, Any]:
+    """An item verb's JSON reply: the result's keys, then `next` (by default, what its state allows)."""
+    return {**result.to_dict(), "next": next_for(result.view) if nxt is None else nxt}
+
+
+def new_next(result: ItemResult) -> list[str]:
+    return [f"cd {shlex.quote(result.worktree)}", f'hall propose-ready {result.item} --summary "…"',
+            f"hall ready {result.item}"]
+
+
+def ready_next(result: ItemResult) -> list[str]:
+    if isinstance(result, AlreadyReady):
+        return next_for(result.view)
+    i = result.item
+    return [f"hall status {i}", f"hall trace {i} --follow", f"hall pull-back {i}"]
+
+
+def drop_next(result: Dropped, root: str) -> list[str]:
+    nxt = [f"hall log {result.item}", 'hall new --title "…"']
+    if result.stood_in_worktree:
+        nxt.insert(0, f"cd {shlex.quote(root)}")  # the directory you stand in is gone
+    return nxt
+
+
+def status_all_reply(result: StatusAll) -> dict[str, Any]:
+    """`hall status`: each item with an empty `next`, the reply's `next` after by_state."""
+    data = result.to_dict()
+    data["items"] = [{**row, "next": []} for row in data["items"]]
+    nxt = ['hall new --title "…"', "hall inbox"] + ([f"hall status {result.items[0].item}"] if result.items else [])
+    if result.damaged:
+        nxt = ["hall doctor", *nxt]
+    head = {key: data.pop(key) for key in ("items", "counts", "by_state")}
+    return {**head, "next": nxt, **data}
 
 
 @command("new", text=text.item, args=[
@@ -36,7 +74,8 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     if args.yolo and not args.open:
         raise HallError("USAGE", "--yolo only applies with --open.", ["hall new --open --yolo \"…\""])
     repo = _repo()
-    result = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
+    created = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
+    result = reply(created, new_next(created))
     if args.open:
         from hallmark.core.open_session import open_session
 
@@ -51,7 +90,7 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
 
 @command("adopt", text=text.item, args=[arg("--title"), arg("--base")])
 def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
-    return items.adopt(_repo(), title=args.title, base=args.base)
+    return reply(items.adopt(_repo(), title=args.title, base=args.base))
 
 
 @command("status", text=text.status, args=[
@@ -61,10 +100,11 @@ def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     if args.id:
-        result = items.status_one(repo, _id(repo, args.id))
+        result = reply(items.status_one(repo, _id(repo, args.id)))
     else:
         here = None if args.all else items.item_for_path(repo, repo.cwd)
-        result = items.status_one(repo, here) if here else items.status_all(repo, include_terminal=args.all)
+        result = (reply(items.status_one(repo, here)) if here
+                  else status_all_reply(items.status_all(repo, include_terminal=args.all)))
     root, state = repo.paths.main_checkout, repo.state_dir
     if not config_raw.known_valid(root, state):  # checked once per edit of the file: status stays light
         try:
@@ -93,13 +133,15 @@ def cmd_log(args: argparse.Namespace) -> dict[str, Any]:
             if exc.code != "NO_ITEM":
                 raise
     kinds = [k for part in (args.kind or []) for k in part.split(",") if k]
-    return items.log(repo, item_id, kinds=kinds or None, limit=args.limit)
+    logged = items.log(repo, item_id, kinds=kinds or None, limit=args.limit)
+    return {**logged.to_dict(), "next": [f"hall status {item_id}"] if item_id else ["hall status --all"]}
 
 
 @command("ready", text=text.item, args=[arg("id", nargs="?"), arg("--note")])
 def cmd_ready(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.ready(repo, _id(repo, args.id), note=args.note)
+    result = items.ready(repo, _id(repo, args.id), note=args.note)
+    return reply(result, ready_next(result))
 
 
 @command("propose-ready", text=text.item, args=[
@@ -111,13 +153,14 @@ def cmd_ready(args: argparse.Namespace) -> dict[str, Any]:
 ])
 def cmd_propose_ready(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.propose_ready(repo, _id(repo, args.id), summary=args.summary, why=args.why, how=args.how, ask=args.ask)
+    return reply(items.propose_ready(repo, _id(repo, args.id), summary=args.summary, why=args.why, how=args.how,
+                                     ask=args.ask))
 
 
 @command("pull-back", text=text.item, args=[arg("id", nargs="?"), arg("--reason")])
 def cmd_pull_back(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.pull_back(repo, _id(repo, args.id), reason=args.reason)
+    return reply(items.pull_back(repo, _id(repo, args.id), reason=args.reason))
 
 
 @command("drop", text=text.item, args=[
@@ -127,7 +170,8 @@ def cmd_pull_back(args: argparse.Namespace) -> dict[str, Any]:
 ])
 def cmd_drop(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.drop(repo, _id(repo, args.id), reason=args.reason, keep_worktree=args.keep_worktree)
+    dropped = items.drop(repo, _id(repo, args.id), reason=args.reason, keep_worktree=args.keep_worktree)
+    return reply(dropped, drop_next(dropped, str(repo.root)))
 
 
 @command("retry", text=text.item, args=[
@@ -145,7 +189,7 @@ def cmd_retry(args: argparse.Namespace) -> dict[str, Any]:
             tokens = parse_tokens(args.tokens)
         except ValueError as exc:
             raise HallError("USAGE", str(exc), []) from exc
-    return items.retry(repo, _id(repo, args.id), reason=args.reason, tokens=tokens)
+    return reply(items.retry(repo, _id(repo, args.id), reason=args.reason, tokens=tokens))
 
 
 
