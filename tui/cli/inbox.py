@@ -9,13 +9,14 @@ import os
 from typing import Any
 
 from hallmark.core import ids, inbox, items
+from hallmark.core.item_results import Answered, Asked
 from hallmark.core.repo import open_repo
 
 from . import text
 from .framework import arg, command
 
 
-@command("ask", args=[
+@command("ask", replies=(Asked,), args=[
     arg("question", nargs="+"),
     arg("--item"),
     arg("--options", help="comma-separated choices"),
@@ -45,7 +46,7 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("answer", args=[arg("qid"), arg("answer", nargs="+")])
+@command("answer", replies=(Answered,), args=[arg("qid"), arg("answer", nargs="+")])
 def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
     answered = items.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
     return {**answered.to_dict(),

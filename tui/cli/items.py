@@ -10,7 +10,15 @@ from typing import Any
 
 from hallmark.core import config_raw, items
 from hallmark.core.errors import HallError
-from hallmark.core.item_results import AlreadyReady, Dropped, ItemResult, StatusAll
+from hallmark.core.item_results import (
+    Adopted,
+    AlreadyReady,
+    Dropped,
+    ItemDetail,
+    ItemLog,
+    ItemResult,
+    StatusAll,
+)
 from hallmark.core.next_steps import next_for
 from hallmark.core.repo import open_repo
 
@@ -61,7 +69,7 @@ def status_all_reply(result: StatusAll) -> dict[str, Any]:
     return {**head, "next": nxt, **data}
 
 
-@command("new", text=text.item, args=[
+@command("new", text=text.item, replies=(ItemResult,), args=[
     arg("request", nargs="*", help="what to build, in words"),
     arg("--title", help="a short title (defaults to the request)"),
     arg("--branch", help="branch name (default from the `branch` template)"),
@@ -88,12 +96,12 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("adopt", text=text.item, args=[arg("--title"), arg("--base")])
+@command("adopt", text=text.item, replies=(Adopted,), args=[arg("--title"), arg("--base")])
 def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
     return reply(items.adopt(_repo(), title=args.title, base=args.base))
 
 
-@command("status", text=text.status, args=[
+@command("status", text=text.status, replies=(StatusAll, ItemDetail), args=[
     arg("id", nargs="?"),
     arg("--all", action="store_true", help="include closed and dropped items"),
 ])
@@ -117,7 +125,7 @@ def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("log", text=text.log, args=[
+@command("log", text=text.log, replies=(ItemLog,), args=[
     arg("id", nargs="?"),
     arg("--kind", action="append", help="only these event kinds (comma-separated)"),
     arg("--limit", type=int, help="only the last N events"),
@@ -137,14 +145,14 @@ def cmd_log(args: argparse.Namespace) -> dict[str, Any]:
     return {**logged.to_dict(), "next": [f"hall status {item_id}"] if item_id else ["hall status --all"]}
 
 
-@command("ready", text=text.item, args=[arg("id", nargs="?"), arg("--note")])
+@command("ready", text=text.item, replies=(ItemResult, AlreadyReady), args=[arg("id", nargs="?"), arg("--note")])
 def cmd_ready(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     result = items.ready(repo, _id(repo, args.id), note=args.note)
     return reply(result, ready_next(result))
 
 
-@command("propose-ready", text=text.item, args=[
+@command("propose-ready", text=text.item, replies=(ItemResult,), args=[
     arg("id", nargs="?"),
     arg("--summary", required=True),
     arg("--why"),
@@ -157,13 +165,13 @@ def cmd_propose_ready(args: argparse.Namespace) -> dict[str, Any]:
                                      ask=args.ask))
 
 
-@command("pull-back", text=text.item, args=[arg("id", nargs="?"), arg("--reason")])
+@command("pull-back", text=text.item, replies=(ItemResult,), args=[arg("id", nargs="?"), arg("--reason")])
 def cmd_pull_back(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     return reply(items.pull_back(repo, _id(repo, args.id), reason=args.reason))
 
 
-@command("drop", text=text.item, args=[
+@command("drop", text=text.item, replies=(Dropped,), args=[
     arg("id", nargs="?"),
     arg("--reason", required=True),
     arg("--keep-worktree", action="store_true"),
@@ -174,7 +182,7 @@ def cmd_drop(args: argparse.Namespace) -> dict[str, Any]:
     return reply(dropped, drop_next(dropped, str(repo.root)))
 
 
-@command("retry", text=text.item, args=[
+@command("retry", text=text.item, replies=(ItemResult,), args=[
     arg("id", nargs="?"),
     arg("--reason", required=True),
     arg("--tokens", help="grant the item more tokens (budget holds)"),
