@@ -18,10 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import inbox, journal, seen, states
 from .runs import has_live_run
+
+if TYPE_CHECKING:
+    from .run_results import CostBreakdown
 
 WORKING = "working"
 WAITING = "waiting"
@@ -237,7 +240,7 @@ def _add(row: dict[str, Any], event: dict[str, Any]) -> None:
         pass
 
 
-def cost_breakdown(repo: Any, item_id: str) -> dict[str, Any]:
+def cost_breakdown(repo: Any, item_id: str) -> CostBreakdown:
     """Tokens and list-price cost of an item per run, per round and in total, from its `usage` events.
 
     The round of a usage event is the item's round when it was recorded (the fold walked in order).
@@ -274,5 +277,7 @@ def cost_breakdown(repo: Any, item_id: str) -> dict[str, Any]:
     for rnd in rounds.values():
         rnd["runs"] = sum(1 for r in run_rows if int(r.get("round") or 0) == rnd["round"] and r["tokens"])
     total["runs"] = len(run_rows)
-    return {"item": item_id, "runs": run_rows, "rounds": [rounds[k] for k in sorted(rounds)], "total": total,
-            "next": [f"hall status {item_id}", f"hall trace {item_id}"]}
+    from .run_results import CostBreakdown, RoundUsage, UsageTotals
+
+    return CostBreakdown(item=item_id, runs=run_rows, rounds=tuple(RoundUsage(**rounds[k]) for k in sorted(rounds)),
+                         total=UsageTotals(**total))

@@ -8,11 +8,12 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import typing
 from pathlib import Path
 
 import jsonschema
 import pytest
-from hallmark.core import item_results, results
+from hallmark.core import item_results, results, run_results
 from hallmark.core.states import ItemView
 from hallmark.tui.cli import commands, framework
 
@@ -72,14 +73,38 @@ def _sample(cls: type[results.Result]) -> results.Result:
         item_results.Asked: lambda: item_results.Asked(qid="Q-1", item=None, question="q", options=[],
                                                        default=None, wait=None),
         item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
+        run_results.RunListing: lambda: run_results.RunListing(item=None, runs=(_run(),)),
+        run_results.CostBreakdown: lambda: run_results.CostBreakdown(
+            item="H-0001", runs=[], rounds=(run_results.RoundUsage(round=1, input_tokens=1, output_tokens=2,
+                                                                   cache_read_tokens=0, cache_write_tokens=0,
+                                                                   tokens=3, cost_usd=0.5, runs=1),),
+            total=run_results.UsageTotals(tokens=3, cost_usd=0.5, runs=1)),
     }
     assert cls in made, f"{cls.__name__}: add a sample here"
     return made[cls]()
 
 
+def _run() -> run_results.RunSummary:
+    return run_results.RunSummary(file="/r/x.jsonl", name="x.jsonl", item=None, role="review", started="t",
+                                  duration_ms=None, exit_code=None, tokens=0, cost_usd=0.0, model="", outcome="live",
+                                  detail="", failure=None, live=True, lines=1, session_id=None, cwd=None, run=1)
+
+
+def _nested(cls: type) -> set[type]:
+    """The result types a result's fields hold (a listing's rows, a breakdown's totals)."""
+    found: set[type] = set()
+    for hint in typing.get_type_hints(cls).values():
+        for part in (hint, *typing.get_args(hint)):
+            if isinstance(part, type) and issubclass(part, results.Result) and part not in found:
+                found |= {part, *_nested(part)}
+    return found
+
+
 def test_every_result_type_is_the_reply_of_some_command():
-    """A result type no command declares would have no schema: `hall schema` could not describe it."""
+    """A result type no command declares (as its reply, or inside one) would have no schema: `hall
+    schema` could not describe it."""
     declared = {cls for replies in _declared().values() for cls in replies}
+    declared |= {inner for cls in set(declared) for inner in _nested(cls)}
     assert _all_result_types() <= declared, sorted(c.__name__ for c in _all_result_types() - declared)
 
 
@@ -95,7 +120,7 @@ def test_to_dict_keys_are_the_schemas_required_keys_in_order(hall_repo, monkeypa
             assert list(shape["properties"]) == [*results.reply_keys(cls), "next"], (command, cls.__name__)
             jsonschema.validate({**sample.to_dict(), "next": []}, shape)
             seen.add(cls)
-    assert item_results.StatusAll in seen and item_results.Dropped in seen
+    assert {item_results.StatusAll, item_results.Dropped, run_results.RunListing, run_results.CostBreakdown} <= seen
 
 
 def test_the_json_view_of_a_result_is_its_to_dict():

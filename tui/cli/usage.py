@@ -10,6 +10,7 @@ from typing import Any
 from hallmark.core import items
 from hallmark.core.errors import HallError
 from hallmark.core.repo import open_repo
+from hallmark.core.run_results import CostBreakdown
 
 from .framework import arg, command
 
@@ -84,9 +85,10 @@ def cmd_budget(args: argparse.Namespace) -> dict[str, Any]:
     return result or budget.status(repo)
 
 
-@command("cost", args=[arg("id", nargs="?")])
+@command("cost", replies=(CostBreakdown,), args=[arg("id", nargs="?")])
 def cmd_cost(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.waiting import cost_breakdown
 
     repo = open_repo()
-    return cost_breakdown(repo, items.resolve(repo, args.id))
+    costs = cost_breakdown(repo, items.resolve(repo, args.id))
+    return {**costs.to_dict(), "next": [f"hall status {costs.item}", f"hall trace {costs.item}"]}
