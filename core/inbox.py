@@ -6,6 +6,7 @@ A dismissed entry stays hidden until it changes: dismissals remember a fingerpri
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
 from . import atomic, journal, states
@@ -66,7 +67,7 @@ def _daemon_stopped() -> dict[str, Any] | None:
 
 def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
     """Repo-level escalations written by other parts (daemon stopped, budget, session waiting)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for event in repo.index.events(kinds=["inbox_entry", "inbox_cleared"], repo_level=True):
         key = event.get("key", "")
         if event["event"] == "inbox_cleared":
@@ -78,7 +79,7 @@ def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
     return out
 
 
-def _dismissed_path(repo: Repo):
+def _dismissed_path(repo: Repo) -> Path:
     return repo.state_dir / "inbox-dismissed.json"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +134,7 @@ def fill(text: str, values: dict[str, str]) -> str:
     return out
 
 
-def worktree_lock(repo: Repo):
+def worktree_lock(repo: Repo) -> AbstractContextManager[None]:
     """Git's own `worktree add`/`remove` race when run at once (one reads the metadata another is
     still writing), so Hallmark adds and removes worktrees one at a time per repository."""
     return journal.locked(repo.state_dir / "worktrees", timeout=300)
