@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import atomic, journal, states
 from .errors import HallError
 from .repo import Repo
+
+if TYPE_CHECKING:
+    from .item_results import InboxReport
 
 
 def _entry(kind: str, item: str | None, since: str, text: str, key: str, nxt: list[str], **extra: Any) -> dict[str, Any]:
@@ -148,8 +151,11 @@ def notices(repo: Repo) -> list[dict[str, Any]]:
     return out
 
 
-def report(repo: Repo, *, show_all: bool = False) -> dict[str, Any]:
+def report(repo: Repo, *, show_all: bool = False) -> InboxReport:
+    """`hall inbox`: the entries shown, numbered for --dismiss N (the entries stay dicts: the
+    SessionStart hook reads them through waiting_for_you, and the hook path imports no dataclasses)."""
+    from .item_results import InboxReport
+
     shown = visible(repo, show_all=show_all)
     numbered = [dict(entry, n=i) for i, entry in enumerate(shown, start=1)]
-    nxt = [n for e in numbered[:3] for n in e["next"][:1]] or ["hall status --all"]
-    return {"entries": numbered, "count": len(numbered), "next": nxt}
+    return InboxReport(entries=numbered, count=len(numbered))

@@ -142,3 +142,13 @@ class Answered(Result):
     qid: str
     item: str | None
     answer: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class InboxReport(Result):
+    """`hall inbox`: what waits for you, oldest first, numbered (n) for `--dismiss N`. Each entry is
+    the inbox's dict: kind, item, since, text, key, fingerprint, its own next steps, and the
+    question's qid, options and default."""
+
+    entries: list[dict[str, Any]]
+    count: int

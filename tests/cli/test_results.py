@@ -73,6 +73,7 @@ def _sample(cls: type[results.Result]) -> results.Result:
         item_results.Asked: lambda: item_results.Asked(qid="Q-1", item=None, question="q", options=[],
                                                        default=None, wait=None),
         item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
+        item_results.InboxReport: lambda: item_results.InboxReport(entries=[], count=0),
         run_results.RunListing: lambda: run_results.RunListing(item=None, runs=(_run(),)),
         run_results.CostBreakdown: lambda: run_results.CostBreakdown(
             item="H-0001", runs=[], rounds=(run_results.RoundUsage(round=1, input_tokens=1, output_tokens=2,
@@ -164,6 +165,7 @@ def test_real_replies_are_the_declared_result_then_next(hall_repo, monkeypatch):
     check("propose-ready", reply("propose-ready", "1", "--summary", "s"), item_results.ItemResult)
     asked = reply("ask", "which?", "--options", "a,b")
     check("ask", asked, item_results.Asked)
+    check("inbox", reply("inbox"), item_results.InboxReport)
     check("answer", reply("answer", asked["qid"], "b"), item_results.Answered)
     check("drop", reply("drop", "1", "--reason", "r"), item_results.Dropped)
     git(root, "switch", "-q", "-c", "feature")

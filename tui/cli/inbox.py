@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from hallmark.core import ids, inbox, items
-from hallmark.core.item_results import Answered, Asked
+from hallmark.core.item_results import Answered, Asked, InboxReport
 from hallmark.core.repo import open_repo
 
 from . import text
@@ -53,7 +53,7 @@ def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
             "next": ["hall inbox"] + ([f"hall status {answered.item}"] if answered.item else [])}
 
 
-@command("inbox", text=text.inbox, args=[
+@command("inbox", text=text.inbox, replies=(InboxReport,), args=[
     arg("n", nargs="?", type=int, help="an entry number (with --dismiss)"),
     arg("--dismiss", action="store_true"),
     arg("--clear", action="store_true"),
@@ -68,7 +68,9 @@ def cmd_inbox(args: argparse.Namespace) -> dict[str, Any]:
     if args.clear or args.dismiss:
         hidden = inbox.dismiss(repo, args.n, clear=args.clear)
         return {"dismissed": [e["key"] for e in hidden], "next": ["hall inbox", "hall inbox --all"]}
-    return inbox.report(repo, show_all=args.all)
+    report = inbox.report(repo, show_all=args.all)
+    nxt = [n for e in report.entries[:3] for n in e["next"][:1]] or ["hall status --all"]
+    return {**report.to_dict(), "next": nxt}
 
 
 @command("waiting")
