@@ -152,3 +152,25 @@ class InboxReport(Result):
 
     entries: list[dict[str, Any]]
     count: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ItemWaits(Result):
+    """One item's badge: what it waits on (kind, word, symbol) and, when it waits for you, why."""
+
+    item: str
+    title: str
+    state: str
+    kind: str
+    word: str
+    symbol: str
+    reason: str | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class WaitingSummary(Result):
+    """`hall waiting`: every item's badge, and the items waiting for you, oldest first."""
+
+    items: tuple[ItemWaits, ...]
+    waiting: list[str]
+    waiting_count: int

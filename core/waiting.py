@@ -24,6 +24,7 @@ from . import inbox, journal, seen, states
 from .runs import has_live_run
 
 if TYPE_CHECKING:
+    from .item_results import WaitingSummary
     from .run_results import CostBreakdown
 
 WORKING = "working"
@@ -205,17 +206,19 @@ def mark_seen(repo: Any, item_id: str) -> str:
     return seen.mark_seen(repo, item_id)
 
 
-def summary(repo: Any) -> dict[str, Any]:
+def summary(repo: Any) -> WaitingSummary:
     """Every item with its kind, word and symbol, and how many things wait for you (the footer count)."""
+    from .item_results import ItemWaits, WaitingSummary
+
     waiting = waiting_for_you(repo)
     views = repo.index.items()
     found = badges(repo, views, waiting)
     rows = []
     for view in views:
         kind, word, symbol = found[view.id]
-        rows.append({"item": view.id, "title": view.title, "state": view.state, "kind": kind, "word": word,
-                     "symbol": symbol, "reason": waiting.reasons.get(view.id) if kind == WAITING else None})
-    return {"items": rows, "waiting": list(waiting.items), "waiting_count": waiting.count}
+        rows.append(ItemWaits(item=view.id, title=view.title, state=view.state, kind=kind, word=word, symbol=symbol,
+                              reason=waiting.reasons.get(view.id) if kind == WAITING else None))
+    return WaitingSummary(items=tuple(rows), waiting=list(waiting.items), waiting_count=waiting.count)
 
 
 # -- cost per item ------------------------------------------------------------------------------

@@ -74,6 +74,7 @@ def _sample(cls: type[results.Result]) -> results.Result:
                                                        default=None, wait=None),
         item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
         item_results.InboxReport: lambda: item_results.InboxReport(entries=[], count=0),
+        item_results.WaitingSummary: lambda: item_results.WaitingSummary(items=(), waiting=[], waiting_count=0),
         run_results.RunListing: lambda: run_results.RunListing(item=None, runs=(_run(),)),
         run_results.CostBreakdown: lambda: run_results.CostBreakdown(
             item="H-0001", runs=[], rounds=(run_results.RoundUsage(round=1, input_tokens=1, output_tokens=2,
@@ -166,6 +167,7 @@ def test_real_replies_are_the_declared_result_then_next(hall_repo, monkeypatch):
     asked = reply("ask", "which?", "--options", "a,b")
     check("ask", asked, item_results.Asked)
     check("inbox", reply("inbox"), item_results.InboxReport)
+    check("waiting", reply("waiting"), item_results.WaitingSummary)
     check("answer", reply("answer", asked["qid"], "b"), item_results.Answered)
     check("drop", reply("drop", "1", "--reason", "r"), item_results.Dropped)
     git(root, "switch", "-q", "-c", "feature")

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from hallmark.core import ids, inbox, items
-from hallmark.core.item_results import Answered, Asked, InboxReport
+from hallmark.core.item_results import Answered, Asked, InboxReport, WaitingSummary
 from hallmark.core.repo import open_repo
 
 from . import text
@@ -73,10 +73,9 @@ def cmd_inbox(args: argparse.Namespace) -> dict[str, Any]:
     return {**report.to_dict(), "next": nxt}
 
 
-@command("waiting")
+@command("waiting", replies=(WaitingSummary,))
 def cmd_waiting(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import waiting
 
-    data = waiting.summary(open_repo())
-    data["next"] = [f"hall status {i}" for i in data["waiting"][:3]] or ["hall status --all"]
-    return data
+    found = waiting.summary(open_repo())
+    return {**found.to_dict(), "next": [f"hall status {i}" for i in found.waiting[:3]] or ["hall status --all"]}
