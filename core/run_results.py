@@ -1,4 +1,4 @@
-"""What the run listings and the cost of an item answer: typed results (core/results.py).
+"""What the run listings, the cost of an item and `hall usage` answer: typed results (core/results.py).
 
 Apart from core/runs.py, which the hook path imports (dataclasses would pull in `inspect`): the
 listing imports this when it describes runs.
@@ -80,3 +80,42 @@ class CostBreakdown(Result):
     runs: list[dict[str, Any]]
     rounds: tuple[RoundUsage, ...]
     total: UsageTotals
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class UsageSum(Result):
+    """Tokens, list-price cost and runs summed over usage events (`hall usage`'s total)."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost_usd: float
+    runs: int
+    tokens: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class UsageRow(Result):
+    """One group's usage (an item, room, role, model or day); standin_runs: runs of the demo's
+    stand-in, which cost nothing."""
+
+    key: str
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost_usd: float
+    runs: int
+    tokens: int
+    standin_runs: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class UsageReport(Result):
+    """`hall usage`: usage grouped by item, room, role, model or day (since: the window's start)."""
+
+    by: str
+    since: str | None
+    rows: tuple[UsageRow, ...]
+    total: UsageSum

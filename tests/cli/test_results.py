@@ -75,6 +75,12 @@ def _sample(cls: type[results.Result]) -> results.Result:
         item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
         item_results.InboxReport: lambda: item_results.InboxReport(entries=[], count=0),
         item_results.WaitingSummary: lambda: item_results.WaitingSummary(items=(), waiting=[], waiting_count=0),
+        run_results.UsageReport: lambda: run_results.UsageReport(
+            by="item", since=None, rows=(run_results.UsageRow(key="H-0001", input_tokens=1, output_tokens=1,
+                                                              cache_read_tokens=0, cache_write_tokens=0,
+                                                              cost_usd=0.1, runs=1, tokens=2, standin_runs=0),),
+            total=run_results.UsageSum(input_tokens=1, output_tokens=1, cache_read_tokens=0, cache_write_tokens=0,
+                                       cost_usd=0.1, runs=1, tokens=2)),
         run_results.RunListing: lambda: run_results.RunListing(item=None, runs=(_run(),)),
         run_results.CostBreakdown: lambda: run_results.CostBreakdown(
             item="H-0001", runs=[], rounds=(run_results.RoundUsage(round=1, input_tokens=1, output_tokens=2,
@@ -168,6 +174,9 @@ def test_real_replies_are_the_declared_result_then_next(hall_repo, monkeypatch):
     check("ask", asked, item_results.Asked)
     check("inbox", reply("inbox"), item_results.InboxReport)
     check("waiting", reply("waiting"), item_results.WaitingSummary)
+    check("usage", reply("usage"), run_results.UsageReport)
+    check("cost", reply("cost", "1"), run_results.CostBreakdown)
+    check("trace", reply("trace", "1", "--list"), run_results.RunListing)
     check("answer", reply("answer", asked["qid"], "b"), item_results.Answered)
     check("drop", reply("drop", "1", "--reason", "r"), item_results.Dropped)
     git(root, "switch", "-q", "-c", "feature")

@@ -10,7 +10,7 @@ from typing import Any
 from hallmark.core import items
 from hallmark.core.errors import HallError
 from hallmark.core.repo import open_repo
-from hallmark.core.run_results import CostBreakdown
+from hallmark.core.run_results import CostBreakdown, UsageReport
 
 from .framework import arg, command
 
@@ -27,7 +27,7 @@ def text_usage(result: dict[str, Any]) -> Any:
     return table
 
 
-@command("usage", text=text_usage, args=[
+@command("usage", text=text_usage, replies=(UsageReport,), args=[
     arg("--by", default="item", choices=["item", "room", "role", "model", "day"]),
     arg("--since", help="a duration (7d, 24h) or a date (2026-11-01)"),
     arg("--item"),
@@ -37,7 +37,9 @@ def cmd_usage(args: argparse.Namespace) -> dict[str, Any]:
 
     repo = open_repo()
     item = items.resolve(repo, args.item) if args.item else None
-    return usage.report(repo, by=args.by, since=args.since, item=item)
+    found = usage.report(repo, by=args.by, since=args.since, item=item)
+    nxt = [f"hall usage --by {g}" for g in usage.GROUPINGS if g != found.by][:3] + ["hall budget"]
+    return {**found.to_dict(), "next": nxt}
 
 
 def text_budget(result: dict[str, Any]) -> Any:
