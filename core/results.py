@@ -26,6 +26,8 @@ class Result:
 
     # A key that appears only when the value is not None (and is then required of nobody).
     OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+    # Keys a subclass puts before its base's (a usage row's `key` before the sums it shares).
+    FIRST: ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -75,10 +77,13 @@ _KEYS: dict[type, tuple[str, ...]] = {}
 
 
 def reply_keys(cls: type) -> tuple[str, ...]:
-    """The JSON keys of a result class, in order (fields not marked NOT_IN_REPLY)."""
+    """The JSON keys of a result class, in order (its FIRST, then its fields in declaration order;
+    not those marked NOT_IN_REPLY)."""
     keys = _KEYS.get(cls)
     if keys is None:
-        keys = tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("reply", True))
+        names = [f.name for f in dataclasses.fields(cls) if f.metadata.get("reply", True)]
+        first: tuple[str, ...] = getattr(cls, "FIRST", ())
+        keys = (*first, *(name for name in names if name not in first))
         _KEYS[cls] = keys
     return keys
 

@@ -7,7 +7,7 @@ listing imports this when it describes runs.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, ClassVar
 
 from .results import Result
 
@@ -58,17 +58,12 @@ class UsageTotals(Result):
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class RoundUsage(Result):
+class RoundUsage(UsageTotals):
     """One round's usage (round 0: before the first review)."""
 
+    FIRST: ClassVar[tuple[str, ...]] = ("round",)
+
     round: int
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    tokens: int
-    cost_usd: float
-    runs: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,18 +91,13 @@ class UsageSum(Result):
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class UsageRow(Result):
+class UsageRow(UsageSum):
     """One group's usage (an item, room, role, model or day); standin_runs: runs of the demo's
     stand-in, which cost nothing."""
 
+    FIRST: ClassVar[tuple[str, ...]] = ("key",)
+
     key: str
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    cost_usd: float
-    runs: int
-    tokens: int
     standin_runs: int
 
 
