@@ -14,6 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from hallmark.core import item_results, results, run_results
+from hallmark.core.loop import findings
 from hallmark.core.states import ItemView
 from hallmark.tui.cli import commands, framework
 
@@ -81,6 +82,12 @@ def _sample(cls: type[results.Result]) -> results.Result:
                                                               cost_usd=0.1, runs=1, tokens=2, standin_runs=0),),
             total=run_results.UsageSum(input_tokens=1, output_tokens=1, cache_read_tokens=0, cache_write_tokens=0,
                                        cost_usd=0.1, runs=1, tokens=2)),
+        findings.FindingsReport: lambda: findings.FindingsReport(
+            item="H-0001", state="fixing", round=1, open=1, failing_checks=[], view=view,
+            findings=(findings.Finding(id="F-1", lens="correctness", severity="major", file="a.py", line=3, title="t",
+                                       scenario="s", suggestion=None, status="open", round=1, sha="abc",
+                                       raised_by="assayer", human_override=False, confirmed=False, fixed_in=None,
+                                       dispute=None),)),
         run_results.RunListing: lambda: run_results.RunListing(item=None, runs=(_run(),)),
         run_results.CostBreakdown: lambda: run_results.CostBreakdown(
             item="H-0001", runs=[], rounds=(run_results.RoundUsage(round=1, input_tokens=1, output_tokens=2,
@@ -177,6 +184,7 @@ def test_real_replies_are_the_declared_result_then_next(hall_repo, monkeypatch):
     check("usage", reply("usage"), run_results.UsageReport)
     check("cost", reply("cost", "1"), run_results.CostBreakdown)
     check("trace", reply("trace", "1", "--list"), run_results.RunListing)
+    check("findings", reply("findings", "1"), findings.FindingsReport)
     check("answer", reply("answer", asked["qid"], "b"), item_results.Answered)
     check("drop", reply("drop", "1", "--reason", "r"), item_results.Dropped)
     git(root, "switch", "-q", "-c", "feature")

@@ -10,7 +10,7 @@ from typing import Any
 
 from hallmark.core import clock, items, rooms, runs, waiting
 from hallmark.core.config import parse_tokens
-from hallmark.core.loop.findings import list_findings
+from hallmark.core.loop.findings import Finding, list_findings
 from hallmark.core.repo import Repo
 from hallmark.core.run_results import CostBreakdown, RunSummary
 from hallmark.core.states import ItemView
@@ -58,7 +58,7 @@ def event_summary(event: dict[str, Any], width: int = 90, root: Path | None = No
 class ItemData:
     view: ItemView
     events: list[dict[str, Any]]
-    findings: list[dict[str, Any]]
+    findings: list[Finding]
     runs: list[RunSummary]
     budget_tokens: int | None
     questions: list[dict[str, Any]] = field(default_factory=list)
@@ -191,9 +191,8 @@ class ItemScreen(TriageKeys, HallScreen):
         if not data.findings:
             findings.add_row("", "", "", "no findings", "", "")
         for f in data.findings:
-            where = f"{f.get('file', '')}:{f.get('line', '')}" if f.get("line") else str(f.get("file", ""))
-            findings.add_row(str(f.get("id", "")), str(f.get("lens", "")), str(f.get("severity", "")), where,
-                             str(f.get("status", "")), str(f.get("round", "")))
+            where = f"{f.file}:{f.line}" if f.line else str(f.file)
+            findings.add_row(f.id, str(f.lens), str(f.severity), where, f.status, str(f.round))
 
         run_table = self.query_one("#runs", VimTable)
         run_table.clear()
