@@ -13,19 +13,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from . import atomic, clock, git, ids, item_lookup, journal, states
+from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
 from .errors import HallError
-from .item_results import (
-    Adopted,
-    AlreadyReady,
-    Answered,
-    Asked,
-    Dropped,
-    ItemDetail,
-    ItemLog,
-    ItemResult,
-    StatusAll,
-)
 from .next_steps import next_for  # noqa: F401 - the verbs' replies carry it; callers read it here too
 from .paths import is_within
 from .repo import Repo, current_actor
@@ -93,6 +82,11 @@ def wrong_state(view: states.ItemView, action: str) -> HallError:
     )
 
 
+def describe(view: states.ItemView) -> item_results.ItemResult:
+    """The item as a verb leaves it (the faces add `next`)."""
+    return item_results.ItemResult.of(view)
+
+
 # -- the one step ----------------------------------------------------------------------
 
 
@@ -155,7 +149,7 @@ def _copy_untracked(repo: Repo, worktree: Path) -> dict[str, str]:
 
 
 def new(repo: Repo, *, title: str | None = None, request: str | None = None, branch: str | None = None,
-        base: str | None = None, actor: str | None = None) -> ItemResult:
+        base: str | None = None, actor: str | None = None) -> item_results.ItemResult:
     title = redact((title or request or "").strip())  # a title names a branch: never a secret in it
     if not title:
         raise HallError("USAGE", "An item needs a title or a request.", ['hall new --title "…"'])
@@ -201,7 +195,7 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
         rec = journal.append_unlocked(path, journal.make_event("created", item_id, actor or current_actor(), fields))
     view = states.fold(item_id, [rec])
     write_cache(repo, view)
-    return ItemResult.of(view)
+    return item_results.ItemResult.of(view)
 
 
 def _forget_new_branch(repo: Repo, branch: str) -> None:
@@ -216,7 +210,7 @@ def _forget_new_branch(repo: Repo, branch: str) -> None:
         git.run(["branch", "-D", branch], repo.root, check=False)
 
 
-def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None) -> Adopted:
+def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None) -> item_results.Adopted:
     branch = git.current_branch(repo.cwd)
     if branch is None:
         raise HallError("WRONG_STATE", "HEAD is detached; adopt needs a branch.", ["git switch -c <branch>"])
@@ -226,7 +220,7 @@ def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, acto
                         ["git switch -c <branch>", 'hall new --title "…"'])
     for view in repo.index.items():
         if view.branch == branch and not view.terminal:
-            return Adopted.adopting(view, False)
+            return item_results.Adopted.adopting(view, False)
     worktree = str(repo.paths.toplevel)
     number = ids.allocate(repo.state_dir, "item")
     item_id = ids.item_id(number)
@@ -236,7 +230,7 @@ def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, acto
         rec = journal.append_unlocked(path, journal.make_event("adopted", item_id, actor or current_actor(), fields))
     view = states.fold(item_id, [rec])
     write_cache(repo, view)
-    return Adopted.adopting(view, True)
+    return item_results.Adopted.adopting(view, True)
 
 
 def _require_clean(repo: Repo, view: states.ItemView) -> str:
@@ -261,10 +255,10 @@ def _queue(repo: Repo, view: states.ItemView) -> None:
 LOOP_STATES = frozenset({states.CHECKS, states.REVIEW, states.FIXING, states.ESCALATED, states.HALLMARKED})
 
 
-def _ready_again(view: states.ItemView, sha: str) -> AlreadyReady:
+def _ready_again(view: states.ItemView, sha: str) -> item_results.AlreadyReady:
     """`ready` on an item already in the loop: the current result at the same SHA, else ITEM_IN_REVIEW."""
     if sha and (view.sha == sha or view.hallmark_sha == sha):
-        return AlreadyReady.again(view)
+        return item_results.AlreadyReady.again(view)
     raise HallError("ITEM_IN_REVIEW",
                     f"{view.id} is in {view.state}, round {view.round}, at {view.sha[:7] or '?'}; HEAD is {sha[:7]}.",
                     [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
@@ -287,7 +281,7 @@ def _require_rebased(repo: Repo, view: states.ItemView, sha: str) -> None:
                                                  f"hall ready {view.id}"])
 
 
-def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> ItemResult:
+def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> item_results.ItemResult:
     """Freeze HEAD and queue the item; on an item already in the loop at this commit, AlreadyReady."""
     view = fold_item(repo, item_id)
     if view.terminal:
@@ -309,11 +303,11 @@ def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | Non
             raise
         return _ready_again(again, sha)
     _queue(repo, view)
-    return ItemResult.of(view)
+    return item_results.ItemResult.of(view)
 
 
 def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = None, how: str | None = None,
-                  ask: bool = False, actor: str | None = None) -> ItemResult:
+                  ask: bool = False, actor: str | None = None) -> item_results.ItemResult:
     if not summary or not summary.strip():
         raise HallError("USAGE", "propose-ready needs --summary.", [f'hall propose-ready {item_id} --summary "…"'])
     view = fold_item(repo, item_id)
@@ -327,19 +321,19 @@ def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = N
                       **{k: v for k, v in fields.items() if v is not None})
     if auto:
         _queue(repo, view)
-    return ItemResult.of(view)
+    return describe(view)
 
 
-def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None) -> ItemResult:
+def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None) -> item_results.ItemResult:
     view = transition(repo, item_id, "pulled_back", actor=actor, reason=reason or "")
     try:
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
     except FileNotFoundError:
         pass
-    return ItemResult.of(view)
+    return describe(view)
 
 
-def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None) -> Dropped:
+def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None) -> item_results.Dropped:
     if not reason or not reason.strip():
         raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
@@ -351,7 +345,7 @@ def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, 
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
         removed, kept_why = remove_worktree(repo, view, actor=actor)
     stood_in = removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree)))
-    return Dropped.dropping(view, removed, kept_why, stood_in)
+    return item_results.Dropped.dropping(view, removed, kept_why, stood_in)
 
 
 def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:
@@ -372,14 +366,14 @@ def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = No
     return True, ""
 
 
-def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, actor: str | None = None) -> ItemResult:
+def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, actor: str | None = None) -> item_results.ItemResult:
     if not reason or not reason.strip():
         raise HallError("USAGE", "retry needs --reason.", [f'hall retry {item_id} --reason "…"'])
     fields: dict[str, Any] = {"reason": reason}
     if tokens:
         fields["tokens"] = tokens
     view = transition(repo, item_id, "retried", actor=actor, **fields)
-    return ItemResult.of(view)
+    return describe(view)
 
 
 # -- questions ---------------------------------------------------------------------------
@@ -387,7 +381,7 @@ def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, a
 
 def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[str] | None = None,
         default: str | None = None, wait: str | None = None, session: str | None = None,
-        actor: str | None = None) -> Asked:
+        actor: str | None = None) -> item_results.Asked:
     question = redact(question)  # free text: a secret in it is redacted, never kept
     if not question.strip():
         raise HallError("USAGE", "A question needs text.", ['hall ask "…"'])
@@ -409,10 +403,10 @@ def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[
     if session:
         fields["session"] = session
     record(repo, item_id, "question", actor=actor, **fields)
-    return Asked(qid=qid, item=item_id, question=question, options=options or [], default=default, wait=wait)
+    return item_results.Asked(qid=qid, item=item_id, question=question, options=options or [], default=default, wait=wait)
 
 
-def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> Answered:
+def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> item_results.Answered:
     entry = repo.index.question(qid)
     if entry is None:
         raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
@@ -433,13 +427,13 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> Answ
                 raise HallError("ALREADY_ANSWERED", f"{qid} was answered already.", ["hall inbox"])
         journal.append_unlocked(path, journal.make_event("answered", entry["item"], actor or current_actor(),
                                                          {"qid": qid, "answer": chosen}))
-    return Answered(qid=qid, item=entry["item"], answer=chosen)
+    return item_results.Answered(qid=qid, item=entry["item"], answer=chosen)
 
 
 # -- status and log --------------------------------------------------------------------
 
 
-def status_all(repo: Repo, *, include_terminal: bool = True) -> StatusAll:
+def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.StatusAll:
     views = [v for v in repo.index.items(include_terminal=include_terminal) if v.created]
     by_state: dict[str, list[str]] = {}
     for state in states.STATES:  # in the table's order: development first, dropped last
@@ -452,18 +446,18 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> StatusAll:
     damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
     counts = {state: len(found) for state, found in by_state.items()}
     if not damaged:
-        return StatusAll(items=tuple(ItemResult.of(v) for v in views), counts=counts, by_state=by_state)
+        return item_results.StatusAll(items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state)
     counts["damaged"] = len(damaged)  # shown, never hidden: the journal is the truth and these have lost theirs
     warning = f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)"
-    return StatusAll(items=tuple(ItemResult.of(v) for v in views), counts=counts, by_state=by_state, damaged=damaged,
+    return item_results.StatusAll(items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state, damaged=damaged,
                      warnings=[warning])
 
 
-def status_one(repo: Repo, item_id: str) -> ItemDetail:
-    return ItemDetail.detail(fold_item(repo, item_id))
+def status_one(repo: Repo, item_id: str) -> item_results.ItemDetail:
+    return item_results.ItemDetail.detail(fold_item(repo, item_id))
 
 
-def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limit: int | None = None) -> ItemLog:
+def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limit: int | None = None) -> item_results.ItemLog:
     if item_id:
         fold_item(repo, item_id)
         events = item_events(repo, item_id)
@@ -474,4 +468,4 @@ def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limi
         events = [e for e in events if e.get("event") in wanted or (e.get("event") in ("changes_requested", "hallmarked", "escalated") and "verdict" in wanted)]
     if limit is not None and limit >= 0:
         events = events[-limit:] if limit else []
-    return ItemLog(item=item_id, events=events)
+    return item_results.ItemLog(item=item_id, events=events)
