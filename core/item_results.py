@@ -7,14 +7,12 @@ these classes (core/results.py).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar, Literal
 
-from .results import NOT_IN_REPLY, Result
+from .results import Result, hidden
 from .states import ItemView
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ItemResult(Result):
     """An item as a verb left it (new, propose-ready, pull-back, retry, ready)."""
 
@@ -30,7 +28,7 @@ class ItemResult(Result):
     tokens: int
     cost_usd: float
     updated: str
-    view: ItemView = dataclasses.field(repr=False, compare=False, metadata=NOT_IN_REPLY)
+    view: ItemView = hidden()
 
     @classmethod
     def fields_of(cls, view: ItemView) -> dict[str, Any]:
@@ -44,7 +42,6 @@ class ItemResult(Result):
         return cls(**cls.fields_of(view))
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Adopted(ItemResult):
     """`hall adopt`: the item of the current branch; adopted is false when it was one already."""
 
@@ -55,7 +52,6 @@ class Adopted(ItemResult):
         return cls(**cls.fields_of(view), adopted=adopted)
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class AlreadyReady(ItemResult):
     """`hall ready` on an item already in the loop at the same commit: where it stands now."""
 
@@ -66,13 +62,12 @@ class AlreadyReady(ItemResult):
         return cls(**cls.fields_of(view))
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Dropped(ItemResult):
     """`hall drop`: the item, and whether its worktree went (or why it was kept)."""
 
     worktree_removed: bool
     worktree_kept: str | None
-    stood_in_worktree: bool = dataclasses.field(default=False, metadata=NOT_IN_REPLY)  # the cwd is gone with it
+    stood_in_worktree: bool = hidden(default=False)  # the cwd is gone with it
 
     @classmethod
     def dropping(cls, view: ItemView, removed: bool, kept_why: str, stood_in: bool) -> Dropped:
@@ -80,7 +75,6 @@ class Dropped(ItemResult):
                    stood_in_worktree=stood_in)
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ItemDetail(ItemResult):
     """`hall status <id>`: one item in full."""
 
@@ -102,7 +96,6 @@ class ItemDetail(ItemResult):
                    events=view.events)
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class StatusAll(Result):
     """`hall status`: every item, counted by state (damaged journals shown, never hidden)."""
 
@@ -115,7 +108,6 @@ class StatusAll(Result):
     warnings: list[str] | None = None
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ItemLog(Result):
     """`hall log`: an item's journal (or the repository's, when item is null)."""
 
@@ -123,7 +115,6 @@ class ItemLog(Result):
     events: list[dict[str, Any]]
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Asked(Result):
     """`hall ask`: the question as recorded (its text redacted), with its id."""
 
@@ -135,7 +126,6 @@ class Asked(Result):
     wait: str | None
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Answered(Result):
     """`hall answer`: the answer as recorded (an option letter becomes its option)."""
 
@@ -144,7 +134,6 @@ class Answered(Result):
     answer: str
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class InboxReport(Result):
     """`hall inbox`: what waits for you, oldest first, numbered (n) for `--dismiss N`. Each entry is
     the inbox's dict: kind, item, since, text, key, fingerprint, its own next steps, and the
@@ -154,7 +143,6 @@ class InboxReport(Result):
     count: int
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ItemWaits(Result):
     """One item's badge: what it waits on (kind, word, symbol) and, when it waits for you, why."""
 
@@ -167,7 +155,6 @@ class ItemWaits(Result):
     reason: str | None
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class WaitingSummary(Result):
     """`hall waiting`: every item's badge, and the items waiting for you, oldest first."""
 

@@ -6,13 +6,11 @@ listing imports this when it describes runs.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 from .results import Result
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RunSummary(Result):
     """One headless run as `hall trace --list` and an item's Runs tab show it (run 1 is the oldest)."""
 
@@ -36,7 +34,6 @@ class RunSummary(Result):
     run: int  # its number in the listing: 1 = oldest
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RunListing(Result):
     """`hall trace --list`: every run of an item (or of the repository, item null), oldest first."""
 
@@ -44,7 +41,6 @@ class RunListing(Result):
     runs: tuple[RunSummary, ...]
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class UsageTotals(Result):
     """Tokens and list-price cost summed over some runs."""
 
@@ -57,7 +53,6 @@ class UsageTotals(Result):
     runs: int = 0
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RoundUsage(UsageTotals):
     """One round's usage (round 0: before the first review)."""
 
@@ -66,7 +61,6 @@ class RoundUsage(UsageTotals):
     round: int
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class CostBreakdown(Result):
     """`hall cost`: an item's tokens and list-price cost per run, per round and in total. A run's row
     keeps what its events said (role, model, round, exit code, …), so it stays a dict."""
@@ -77,7 +71,6 @@ class CostBreakdown(Result):
     total: UsageTotals
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class UsageSum(Result):
     """Tokens, list-price cost and runs summed over usage events (`hall usage`'s total)."""
 
@@ -90,7 +83,6 @@ class UsageSum(Result):
     tokens: int
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class UsageRow(UsageSum):
     """One group's usage (an item, room, role, model or day); standin_runs: runs of the demo's
     stand-in, which cost nothing."""
@@ -101,7 +93,6 @@ class UsageRow(UsageSum):
     standin_runs: int
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class UsageReport(Result):
     """`hall usage`: usage grouped by item, room, role, model or day (since: the window's start)."""
 

@@ -7,15 +7,13 @@ a commit fixes them) and `disputed` (the fixer says the finding is wrong, with a
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ..repo import Repo
-from ..results import NOT_IN_REPLY, Result
+from ..results import Result, hidden
 from ..states import ItemView
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Finding(Result):
     """One finding as the faces read it (`hall findings`, the diff, the item screen). The loop's
     own passes (unresolved, next_ids) keep the folded dicts they write into prompts."""
@@ -38,7 +36,6 @@ class Finding(Result):
     dispute: str | None
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class FindingsReport(Result):
     """`hall findings`: every finding of the item with its status, and the failing checks."""
 
@@ -48,7 +45,7 @@ class FindingsReport(Result):
     findings: tuple[Finding, ...]
     open: int
     failing_checks: list[dict[str, Any]]
-    view: ItemView = dataclasses.field(repr=False, compare=False, metadata=NOT_IN_REPLY)  # what `next` depends on
+    view: ItemView = hidden()  # what `next` depends on
 
 
 def fold(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
