@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
 import typing
 from pathlib import Path
 
@@ -30,7 +29,7 @@ def _all_result_types() -> set[type[results.Result]]:
     while todo:
         for sub in todo.pop().__subclasses__():
             todo.append(sub)
-            if getattr(sys.modules[sub.__module__], sub.__qualname__, None) is sub:  # not slots=True's discarded class
+            if sub.__module__.startswith("hallmark."):  # the project's (a test may declare its own)
                 found.add(sub)
     return found
 
