@@ -38,7 +38,7 @@ def main(lines: int = 5000) -> None:
     setup_repo.init(root)
     repo = open_repo(root)
     created = items.new(repo, title="big change")
-    wt = Path(created["worktree"])
+    wt = Path(created.worktree)
     per_file = max(1, lines // 10)
     for n in range(10):
         (wt / f"mod_{n}.py").write_text("".join(f"value_{n}_{i} = {i} * 2  # generated\n" for i in range(per_file)))

@@ -55,11 +55,11 @@ def setup(tmp: Path) -> tuple[object, str]:
     git(root, "push", "-q", "-u", "origin", "main")
     repo = open_repo(root)
     created = items.new(repo, title="Add mul")
-    wt = Path(created["worktree"])
+    wt = Path(created.worktree)
     (wt / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n")
     git(wt, "commit", "-qam", "mul")
-    items.ready(repo, created["item"])
-    return repo, created["item"]
+    items.ready(repo, created.item)
+    return repo, created.item
 
 
 def checks_alone(worktree: Path) -> float:

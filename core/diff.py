@@ -248,7 +248,7 @@ def load_findings(repo: Any, item_id: str) -> list[dict[str, Any]]:
     from .loop.findings import list_findings
 
     try:
-        return list(list_findings(repo, item_id, open_only=True))
+        return [finding.to_dict() for finding in list_findings(repo, item_id, open_only=True)]
     except HallError:
         return []
 

@@ -6,11 +6,15 @@ A dismissed entry stays hidden until it changes: dismissals remember a fingerpri
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from . import atomic, journal, states
 from .errors import HallError
 from .repo import Repo
+
+if TYPE_CHECKING:
+    from .item_results import InboxReport
 
 
 def _entry(kind: str, item: str | None, since: str, text: str, key: str, nxt: list[str], **extra: Any) -> dict[str, Any]:
@@ -66,7 +70,7 @@ def _daemon_stopped() -> dict[str, Any] | None:
 
 def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
     """Repo-level escalations written by other parts (daemon stopped, budget, session waiting)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for event in repo.index.events(kinds=["inbox_entry", "inbox_cleared"], repo_level=True):
         key = event.get("key", "")
         if event["event"] == "inbox_cleared":
@@ -78,7 +82,7 @@ def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
     return out
 
 
-def _dismissed_path(repo: Repo):
+def _dismissed_path(repo: Repo) -> Path:
     return repo.state_dir / "inbox-dismissed.json"
 
 
@@ -147,8 +151,11 @@ def notices(repo: Repo) -> list[dict[str, Any]]:
     return out
 
 
-def report(repo: Repo, *, show_all: bool = False) -> dict[str, Any]:
+def report(repo: Repo, *, show_all: bool = False) -> InboxReport:
+    """`hall inbox`: the entries shown, numbered for --dismiss N (the entries stay dicts: the
+    SessionStart hook reads them through waiting_for_you, and the hook path imports no dataclasses)."""
+    from .item_results import InboxReport
+
     shown = visible(repo, show_all=show_all)
     numbered = [dict(entry, n=i) for i, entry in enumerate(shown, start=1)]
-    nxt = [n for e in numbered[:3] for n in e["next"][:1]] or ["hall status --all"]
-    return {"entries": numbered, "count": len(numbered), "next": nxt}
+    return InboxReport(entries=numbered, count=len(numbered))

@@ -1,7 +1,7 @@
 """The verbs on items: new, adopt, ready, propose-ready, pull-back, drop, retry, ask, answer.
 
 Each verb takes plain values, does one step under the item's lock (fold, check the transition,
-append), and returns a plain dict that always carries `next`. Errors are HallError.
+append), and returns a typed result (core/item_results.py); the faces add `next`. Errors are HallError.
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from . import atomic, clock, git, ids, item_lookup, journal, states
+from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
 from .errors import HallError
 from .next_steps import next_for  # noqa: F401 - the verbs' replies carry it; callers read it here too
 from .paths import is_within
@@ -81,24 +82,9 @@ def wrong_state(view: states.ItemView, action: str) -> HallError:
     )
 
 
-def describe(view: states.ItemView, **extra: Any) -> dict[str, Any]:
-    data = {
-        "item": view.id,
-        "title": view.title,
-        "state": view.state,
-        "branch": view.branch,
-        "worktree": view.worktree,
-        "base": view.base,
-        "sha": view.sha,
-        "round": view.round,
-        "hold": view.hold or None,
-        "tokens": view.tokens,
-        "cost_usd": round(view.cost_usd, 4),
-        "updated": view.updated,
-    }
-    data.update(extra)
-    data.setdefault("next", next_for(view))
-    return data
+def describe(view: states.ItemView) -> item_results.ItemResult:
+    """The item as a verb leaves it (the faces add `next`)."""
+    return item_results.ItemResult.of(view)
 
 
 # -- the one step ----------------------------------------------------------------------
@@ -142,7 +128,7 @@ def fill(text: str, values: dict[str, str]) -> str:
     return out
 
 
-def worktree_lock(repo: Repo):
+def worktree_lock(repo: Repo) -> AbstractContextManager[None]:
     """Git's own `worktree add`/`remove` race when run at once (one reads the metadata another is
     still writing), so Hallmark adds and removes worktrees one at a time per repository."""
     return journal.locked(repo.state_dir / "worktrees", timeout=300)
@@ -163,7 +149,7 @@ def _copy_untracked(repo: Repo, worktree: Path) -> dict[str, str]:
 
 
 def new(repo: Repo, *, title: str | None = None, request: str | None = None, branch: str | None = None,
-        base: str | None = None, actor: str | None = None) -> dict[str, Any]:
+        base: str | None = None, actor: str | None = None) -> item_results.ItemResult:
     title = redact((title or request or "").strip())  # a title names a branch: never a secret in it
     if not title:
         raise HallError("USAGE", "An item needs a title or a request.", ['hall new --title "…"'])
@@ -209,8 +195,7 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
         rec = journal.append_unlocked(path, journal.make_event("created", item_id, actor or current_actor(), fields))
     view = states.fold(item_id, [rec])
     write_cache(repo, view)
-    return describe(view, next=[f"cd {shlex.quote(worktree)}", f'hall propose-ready {item_id} --summary "…"',
-                                f"hall ready {item_id}"])
+    return item_results.ItemResult.of(view)
 
 
 def _forget_new_branch(repo: Repo, branch: str) -> None:
@@ -225,7 +210,7 @@ def _forget_new_branch(repo: Repo, branch: str) -> None:
         git.run(["branch", "-D", branch], repo.root, check=False)
 
 
-def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None) -> dict[str, Any]:
+def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None) -> item_results.Adopted:
     branch = git.current_branch(repo.cwd)
     if branch is None:
         raise HallError("WRONG_STATE", "HEAD is detached; adopt needs a branch.", ["git switch -c <branch>"])
@@ -235,7 +220,7 @@ def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, acto
                         ["git switch -c <branch>", 'hall new --title "…"'])
     for view in repo.index.items():
         if view.branch == branch and not view.terminal:
-            return describe(view, adopted=False)
+            return item_results.Adopted.adopting(view, False)
     worktree = str(repo.paths.toplevel)
     number = ids.allocate(repo.state_dir, "item")
     item_id = ids.item_id(number)
@@ -245,7 +230,7 @@ def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, acto
         rec = journal.append_unlocked(path, journal.make_event("adopted", item_id, actor or current_actor(), fields))
     view = states.fold(item_id, [rec])
     write_cache(repo, view)
-    return describe(view, adopted=True)
+    return item_results.Adopted.adopting(view, True)
 
 
 def _require_clean(repo: Repo, view: states.ItemView) -> str:
@@ -270,10 +255,10 @@ def _queue(repo: Repo, view: states.ItemView) -> None:
 LOOP_STATES = frozenset({states.CHECKS, states.REVIEW, states.FIXING, states.ESCALATED, states.HALLMARKED})
 
 
-def _ready_again(view: states.ItemView, sha: str) -> dict[str, Any]:
+def _ready_again(view: states.ItemView, sha: str) -> item_results.AlreadyReady:
     """`ready` on an item already in the loop: the current result at the same SHA, else ITEM_IN_REVIEW."""
     if sha and (view.sha == sha or view.hallmark_sha == sha):
-        return describe(view, already=True)
+        return item_results.AlreadyReady.again(view)
     raise HallError("ITEM_IN_REVIEW",
                     f"{view.id} is in {view.state}, round {view.round}, at {view.sha[:7] or '?'}; HEAD is {sha[:7]}.",
                     [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
@@ -296,7 +281,8 @@ def _require_rebased(repo: Repo, view: states.ItemView, sha: str) -> None:
                                                  f"hall ready {view.id}"])
 
 
-def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> dict[str, Any]:
+def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> item_results.ItemResult:
+    """Freeze HEAD and queue the item; on an item already in the loop at this commit, AlreadyReady."""
     view = fold_item(repo, item_id)
     if view.terminal:
         raise wrong_state(view, "ready")
@@ -317,11 +303,11 @@ def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | Non
             raise
         return _ready_again(again, sha)
     _queue(repo, view)
-    return describe(view, next=[f"hall status {item_id}", f"hall trace {item_id} --follow", f"hall pull-back {item_id}"])
+    return item_results.ItemResult.of(view)
 
 
 def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = None, how: str | None = None,
-                  ask: bool = False, actor: str | None = None) -> dict[str, Any]:
+                  ask: bool = False, actor: str | None = None) -> item_results.ItemResult:
     if not summary or not summary.strip():
         raise HallError("USAGE", "propose-ready needs --summary.", [f'hall propose-ready {item_id} --summary "…"'])
     view = fold_item(repo, item_id)
@@ -338,7 +324,7 @@ def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = N
     return describe(view)
 
 
-def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None) -> dict[str, Any]:
+def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None) -> item_results.ItemResult:
     view = transition(repo, item_id, "pulled_back", actor=actor, reason=reason or "")
     try:
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
@@ -347,7 +333,7 @@ def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str
     return describe(view)
 
 
-def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None) -> dict[str, Any]:
+def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None) -> item_results.Dropped:
     if not reason or not reason.strip():
         raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
@@ -358,10 +344,8 @@ def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, 
     removed, kept_why = False, "asked to keep it" if keep_worktree else ""
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
         removed, kept_why = remove_worktree(repo, view, actor=actor)
-    nxt = [f"hall log {item_id}", 'hall new --title "…"']
-    if removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree))):
-        nxt.insert(0, f"cd {shlex.quote(str(repo.root))}")  # the directory you stand in is gone
-    return describe(view, worktree_removed=removed, worktree_kept=kept_why or None, next=nxt)
+    stood_in = removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree)))
+    return item_results.Dropped.dropping(view, removed, kept_why, stood_in)
 
 
 def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:
@@ -382,7 +366,7 @@ def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = No
     return True, ""
 
 
-def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, actor: str | None = None) -> dict[str, Any]:
+def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, actor: str | None = None) -> item_results.ItemResult:
     if not reason or not reason.strip():
         raise HallError("USAGE", "retry needs --reason.", [f'hall retry {item_id} --reason "…"'])
     fields: dict[str, Any] = {"reason": reason}
@@ -397,7 +381,7 @@ def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, a
 
 def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[str] | None = None,
         default: str | None = None, wait: str | None = None, session: str | None = None,
-        actor: str | None = None) -> dict[str, Any]:
+        actor: str | None = None) -> item_results.Asked:
     question = redact(question)  # free text: a secret in it is redacted, never kept
     if not question.strip():
         raise HallError("USAGE", "A question needs text.", ['hall ask "…"'])
@@ -419,11 +403,10 @@ def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[
     if session:
         fields["session"] = session
     record(repo, item_id, "question", actor=actor, **fields)
-    return {"qid": qid, "item": item_id, "question": question, "options": options or [], "default": default,
-            "wait": wait, "next": [f"hall answer {qid} <answer>", "hall inbox"]}
+    return item_results.Asked(qid=qid, item=item_id, question=question, options=options or [], default=default, wait=wait)
 
 
-def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> dict[str, Any]:
+def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> item_results.Answered:
     entry = repo.index.question(qid)
     if entry is None:
         raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
@@ -444,13 +427,13 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> dict
                 raise HallError("ALREADY_ANSWERED", f"{qid} was answered already.", ["hall inbox"])
         journal.append_unlocked(path, journal.make_event("answered", entry["item"], actor or current_actor(),
                                                          {"qid": qid, "answer": chosen}))
-    return {"qid": qid, "item": entry["item"], "answer": chosen, "next": ["hall inbox"] + ([f"hall status {entry['item']}"] if entry["item"] else [])}
+    return item_results.Answered(qid=qid, item=entry["item"], answer=chosen)
 
 
 # -- status and log --------------------------------------------------------------------
 
 
-def status_all(repo: Repo, *, include_terminal: bool = True) -> dict[str, Any]:
+def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.StatusAll:
     views = [v for v in repo.index.items(include_terminal=include_terminal) if v.created]
     by_state: dict[str, list[str]] = {}
     for state in states.STATES:  # in the table's order: development first, dropped last
@@ -461,30 +444,20 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> dict[str, Any]:
 
     every = views if include_terminal else repo.index.items(include_terminal=True)
     damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
-    result = {
-        "items": [describe(v, next=[]) for v in views],
-        "counts": {state: len(found) for state, found in by_state.items()},
-        "by_state": by_state,
-        "next": ['hall new --title "…"', "hall inbox"] + ([f"hall status {views[0].id}"] if views else []),
-    }
-    if damaged:  # shown, never hidden: the journal is the truth and these have lost theirs
-        result["damaged"] = damaged
-        result["counts"]["damaged"] = len(damaged)
-        result.setdefault("warnings", []).append(
-            f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)")
-        result["next"] = ["hall doctor", *result["next"]]
-    return result
+    counts = {state: len(found) for state, found in by_state.items()}
+    if not damaged:
+        return item_results.StatusAll(items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state)
+    counts["damaged"] = len(damaged)  # shown, never hidden: the journal is the truth and these have lost theirs
+    warning = f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)"
+    return item_results.StatusAll(items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state, damaged=damaged,
+                     warnings=[warning])
 
 
-def status_one(repo: Repo, item_id: str) -> dict[str, Any]:
-    view = fold_item(repo, item_id)
-    return describe(view, open_questions=view.open_questions, rejects=view.rejects,
-                    check_failures=view.check_failures, hold_reason=view.hold_reason or None, pr=view.pr or None,
-                    created=view.created, state_since=view.state_since, summary=view.summary or None,
-                    events=view.events)
+def status_one(repo: Repo, item_id: str) -> item_results.ItemDetail:
+    return item_results.ItemDetail.detail(fold_item(repo, item_id))
 
 
-def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limit: int | None = None) -> dict[str, Any]:
+def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limit: int | None = None) -> item_results.ItemLog:
     if item_id:
         fold_item(repo, item_id)
         events = item_events(repo, item_id)
@@ -495,5 +468,4 @@ def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limi
         events = [e for e in events if e.get("event") in wanted or (e.get("event") in ("changes_requested", "hallmarked", "escalated") and "verdict" in wanted)]
     if limit is not None and limit >= 0:
         events = events[-limit:] if limit else []
-    nxt = [f"hall status {item_id}"] if item_id else ["hall status --all"]
-    return {"item": item_id, "events": events, "next": nxt}
+    return item_results.ItemLog(item=item_id, events=events)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .paths import RepoPaths
+    from .run_results import RunSummary
 
 STREAM = ".jsonl"
 # <stamp>-<role>.jsonl: the stamp is UTC to the millisecond, so names sort by start
@@ -322,27 +323,30 @@ def scan(path: Path) -> dict[str, Any]:
     return found
 
 
-def describe(run: RunFile) -> dict[str, Any]:
-    """One run as `hall trace --list` and an item's Runs tab show it (the whole file is read)."""
+def describe(run: RunFile, number: int) -> RunSummary:
+    """One run as `hall trace --list` and an item's Runs tab show it (the whole file is read);
+    number: its place in the listing (1 = oldest)."""
+    from .run_results import RunSummary
     from .runner.usage import TOKEN_FIELDS, usage_rows
 
     found = scan(run.path)
     end = found["end"]
     word, detail = run.outcome()  # the one rule: the Runs views and take-over judge it the same way
     rows = usage_rows(found["result"], found["model"])
-    return {"file": str(run.path), "name": run.name, "item": run.item, "role": run.role, "started": run.started,
-            "duration_ms": end.get("duration_ms") if end else None, "exit_code": end.get("exit_code") if end else None,
-            "tokens": sum(row[key] for row in rows for key in TOKEN_FIELDS),
-            "cost_usd": round(sum(row["cost_usd"] for row in rows), 6), "model": found["model"],
-            "outcome": f"failed: {detail}" if word == "failed" else word, "detail": detail,
-            "failure": detail if word in ("failed", "died") else None, "live": word == "live",
-            "lines": found["lines"],
-            "session_id": found["session_id"] or None, "cwd": (end or {}).get("cwd") or found["cwd"] or None}
+    return RunSummary(file=str(run.path), name=run.name, item=run.item, role=run.role, started=run.started,
+                      duration_ms=end.get("duration_ms") if end else None,
+                      exit_code=end.get("exit_code") if end else None,
+                      tokens=sum(row[key] for row in rows for key in TOKEN_FIELDS),
+                      cost_usd=round(sum(row["cost_usd"] for row in rows), 6), model=found["model"],
+                      outcome=f"failed: {detail}" if word == "failed" else word, detail=detail,
+                      failure=detail if word in ("failed", "died") else None, live=word == "live",
+                      lines=found["lines"], session_id=found["session_id"] or None,
+                      cwd=(end or {}).get("cwd") or found["cwd"] or None, run=number)
 
 
-def rows(paths: RepoPaths, item_id: str | None) -> list[dict[str, Any]]:
-    """Every run of the item, described, oldest first."""
-    return [describe(run) for run in list_runs(paths, item_id)]
+def rows(paths: RepoPaths, item_id: str | None) -> list[RunSummary]:
+    """Every run of the item, described and numbered, oldest first."""
+    return [describe(run, number) for number, run in enumerate(list_runs(paths, item_id), start=1)]
 
 
 # -- the end line ------------------------------------------------------------------------------

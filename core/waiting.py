@@ -18,10 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import inbox, journal, seen, states
 from .runs import has_live_run
+
+if TYPE_CHECKING:
+    from .item_results import WaitingSummary
+    from .run_results import CostBreakdown
 
 WORKING = "working"
 WAITING = "waiting"
@@ -202,17 +206,19 @@ def mark_seen(repo: Any, item_id: str) -> str:
     return seen.mark_seen(repo, item_id)
 
 
-def summary(repo: Any) -> dict[str, Any]:
+def summary(repo: Any) -> WaitingSummary:
     """Every item with its kind, word and symbol, and how many things wait for you (the footer count)."""
+    from .item_results import ItemWaits, WaitingSummary
+
     waiting = waiting_for_you(repo)
     views = repo.index.items()
     found = badges(repo, views, waiting)
     rows = []
     for view in views:
         kind, word, symbol = found[view.id]
-        rows.append({"item": view.id, "title": view.title, "state": view.state, "kind": kind, "word": word,
-                     "symbol": symbol, "reason": waiting.reasons.get(view.id) if kind == WAITING else None})
-    return {"items": rows, "waiting": list(waiting.items), "waiting_count": waiting.count}
+        rows.append(ItemWaits(item=view.id, title=view.title, state=view.state, kind=kind, word=word, symbol=symbol,
+                              reason=waiting.reasons.get(view.id) if kind == WAITING else None))
+    return WaitingSummary(items=tuple(rows), waiting=list(waiting.items), waiting_count=waiting.count)
 
 
 # -- cost per item ------------------------------------------------------------------------------
@@ -237,7 +243,7 @@ def _add(row: dict[str, Any], event: dict[str, Any]) -> None:
         pass
 
 
-def cost_breakdown(repo: Any, item_id: str) -> dict[str, Any]:
+def cost_breakdown(repo: Any, item_id: str) -> CostBreakdown:
     """Tokens and list-price cost of an item per run, per round and in total, from its `usage` events.
 
     The round of a usage event is the item's round when it was recorded (the fold walked in order).
@@ -274,5 +280,7 @@ def cost_breakdown(repo: Any, item_id: str) -> dict[str, Any]:
     for rnd in rounds.values():
         rnd["runs"] = sum(1 for r in run_rows if int(r.get("round") or 0) == rnd["round"] and r["tokens"])
     total["runs"] = len(run_rows)
-    return {"item": item_id, "runs": run_rows, "rounds": [rounds[k] for k in sorted(rounds)], "total": total,
-            "next": [f"hall status {item_id}", f"hall trace {item_id}"]}
+    from .run_results import CostBreakdown, RoundUsage, UsageTotals
+
+    return CostBreakdown(item=item_id, runs=run_rows, rounds=tuple(RoundUsage(**rounds[k]) for k in sorted(rounds)),
+                         total=UsageTotals(**total))

@@ -23,8 +23,10 @@ from typing import Any
 
 from hallmark.core.building import Building
 from hallmark.core.errors import HallError
+from hallmark.core.item_results import ItemResult
 from hallmark.core.paths import RepoPaths, discover
 from hallmark.core.repo import Repo
+from hallmark.core.results import Result
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -36,6 +38,15 @@ from textual.worker import get_current_worker
 from . import settings, theming, watch
 from .commands import ItemCommands
 from .messages import BuildingLoaded, CoreDone, JournalChanged
+from .protocols import (
+    DrawsBuilding,
+    FocusesItem,
+    HearsCoreDone,
+    ItemContext,
+    OneItemScreen,
+    ReloadsOnJournal,
+    ShowsWaiting,
+)
 from .screens.floor import FloorScreen
 from .screens.setup import NotARepoScreen, NotInitialisedScreen
 
@@ -221,9 +232,8 @@ class HallmarkApp(App[None]):
             self._tell_new_waiting(before, message.building)
         with self.batch_update():
             for screen in self.screen_stack:
-                handler = getattr(screen, "building_changed", None)
-                if callable(handler):
-                    handler(message.building, message.changed)
+                if isinstance(screen, DrawsBuilding):
+                    screen.building_changed(message.building, message.changed)
         again = self._load_again
         if again is None or again:
             self.refresh_building(again)
@@ -244,18 +254,16 @@ class HallmarkApp(App[None]):
             return
         order = list(self.building.waiting.items)
         screen = self.screen
-        current = getattr(screen, "current_item_id", None)
-        after = current() if callable(current) else None
+        after = screen.current_item_id() if isinstance(screen, ItemContext) else None
         if not order or order == [after]:
             self.notify("Nothing else is waiting for you." if order else "Nothing is waiting for you.",
                         severity="information")
             return
         found = order[(order.index(after) + 1) % len(order)] if after in order else order[0]
-        shown = getattr(screen, "show_waiting", None)
-        if callable(shown) and shown(found):
+        if isinstance(screen, ShowsWaiting) and screen.show_waiting(found):
             return
         # an item's own screens (its detail, its diff) give way to the next item's detail
-        while len(self.screen_stack) > 1 and getattr(self.screen, "item_screen", False):
+        while len(self.screen_stack) > 1 and isinstance(self.screen, OneItemScreen) and self.screen.item_screen:
             self.pop_screen()
         self.open_item(found)
 
@@ -286,9 +294,8 @@ class HallmarkApp(App[None]):
         self.journal_generation += 1
         self.refresh_building(changed)
         for screen in self.screen_stack:
-            handler = getattr(screen, "journal_changed", None)
-            if callable(handler):
-                handler(changed, in_front=screen is self.screen)
+            if isinstance(screen, ReloadsOnJournal):
+                screen.journal_changed(changed, in_front=screen is self.screen)
 
     # -- core calls from keys --------------------------------------------------------------
     def core_call(self, label: str, fn: Callable[..., Any], *args: Any, item: str | None = None,
@@ -307,21 +314,20 @@ class HallmarkApp(App[None]):
         except Exception as exc:  # noqa: BLE001 - a key never ends the app: the error is shown
             self.post_message(CoreDone(label, None, exc, item))
             return
-        self.post_message(CoreDone(label, result if isinstance(result, dict) else {"result": result}, None, item))
+        answer = result if isinstance(result, Result | dict) else {"result": result}
+        self.post_message(CoreDone(label, answer, None, item))
 
     @on(CoreDone)
     def _on_core_done(self, message: CoreDone) -> None:
         if message.error is not None:
             self.report_error(message.error)
         elif message.label:
-            result = message.result or {}
-            state = result.get("state")
+            state = message.result.state if isinstance(message.result, ItemResult) else None
             where = f"{message.item} → {state}" if message.item and state else (message.item or "")
             self.notify(f"{message.label} {where}".strip(), title="done", timeout=4)
         self.journal_changed(frozenset({message.item}) if message.item else frozenset({watch.REPO}))
-        handler = getattr(self.screen, "core_done", None)
-        if callable(handler):
-            handler(message)
+        if isinstance(self.screen, HearsCoreDone):
+            self.screen.core_done(message)
 
     def report_error(self, error: Exception) -> None:
         """A core error as a notification with its `next` commands."""
@@ -379,9 +385,8 @@ class HallmarkApp(App[None]):
     async def show_runs(self, item_id: str | None) -> None:
         """t from an item: the Runs view with that item's runs first (the same view as t anywhere)."""
         await self.action_mode("runs")
-        focus = getattr(self.screen, "focus_item", None)
-        if callable(focus):
-            focus(item_id)
+        if isinstance(self.screen, FocusesItem):
+            self.screen.focus_item(item_id)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -6,7 +6,11 @@ A stand-in run is always named as such: no model ran, whatever its stream says.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hallmark.core.run_results import UsageRow
 
 # Narrow places (the floor plan's room lists) use a short word; the symbol is the same.
 SHORT_WORDS = {"working": "working", "waiting": "waiting", "in_loop": "in loop", "done_unseen": "unseen", "idle": ""}
@@ -52,7 +56,7 @@ def model_label(model: str | None, standin: bool = False) -> str:
     return name
 
 
-def usage_key(group: str, row: dict[str, Any]) -> str:
+def usage_key(group: str, row: Mapping[str, Any] | UsageRow) -> str:
     """A usage row's label, marking stand-in runs (usage.report counts them in standin_runs)."""
     key = str(row.get("key", ""))
     standin = int(row.get("standin_runs", 0) or 0)

@@ -9,6 +9,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from hallmark.core.building import Building
+    from hallmark.core.results import Result
 
 
 @dataclass
@@ -31,10 +32,11 @@ class BuildingLoaded(Message):
 
 @dataclass
 class CoreDone(Message):
-    """A core call made by a key binding finished: its result dict or its HallError."""
+    """A core call made by a key binding finished: its typed result (a dict from the verbs that
+    still answer with one) or its HallError."""
 
     label: str
-    result: dict[str, Any] | None = None
+    result: Result | dict[str, Any] | None = None
     error: Exception | None = None
     item: str | None = None
 

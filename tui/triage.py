@@ -25,7 +25,7 @@ from .screens.modals import ConfirmModal, ReasonModal
 if TYPE_CHECKING:
     from hallmark.core.building import Building
 
-    from .app import HallmarkApp
+    from .protocols import HallmarkAppLike
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def unavailable(name: str) -> str:
     return ""
 
 
-def act(app: HallmarkApp, name: str, view: ItemView) -> None:
+def act(app: HallmarkAppLike, name: str, view: ItemView) -> None:
     """Run one triage action on one item (after its confirmation, reason or question)."""
     building = app.building
     missing = unavailable(name)
@@ -122,7 +122,7 @@ def person_call(verb: Any, what: str) -> Any:
     return call
 
 
-def _confirm(app: HallmarkApp, view: ItemView, label: str, title: str, lines: list[str], verb: Any,
+def _confirm(app: HallmarkAppLike, view: ItemView, label: str, title: str, lines: list[str], verb: Any,
              **kwargs: Any) -> None:
     def done(yes: bool | None) -> None:
         if yes:
@@ -131,7 +131,7 @@ def _confirm(app: HallmarkApp, view: ItemView, label: str, title: str, lines: li
     app.push_screen(ConfirmModal(title, lines), done)
 
 
-def _reason(app: HallmarkApp, view: ItemView, label: str, title: str, prompt: str, verb: Any) -> None:
+def _reason(app: HallmarkAppLike, view: ItemView, label: str, title: str, prompt: str, verb: Any) -> None:
     def done(reason: str | None) -> None:
         if reason:
             app.core_call(label, person_call(verb, label), view.id, reason=reason, item=view.id)
@@ -139,14 +139,14 @@ def _reason(app: HallmarkApp, view: ItemView, label: str, title: str, prompt: st
     app.push_screen(ReasonModal(title, prompt, placeholder="reason"), done)
 
 
-def _diff(app: HallmarkApp, view: ItemView) -> None:
+def _diff(app: HallmarkAppLike, view: ItemView) -> None:
     from .screens.diff import DiffScreen
 
     assert app.repo is not None
     app.push_screen(DiffScreen(app.repo, view.id))
 
 
-def answer_question(app: HallmarkApp, question: dict[str, Any]) -> None:
+def answer_question(app: HallmarkAppLike, question: dict[str, Any]) -> None:
     """A modal with the question and its options (a letter picks one), then items.answer."""
     options = question.get("options") or []
     lines = [question.get("question", "")]
@@ -163,7 +163,7 @@ def answer_question(app: HallmarkApp, question: dict[str, Any]) -> None:
     app.push_screen(ReasonModal(f"Answer {question['qid']}", "\n".join(lines), placeholder="your answer"), done)
 
 
-def open_in_editor(app: HallmarkApp, view: ItemView) -> None:
+def open_in_editor(app: HallmarkAppLike, view: ItemView) -> None:
     """$EDITOR (else $VISUAL, else vi) on the item's worktree, with the app suspended."""
     editor = programs.editor()
     if editor.missing:

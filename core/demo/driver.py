@@ -265,7 +265,7 @@ def build(demo: Demo, progress: Progress | None = None) -> dict[str, Any]:
     say("hall init done; creating six items")
     for story in scenario.STORIES:
         created = items.new(repo, title=story.title, request=story.request, actor=PERSON)
-        demo.ids[story.key] = created["item"]
+        demo.ids[story.key] = created.item
     write_script(demo, 0.0)
     ids = demo.ids
     working = ("approved", "rejected", "escalated", "question", "dropped")
@@ -426,10 +426,9 @@ def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]
         "ok": ok,
         "items": stories,
         "learnings": learnings,
-        "usage": {"runs": report["total"]["runs"], "tokens": report["total"]["tokens"],
-                  "cost_usd": report["total"]["cost_usd"],
-                  "by_model": [{"model": r["key"], "runs": r["runs"], "standin_runs": r.get("standin_runs", 0),
-                                "cost_usd": r["cost_usd"]} for r in report["rows"]]},
+        "usage": {"runs": report.total.runs, "tokens": report.total.tokens, "cost_usd": report.total.cost_usd,
+                  "by_model": [{"model": r.key, "runs": r.runs, "standin_runs": r.standin_runs,
+                                "cost_usd": r.cost_usd} for r in report.rows]},
         "next": [f"hall tui --repo {demo.root}", f"hall status --all -C {demo.root}", "hall demo"],
     }
 

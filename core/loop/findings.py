@@ -10,6 +10,42 @@ from __future__ import annotations
 from typing import Any
 
 from ..repo import Repo
+from ..results import Result, hidden
+from ..states import ItemView
+
+
+class Finding(Result):
+    """One finding as the faces read it (`hall findings`, the diff, the item screen). The loop's
+    own passes (unresolved, next_ids) keep the folded dicts they write into prompts."""
+
+    id: str
+    lens: str | None
+    severity: str | None
+    file: str | None
+    line: int | None
+    title: str
+    scenario: str
+    suggestion: str | None
+    status: str  # open, fixed or disputed
+    round: int | None
+    sha: str | None
+    raised_by: str | None
+    human_override: bool
+    confirmed: bool  # a later review no longer lists it: resolved for good
+    fixed_in: str | None
+    dispute: str | None
+
+
+class FindingsReport(Result):
+    """`hall findings`: every finding of the item with its status, and the failing checks."""
+
+    item: str
+    state: str
+    round: int
+    findings: tuple[Finding, ...]
+    open: int
+    failing_checks: list[dict[str, Any]]
+    view: ItemView = hidden()  # what `next` depends on
 
 
 def fold(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -57,11 +93,11 @@ def _events(repo: Repo, item_id: str) -> list[dict[str, Any]]:
     return [e for e in item_events(repo, item_id) if e.get("event") in ("verdict", "fixed", "disputed")]
 
 
-def list_findings(repo: Repo, item_id: str, open_only: bool = False) -> list[dict[str, Any]]:
+def list_findings(repo: Repo, item_id: str, open_only: bool = False) -> list[Finding]:
     """Every finding of the item (F-1, F-2, …) with its status: open, fixed or disputed."""
-    found = fold(_events(repo, item_id))
+    found = [Finding(**f) for f in fold(_events(repo, item_id))]
     if open_only:
-        found = [f for f in found if f["status"] == "open"]
+        found = [f for f in found if f.status == "open"]
     return found
 
 

@@ -236,15 +236,22 @@ def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[
     return result
 
 
-def findings_report(repo: Repo, item_id: str) -> dict[str, Any]:
+def findings_report(repo: Repo, item_id: str) -> _findings.FindingsReport:
     """`hall findings`: open findings and failing checks."""
     view = items.fold_item(repo, item_id)
     found = _findings.list_findings(repo, item_id)  # every round's, each with its status
     failing = _findings.failing_checks(repo, item_id)
-    open_ = [f for f in found if f["status"] == "open"]
+    return _findings.FindingsReport(item=item_id, state=view.state, round=view.round, findings=tuple(found),
+                                    open=sum(1 for f in found if f.status == "open"), failing_checks=failing,
+                                    view=view)
+
+
+def findings_next(report: _findings.FindingsReport) -> list[str]:
+    """What to run after `hall findings`: fix or dispute the open ones while the item is being fixed."""
+    view = report.view
     nxt = []
     if view.state == states.FIXING and not view.hold:
-        nxt = [f"hall fixed {' '.join(f['id'] for f in open_[:3]) or '<ids>'}", 'hall fixed --dispute <id> --reason "…"']
-    nxt.append(f"hall status {item_id}")
-    return {"item": item_id, "state": view.state, "round": view.round, "findings": found, "open": len(open_),
-            "failing_checks": failing, "next": nxt}
+        open_ids = [f.id for f in report.findings if f.status == "open"]
+        nxt = [f"hall fixed {' '.join(open_ids[:3]) or '<ids>'}", 'hall fixed --dispute <id> --reason "…"']
+    nxt.append(f"hall status {report.item}")
+    return nxt

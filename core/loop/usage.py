@@ -6,6 +6,7 @@ from typing import Any
 
 from ..errors import HallError
 from ..repo import Repo
+from ..run_results import UsageReport, UsageRow, UsageSum
 from .budget import window_start
 
 ROOM_OF_ROLE = {"review": "Assay Office", "fix": "Repair Shop", "intake": "Front Desk", "librarian": "Library",
@@ -34,7 +35,7 @@ def _int(value: Any) -> int:
         return 0
 
 
-def report(repo: Repo, by: str = "item", since: str | None = None, item: str | None = None) -> dict[str, Any]:
+def report(repo: Repo, by: str = "item", since: str | None = None, item: str | None = None) -> UsageReport:
     if by not in GROUPINGS:
         raise HallError("USAGE", f"--by takes one of {', '.join(GROUPINGS)}, not {by!r}.", ["hall usage --by item"])
     start = window_start(since)
@@ -57,5 +58,4 @@ def report(repo: Repo, by: str = "item", since: str | None = None, item: str | N
         if event.get("standin"):
             row["standin_runs"] += 1
     ordered = sorted(rows.values(), key=lambda r: (r["key"] if by == "day" else -r["tokens"], r["key"]))
-    return {"by": by, "since": start, "rows": ordered, "total": total,
-            "next": [f"hall usage --by {g}" for g in GROUPINGS if g != by][:3] + ["hall budget"]}
+    return UsageReport(by=by, since=start, rows=tuple(UsageRow(**row) for row in ordered), total=UsageSum(**total))

@@ -248,7 +248,7 @@ def test_enter_opens_the_item_and_t_its_runs(busy):
             await pilot.press("t")  # t is Runs everywhere: here, this item's runs
             await settle(pilot)
             assert app.current_mode == "runs" and app.screen.item_filter == ids["review"]
-            assert [r["item"] for r in app.screen.runs] == [ids["review"]]
+            assert [r.item for r in app.screen.runs] == [ids["review"]]
             await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "TraceScreen"

@@ -77,7 +77,7 @@ def test_trace_list_the_runs_tab_and_the_runs_view_agree(hall_repo, hall):
                 await settle(pilot)
                 runs_view = app.screen
                 assert await until(pilot, lambda: runs_view.loaded)
-                view = [(r["file"], r["outcome"]) for r in runs_view.runs]
+                view = [(r.file, r.outcome) for r in runs_view.runs]
                 marks = [str(runs_view.query_one("#runs-table").get_row_at(n)[4]) for n in range(len(view))]
                 return tab, shown, view, marks
 

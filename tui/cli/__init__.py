@@ -60,8 +60,10 @@ def _open_app_or_status(as_json: bool) -> int:
     from hallmark.core import items
     from hallmark.core.repo import open_repo
 
+    from .items import status_all_reply
+
     try:
-        result = items.status_all(open_repo())
+        result = status_all_reply(items.status_all(open_repo()))
     except HallError as exc:
         emit_error(exc, as_json=True)
         return exc.exit_code

@@ -8,9 +8,12 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hallmark.core.errors import HallError
+
+if TYPE_CHECKING:
+    from hallmark.core.results import Result
 
 Handler = Callable[[argparse.Namespace], dict[str, Any] | None]  # None: it printed its own output
 TextRenderer = Callable[[dict[str, Any]], Any]
@@ -59,7 +62,8 @@ class Command:
     """A command as its module declares it: the handler, its arguments and how a TTY shows its reply.
 
     A top-level command's name and summary live in the command table (commands.py), which points
-    here; a group's subcommand carries its own summary.
+    here; a group's subcommand carries its own summary. `replies`: the core result types its reply
+    is made of (`hall schema <command>` describes the reply from them; the CLI adds `next`).
     """
 
     name: str
@@ -67,17 +71,19 @@ class Command:
     args: tuple[Arg, ...] = ()
     text: TextRenderer | None = None
     summary: str | None = None
+    replies: tuple[type[Result], ...] = ()
 
     def __call__(self, args: argparse.Namespace) -> dict[str, Any] | None:
         return self.handler(args)
 
 
 def command(name: str, summary: str | None = None, *, text: TextRenderer | None = None,
-            args: list[Arg] | tuple[Arg, ...] = ()) -> Callable[[Handler], Command]:
-    """Declare a command on its handler: `@command("drop", text=..., args=[arg("--reason", required=True)])`."""
+            args: list[Arg] | tuple[Arg, ...] = (), replies: tuple[type[Result], ...] = ()) -> Callable[[Handler], Command]:
+    """Declare a command on its handler: `@command("drop", text=..., args=[arg("--reason", required=True)],
+    replies=(Dropped,))`."""
 
     def declare(handler: Handler) -> Command:
-        return Command(name, handler, tuple(args), text, summary)
+        return Command(name, handler, tuple(args), text, summary, tuple(replies))
 
     return declare
 

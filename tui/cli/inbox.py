@@ -9,13 +9,14 @@ import os
 from typing import Any
 
 from hallmark.core import ids, inbox, items
+from hallmark.core.item_results import Answered, Asked, InboxReport, WaitingSummary
 from hallmark.core.repo import open_repo
 
 from . import text
 from .framework import arg, command
 
 
-@command("ask", args=[
+@command("ask", replies=(Asked,), args=[
     arg("question", nargs="+"),
     arg("--item"),
     arg("--options", help="comma-separated choices"),
@@ -33,8 +34,9 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     else:
         item_id = items.item_for_path(repo, repo.cwd)
     options = [o.strip() for o in (args.options or "").split(",") if o.strip()] or None
-    result = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
-                       wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
+    asked = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
+                      wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
+    result = {**asked.to_dict(), "next": [f"hall answer {asked.qid} <answer>", "hall inbox"]}
     if args.block:
         from hallmark.core.questions import wait_for_answer
 
@@ -44,12 +46,14 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("answer", args=[arg("qid"), arg("answer", nargs="+")])
+@command("answer", replies=(Answered,), args=[arg("qid"), arg("answer", nargs="+")])
 def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
-    return items.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
+    answered = items.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
+    return {**answered.to_dict(),
+            "next": ["hall inbox"] + ([f"hall status {answered.item}"] if answered.item else [])}
 
 
-@command("inbox", text=text.inbox, args=[
+@command("inbox", text=text.inbox, replies=(InboxReport,), args=[
     arg("n", nargs="?", type=int, help="an entry number (with --dismiss)"),
     arg("--dismiss", action="store_true"),
     arg("--clear", action="store_true"),
@@ -64,13 +68,14 @@ def cmd_inbox(args: argparse.Namespace) -> dict[str, Any]:
     if args.clear or args.dismiss:
         hidden = inbox.dismiss(repo, args.n, clear=args.clear)
         return {"dismissed": [e["key"] for e in hidden], "next": ["hall inbox", "hall inbox --all"]}
-    return inbox.report(repo, show_all=args.all)
+    report = inbox.report(repo, show_all=args.all)
+    nxt = [n for e in report.entries[:3] for n in e["next"][:1]] or ["hall status --all"]
+    return {**report.to_dict(), "next": nxt}
 
 
-@command("waiting")
+@command("waiting", replies=(WaitingSummary,))
 def cmd_waiting(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import waiting
 
-    data = waiting.summary(open_repo())
-    data["next"] = [f"hall status {i}" for i in data["waiting"][:3]] or ["hall status --all"]
-    return data
+    found = waiting.summary(open_repo())
+    return {**found.to_dict(), "next": [f"hall status {i}" for i in found.waiting[:3]] or ["hall status --all"]}

@@ -5,10 +5,21 @@ Each command is declared on its handler, with its arguments; its summary is in c
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import Any
 
 from hallmark.core import config_raw, items
 from hallmark.core.errors import HallError
+from hallmark.core.item_results import (
+    Adopted,
+    AlreadyReady,
+    Dropped,
+    ItemDetail,
+    ItemLog,
+    ItemResult,
+    StatusAll,
+)
+from hallmark.core.next_steps import next_for
 from hallmark.core.repo import open_repo
 
 from . import text
@@ -23,7 +34,42 @@ def _id(repo, given: str | None) -> str:
     return items.resolve(repo, given)
 
 
-@command("new", text=text.item, args=[
+def reply(result: ItemResult, nxt: list[str] | None = None) -> dict[str, Any]:
+    """An item verb's JSON reply: the result's keys, then `next` (by default, what its state allows)."""
+    return {**result.to_dict(), "next": next_for(result.view) if nxt is None else nxt}
+
+
+def new_next(result: ItemResult) -> list[str]:
+    return [f"cd {shlex.quote(result.worktree)}", f'hall propose-ready {result.item} --summary "…"',
+            f"hall ready {result.item}"]
+
+
+def ready_next(result: ItemResult) -> list[str]:
+    if isinstance(result, AlreadyReady):
+        return next_for(result.view)
+    i = result.item
+    return [f"hall status {i}", f"hall trace {i} --follow", f"hall pull-back {i}"]
+
+
+def drop_next(result: Dropped, root: str) -> list[str]:
+    nxt = [f"hall log {result.item}", 'hall new --title "…"']
+    if result.stood_in_worktree:
+        nxt.insert(0, f"cd {shlex.quote(root)}")  # the directory you stand in is gone
+    return nxt
+
+
+def status_all_reply(result: StatusAll) -> dict[str, Any]:
+    """`hall status`: each item with an empty `next`, the reply's `next` after by_state."""
+    data = result.to_dict()
+    data["items"] = [{**row, "next": []} for row in data["items"]]
+    nxt = ['hall new --title "…"', "hall inbox"] + ([f"hall status {result.items[0].item}"] if result.items else [])
+    if result.damaged:
+        nxt = ["hall doctor", *nxt]
+    head = {key: data.pop(key) for key in ("items", "counts", "by_state")}
+    return {**head, "next": nxt, **data}
+
+
+@command("new", text=text.item, replies=(ItemResult,), args=[
     arg("request", nargs="*", help="what to build, in words"),
     arg("--title", help="a short title (defaults to the request)"),
     arg("--branch", help="branch name (default from the `branch` template)"),
@@ -36,7 +82,8 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     if args.yolo and not args.open:
         raise HallError("USAGE", "--yolo only applies with --open.", ["hall new --open --yolo \"…\""])
     repo = _repo()
-    result = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
+    created = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
+    result = reply(created, new_next(created))
     if args.open:
         from hallmark.core.open_session import open_session
 
@@ -49,22 +96,23 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("adopt", text=text.item, args=[arg("--title"), arg("--base")])
+@command("adopt", text=text.item, replies=(Adopted,), args=[arg("--title"), arg("--base")])
 def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
-    return items.adopt(_repo(), title=args.title, base=args.base)
+    return reply(items.adopt(_repo(), title=args.title, base=args.base))
 
 
-@command("status", text=text.status, args=[
+@command("status", text=text.status, replies=(StatusAll, ItemDetail), args=[
     arg("id", nargs="?"),
     arg("--all", action="store_true", help="include closed and dropped items"),
 ])
 def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     if args.id:
-        result = items.status_one(repo, _id(repo, args.id))
+        result = reply(items.status_one(repo, _id(repo, args.id)))
     else:
         here = None if args.all else items.item_for_path(repo, repo.cwd)
-        result = items.status_one(repo, here) if here else items.status_all(repo, include_terminal=args.all)
+        result = (reply(items.status_one(repo, here)) if here
+                  else status_all_reply(items.status_all(repo, include_terminal=args.all)))
     root, state = repo.paths.main_checkout, repo.state_dir
     if not config_raw.known_valid(root, state):  # checked once per edit of the file: status stays light
         try:
@@ -77,7 +125,7 @@ def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("log", text=text.log, args=[
+@command("log", text=text.log, replies=(ItemLog,), args=[
     arg("id", nargs="?"),
     arg("--kind", action="append", help="only these event kinds (comma-separated)"),
     arg("--limit", type=int, help="only the last N events"),
@@ -93,16 +141,18 @@ def cmd_log(args: argparse.Namespace) -> dict[str, Any]:
             if exc.code != "NO_ITEM":
                 raise
     kinds = [k for part in (args.kind or []) for k in part.split(",") if k]
-    return items.log(repo, item_id, kinds=kinds or None, limit=args.limit)
+    logged = items.log(repo, item_id, kinds=kinds or None, limit=args.limit)
+    return {**logged.to_dict(), "next": [f"hall status {item_id}"] if item_id else ["hall status --all"]}
 
 
-@command("ready", text=text.item, args=[arg("id", nargs="?"), arg("--note")])
+@command("ready", text=text.item, replies=(ItemResult, AlreadyReady), args=[arg("id", nargs="?"), arg("--note")])
 def cmd_ready(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.ready(repo, _id(repo, args.id), note=args.note)
+    result = items.ready(repo, _id(repo, args.id), note=args.note)
+    return reply(result, ready_next(result))
 
 
-@command("propose-ready", text=text.item, args=[
+@command("propose-ready", text=text.item, replies=(ItemResult,), args=[
     arg("id", nargs="?"),
     arg("--summary", required=True),
     arg("--why"),
@@ -111,26 +161,28 @@ def cmd_ready(args: argparse.Namespace) -> dict[str, Any]:
 ])
 def cmd_propose_ready(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.propose_ready(repo, _id(repo, args.id), summary=args.summary, why=args.why, how=args.how, ask=args.ask)
+    return reply(items.propose_ready(repo, _id(repo, args.id), summary=args.summary, why=args.why, how=args.how,
+                                     ask=args.ask))
 
 
-@command("pull-back", text=text.item, args=[arg("id", nargs="?"), arg("--reason")])
+@command("pull-back", text=text.item, replies=(ItemResult,), args=[arg("id", nargs="?"), arg("--reason")])
 def cmd_pull_back(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.pull_back(repo, _id(repo, args.id), reason=args.reason)
+    return reply(items.pull_back(repo, _id(repo, args.id), reason=args.reason))
 
 
-@command("drop", text=text.item, args=[
+@command("drop", text=text.item, replies=(Dropped,), args=[
     arg("id", nargs="?"),
     arg("--reason", required=True),
     arg("--keep-worktree", action="store_true"),
 ])
 def cmd_drop(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return items.drop(repo, _id(repo, args.id), reason=args.reason, keep_worktree=args.keep_worktree)
+    dropped = items.drop(repo, _id(repo, args.id), reason=args.reason, keep_worktree=args.keep_worktree)
+    return reply(dropped, drop_next(dropped, str(repo.root)))
 
 
-@command("retry", text=text.item, args=[
+@command("retry", text=text.item, replies=(ItemResult,), args=[
     arg("id", nargs="?"),
     arg("--reason", required=True),
     arg("--tokens", help="grant the item more tokens (budget holds)"),
@@ -145,7 +197,7 @@ def cmd_retry(args: argparse.Namespace) -> dict[str, Any]:
             tokens = parse_tokens(args.tokens)
         except ValueError as exc:
             raise HallError("USAGE", str(exc), []) from exc
-    return items.retry(repo, _id(repo, args.id), reason=args.reason, tokens=tokens)
+    return reply(items.retry(repo, _id(repo, args.id), reason=args.reason, tokens=tokens))
 
 
 

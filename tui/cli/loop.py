@@ -13,6 +13,7 @@ from typing import Any
 
 from hallmark.core import items
 from hallmark.core.errors import HallError
+from hallmark.core.loop.findings import FindingsReport
 from hallmark.core.repo import open_repo
 
 from .framework import arg, command
@@ -56,12 +57,13 @@ def text_findings(result: dict[str, Any]) -> Any:
     return Group(*parts)
 
 
-@command("findings", text=text_findings, args=[arg("id", nargs="?")])
+@command("findings", text=text_findings, replies=(FindingsReport,), args=[arg("id", nargs="?")])
 def cmd_findings(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.loop import fix
 
     repo = open_repo()
-    return fix.findings_report(repo, _item(repo, args.id))
+    report = fix.findings_report(repo, _item(repo, args.id))
+    return {**report.to_dict(), "next": fix.findings_next(report)}
 
 
 @command("fixed", args=[

@@ -14,8 +14,8 @@ from typing import Any
 from hallmark.core.errors import EXIT_CODES, HallError
 
 from . import text
-from .commands import COMMANDS, GROUPS, SCHEMAS, in_group
-from .framework import arg, command
+from .commands import COMMANDS, GROUPS, SCHEMAS, in_group, load
+from .framework import Command, Group, arg, command
 
 
 def groups() -> list[dict[str, Any]]:
@@ -136,13 +136,30 @@ def registered(name: str) -> dict[str, Any] | None:
     return value() if callable(value) else copy.deepcopy(value)
 
 
+def reply_schema(words: list[str]) -> dict[str, Any]:
+    """A command's reply: the keys of the core result types it declares (`replies=`), then `next`;
+    the bare frame (an object with `next`) for a command that declares none."""
+    spec = load(words[0])
+    for word in words[1:]:
+        spec = spec.commands[word] if isinstance(spec, Group) and word in spec.commands else spec
+    shapes = [_with_next(cls.json_schema()) for cls in spec.replies] if isinstance(spec, Command) else []
+    if not shapes:
+        return REPLY_SCHEMA
+    return shapes[0] if len(shapes) == 1 else {"description": REPLY_SCHEMA["description"], "anyOf": shapes}
+
+
+def _with_next(shape: dict[str, Any]) -> dict[str, Any]:
+    return {**shape, "required": [*shape["required"], "next"],
+            "properties": {**shape["properties"], "next": REPLY_SCHEMA["properties"]["next"]}}
+
+
 def _command_schema(words: list[str]) -> dict[str, Any]:
-    """A command's arguments as JSON Schema (from its argparse definition), and its reply's frame."""
+    """A command's arguments as JSON Schema (from its argparse definition), and its reply."""
     full = "hall " + " ".join(words)
     if words and words[0] in COMMANDS:
         for entry in described(words[:1]):
             if entry["command"] == full:
-                return {"$schema": JSON_SCHEMA, **_definition(entry), "$defs": {"reply": REPLY_SCHEMA}}
+                return {"$schema": JSON_SCHEMA, **_definition(entry), "$defs": {"reply": reply_schema(words)}}
     raise HallError("USAGE", f"No command or schema named '{' '.join(words)}'.",
                     ["hall help --json", "hall schema command", "hall schema error", "hall schema event", "hall schema config"])
 

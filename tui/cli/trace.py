@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from hallmark.core import runs
 from hallmark.core.errors import HallError
+from hallmark.core.run_results import RunListing
 from hallmark.core.runner import trace
 from hallmark.core.runner.follow import StreamFollower
 from hallmark.core.runs import RunFile
@@ -207,7 +208,7 @@ def _listing_text(result: dict[str, Any]) -> Any:
     return table
 
 
-@command("trace", text=_listing_text, args=[
+@command("trace", text=_listing_text, replies=(RunListing,), args=[
     arg("id", nargs="?", help="the item (default: the item whose worktree you are in)"),
     arg("--run", help="run N of the item (1 = oldest, -1 = latest; default latest) or its file name"),
     arg("--file", help="read this stream-json file instead of an item's run"),
@@ -286,12 +287,11 @@ def _print(args: argparse.Namespace, path: Path, item_id: str | None, printer: P
 
 
 def _listing(repo: Any, item_id: str | None) -> dict[str, Any]:
-    rows = runs.rows(repo.paths, item_id)
-    for number, row in enumerate(rows, start=1):
-        row["run"] = number
+    listing = RunListing(item=item_id, runs=tuple(runs.rows(repo.paths, item_id)))
     target = item_id or "--repo"
-    nxt = [f"hall trace {target} --run {len(rows)}"] if rows else [f"hall status {item_id or ''}".strip()]
-    return {"item": item_id, "runs": rows, "next": nxt}
+    n = len(listing.runs)
+    nxt = [f"hall trace {target} --run {n}"] if n else [f"hall status {item_id or ''}".strip()]
+    return {**listing.to_dict(), "next": nxt}
 
 
 @command("takeover", args=[

@@ -10,6 +10,7 @@ from typing import Any
 from hallmark.core import items
 from hallmark.core.errors import HallError
 from hallmark.core.repo import open_repo
+from hallmark.core.run_results import CostBreakdown, UsageReport
 
 from .framework import arg, command
 
@@ -26,7 +27,7 @@ def text_usage(result: dict[str, Any]) -> Any:
     return table
 
 
-@command("usage", text=text_usage, args=[
+@command("usage", text=text_usage, replies=(UsageReport,), args=[
     arg("--by", default="item", choices=["item", "room", "role", "model", "day"]),
     arg("--since", help="a duration (7d, 24h) or a date (2026-11-01)"),
     arg("--item"),
@@ -36,7 +37,9 @@ def cmd_usage(args: argparse.Namespace) -> dict[str, Any]:
 
     repo = open_repo()
     item = items.resolve(repo, args.item) if args.item else None
-    return usage.report(repo, by=args.by, since=args.since, item=item)
+    found = usage.report(repo, by=args.by, since=args.since, item=item)
+    nxt = [f"hall usage --by {g}" for g in usage.GROUPINGS if g != found.by][:3] + ["hall budget"]
+    return {**found.to_dict(), "next": nxt}
 
 
 def text_budget(result: dict[str, Any]) -> Any:
@@ -84,9 +87,10 @@ def cmd_budget(args: argparse.Namespace) -> dict[str, Any]:
     return result or budget.status(repo)
 
 
-@command("cost", args=[arg("id", nargs="?")])
+@command("cost", replies=(CostBreakdown,), args=[arg("id", nargs="?")])
 def cmd_cost(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.waiting import cost_breakdown
 
     repo = open_repo()
-    return cost_breakdown(repo, items.resolve(repo, args.id))
+    costs = cost_breakdown(repo, items.resolve(repo, args.id))
+    return {**costs.to_dict(), "next": [f"hall status {costs.item}", f"hall trace {costs.item}"]}

@@ -14,7 +14,7 @@ Two sources, one rule each:
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hallmark.core.errors import HallError
 from textual import on, work
@@ -23,13 +23,12 @@ from textual.widgets import Header
 from textual.worker import get_current_worker
 
 from ..messages import DataLoaded
+from ..protocols import BuildingSource, HallmarkAppLike
 from ..widgets.footer import HallFooter
 
 if TYPE_CHECKING:
     from hallmark.core.building import Building
     from hallmark.core.repo import Repo
-
-    from ..app import HallmarkApp
 
 
 class HallScreen(Screen):
@@ -58,8 +57,9 @@ class HallScreen(Screen):
         self._journal_seen = 0  # the app's journal_generation when this screen's data was loaded
 
     @property
-    def hall(self) -> HallmarkApp:
-        return self.app  # type: ignore[return-value]
+    def hall(self) -> HallmarkAppLike:
+        """The app, as what a HallScreen needs of it (tui/protocols.py); HallmarkApp is one."""
+        return cast("HallmarkAppLike", self.app)
 
     @property
     def repo(self) -> Repo:
@@ -69,7 +69,12 @@ class HallScreen(Screen):
 
     @property
     def building(self) -> Building | None:
-        return getattr(self.app, "building", None)
+        app = self.app
+        return app.building if isinstance(app, BuildingSource) else None
+
+    def _journal_generation(self) -> int:
+        app = self.app
+        return app.journal_generation if isinstance(app, BuildingSource) else 0
 
     def compose_header(self):
         yield Header(show_clock=False, icon="⚒")
@@ -89,7 +94,7 @@ class HallScreen(Screen):
         building = self.building
         if building is not None and (self._building_stale or building is not self._drawn):
             self._draw(building)
-        journal_moved = getattr(self.app, "journal_generation", 0) != self._journal_seen
+        journal_moved = self._journal_generation() != self._journal_seen
         if self.OWN_DATA and (self._data_stale or (journal_moved and self.loaded)):
             self.reload()
         self.refresh_bindings()
@@ -136,7 +141,7 @@ class HallScreen(Screen):
         """Load this screen's own data again, at most once per RELOAD_MIN_S: a burst of changes
         becomes one load at the end of the window."""
         self._data_stale = False
-        self._journal_seen = getattr(self.app, "journal_generation", 0)
+        self._journal_seen = self._journal_generation()
         now = time.monotonic()
         wait = self._last_load + self.RELOAD_MIN_S - now
         if wait > 0 and self._last_load:

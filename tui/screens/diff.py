@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..protocols import BuildingSource
 from ..widgets.diff_view import DiffView
 from ..widgets.footer import HallFooter
 
@@ -112,9 +113,8 @@ class DiffScreen(Screen):
 
     def show(self, diff: Diff, seconds: float) -> None:
         if self.diff is None:
-            again = getattr(self.app, "refresh_building", None)  # the seen mark changes its badge
-            if callable(again):
-                again(frozenset({self.item_id}))
+            if isinstance(self.app, BuildingSource):  # the seen mark changes its badge
+                self.app.refresh_building(frozenset({self.item_id}))
         self.diff = diff
         self.error = None
         self.load_seconds = seconds

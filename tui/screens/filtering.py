@@ -4,17 +4,24 @@ how to redraw, and where the cursor goes after)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.widgets import Input
 
+if TYPE_CHECKING:  # its host: to a type checker the mixin is the HallScreen it is mixed into
+    from .base import HallScreen as _Host
+else:
+    _Host = object
 
-class FilterKeys:
+
+class FilterKeys(_Host):
     """Mixin for a HallScreen with a hidden Input #<FILTER_ID> and a `filter_text` it draws with."""
 
     FILTER_ID = ""
     filter_text = ""
 
     def filter_field(self) -> Input:
-        return self.query_one(f"#{self.FILTER_ID}", Input)  # type: ignore[attr-defined]
+        return self.query_one(f"#{self.FILTER_ID}", Input)
 
     def action_filter(self) -> None:
         field = self.filter_field()
@@ -25,8 +32,8 @@ class FilterKeys:
         if event.input.id != self.FILTER_ID:
             return
         self.filter_text = event.value.strip()
-        if self.building is not None:  # type: ignore[attr-defined]
-            self.draw(self.building)  # type: ignore[attr-defined]
+        if self.building is not None:
+            self.draw(self.building)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == self.FILTER_ID:
@@ -38,12 +45,12 @@ class FilterKeys:
     def clear_filter(self) -> bool:
         """Escape: clear and hide the filter if there is one (True), else nothing to do (False)."""
         field = self.filter_field()
-        if self.focused is not field and not self.filter_text:  # type: ignore[attr-defined]
+        if self.focused is not field and not self.filter_text:
             return False
         field.value = ""
         self.filter_text = ""
         field.add_class("-hidden")
-        if self.building is not None:  # type: ignore[attr-defined]
-            self.draw(self.building)  # type: ignore[attr-defined]
+        if self.building is not None:
+            self.draw(self.building)
         self.filter_done()
         return True

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
+from ..protocols import KeymapSource
 from ..widgets.lists import VimTable
 
 
@@ -77,7 +78,7 @@ class HelpScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         table = self.query_one(VimTable)
         table.add_fixed_columns(("where", 14), ("keys", 14), ("does", 18), ("id", None))
-        keymap = getattr(self.app, "settings", None)
+        keymap = self.app.settings if isinstance(self.app, KeymapSource) else None
         overrides = keymap.keymap if keymap else {}
         for where, binding in all_bindings(self.app_class):
             keys = overrides.get(binding.id or "", binding.key_display or binding.key)

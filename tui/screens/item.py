@@ -10,8 +10,9 @@ from typing import Any
 
 from hallmark.core import clock, items, rooms, runs, waiting
 from hallmark.core.config import parse_tokens
-from hallmark.core.loop.findings import list_findings
+from hallmark.core.loop.findings import Finding, list_findings
 from hallmark.core.repo import Repo
+from hallmark.core.run_results import CostBreakdown, RunSummary
 from hallmark.core.states import ItemView
 from rich.text import Text
 from textual import on
@@ -57,11 +58,11 @@ def event_summary(event: dict[str, Any], width: int = 90, root: Path | None = No
 class ItemData:
     view: ItemView
     events: list[dict[str, Any]]
-    findings: list[dict[str, Any]]
-    runs: list[dict[str, Any]]
+    findings: list[Finding]
+    runs: list[RunSummary]
     budget_tokens: int | None
     questions: list[dict[str, Any]] = field(default_factory=list)
-    costs: dict[str, Any] = field(default_factory=dict)  # core.waiting.cost_breakdown: per run, per round, total
+    costs: CostBreakdown | None = None  # core.waiting.cost_breakdown: per run, per round, total
 
 
 def when(moment: str) -> str:
@@ -190,39 +191,33 @@ class ItemScreen(TriageKeys, HallScreen):
         if not data.findings:
             findings.add_row("", "", "", "no findings", "", "")
         for f in data.findings:
-            where = f"{f.get('file', '')}:{f.get('line', '')}" if f.get("line") else str(f.get("file", ""))
-            findings.add_row(str(f.get("id", "")), str(f.get("lens", "")), str(f.get("severity", "")), where,
-                             str(f.get("status", "")), str(f.get("round", "")))
+            where = f"{f.file}:{f.line}" if f.line else str(f.file)
+            findings.add_row(f.id, str(f.lens), str(f.severity), where, f.status, str(f.round))
 
         run_table = self.query_one("#runs", VimTable)
         run_table.clear()
         for n, run in enumerate(data.runs):
-            duration = run.get("duration_ms")
-            tokens = run.get("tokens")
-            cost = run.get("cost_usd")
-            outcome = run.get("outcome") or ""
-            outcome = {"live": "● live", "ok": "✓ ok", "died": "✗ died"}.get(str(outcome), str(outcome))
-            run_table.add_row(str(run.get("name", "")), str(run.get("role", "")),
-                              f"{duration / 1000:.1f}s" if isinstance(duration, int | float) else "—",
-                              labels.tokens(tokens) if isinstance(tokens, int | float) else "—",
-                              f"{cost:.2f}" if isinstance(cost, int | float) else "—", str(outcome), key=str(n))
+            duration = run.duration_ms
+            outcome = {"live": "● live", "ok": "✓ ok", "died": "✗ died"}.get(run.outcome, run.outcome)
+            run_table.add_row(run.name, run.role, f"{duration / 1000:.1f}s" if duration is not None else "—",
+                              labels.tokens(run.tokens), f"{run.cost_usd:.2f}", outcome, key=str(n))
         if not data.runs:
             run_table.add_row("no runs yet", "", "", "", "", "")
         self._show_costs(data.costs)
         if self.focused is None:
             journal.focus()
 
-    def _show_costs(self, costs: dict[str, Any]) -> None:
+    def _show_costs(self, costs: CostBreakdown | None) -> None:
         """Per round, the runs in it, then the total: tokens and list-price cost (core.waiting)."""
         table = self.query_one("#cost", VimTable)
         table.clear()
         by_round: dict[int, list[dict[str, Any]]] = {}
-        for run in costs.get("runs", []):
+        for run in costs.runs if costs else []:
             by_round.setdefault(int(run.get("round") or 0), []).append(run)
-        for rnd in costs.get("rounds", []):
-            number = int(rnd.get("round") or 0)
-            table.add_row(f"round {number}" if number else "before review", "", labels.tokens(rnd.get("tokens")),
-                          f"{float(rnd.get('cost_usd') or 0):.2f}", f"{rnd.get('runs', 0)} run(s)")
+        for rnd in costs.rounds if costs else ():
+            number = rnd.round
+            table.add_row(f"round {number}" if number else "before review", "", labels.tokens(rnd.tokens),
+                          f"{rnd.cost_usd:.2f}", f"{rnd.runs} run(s)")
             for run in by_round.get(number, []):
                 if not run.get("tokens") and not run.get("cost_usd"):
                     continue
@@ -231,9 +226,8 @@ class ItemScreen(TriageKeys, HallScreen):
                 table.add_row(f"  {when}", str(run.get("role") or ""), labels.tokens(run.get("tokens")),
                               f"{float(run.get('cost_usd') or 0):.2f}",
                               labels.model_label(run.get("model"), bool(run.get("standin"))))
-        total = costs.get("total") or {}
-        if costs.get("rounds"):
-            table.add_row("total", "", labels.tokens(total.get("tokens")), f"{float(total.get('cost_usd') or 0):.2f}",
+        if costs and costs.rounds:
+            table.add_row("total", "", labels.tokens(costs.total.tokens), f"{costs.total.cost_usd:.2f}",
                           "list price")
         else:
             table.add_row("no model usage yet", "", "", "", "")
@@ -291,5 +285,5 @@ class ItemScreen(TriageKeys, HallScreen):
         if not self.data or not (0 <= row < len(self.data.runs)):
             return
         run = self.data.runs[row]
-        self.hall.open_trace(Path(run["file"]), item=self.item_id)
+        self.hall.open_trace(Path(run.file), item=self.item_id)
 

@@ -31,6 +31,7 @@ from .triage_keys import TRIAGE_BINDINGS, TriageKeys
 
 if TYPE_CHECKING:
     from hallmark.core.building import Building
+    from hallmark.core.loop.findings import Finding
 
 STATE_ORDER = {state: n for n, state in enumerate(states.STATES)}
 NARROW = 110  # below this many columns the detail pane goes under the table
@@ -77,7 +78,7 @@ def row_for(view: ItemView, building: Building) -> Row:
 class DetailLoaded(Message):
     item: str
     events: list[dict[str, Any]] = field(default_factory=list)
-    findings: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     error: str = ""
 
 
@@ -116,14 +117,14 @@ def detail_text(view: ItemView, building: Building, loaded: DetailLoaded | None)
         return text
     from .item import event_summary
 
-    open_findings = [f for f in loaded.findings if f.get("status") == "open"]
+    open_findings = [f for f in loaded.findings if f.status == "open"]
     if open_findings:
         text.append(f"\nopen findings ({len(open_findings)})\n", style="bold")
         for finding in open_findings[:3]:
-            where = f"{finding.get('file', '')}:{finding.get('line', '')}" if finding.get("line") else finding.get("file", "")
-            text.append(f"  {finding.get('id')} {finding.get('severity', '')} {where}\n")
-            if finding.get("title") or finding.get("summary"):
-                text.append(f"    {finding.get('title') or finding.get('summary')}\n", style="dim")
+            where = f"{finding.file}:{finding.line}" if finding.line else finding.file
+            text.append(f"  {finding.id} {finding.severity} {where}\n")
+            if finding.title:
+                text.append(f"    {finding.title}\n", style="dim")
     text.append("\nlatest\n", style="bold")
     for event in reversed(loaded.events[-6:]):
         text.append(f"  {rooms.since(event.get('t', '')):>4} ", style="dim")

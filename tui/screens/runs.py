@@ -3,8 +3,8 @@ card, its row, its detail) `t` opens this same view on that item's runs; escape 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hallmark.core import runs
 from hallmark.core.repo import Repo
@@ -17,14 +17,27 @@ from ..widgets.lists import VimTable
 from .base import HallScreen
 
 
-def all_runs(repo: Repo, limit: int = 500) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """One row of this screen: a run file, its size and its outcome (read in the loading worker)."""
+
+    item: str | None
+    file: str
+    stamp: str
+    role: str
+    path: Path
+    size: int
+    outcome: str
+    why: str
+
+
+def all_runs(repo: Repo, limit: int = 500) -> list[RunRow]:
     """Every run of the repository, newest first, with its outcome (core.runs: the runs `hall trace
     --list` lists, judged by the same rule), as the rows this screen shows."""
     found = []
     for run in runs.all_runs(repo.paths, limit):
         outcome, why = run.outcome()
-        found.append({"item": run.item, "file": run.name, "stamp": run.stamp, "role": run.role,
-                      "path": str(run.path), "size": run.size(), "outcome": outcome, "why": why})
+        found.append(RunRow(run.item, run.name, run.stamp, run.role, run.path, run.size(), outcome, why))
     return found
 
 
@@ -45,8 +58,8 @@ class RunsScreen(HallScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.all: list[dict[str, Any]] = []
-        self.runs: list[dict[str, Any]] = []
+        self.all: list[RunRow] = []
+        self.runs: list[RunRow] = []
         self.item_filter: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -62,10 +75,10 @@ class RunsScreen(HallScreen):
                                                   ("outcome", 11), ("file", None))
         super().on_mount()
 
-    def load(self, repo: Repo) -> list[dict[str, Any]]:
+    def load(self, repo: Repo) -> list[RunRow]:
         return all_runs(repo)
 
-    def show(self, data: list[dict[str, Any]]) -> None:
+    def show(self, data: list[RunRow]) -> None:
         self.all = data
         self._fill()
 
@@ -76,7 +89,7 @@ class RunsScreen(HallScreen):
             self._fill()
 
     def _fill(self) -> None:
-        self.runs = [r for r in self.all if self.item_filter is None or r["item"] == self.item_filter]
+        self.runs = [r for r in self.all if self.item_filter is None or r.item == self.item_filter]
         note = self.query_one("#runs-note", Label)
         if self.item_filter:
             note.update(f"Runs of {self.item_filter}, newest first · enter follows its trace · escape: every run")
@@ -86,9 +99,9 @@ class RunsScreen(HallScreen):
         row = table.cursor_row
         table.clear()
         for run in self.runs:
-            note_text = f"  ({run['why']})" if run["outcome"] in ("failed", "finished") and run["why"] else ""
-            table.add_row(started(run["stamp"]), run["item"] or "repo", run["role"], f"{run['size'] / 1024:.1f} KB",
-                          OUTCOME_MARKS.get(run["outcome"], run["outcome"]), run["file"] + note_text)
+            note_text = f"  ({run.why})" if run.outcome in ("failed", "finished") and run.why else ""
+            table.add_row(started(run.stamp), run.item or "repo", run.role, f"{run.size / 1024:.1f} KB",
+                          OUTCOME_MARKS.get(run.outcome, run.outcome), run.file + note_text)
         if not self.runs:
             table.add_row("", "", "", "", "", f"{self.item_filter} has no runs yet" if self.item_filter
                           else "no runs yet")
@@ -116,4 +129,4 @@ class RunsScreen(HallScreen):
         row = self.query_one(VimTable).cursor_row
         if 0 <= row < len(self.runs):
             run = self.runs[row]
-            self.hall.open_trace(Path(run["path"]), item=run["item"])
+            self.hall.open_trace(run.path, item=run.item)

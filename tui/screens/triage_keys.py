@@ -7,18 +7,24 @@ footer but still answers when pressed, saying why: a key never does nothing sile
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallmark.core.states import ItemView
 from textual.binding import Binding
 
 from .. import triage
 
+if TYPE_CHECKING:  # its host: to a type checker the mixin is the HallScreen it is mixed into
+    from .base import HallScreen as _Host
+else:
+    _Host = object
+
 TRIAGE_BINDINGS = [Binding(a.key, a.name, a.label, id=a.binding_id) for a in triage.ACTIONS]
 
 
-class TriageKeys:
-    """Mixin for a HallScreen that can say which item is selected."""
+class TriageKeys(_Host):
+    """Mixin for a HallScreen that can say which item is selected (it uses the screen's `hall`,
+    `building`, `notify`; the actions themselves take the app as tui.protocols.HallmarkAppLike)."""
 
     def selected(self) -> ItemView | None:
         return None
@@ -36,17 +42,17 @@ class TriageKeys:
             return action != "runs"
         if triage.unavailable(action):
             return True
-        return not triage.applies(action, view, self.building)  # type: ignore[attr-defined]
+        return not triage.applies(action, view, self.building)
 
     def _act(self, name: str) -> None:
         view = self.selected()
         if view is None:
             if name == "runs":
-                self.app.call_later(self.app.show_runs, None)  # type: ignore[attr-defined]
+                self.app.call_later(self.hall.show_runs, None)
                 return
-            self.notify("No item selected.", severity="warning")  # type: ignore[attr-defined]
+            self.notify("No item selected.", severity="warning")
             return
-        triage.act(self.app, name, view)  # type: ignore[attr-defined]
+        triage.act(self.hall, name, view)
 
     def action_open_item(self) -> None:
         self._act("open_item")
@@ -76,5 +82,5 @@ class TriageKeys:
         self._act("diff")
 
     def open_questions(self, item_id: str) -> tuple[dict[str, Any], ...]:
-        building = self.building  # type: ignore[attr-defined]
+        building = self.building
         return building.open_questions(item_id) if building else ()

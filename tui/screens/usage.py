@@ -12,6 +12,7 @@ from typing import Any
 from hallmark.core import clock
 from hallmark.core.loop import budget, usage
 from hallmark.core.repo import Repo
+from hallmark.core.run_results import UsageReport
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,14 +30,9 @@ DAYS = 14
 
 @dataclass
 class UsageData:
-    reports: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reports: dict[str, UsageReport] = field(default_factory=dict)
     days: list[tuple[str, int, float]] = field(default_factory=list)  # (YYYY-MM-DD, tokens, cost)
     budget: dict[str, Any] = field(default_factory=dict)
-
-
-def tokens_of(row: dict[str, Any]) -> int:
-    return sum(int(row.get(k, 0) or 0) for k in ("input_tokens", "output_tokens", "cache_read_tokens",
-                                                  "cache_write_tokens"))
 
 
 def wrap(text: str, width: int) -> Text:
@@ -146,11 +142,11 @@ class UsageScreen(HallScreen):
             data.reports[group] = usage.report(repo, by=group)
         today = clock.now().date()
         since = clock.stamp(clock.now() - timedelta(days=DAYS - 1)).split("T")[0]
-        rows = {str(r.get("key", ""))[:10]: r for r in usage.report(repo, by="day", since=since).get("rows", [])}
+        rows = {r.key[:10]: r for r in usage.report(repo, by="day", since=since).rows}
         for back in range(DAYS - 1, -1, -1):
             day = (today - timedelta(days=back)).isoformat()
-            row = rows.get(day, {})
-            data.days.append((day, tokens_of(row), float(row.get("cost_usd", 0) or 0)))
+            row = rows.get(day)
+            data.days.append((day, row.tokens, row.cost_usd) if row else (day, 0, 0.0))
         data.budget = budget.status(repo)
         return data
 
@@ -158,10 +154,10 @@ class UsageScreen(HallScreen):
         budget_box = self.query_one("#usage-budget", Static)
         chart = self.query_one("#usage-chart", Static)
         text = "Today against each budget\n" + "\n".join(f"  {line}" for line in budget_lines(data.budget))
-        total = data.reports.get("model", {}).get("total") or {}
-        standin = sum(int(r.get("standin_runs", 0) or 0) for r in data.reports.get("model", {}).get("rows", []))
-        if standin:
-            text += (f"\n{standin} of {total.get('runs', standin)} runs were the demo's stand-in "
+        by_model = data.reports.get("model")
+        standin = sum(r.standin_runs for r in by_model.rows) if by_model else 0
+        if by_model and standin:
+            text += (f"\n{standin} of {by_model.total.runs} runs were the demo's stand-in "
                      f"({labels.STANDIN_MODEL}): no model ran, they cost nothing")
         budget_box.update(text)
         width = max(40, self.size.width - 4)
@@ -169,23 +165,21 @@ class UsageScreen(HallScreen):
         for group in GROUPS:
             table = self.query_one(f"#usage-{group}", VimTable)
             table.clear()
-            report = data.reports.get(group, {})
-            names = [labels.usage_key(group, row) for row in report.get("rows", [])]
+            report = data.reports.get(group)
+            rows = report.rows if report else ()
+            names = [labels.usage_key(group, row) for row in rows]
             key_width = max(10, min(LABEL_MAX, max((len(n) for n in names), default=10)))
             self._columns(group, key_width)
-            for row in report.get("rows", []):
+            for row in rows:
                 label = wrap(labels.usage_key(group, row), key_width)
-                table.add_row(label, str(row.get("runs", "")), human(row.get("input_tokens", 0) or 0),
-                              human(row.get("output_tokens", 0) or 0), human(row.get("cache_read_tokens", 0) or 0),
-                              human(row.get("cache_write_tokens", 0) or 0), f"{float(row.get('cost_usd', 0) or 0):.2f}",
+                table.add_row(label, str(row.runs), human(row.input_tokens), human(row.output_tokens),
+                              human(row.cache_read_tokens), human(row.cache_write_tokens), f"{row.cost_usd:.2f}",
                               height=len(label.plain.splitlines()) or 1)
-            total = report.get("total") or {}
-            if total:
-                table.add_row("total", str(total.get("runs", "")), human(total.get("input_tokens", 0) or 0),
-                              human(total.get("output_tokens", 0) or 0), human(total.get("cache_read_tokens", 0) or 0),
-                              human(total.get("cache_write_tokens", 0) or 0),
-                              f"{float(total.get('cost_usd', 0) or 0):.2f}")
-            if not report.get("rows"):
+            if report:
+                total = report.total
+                table.add_row("total", str(total.runs), human(total.input_tokens), human(total.output_tokens),
+                              human(total.cache_read_tokens), human(total.cache_write_tokens), f"{total.cost_usd:.2f}")
+            if not rows:
                 table.add_row("no runs yet", "", "", "", "", "", "")
 
     def action_next_tab(self) -> None:

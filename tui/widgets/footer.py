@@ -19,6 +19,8 @@ from textual import events
 from textual.app import RenderResult
 from textual.widget import Widget
 
+from ..protocols import GreysKeys, WaitingCounter
+
 WAITING_SYMBOL = "◆"
 HELP_ACTIONS = ("help", "app.help")
 NEXT_WAITING = ("next_waiting", "app.next_waiting")
@@ -70,7 +72,7 @@ class HallFooter(Widget):
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        if hasattr(self.app, "waiting_count"):
+        if isinstance(self.app, WaitingCounter):
             self.watch(self.app, "waiting_count", self._count_changed, init=False)
         self._collect()
 
@@ -92,13 +94,14 @@ class HallFooter(Widget):
             return
         seen: set[str] = set()
         entries: list[FooterEntry] = []
-        greyed = getattr(self.screen, "greyed", None)  # keys that run but only to say why they can't
+        screen = self.screen
+        greys = screen if isinstance(screen, GreysKeys) else None  # keys that run but only to say why they can't
         for key, active in self.screen.active_bindings.items():
             binding = active.binding
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
-            enabled = active.enabled and not (callable(greyed) and greyed(binding.action))
+            enabled = active.enabled and not (greys is not None and greys.greyed(binding.action))
             entries.append(FooterEntry(key, self.app.get_key_display(binding), binding.description, binding.action,
                                        enabled))
         if entries != self.entries:
@@ -107,7 +110,7 @@ class HallFooter(Widget):
 
     # -- drawing -------------------------------------------------------------------------------
     def waiting_text(self) -> str | None:
-        count = getattr(self.app, "waiting_count", None)
+        count = self.app.waiting_count if isinstance(self.app, WaitingCounter) else None
         if count is None:
             return None
         return f"{WAITING_SYMBOL} {count} waiting"

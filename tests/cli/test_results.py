@@ -1,0 +1,190 @@
+"""Core verbs answer with typed results (core/results.py); the CLI turns them into JSON and adds
+`next`; `hall schema <command>` describes each reply from the same types. These tests hold the
+three together: a result's `to_dict()` keys are the schema's required keys, in order, and a real
+reply carries exactly them, then `next`."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import typing
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hallmark.core import item_results, results, run_results
+from hallmark.core.loop import findings
+from hallmark.core.states import ItemView
+from hallmark.tui.cli import commands, framework
+
+from ..conftest import git
+from .test_meta_cli import run_main
+
+
+def _all_result_types() -> set[type[results.Result]]:
+    for info in commands.COMMANDS.values():  # every module that may declare a reply
+        importlib.import_module(info.module)
+    found: set[type[results.Result]] = set()
+    todo = [results.Result]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("hallmark."):  # the project's (a test may declare its own)
+                found.add(sub)
+    return found
+
+
+def _declared() -> dict[str, tuple[type[results.Result], ...]]:
+    """Each command (and subcommand) that declares its reply, with the types it declares."""
+    out: dict[str, tuple[type[results.Result], ...]] = {}
+    for name in commands.COMMANDS:
+        spec = commands.load(name)
+        children = spec.commands.items() if isinstance(spec, framework.Group) else [("", spec)]
+        for child_name, child in children:
+            if child.replies:
+                out[f"{name} {child_name}".strip()] = child.replies
+    return out
+
+
+def _schema(monkeypatch, root: Path, command: str) -> dict:
+    code, out = run_main(monkeypatch, root, "schema", *command.split())
+    assert code == 0, out
+    return json.loads(out)
+
+
+def _shapes(schema: dict) -> list[dict]:
+    reply = schema["definitions"]["reply"]
+    return reply.get("anyOf") or [reply]
+
+
+def _sample(cls: type[results.Result]) -> results.Result:
+    """A result of each type, from a real folded view (every optional key left out)."""
+    view = ItemView("H-0001", title="t", state="development", branch="b", worktree="/w", base="main")
+    made = {
+        item_results.ItemResult: lambda: item_results.ItemResult.of(view),
+        item_results.Adopted: lambda: item_results.Adopted.adopting(view, True),
+        item_results.AlreadyReady: lambda: item_results.AlreadyReady.again(view),
+        item_results.Dropped: lambda: item_results.Dropped.dropping(view, False, "kept", False),
+        item_results.ItemDetail: lambda: item_results.ItemDetail.detail(view),
+        item_results.StatusAll: lambda: item_results.StatusAll(items=(item_results.ItemResult.of(view),),
+                                                               counts={"development": 1},
+                                                               by_state={"development": ["H-0001"]}),
+        item_results.ItemLog: lambda: item_results.ItemLog(item="H-0001", events=[]),
+        item_results.Asked: lambda: item_results.Asked(qid="Q-1", item=None, question="q", options=[],
+                                                       default=None, wait=None),
+        item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
+        item_results.InboxReport: lambda: item_results.InboxReport(entries=[], count=0),
+        item_results.WaitingSummary: lambda: item_results.WaitingSummary(items=(), waiting=[], waiting_count=0),
+        run_results.UsageReport: lambda: run_results.UsageReport(
+            by="item", since=None, rows=(run_results.UsageRow(key="H-0001", input_tokens=1, output_tokens=1,
+                                                              cache_read_tokens=0, cache_write_tokens=0,
+                                                              cost_usd=0.1, runs=1, tokens=2, standin_runs=0),),
+            total=run_results.UsageSum(input_tokens=1, output_tokens=1, cache_read_tokens=0, cache_write_tokens=0,
+                                       cost_usd=0.1, runs=1, tokens=2)),
+        findings.FindingsReport: lambda: findings.FindingsReport(
+            item="H-0001", state="fixing", round=1, open=1, failing_checks=[], view=view,
+            findings=(findings.Finding(id="F-1", lens="correctness", severity="major", file="a.py", line=3, title="t",
+                                       scenario="s", suggestion=None, status="open", round=1, sha="abc",
+                                       raised_by="assayer", human_override=False, confirmed=False, fixed_in=None,
+                                       dispute=None),)),
+        run_results.RunListing: lambda: run_results.RunListing(item=None, runs=(_run(),)),
+        run_results.CostBreakdown: lambda: run_results.CostBreakdown(
+            item="H-0001", runs=[], rounds=(run_results.RoundUsage(round=1, input_tokens=1, output_tokens=2,
+                                                                   cache_read_tokens=0, cache_write_tokens=0,
+                                                                   tokens=3, cost_usd=0.5, runs=1),),
+            total=run_results.UsageTotals(tokens=3, cost_usd=0.5, runs=1)),
+    }
+    assert cls in made, f"{cls.__name__}: add a sample here"
+    return made[cls]()
+
+
+def _run() -> run_results.RunSummary:
+    return run_results.RunSummary(file="/r/x.jsonl", name="x.jsonl", item=None, role="review", started="t",
+                                  duration_ms=None, exit_code=None, tokens=0, cost_usd=0.0, model="", outcome="live",
+                                  detail="", failure=None, live=True, lines=1, session_id=None, cwd=None, run=1)
+
+
+def _nested(cls: type) -> set[type]:
+    """The result types a result's fields hold (a listing's rows, a breakdown's totals)."""
+    found: set[type] = set()
+    for hint in typing.get_type_hints(cls).values():
+        for part in (hint, *typing.get_args(hint)):
+            if isinstance(part, type) and issubclass(part, results.Result) and part not in found:
+                found |= {part, *_nested(part)}
+    return found
+
+
+def test_every_result_type_is_the_reply_of_some_command():
+    """A result type no command declares (as its reply, or inside one) would have no schema: `hall
+    schema` could not describe it."""
+    declared = {cls for replies in _declared().values() for cls in replies}
+    declared |= {inner for cls in set(declared) for inner in _nested(cls)}
+    assert _all_result_types() <= declared, sorted(c.__name__ for c in _all_result_types() - declared)
+
+
+def test_to_dict_keys_are_the_schemas_required_keys_in_order(hall_repo, monkeypatch):
+    seen = set()
+    for command, replies in _declared().items():
+        shapes = {shape["title"]: shape for shape in _shapes(_schema(monkeypatch, hall_repo.root, command))}
+        assert set(shapes) == {cls.__name__ for cls in replies}, command
+        for cls in replies:
+            shape = shapes[cls.__name__]
+            sample = _sample(cls)
+            assert [*sample.to_dict(), "next"] == shape["required"], (command, cls.__name__)
+            assert list(shape["properties"]) == [*results.reply_keys(cls), "next"], (command, cls.__name__)
+            jsonschema.validate({**sample.to_dict(), "next": []}, shape)
+            seen.add(cls)
+    assert {item_results.StatusAll, item_results.Dropped, run_results.RunListing, run_results.CostBreakdown} <= seen
+
+
+def test_the_json_view_of_a_result_is_its_to_dict():
+    """Scripts and tests read a result by its JSON key; the view never invents or drops a key."""
+    status = _sample(item_results.StatusAll)
+    assert list(status) == ["items", "counts", "by_state"] and "damaged" not in status
+    with pytest.raises(KeyError):
+        status["damaged"]
+    assert status["items"] == [_sample(item_results.ItemResult).to_dict()]
+    detail = _sample(item_results.ItemDetail)
+    assert {k: detail[k] for k in detail} == detail.to_dict() and detail.state == "development"
+    with pytest.raises(KeyError):
+        detail["view"]  # carried for the faces, never part of the reply
+
+
+def test_real_replies_are_the_declared_result_then_next(hall_repo, monkeypatch):
+    """The CLI's JSON for each item verb: the declared result's keys in their order, then `next`,
+    and valid against `hall schema <command>`."""
+    root = hall_repo.root
+
+    def reply(*args: str) -> dict:
+        code, out = run_main(monkeypatch, root, *args)
+        assert code == 0, (args, out)
+        return json.loads(out)
+
+    def check(command: str, data: dict, cls: type[results.Result], *extra: str) -> None:
+        schema = _schema(monkeypatch, root, command)
+        jsonschema.validate(data, schema["definitions"]["reply"])
+        keys = [k for k in results.reply_keys(cls) if k in data]
+        assert list(data) == [*keys, "next", *extra], (command, list(data))
+
+    created = reply("new", "--title", "typed")
+    check("new", created, item_results.ItemResult)
+    git(Path(created["worktree"]), "commit", "-q", "--allow-empty", "-m", "work")
+    check("status", reply("status", "--all"), item_results.StatusAll)
+    check("status", reply("status", "1"), item_results.ItemDetail)
+    check("log", reply("log", "1"), item_results.ItemLog)
+    check("ready", reply("ready", "1"), item_results.ItemResult)
+    check("ready", reply("ready", "1"), item_results.AlreadyReady)
+    check("pull-back", reply("pull-back", "1"), item_results.ItemResult)
+    check("propose-ready", reply("propose-ready", "1", "--summary", "s"), item_results.ItemResult)
+    asked = reply("ask", "which?", "--options", "a,b")
+    check("ask", asked, item_results.Asked)
+    check("inbox", reply("inbox"), item_results.InboxReport)
+    check("waiting", reply("waiting"), item_results.WaitingSummary)
+    check("usage", reply("usage"), run_results.UsageReport)
+    check("cost", reply("cost", "1"), run_results.CostBreakdown)
+    check("trace", reply("trace", "1", "--list"), run_results.RunListing)
+    check("findings", reply("findings", "1"), findings.FindingsReport)
+    check("answer", reply("answer", asked["qid"], "b"), item_results.Answered)
+    check("drop", reply("drop", "1", "--reason", "r"), item_results.Dropped)
+    git(root, "switch", "-q", "-c", "feature")
+    check("adopt", reply("adopt"), item_results.Adopted)
