@@ -22,7 +22,7 @@ def parse_tokens(value: str | int | None) -> int | None:
     """'4M', '800k', '6k', 1200 or 'none' -> tokens (None means no cap)."""
     if value is None:
         return None
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, (bool, float)):
         raise ValueError(f"not a token count: {value!r} (use 800k, 4M or none)")
     if isinstance(value, int):
         if not 0 <= value <= MAX_TOKENS:

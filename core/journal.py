@@ -32,7 +32,7 @@ LOCK_TIMEOUT_S = 30.0
 
 
 class BadLine:
-    __slots__ = ("path", "line", "reason", "text")
+    __slots__ = ("line", "path", "reason", "text")
 
     def __init__(self, path: str, line: int, reason: str, text: str) -> None:
         self.path = path
@@ -53,7 +53,7 @@ class BadLine:
 class ReadResult:
     """What one read found (a plain class: see the module docstring)."""
 
-    __slots__ = ("events", "bad", "offset", "lines", "numbers")
+    __slots__ = ("bad", "events", "lines", "numbers", "offset")
 
     def __init__(self, events: list[dict[str, Any]] | None = None, bad: list[BadLine] | None = None,
                  offset: int = 0, lines: int = 0, numbers: list[int] | None = None) -> None:

@@ -20,7 +20,7 @@ class RepoPaths:
     every tool call, and `dataclasses` pulls in `inspect` (~9 ms).
     """
 
-    __slots__ = ("toplevel", "git_dir", "common_dir", "main_checkout")
+    __slots__ = ("common_dir", "git_dir", "main_checkout", "toplevel")
     _FIELDS = ("toplevel", "git_dir", "common_dir", "main_checkout")
 
     toplevel: Path  # the checkout we are in (a worktree or the main checkout)

@@ -272,7 +272,7 @@ def runtime_config(block: dict[str, Any], *, cwd: str, tmp: str = "/tmp") -> dic
         return ["/" + e[2:] if e.startswith("//") else e for e in entries]
 
     fs = block["filesystem"]
-    return {"filesystem": {"denyRead": plain(fs["denyRead"]), "allowWrite": [cwd, tmp] + plain(fs["allowWrite"]),
+    return {"filesystem": {"denyRead": plain(fs["denyRead"]), "allowWrite": [cwd, tmp, *plain(fs["allowWrite"])],
                            "denyWrite": plain(fs["denyWrite"])},
             "network": {"allowedDomains": [], "deniedDomains": []},
             "credentials": block.get("credentials", {})}

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 class Finding:
-    __slots__ = ("kind", "field", "start", "end")
+    __slots__ = ("end", "field", "kind", "start")
 
     def __init__(self, kind: str, field: str, start: int, end: int) -> None:
         self.kind, self.field, self.start, self.end = kind, field, start, end
@@ -275,10 +275,8 @@ def _assignment(text: str, match: re.Match[str], add) -> None:
     is_password = any(w in lowered for w in ("password", "passwd", "pwd", "passphrase"))
     quoted = bool(match.group("q"))
     separator = text[match.end("name"): match.start(slot)]
-    if not quoted and not re.search(r"[=:]", separator):
-        # "token abc" in prose is not an assignment; only flag a random-looking value
-        if not (_looks_random(value) and len(value) >= 20):
-            return
+    if not quoted and not re.search(r"[=:]", separator) and not (_looks_random(value) and len(value) >= 20):
+        return  # "token abc" in prose is not an assignment; only flag a random-looking value
     if is_password and (quoted or "=" in separator or ":" in separator) and len(value) >= 6 and not value.isalpha():
         add("password assignment", match.start(slot), match.end(slot))
     elif _looks_random(value) and len(value) >= 16:

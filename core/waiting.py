@@ -16,6 +16,7 @@ idle         none of these (in development with nobody running, or done and seen
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +93,7 @@ def lease_held(repo: Any, item_id: str) -> bool:
 
     try:
         return leases.current(repo, item_id) is not None
-    except Exception:  # a broken lease file must not hide the item
+    except Exception:  # noqa: BLE001 - a broken lease file must not hide the item
         return False
 
 
@@ -226,15 +227,11 @@ def _blank() -> dict[str, Any]:
 
 def _add(row: dict[str, Any], event: dict[str, Any]) -> None:
     for key in _TOKEN_KEYS:
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             row[key] += int(event.get(key, 0) or 0)
-        except (TypeError, ValueError):
-            pass
     row["tokens"] += states.usage_tokens(event)
-    try:
+    with contextlib.suppress(TypeError, ValueError):
         row["cost_usd"] = round(row["cost_usd"] + float(event.get("cost_usd", 0) or 0), 6)
-    except (TypeError, ValueError):
-        pass
 
 
 def cost_breakdown(repo: Any, item_id: str) -> dict[str, Any]:

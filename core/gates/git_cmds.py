@@ -322,7 +322,7 @@ def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | N
         first = first_positional(rest, {"-P", "--prefix", "-m", "--message", "--onto", "-b", "--branch", "--annotate"})
         if first == "push":
             an.add("push", "git subtree push", cmd, cwd, revs=None, git_dir=git_dir)
-    elif sub == "svn" and positional[:1] == ["dcommit"] or sub == "p4" and positional[:1] == ["submit"]:
+    elif (sub == "svn" and positional[:1] == ["dcommit"]) or (sub == "p4" and positional[:1] == ["submit"]):
         an.add("push", f"git {sub} {positional[0]}", cmd, cwd, git_dir=git_dir)
     elif sub == "lfs" and positional[:1] == ["push"]:
         an.add("push", "git lfs push", cmd, cwd, git_dir=git_dir)

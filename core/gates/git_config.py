@@ -63,9 +63,8 @@ def check_settings(an: Analyzer, settings: list[tuple[str, str]], cmd: Command, 
         if DENIED_CONFIG.match(key):
             an.add("strict", f"git -c {key}=… (the gate denies overriding it)", cmd, cwd, always=True)
             return False
-        if RUNS_COMMAND.match(key) and not key.lower().startswith("alias."):
-            if not _command_value(an, key, value, cmd, cwd):
-                return False
+        if RUNS_COMMAND.match(key) and not key.lower().startswith("alias.") and not _command_value(an, key, value, cmd, cwd):
+            return False
     for name in ENV_COMMANDS:
         if name in env and not _command_value(an, name, env[name], cmd, cwd):
             return False
@@ -122,9 +121,9 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
     value = words[1] if len(words) > 1 else ""
     if NOTES_CONFIG.match(key):
         an.add("note", f"git config {key} (moves hallmark notes)", cmd, cwd)
-    elif DENIED_CONFIG.match(key) or RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH:
+    elif DENIED_CONFIG.match(key) or (RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH):
         an.add("strict", f"git config {key} … (configuration that runs commands or moves the gates)", cmd, cwd,
                always=True)
-    elif key.lower().startswith(("remote.", "url.")) and key.lower().endswith(("fetch", "insteadof", "pushinsteadof")):
-        if "notes" in value or key.lower().endswith("pushinsteadof"):
-            an.add("note", f"git config {key} {value}", cmd, cwd)
+    elif key.lower().startswith(("remote.", "url.")) and key.lower().endswith(("fetch", "insteadof", "pushinsteadof")) \
+            and ("notes" in value or key.lower().endswith("pushinsteadof")):
+        an.add("note", f"git config {key} {value}", cmd, cwd)

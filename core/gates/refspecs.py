@@ -118,7 +118,7 @@ def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str],
     where = cwd or an.ctx.cwd
     base = ["git", "--git-dir", git_dir] if git_dir else ["git", "-C", where]
     try:
-        proc = capture(base + ["config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"],
+        proc = capture([*base, "config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"],
                        env=_probe_env(env))
     except OSError:
         return ALL_BRANCHES
@@ -177,7 +177,7 @@ def fetch_into_notes(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd
         if not text.startswith("-"):
             operands.append(word)
     for spec in operands[1:]:
-        src, colon, dst = spec.text.lstrip("+").partition(":")
+        _src, colon, dst = spec.text.lstrip("+").partition(":")
         if colon and _dest_is_notes(dst):
             an.add("note", f"git {sub} into {dst}", cmd, cwd)
             return

@@ -216,7 +216,7 @@ def interpreter(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
             code = args[i + 1] if text in INLINE_FLAGS and i + 1 < len(args) else Word(text[2:], word.literal)
             code_names(an, f"{name} {text[:2]}", code.text if code.literal else None, cmd, cwd, inline=True)
             return
-        if text == "-m" and i + 1 < len(args) or (text.startswith("-m") and len(text) > 2 and name.startswith("py")):
+        if (text == "-m" and i + 1 < len(args)) or (text.startswith("-m") and len(text) > 2 and name.startswith("py")):
             module = args[i + 1] if text == "-m" else Word(text[2:], word.literal)
             _module(an, name, module, args[i + 2 if text == "-m" else i + 1:], cmd, cwd)
             return

@@ -25,7 +25,7 @@ MAX_FOLLOW = 64  # targets/recipes/scripts followed for one command (prerequisit
 
 
 class Step:
-    __slots__ = ("kind", "label", "text", "cwd")
+    __slots__ = ("cwd", "kind", "label", "text")
 
     def __init__(self, kind: str, label: str, text: str = "", cwd: str | None = None) -> None:
         self.kind = kind  # "run" or "strict"
@@ -349,8 +349,8 @@ def make_plan(args: list[str | None], cwd: str | None) -> list[Step]:
         _parse_into(mk, text, include, 0)
     label_file = names[0] if len(names) == 1 else ", ".join(names)
     auto_base = {"CURDIR": directory}
-    for snippet in mk.shell_snippets:
-        steps.append(Step("run", f"{label_file} (a != assignment)", expand(snippet, mk, auto_base, []), directory))
+    steps += [Step("run", f"{label_file} (a != assignment)", expand(snippet, mk, auto_base, []), directory)
+              for snippet in mk.shell_snippets]
     for name, value in mk.vars.items():  # `X := $(shell …)` runs whenever make reads the file
         if "$(shell" in value or "${shell" in value:
             for match in re.finditer(r"\$[({]shell\s", value):
@@ -552,10 +552,9 @@ def just_plan(args: list[str | None], cwd: str | None) -> list[Step]:
         if name not in recipes:
             if index == 0 and "/" in name:
                 names.append(None)  # `just sub/recipe`: a module we do not follow
-            elif index == 0:
-                if opaque and (_mentions(name) or _mentions(" ".join(opaque))):
-                    return [Step("strict", f"{label_file}: recipe {name} is not in the file we can read "
-                                           f"({opaque[0]}), and it mentions push or release")]
+            elif index == 0 and opaque and (_mentions(name) or _mentions(" ".join(opaque))):
+                return [Step("strict", f"{label_file}: recipe {name} is not in the file we can read "
+                                       f"({opaque[0]}), and it mentions push or release")]
             break  # arguments of the recipe before it
         names.append(name)
         if recipes[name][0]:
@@ -688,7 +687,7 @@ def package_plan(name: str, args: list[str | None], cwd: str | None) -> list[Ste
         if _mentions(" ".join(str(v) for v in scripts.values())):
             return [Step("strict", f"{name} runs a computed script, and {label_file} mentions push or release")]
         return []
-    if explicit or name != "npm" and script in scripts:
+    if explicit or (name != "npm" and script in scripts):
         names = [f"pre{script}", script, f"post{script}"]
     elif script in LIFECYCLE and name != "bun":
         names = LIFECYCLE[script]

@@ -35,7 +35,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # NAME=value and NAME+=
 class Word:
     """One shell word: its value when literal, else its source text (literal=False)."""
 
-    __slots__ = ("text", "literal")
+    __slots__ = ("literal", "text")
 
     def __init__(self, text: str, literal: bool = True) -> None:
         self.text = text
@@ -48,7 +48,7 @@ class Word:
 class Command:
     """One simple command as bash would run it (before any wrapper is unwrapped)."""
 
-    __slots__ = ("words", "env", "cwd", "stdin", "source", "depth")
+    __slots__ = ("cwd", "depth", "env", "source", "stdin", "words")
 
     def __init__(self, words: list[Word], env: dict[str, str], cwd: str | None, stdin: str | None,
                  source: str, depth: int) -> None:
@@ -70,7 +70,7 @@ class Command:
 class Problem:
     """Something the parser could not follow (a parse error, an over-long or over-deep command)."""
 
-    __slots__ = ("kind", "detail", "source")
+    __slots__ = ("detail", "kind", "source")
 
     def __init__(self, kind: str, detail: str, source: str) -> None:
         self.kind = kind

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class Spec:
-    __slots__ = ("short_value", "long_value", "stop", "shell_opt", "skip", "via_shell", "no_cluster", "numeric")
+    __slots__ = ("long_value", "no_cluster", "numeric", "shell_opt", "short_value", "skip", "stop", "via_shell")
 
     def __init__(self, short_value: str = "", long_value: tuple[str, ...] = (), stop: str | tuple[str, ...] = (),
                  shell_opt: tuple[str, ...] = (), skip: int = 0, via_shell: bool = False, no_cluster: bool = False,
@@ -178,7 +178,7 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     if skip < 0:  # su/runuser/script: an optional user or file before (or after) the options
         rest = args[start:]
         if rest and rest[0].literal and not rest[0].text.startswith("-"):
-            more_start, _, more_shell, _ = _options(spec, rest[1:])
+            _more_start, _, more_shell, _ = _options(spec, rest[1:])
             if more_shell is not None:
                 an.shell_string(more_shell, cmd, cwd)
         return None  # `su user` alone starts an interactive shell: nothing to read

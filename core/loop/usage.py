@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from ..errors import HallError
@@ -49,13 +50,11 @@ def report(repo: Repo, by: str = "item", since: str | None = None, item: str | N
             for f in FIELDS:
                 target[f] += _int(event.get(f))
             target["tokens"] = sum(target[f] for f in FIELDS)
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 target["cost_usd"] = round(target["cost_usd"] + float(event.get("cost_usd") or 0), 6)
-            except (TypeError, ValueError):
-                pass
             target["runs"] += 1
         if event.get("standin"):
             row["standin_runs"] += 1
     ordered = sorted(rows.values(), key=lambda r: (r["key"] if by == "day" else -r["tokens"], r["key"]))
     return {"by": by, "since": start, "rows": ordered, "total": total,
-            "next": [f"hall usage --by {g}" for g in GROUPINGS if g != by][:3] + ["hall budget"]}
+            "next": [*[f"hall usage --by {g}" for g in GROUPINGS if g != by][:3], "hall budget"]}

@@ -17,6 +17,7 @@ version to library/kept/. Stdlib only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass
@@ -157,11 +158,11 @@ def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
     text = target_plan.text
     current = safe_write.read_text(path)
     kept = None
-    if current is not None and current != text:
-        if not _file_is_ours(path, learning.id) and not _matches(learning, current):
-            if not overwrite_edit:
-                raise _edited_error(learning, rel)
-            kept = _keep_copy(where, learning.id, rel, current) if keep_copy else None
+    if current is not None and current != text and not _file_is_ours(path, learning.id) \
+            and not _matches(learning, current):
+        if not overwrite_edit:
+            raise _edited_error(learning, rel)
+        kept = _keep_copy(where, learning.id, rel, current) if keep_copy else None
     created_dir = not path.parent.exists()
     if current != text:
         safe_write.write_text(path, text, state_tmp=where.tmp)
@@ -317,10 +318,8 @@ def remove(where: Where, learning: Learning) -> dict[str, Any]:
                 "why": "the file was edited by hand; it was left in place and is yours now"}
     path.unlink()
     if promo.get("created_dir"):
-        try:
+        with contextlib.suppress(OSError):
             path.parent.rmdir()
-        except OSError:
-            pass
     return {"did": "file removed", "path": rel}
 
 

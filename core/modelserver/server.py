@@ -137,9 +137,8 @@ class ModelServer:
         content: list[dict[str, Any]] = []
         if turn.text:
             content.append({"type": "text", "text": turn.text})
-        for tool in turn.tools:
-            content.append({"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
-                            "name": tool["name"], "input": tool.get("input", {})})
+        content.extend({"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
+                        "name": tool["name"], "input": tool.get("input", {})} for tool in turn.tools)
         if not content:
             content.append({"type": "text", "text": self.script.default_text})
         usage = turn.full_usage()

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core.diff import Diff, item_diff
 from hallmark.core.errors import HallError
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
@@ -47,7 +47,7 @@ class DiffScreen(Screen):
     DiffScreen #diff-files { width: 38; max-width: 40%; height: 1fr; }
     DiffScreen DiffView { width: 1fr; }
     """
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right_square_bracket", "file(1)", "Next file", key_display="]", id="diff.next_file"),
         Binding("left_square_bracket", "file(-1)", "Prev file", key_display="[", id="diff.prev_file"),
         Binding("right_curly_bracket", "hunk(1)", "Next hunk", key_display="}", id="diff.next_hunk"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -52,14 +54,12 @@ def binding_classes() -> list[tuple[str, type]]:
 def all_bindings() -> list[tuple[str, Binding]]:
     out: list[tuple[str, Binding]] = []
     for where, cls in binding_classes():
-        for binding in cls.__dict__.get("BINDINGS", []):
-            if isinstance(binding, Binding):
-                out.append((where, binding))
+        out += [(where, binding) for binding in cls.__dict__.get("BINDINGS", []) if isinstance(binding, Binding)]
     return out
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):

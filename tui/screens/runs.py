@@ -4,13 +4,13 @@ card, its row, its detail) `t` opens this same view on that item's runs; escape 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core import runs
 from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from ..widgets.lists import VimTable
@@ -38,7 +38,7 @@ def started(stamp: str) -> str:
 
 class RunsScreen(HallScreen):
     AUTO_FOCUS = "#runs-table"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open trace", id="runs.open"),
         Binding("escape", "all_runs", "All runs", id="runs.all"),
     ]
@@ -101,7 +101,7 @@ class RunsScreen(HallScreen):
         if action == "open_run":
             return True if self.runs else None
         if action == "all_runs":
-            return True if self.item_filter else False
+            return bool(self.item_filter)
         return True
 
     @on(VimTable.RowSelected)

@@ -55,9 +55,9 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
             while j < len(lines) and not _GO_PACKAGE.match(lines[j]) and not lines[j].startswith("exit status"):
                 text = lines[j]
                 frame = text.strip()
-                if _GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame):
-                    if "/go/src/" not in frame and "/libexec/src/" not in frame:
-                        entry.append("  " + frame.split(" +0x")[0])
+                if (_GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame)) \
+                        and "/go/src/" not in frame and "/libexec/src/" not in frame:
+                    entry.append("  " + frame.split(" +0x")[0])
                 j += 1
             if after is not None and after in found.failures:
                 after.extend("  " + e for e in entry)
