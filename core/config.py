@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import config_raw
-from .config_raw import CONFIG_NAME, DEFAULTS, config_path, merge_defaults
+from .config_raw import CONFIG_NAME, DEFAULTS, config_path
 from .errors import HallError
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
@@ -325,7 +325,3 @@ def load(main_checkout: Path) -> Config:
             f"{where}: key '{key}': {first.get('msg', 'invalid')}.",
             [f"edit {CONFIG_NAME}", "hall schema config", "hall doctor"],
         ) from exc
-
-
-def as_defaults_dict() -> dict[str, Any]:
-    return merge_defaults({})

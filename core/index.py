@@ -61,8 +61,6 @@ class Index(DerivedDatabase):
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
     # -- catch-up ---------------------------------------------------------------------
-    def journal_files(self) -> list[tuple[str | None, Path]]:
-        return [(item_id, Path(path)) for item_id, path in self._journal_paths()]
 
     def _journal_paths(self) -> list[tuple[str | None, str]]:
         """(item id or None, journal path) for the repo journal and every item; plain strings,

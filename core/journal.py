@@ -269,7 +269,3 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
     if include_tail and tail:
         result.bad.append(BadLine(name, lineno + 1, "torn last line (no newline)", tail.decode("utf-8", "replace")))
     return result
-
-
-def read_events(path: Path) -> list[dict[str, Any]]:
-    return read(path).events

@@ -70,10 +70,6 @@ class RepoPaths:
     def repo_journal(self) -> Path:
         return self.state_dir / "events.jsonl"
 
-    @property
-    def is_worktree(self) -> bool:
-        return self.git_dir != self.common_dir
-
     def require_initialized(self) -> RepoPaths:
         if not self.initialized:
             raise HallError(

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 
-from . import shell
 from .shell import UNKNOWN, Word
 
 TYPE_CHECKING = False
@@ -383,7 +382,3 @@ def opaque_runner(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: 
         elif re.search(MENTION, text):
             an.add("strict", f"{name}: {filename} mentions push, release or publish", cmd, cwd)
         return
-
-
-def shell_word(word: str) -> bool:
-    return os.path.basename(word) in shell.SHELLS

@@ -106,12 +106,6 @@ def _strip_comment(line: str) -> str:
     return "".join(out)
 
 
-def parse_makefile(text: str, read_include=None, depth: int = 0) -> Makefile:
-    mk = Makefile()
-    _parse_into(mk, text, read_include, depth)
-    return mk
-
-
 def _parse_into(mk: Makefile, text: str, read_include, depth: int) -> None:
     lines = text.replace("\r\n", "\n").split("\n")
     current: list[list[str]] | None = None  # the recipe lists the next tab lines belong to
