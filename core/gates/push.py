@@ -305,7 +305,7 @@ class Analyzer:
             self.leaf(name, raw, rest, cmd, cwd, env, stdin)
             return
 
-    def leaf(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+    def leaf(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],  # noqa: C901 - one dispatch table: a command word to the planner that reads it
              stdin: str | None) -> None:
         if name in shell.SHELLS:
             runners().run_shell(self, name, args, cmd, cwd, env, stdin)

@@ -244,11 +244,13 @@ def _join(cwd: str | None, word: Word | None) -> str | None:
     return os.path.normpath(os.path.join(cwd, word.text)) if cwd else None
 
 
+def _lit(args: list[Word], i: int) -> str | None:
+    return args[i].text if i < len(args) and args[i].literal else None
+
+
 def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
              stdin: str | None):
-    def lit(i: int) -> str | None:
-        return args[i].text if i < len(args) and args[i].literal else None
-
+    """Commands that run other commands their own way; False when name is none of them."""
     if name == "!":
         return args, cwd
     if name == "env":
@@ -257,69 +259,84 @@ def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
         return _xargs(an, args, cmd, cwd, env, stdin)
     if name == "parallel":
         return _parallel(an, args, cmd, cwd, env, stdin)
-    if name == "find":
-        index = 0
-        while index < len(args):
-            if lit(index) in ("-exec", "-execdir", "-ok", "-okdir"):
-                end = index + 1
-                while end < len(args) and lit(end) not in (";", "+"):
-                    end += 1
-                if args[index + 1:end]:
-                    an.exec(list(args[index + 1:end]), cmd, cwd, dict(env), None)
-                index = end
-            elif lit(index) == "-delete":  # removes what it finds under its starting points
-                from .writes import check
-
-                sweeping = _find_may_match_protected(args)
-                for start in args[:next((k for k, w in enumerate(args) if w.text.startswith("-")), len(args))] or [
-                        Word(".")]:
-                    check(an, start, cwd, cmd.source, recursive=sweeping)
-            elif lit(index) in ("-fprint", "-fprintf", "-fls") and index + 1 < len(args):
-                an.write(args[index + 1], cwd, cmd.source)
-            index += 1
-        return None
     if name == "direnv":
-        if lit(0) == "exec" and len(args) >= 2:
-            return args[2:], _join(cwd, args[1])
-        return None
-    if name == "nix":
-        for index, word in enumerate(args):
-            if word.literal and word.text in ("--command", "-c"):
-                return args[index + 1:], cwd
-        for index, word in enumerate(args):
-            if word.literal and word.text == "--run" and index + 1 < len(args):
-                an.shell_string(args[index + 1], cmd, cwd)
-                return None
-        return False
-    if name == "hyperfine":  # every operand is a shell command; so are --prepare/--setup/--cleanup
-        index = 0
-        while index < len(args):
-            text = lit(index)
-            if text in ("-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude") and index + 1 < len(args):
-                an.shell_string(args[index + 1], cmd, cwd)
-                index += 2
-                continue
-            if text is not None and text.startswith("-"):
-                index += 2 if text in ("-r", "--runs", "-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs",
-                                       "-L", "--parameter-list", "-P", "--parameter-scan", "--export-json",
-                                       "--export-markdown", "-S", "--shell", "-n", "--command-name") else 1
-                continue
-            an.shell_string(args[index], cmd, cwd)
-            index += 1
-        return None
-    if name in ("tmux", "screen"):  # a detached session that runs a command string
-        operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
-        if name == "tmux" and operands and operands[0].literal and operands[0].text in (
-                "new", "new-session", "new-window", "neww", "split-window", "splitw", "run-shell", "run",
-                "send-keys", "send", "respawn-pane", "respawn-window"):
-            tail = [w for w in args[1:] if not (w.literal and w.text.startswith("-"))]
-            if tail:
-                an.shell_string(tail[-1], cmd, cwd)
+        return (args[2:], _join(cwd, args[1])) if _lit(args, 0) == "exec" and len(args) >= 2 else None
+    handler = _RUNS_OTHERS.get(name)
+    return handler(an, name, args, cmd, cwd, env) if handler is not None else False
+
+
+def _find(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> None:
+    """find -exec/-ok run a command; -delete removes what it finds; -fprint and -fls write a file."""
+    index = 0
+    while index < len(args):
+        if _lit(args, index) in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = index + 1
+            while end < len(args) and _lit(args, end) not in (";", "+"):
+                end += 1
+            if args[index + 1:end]:
+                an.exec(list(args[index + 1:end]), cmd, cwd, dict(env), None)
+            index = end
+        elif _lit(args, index) == "-delete":  # removes what it finds under its starting points
+            from .writes import check
+
+            sweeping = _find_may_match_protected(args)
+            for start in args[:next((k for k, w in enumerate(args) if w.text.startswith("-")), len(args))] or [
+                    Word(".")]:
+                check(an, start, cwd, cmd.source, recursive=sweeping)
+        elif _lit(args, index) in ("-fprint", "-fprintf", "-fls") and index + 1 < len(args):
+            an.write(args[index + 1], cwd, cmd.source)
+        index += 1
+
+
+def _nix(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
+    """nix-shell --command/-c runs the rest; --run runs a shell string."""
+    for index, word in enumerate(args):
+        if word.literal and word.text in ("--command", "-c"):
+            return args[index + 1:], cwd
+    for index, word in enumerate(args):
+        if word.literal and word.text == "--run" and index + 1 < len(args):
+            an.shell_string(args[index + 1], cmd, cwd)
             return None
-        if name == "screen" and operands:
-            return _via_shell(an, operands, cmd, cwd)
-        return None
     return False
+
+
+_HYPERFINE_WITH_VALUE = frozenset({"-r", "--runs", "-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-L",
+                                   "--parameter-list", "-P", "--parameter-scan", "--export-json", "--export-markdown",
+                                   "-S", "--shell", "-n", "--command-name"})
+
+
+def _hyperfine(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> None:
+    """Every operand is a shell command; so are --prepare/--setup/--cleanup/--conclude."""
+    index = 0
+    while index < len(args):
+        text = _lit(args, index)
+        if text in ("-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude") and index + 1 < len(args):
+            an.shell_string(args[index + 1], cmd, cwd)
+            index += 2
+            continue
+        if text is not None and text.startswith("-"):
+            index += 2 if text in _HYPERFINE_WITH_VALUE else 1
+            continue
+        an.shell_string(args[index], cmd, cwd)
+        index += 1
+
+
+def _multiplexer(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
+    """tmux and screen: a detached session that runs a command string."""
+    operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
+    if name == "tmux" and operands and operands[0].literal and operands[0].text in (
+            "new", "new-session", "new-window", "neww", "split-window", "splitw", "run-shell", "run",
+            "send-keys", "send", "respawn-pane", "respawn-window"):
+        tail = [w for w in args[1:] if not (w.literal and w.text.startswith("-"))]
+        if tail:
+            an.shell_string(tail[-1], cmd, cwd)
+        return None
+    if name == "screen" and operands:
+        return _via_shell(an, operands, cmd, cwd)
+    return None
+
+
+_RUNS_OTHERS = {"find": _find, "nix": _nix, "hyperfine": _hyperfine, "tmux": _multiplexer, "screen": _multiplexer}
 
 
 def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
