@@ -82,6 +82,26 @@ def _command_value(an: Analyzer, key: str, value: str, cmd: Command, cwd: str | 
 
 
 
+def _config_operands(lits: list[str]) -> list[str]:
+    """`git config`'s key and value words: options and their values left out, and the verb of the
+    newer syntax (`git config set key value`) too."""
+    with_value = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+    words: list[str] = []
+    skip = False
+    for text in lits:
+        if skip:
+            skip = False
+            continue
+        if text in with_value:
+            skip = True
+            continue
+        if not text.startswith("-"):
+            words.append(text)
+    if words[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
+        words = words[1:]
+    return words
+
+
 def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) -> None:
     """`git config` that sets a key which runs commands, moves notes, or is denied as an override."""
     lits = [w.text for w in rest]
@@ -100,20 +120,7 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
             an.write(rest[index + 1], cwd, cmd.source)
         elif flag.startswith("--file="):
             an.write(Word(flag.split("=", 1)[1]), cwd, cmd.source)
-    with_value = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
-    words: list[str] = []
-    skip = False
-    for text in lits:
-        if skip:
-            skip = False
-            continue
-        if text in with_value:
-            skip = True
-            continue
-        if not text.startswith("-"):
-            words.append(text)
-    if words[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
-        words = words[1:]
+    words = _config_operands(lits)
     if len(words) < 2 and not set(lits) & {"--unset", "--unset-all", "--rename-section", "--remove-section",
                                            "--add", "--replace-all"}:
         return  # `git config key`: a read
