@@ -110,19 +110,10 @@ def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None
                 continue
             return i, None, None, seen
         if text.startswith("--"):
-            name, eq, value = text.partition("=")
-            seen.append(name)
-            if name in spec.stop:
-                return i, name, None, seen
-            if name in spec.long_value and not eq:
-                value_word = args[i + 1] if i + 1 < len(args) else None
-                if name in spec.shell_opt:
-                    return i + 2, None, value_word, seen
-                i += 2
-                continue
-            if name in spec.shell_opt and eq:
-                return i + 1, None, Word(value, word.literal), seen
-            i += 1
+            found = _long_option(spec, args, i, seen)
+            if isinstance(found, tuple):
+                return found
+            i = found
             continue
         if spec.numeric and text[1:].isdigit():
             i += 1
@@ -148,6 +139,23 @@ def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None
     return i, None, None, seen
 
 
+def _long_option(spec: Spec, args: list[Word], i: int,
+                 seen: list[str]) -> int | tuple[int, str | None, Word | None, list[str]]:
+    """One `--name[=value]` at args[i]: the index after it, or _options' answer when it ends the walk."""
+    word = args[i]
+    name, eq, value = word.text.partition("=")
+    seen.append(name)
+    if name in spec.stop:
+        return i, name, None, seen
+    if name in spec.long_value and not eq:
+        if name in spec.shell_opt:
+            return i + 2, None, args[i + 1] if i + 1 < len(args) else None, seen
+        return i + 2
+    if name in spec.shell_opt and eq:
+        return i + 1, None, Word(value, word.literal), seen
+    return i + 1
+
+
 def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
            stdin: str | None):
     """The wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper."""
@@ -165,13 +173,7 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         an.shell_string(shell_string, cmd, cwd)
         return None
     if name in ("sudo", "doas"):
-        for flag, value in _sudo_dirs(args[:start]):
-            if flag in ("-D", "--chdir"):
-                cwd = _join(cwd, value)
-        while start < len(args) and args[start].literal and shell._ASSIGNMENT.match(args[start].text):
-            key, _, value = args[start].text.partition("=")
-            env[key] = value
-            start += 1
+        start, cwd = _sudo_prefix(args, start, cwd, env)
         if ({"i", "s", "--login", "--shell"} & set(seen)) and start < len(args):
             return _via_shell(an, args[start:], cmd, cwd)
     skip = spec.skip
@@ -194,6 +196,19 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     if spec.via_shell:
         return _via_shell(an, args[start:], cmd, cwd)
     return args[start:], cwd
+
+
+def _sudo_prefix(args: list[Word], start: int, cwd: str | None, env: dict[str, str]) -> tuple[int, str | None]:
+    """sudo's --chdir and the VAR=value words before the command: (where the command starts, its cwd);
+    the assignments are added to env."""
+    for flag, value in _sudo_dirs(args[:start]):
+        if flag in ("-D", "--chdir"):
+            cwd = _join(cwd, value)
+    while start < len(args) and args[start].literal and shell._ASSIGNMENT.match(args[start].text):
+        key, _, value = args[start].text.partition("=")
+        env[key] = value
+        start += 1
+    return start, cwd
 
 
 def _sudo_dirs(options: list[Word]) -> list[tuple[str, Word]]:
