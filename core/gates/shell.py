@@ -8,6 +8,9 @@ git/gh meaning live in push.py; this module only knows the shell's grammar.
 A command made only of plain words (no quotes, no expansions, no operators) is split without
 loading the parser: for that subset, splitting on blanks is exactly what bash does, and it keeps
 the common `git push origin main` free of the 18 ms parser import.
+
+About 500 lines on purpose: one walker over one grammar (its node types call each other
+recursively); the grammar-free text helpers already live in shell_text.py.
 """
 
 from __future__ import annotations
@@ -397,6 +400,26 @@ class Walker:
             return
         state["cwd"] = os.path.normpath(os.path.join(base or "/", target.text))
 
+    def _heredoc(self, child, state: dict, depth: int, env: dict[str, str], continuation: list) -> str:
+        """A here-document's text; what follows its start line (`<<EOF | sh`, `<<EOF && x`) joins
+        continuation, piped nodes as they are and later commands as ("after", node)."""
+        text = ""
+        for part in child.children:
+            if part.type == "heredoc_body":
+                self._subs(part, state, depth, env)
+                text = _text(part)
+            elif part.type == "pipeline" and part.children and part.children[0].type == "|":
+                continuation.extend(part.named_children)
+            elif part.type in ("&&", "||", ";", "&"):
+                continue
+            elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
+                                                     "file_redirect"):
+                continuation.append(("after", part))
+            elif part.type == "file_redirect":
+                self._subs(part, state, depth, env)
+                self._redirect(part, state)
+        return text
+
     def _redirected(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
         body = node.child_by_field_name("body")
         heredocs: list[tuple[int, str]] = []
@@ -406,22 +429,7 @@ class Walker:
             if child is body or child == body:
                 continue
             if child.type == "heredoc_redirect":
-                text = ""
-                for part in child.children:
-                    if part.type == "heredoc_body":
-                        self._subs(part, state, depth, env)
-                        text = _text(part)
-                    elif part.type == "pipeline" and part.children and part.children[0].type == "|":
-                        continuation.extend(part.named_children)
-                    elif part.type in ("&&", "||", ";", "&"):
-                        continue
-                    elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
-                                                             "file_redirect"):
-                        continuation.append(("after", part))
-                    elif part.type == "file_redirect":
-                        self._subs(part, state, depth, env)
-                        self._redirect(part, state)
-                heredocs.append((child.start_byte, text))
+                heredocs.append((child.start_byte, self._heredoc(child, state, depth, env, continuation)))
             elif child.type == "herestring_redirect":
                 self._subs(child, state, depth, env)
                 target = child.named_children[-1] if child.named_children else None
