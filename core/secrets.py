@@ -277,7 +277,7 @@ def _credential_like(value: str) -> bool:
     return not re.fullmatch(r"[A-Za-z]{1,7}", value) and not value.startswith(("{", "%"))
 
 
-def _assignment(text: str, match: re.Match[str], add) -> None:
+def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], None]) -> None:
     slot = "qvalue" if match.group("q") else "value"
     name, value = match.group("name"), match.group(slot)
     if is_placeholder(value):

@@ -356,12 +356,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.output_format == "stream-json" and args.print_mode and not args.verbose:
         sys.stderr.write("Error: When using --print, --output-format=stream-json requires --verbose\n")
         return 1
-    schema = None
+    schema: dict[str, Any] | None = None
     if args.json_schema:
-        schema = _json_schema(args.json_schema)
-        if isinstance(schema, str):
-            sys.stderr.write(schema)
+        parsed = _json_schema(args.json_schema)
+        if isinstance(parsed, str):
+            sys.stderr.write(parsed)
             return 1
+        schema = parsed
     prompt = " ".join(args.prompt)
     if not prompt and not sys.stdin.isatty():
         prompt = sys.stdin.read()
