@@ -14,6 +14,39 @@ _GO_BUILD = re.compile(r"^# (\S+)")
 _GO_FILE_LINE = re.compile(r"^\s*\S+\.go:\d+(?::\d+)?:")
 
 
+def _panic(lines: list[str], i: int, found: Found, after: list[str] | None) -> int:
+    """A panic at lines[i] with the project's frames (not Go's own), added to the failure it
+    interrupted or as a failure of its own; the index after its trace."""
+    entry = [lines[i]]
+    j = i + 1
+    while j < len(lines) and not _GO_PACKAGE.match(lines[j]) and not lines[j].startswith("exit status"):
+        text = lines[j]
+        frame = text.strip()
+        if (_GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame)) \
+                and "/go/src/" not in frame and "/libexec/src/" not in frame:
+            entry.append("  " + frame.split(" +0x")[0])
+        j += 1
+    if after is not None and after in found.failures:
+        after.extend("  " + e for e in entry)
+        cap_entry(after)
+    else:
+        found.failures.append(entry)
+        cap_entry(entry)
+    return j
+
+
+def _build_failure(lines: list[str], i: int, found: Found) -> int:
+    """`# package` and the compiler's file:line errors beneath it; the index after them."""
+    entry = [f"build failed: {lines[i][2:].split()[0]}"]
+    j = i + 1
+    while j < len(lines) and _GO_FILE_LINE.match(lines[j]):
+        entry.append("  " + lines[j].strip())
+        j += 1
+    cap_entry(entry)
+    found.failures.append(entry)
+    return j
+
+
 def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
     found = Found.empty()
     pending: dict[str, list[str]] = {}
@@ -50,32 +83,11 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
                 found.summary.append(re.sub(r"\s+", " ", line))
         elif line.startswith("panic: "):
             recognised = True
-            entry = [line]
-            j = i + 1
-            while j < len(lines) and not _GO_PACKAGE.match(lines[j]) and not lines[j].startswith("exit status"):
-                text = lines[j]
-                frame = text.strip()
-                if (_GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame)) \
-                        and "/go/src/" not in frame and "/libexec/src/" not in frame:
-                    entry.append("  " + frame.split(" +0x")[0])
-                j += 1
-            if after is not None and after in found.failures:
-                after.extend("  " + e for e in entry)
-            else:
-                found.failures.append(entry)
-            cap_entry(after if after is not None and after in found.failures else entry)
-            i = j
+            i = _panic(lines, i, found, after)
             continue
         elif _GO_BUILD.match(line):
             recognised = True
-            entry = [f"build failed: {_GO_BUILD.match(line).group(1)}"]
-            j = i + 1
-            while j < len(lines) and _GO_FILE_LINE.match(lines[j]):
-                entry.append("  " + lines[j].strip())
-                j += 1
-            cap_entry(entry)
-            found.failures.append(entry)
-            i = j
+            i = _build_failure(lines, i, found)
             continue
         elif line.startswith((" ", "\t")) and line.strip():
             if after is not None:
