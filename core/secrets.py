@@ -208,23 +208,6 @@ def is_placeholder(value: str) -> bool:
     return is_example(value) or bool(_re(_PLACEHOLDER).match(value.strip().strip("'\"`")))
 
 
-def _assignments(text: str, add: Callable[[str, int, int], None]) -> None:
-    """`NAME = value` where NAME holds a secret-like word: anchored at the start of each such
-    identifier (far cheaper than a search)."""
-    assign = _re(_ASSIGN)
-    starts: set[int] = set()
-    for root in _re(_ROOTS).finditer(text):
-        start = root.start()
-        while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "_-.")):
-            start -= 1
-        if start in starts:
-            continue
-        starts.add(start)
-        match = assign.match(text, start)
-        if match:
-            _assignment(text, match, add)
-
-
 def scan_text(text: str, field: str = "text") -> list[Finding]:
     """Every secret-shaped thing in text, as findings that name the field and the kind."""
     if not text or len(text) < 8:
@@ -239,6 +222,34 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
         taken.append((start, end))
         found.append(Finding(kind, field, start, end))
 
+    _shapes(text, add)
+    lowered = text.lower()
+    if "authorization" in lowered:
+        _bearer(text, add)
+    if any(word in lowered for word in _NAME_WORDS):
+        # anchored at the start of each identifier holding a secret-like word (far cheaper than a search)
+        assign = _re(_ASSIGN)
+        starts: set[int] = set()
+        for root in _re(_ROOTS).finditer(text):
+            start = root.start()
+            while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "_-.")):
+                start -= 1
+            if start in starts:
+                continue
+            starts.add(start)
+            assigned = assign.match(text, start)
+            if assigned:
+                _assignment(text, assigned, add)
+    for match in _re(_AWS_SECRET).finditer(text):
+        value = match.group(0)
+        if _classes(value) >= 3 and shannon_entropy(value) >= 4.3 and not is_example(value) \
+                and not re.search(r"[a-z]{7,}", value):
+            add("AWS secret access key", match.start(), match.end())
+    return found
+
+
+def _shapes(text: str, add: Callable[[str, int, int], None]) -> None:
+    """The fixed shapes: a known prefix, length and charset (the needles say which are worth a search)."""
     for kind, needles, source, group in _SHAPES_SRC:
         if not any(needle in text for needle in needles):
             continue
@@ -251,25 +262,14 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
                     and (value.startswith("$") or not _credential_like(value)):
                 continue
             add(kind, match.start(slot), match.end(slot))
-    lowered = text.lower()
-    if "authorization" in lowered:
-        for match in _re(_BEARER).finditer(text):
-            value = match.group("value")
-            if not is_placeholder(value) and _looks_random(value):
-                add("bearer token", match.start("value"), match.end("value"))
-    if any(word in lowered for word in _NAME_WORDS):
-        _assignments(text, add)
-    _aws_secrets(text, add)
-    return found
 
 
-def _aws_secrets(text: str, add: Callable[[str, int, int], None]) -> None:
-    """A 40-character AWS secret has no prefix: only a random-looking one counts."""
-    for match in _re(_AWS_SECRET).finditer(text):
-        value = match.group(0)
-        if _classes(value) >= 3 and shannon_entropy(value) >= 4.3 and not is_example(value) \
-                and not re.search(r"[a-z]{7,}", value):
-            add("AWS secret access key", match.start(), match.end())
+def _bearer(text: str, add: Callable[[str, int, int], None]) -> None:
+    """`Authorization: Bearer <token>` with a random-looking token."""
+    for match in _re(_BEARER).finditer(text):
+        value = match.group("value")
+        if not is_placeholder(value) and _looks_random(value):
+            add("bearer token", match.start("value"), match.end("value"))
 
 
 def _credential_like(value: str) -> bool:

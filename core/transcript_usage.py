@@ -26,8 +26,7 @@ def read_usage(transcript: Any, state: dict[str, Any], state_dir: Any, session: 
     With claim=False the offset moves on and nothing is counted (a headless run's own usage)."""
     totals: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0,
                               "cache_write_tokens": 0, "responses": 0, "model": ""}
-    stored = state.get("transcript_offset")
-    offset = stored if isinstance(stored, int) else 0
+    offset = stored if isinstance(stored := state.get("transcript_offset"), int) else 0
     if state.get("transcript") and transcript and state.get("transcript") != transcript:
         offset = 0
     if not isinstance(transcript, str) or not transcript or not os.path.isfile(transcript):

@@ -24,6 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from tree_sitter import Node, Parser
+
 MAX_LENGTH = 16_384  # longer commands are not followed (strict mode denies them)
 MAX_DEPTH = 8  # nested sh -c / eval / aliases
 
@@ -95,7 +97,7 @@ def plain_split(text: str) -> list[str] | None:
     return words
 
 
-_PARSER = None
+_PARSER: Parser | None = None
 
 
 def _bash_language():
@@ -400,26 +402,6 @@ class Walker:
             return
         state["cwd"] = os.path.normpath(os.path.join(base or "/", target.text))
 
-    def _heredoc(self, child, state: dict, depth: int, env: dict[str, str], continuation: list) -> str:
-        """A here-document's text; what follows its start line (`<<EOF | sh`, `<<EOF && x`) joins
-        continuation, piped nodes as they are and later commands as ("after", node)."""
-        text = ""
-        for part in child.children:
-            if part.type == "heredoc_body":
-                self._subs(part, state, depth, env)
-                text = _text(part)
-            elif part.type == "pipeline" and part.children and part.children[0].type == "|":
-                continuation.extend(part.named_children)
-            elif part.type in ("&&", "||", ";", "&"):
-                continue
-            elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
-                                                     "file_redirect"):
-                continuation.append(("after", part))
-            elif part.type == "file_redirect":
-                self._subs(part, state, depth, env)
-                self._redirect(part, state)
-        return text
-
     def _redirected(self, node, state: dict, depth: int, env: dict[str, str], stdin: str | None) -> None:
         body = node.child_by_field_name("body")
         heredocs: list[tuple[int, str]] = []
@@ -465,6 +447,26 @@ class Walker:
             self._redirect(redirect, state, content)
         for part in later:
             self._node(part, state, depth, env)
+
+    def _heredoc(self, child: Node, state: dict, depth: int, env: dict[str, str], continuation: list) -> str:
+        """A here-document's text; what follows its start line (`<<EOF | sh`, `<<EOF && x`) joins
+        continuation, piped nodes as they are and later commands as ("after", node)."""
+        text = ""
+        for part in child.children:
+            if part.type == "heredoc_body":
+                self._subs(part, state, depth, env)
+                text = _text(part)
+            elif part.type == "pipeline" and part.children and part.children[0].type == "|":
+                continuation.extend(part.named_children)
+            elif part.type in ("&&", "||", ";", "&"):
+                continue
+            elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
+                                                     "file_redirect"):
+                continuation.append(("after", part))
+            elif part.type == "file_redirect":
+                self._subs(part, state, depth, env)
+                self._redirect(part, state)
+        return text
 
     def _pipeline(self, elements: list, state: dict, depth: int, env: dict[str, str],
                   feeds: dict[int, str] | None = None) -> None:

@@ -35,18 +35,6 @@ def _panic(lines: list[str], i: int, found: Found, after: list[str] | None) -> i
     return j
 
 
-def _build_failure(lines: list[str], i: int, found: Found) -> int:
-    """`# package` and the compiler's file:line errors beneath it; the index after them."""
-    entry = [f"build failed: {lines[i][2:].split()[0]}"]
-    j = i + 1
-    while j < len(lines) and _GO_FILE_LINE.match(lines[j]):
-        entry.append("  " + lines[j].strip())
-        j += 1
-    cap_entry(entry)
-    found.failures.append(entry)
-    return j
-
-
 def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
     found = Found.empty()
     pending: dict[str, list[str]] = {}
@@ -83,11 +71,19 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
                 found.summary.append(re.sub(r"\s+", " ", line))
         elif line.startswith("panic: "):
             recognised = True
-            i = _panic(lines, i, found, after)
+            j = _panic(lines, i, found, after)
+            i = j
             continue
-        elif _GO_BUILD.match(line):
+        elif build := _GO_BUILD.match(line):
             recognised = True
-            i = _build_failure(lines, i, found)
+            entry = [f"build failed: {build.group(1)}"]
+            j = i + 1
+            while j < len(lines) and _GO_FILE_LINE.match(lines[j]):
+                entry.append("  " + lines[j].strip())
+                j += 1
+            cap_entry(entry)
+            found.failures.append(entry)
+            i = j
             continue
         elif line.startswith((" ", "\t")) and line.strip():
             if after is not None:
