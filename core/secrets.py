@@ -208,6 +208,30 @@ def is_placeholder(value: str) -> bool:
     return is_example(value) or bool(_re(_PLACEHOLDER).match(value.strip().strip("'\"`")))
 
 
+def _shapes(text: str, add: Callable[[str, int, int], None]) -> None:
+    """The fixed shapes: a known prefix, length and charset (the needles say which are worth a search)."""
+    for kind, needles, source, group in _SHAPES_SRC:
+        if not any(needle in text for needle in needles):
+            continue
+        for match in _re(source).finditer(text):
+            slot = (match.lastindex or 0) if group == -1 else group
+            value = match.group(slot)
+            if is_placeholder(value) if slot else is_example(value):
+                continue
+            if slot and kind in ("URL with a password", "curl --user credentials", ".netrc password") \
+                    and (value.startswith("$") or not _credential_like(value)):
+                continue
+            add(kind, match.start(slot), match.end(slot))
+
+
+def _bearer(text: str, add: Callable[[str, int, int], None]) -> None:
+    """`Authorization: Bearer <token>` with a random-looking token."""
+    for match in _re(_BEARER).finditer(text):
+        value = match.group("value")
+        if not is_placeholder(value) and _looks_random(value):
+            add("bearer token", match.start("value"), match.end("value"))
+
+
 def scan_text(text: str, field: str = "text") -> list[Finding]:
     """Every secret-shaped thing in text, as findings that name the field and the kind."""
     if not text or len(text) < 8:
@@ -246,30 +270,6 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
                 and not re.search(r"[a-z]{7,}", value):
             add("AWS secret access key", match.start(), match.end())
     return found
-
-
-def _shapes(text: str, add: Callable[[str, int, int], None]) -> None:
-    """The fixed shapes: a known prefix, length and charset (the needles say which are worth a search)."""
-    for kind, needles, source, group in _SHAPES_SRC:
-        if not any(needle in text for needle in needles):
-            continue
-        for match in _re(source).finditer(text):
-            slot = (match.lastindex or 0) if group == -1 else group
-            value = match.group(slot)
-            if is_placeholder(value) if slot else is_example(value):
-                continue
-            if slot and kind in ("URL with a password", "curl --user credentials", ".netrc password") \
-                    and (value.startswith("$") or not _credential_like(value)):
-                continue
-            add(kind, match.start(slot), match.end(slot))
-
-
-def _bearer(text: str, add: Callable[[str, int, int], None]) -> None:
-    """`Authorization: Bearer <token>` with a random-looking token."""
-    for match in _re(_BEARER).finditer(text):
-        value = match.group("value")
-        if not is_placeholder(value) and _looks_random(value):
-            add("bearer token", match.start("value"), match.end("value"))
 
 
 def _credential_like(value: str) -> bool:
