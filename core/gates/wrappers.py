@@ -19,8 +19,14 @@ from .shell import Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
     from .push import Analyzer
     from .shell import Command
+
+    # the wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper
+    Inner: TypeAlias = "tuple[list[Word], str | None]"
+    Unwrapped: TypeAlias = "Inner | Literal[False] | None"
 
 
 class Spec:
@@ -157,7 +163,7 @@ def _long_option(spec: Spec, args: list[Word], i: int,
 
 
 def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-           stdin: str | None):
+           stdin: str | None) -> Unwrapped:
     """The wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper."""
     if name in RUN_VERB:
         return _run_verb(name, args, cwd)
@@ -166,6 +172,12 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     spec = SPECS.get(name)
     if spec is None:
         return False
+    return _by_spec(an, name, spec, args, cmd, cwd, env)
+
+
+def _by_spec(an: Analyzer, name: str, spec: Spec, args: list[Word], cmd: Command, cwd: str | None,
+             env: dict[str, str]) -> Unwrapped:
+    """A wrapper read by its Spec: its options, sudo's prefix, su's operand, flock's options after it."""
     start, stopped, shell_string, seen = _options(spec, args)
     if stopped is not None:
         return None
@@ -173,9 +185,16 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         an.shell_string(shell_string, cmd, cwd)
         return None
     if name in ("sudo", "doas"):
-        start, cwd = _sudo_prefix(args, start, cwd, env)
+        for flag, value in _sudo_dirs(args[:start]):
+            if flag in ("-D", "--chdir"):
+                cwd = _join(cwd, value)
+        while start < len(args) and args[start].literal and shell._ASSIGNMENT.match(args[start].text):
+            key, _, assigned = args[start].text.partition("=")
+            env[key] = assigned
+            start += 1
         if ({"i", "s", "--login", "--shell"} & set(seen)) and start < len(args):
-            return _via_shell(an, args[start:], cmd, cwd)
+            _via_shell(an, args[start:], cmd, cwd)
+            return None
     skip = spec.skip
     if skip < 0:  # su/runuser/script: an optional user or file before (or after) the options
         rest = args[start:]
@@ -194,21 +213,9 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     if start >= len(args):
         return None
     if spec.via_shell:
-        return _via_shell(an, args[start:], cmd, cwd)
+        _via_shell(an, args[start:], cmd, cwd)
+        return None
     return args[start:], cwd
-
-
-def _sudo_prefix(args: list[Word], start: int, cwd: str | None, env: dict[str, str]) -> tuple[int, str | None]:
-    """sudo's --chdir and the VAR=value words before the command: (where the command starts, its cwd);
-    the assignments are added to env."""
-    for flag, value in _sudo_dirs(args[:start]):
-        if flag in ("-D", "--chdir"):
-            cwd = _join(cwd, value)
-    while start < len(args) and args[start].literal and shell._ASSIGNMENT.match(args[start].text):
-        key, _, value = args[start].text.partition("=")
-        env[key] = value
-        start += 1
-    return start, cwd
 
 
 def _sudo_dirs(options: list[Word]) -> list[tuple[str, Word]]:
@@ -221,7 +228,7 @@ def _sudo_dirs(options: list[Word]) -> list[tuple[str, Word]]:
     return found
 
 
-def _via_shell(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None):
+def _via_shell(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None) -> None:
     """Words a wrapper joins with spaces and hands to `sh -c` (watch, sg, sudo -i)."""
     if all(w.literal for w in words):
         an.nested(" ".join(w.text for w in words), cmd, cwd)
@@ -264,7 +271,7 @@ def _lit(args: list[Word], i: int) -> str | None:
 
 
 def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-             stdin: str | None):
+             stdin: str | None) -> Unwrapped:
     """Commands that run other commands their own way; False when name is none of them."""
     if name == "!":
         return args, cwd
@@ -280,7 +287,7 @@ def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
     return handler(an, name, args, cmd, cwd, env) if handler is not None else False
 
 
-def _find(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> None:
+def _find(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> Unwrapped:
     """find -exec/-ok run a command; -delete removes what it finds; -fprint and -fls write a file."""
     index = 0
     while index < len(args):
@@ -301,9 +308,10 @@ def _find(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | No
         elif _lit(args, index) in ("-fprint", "-fprintf", "-fls") and index + 1 < len(args):
             an.write(args[index + 1], cwd, cmd.source)
         index += 1
+    return None
 
 
-def _nix(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
+def _nix(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> Unwrapped:
     """nix-shell --command/-c runs the rest; --run runs a shell string."""
     for index, word in enumerate(args):
         if word.literal and word.text in ("--command", "-c"):
@@ -320,7 +328,8 @@ _HYPERFINE_WITH_VALUE = frozenset({"-r", "--runs", "-w", "--warmup", "-m", "--mi
                                    "-S", "--shell", "-n", "--command-name"})
 
 
-def _hyperfine(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> None:
+def _hyperfine(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None,
+               env: dict[str, str]) -> Unwrapped:
     """Every operand is a shell command; so are --prepare/--setup/--cleanup/--conclude."""
     index = 0
     while index < len(args):
@@ -334,9 +343,11 @@ def _hyperfine(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str
             continue
         an.shell_string(args[index], cmd, cwd)
         index += 1
+    return None
 
 
-def _multiplexer(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
+def _multiplexer(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None,
+                 env: dict[str, str]) -> Unwrapped:
     """tmux and screen: a detached session that runs a command string."""
     operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
     if name == "tmux" and operands and operands[0].literal and operands[0].text in (
@@ -347,7 +358,7 @@ def _multiplexer(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: s
             an.shell_string(tail[-1], cmd, cwd)
         return None
     if name == "screen" and operands:
-        return _via_shell(an, operands, cmd, cwd)
+        _via_shell(an, operands, cmd, cwd)
     return None
 
 
