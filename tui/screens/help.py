@@ -54,7 +54,9 @@ def binding_classes() -> list[tuple[str, type]]:
 def all_bindings() -> list[tuple[str, Binding]]:
     out: list[tuple[str, Binding]] = []
     for where, cls in binding_classes():
-        out += [(where, binding) for binding in cls.__dict__.get("BINDINGS", []) if isinstance(binding, Binding)]
+        for binding in cls.__dict__.get("BINDINGS", []):
+            if isinstance(binding, Binding):
+                out.append((where, binding))  # noqa: PERF401 - a few dozen keys, listed in the order they are read
     return out
 
 
