@@ -35,6 +35,15 @@ def _panic(lines: list[str], i: int, found: Found, after: list[str] | None) -> i
     return j
 
 
+def _log_line(line: str, after: list[str] | None, current: str | None, pending: dict[str, list[str]]) -> None:
+    """An indented log line: it belongs to the failure just printed (non -v output), or waits for the
+    result of the test that is running (-v output)."""
+    if after is not None:
+        after.append("  " + line.strip())
+    elif current is not None:
+        pending.setdefault(current, []).append("  " + line.strip())
+
+
 def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
     found = Found.empty()
     pending: dict[str, list[str]] = {}
@@ -86,10 +95,7 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
             i = j
             continue
         elif line.startswith((" ", "\t")) and line.strip():
-            if after is not None:
-                after.append("  " + line.strip())
-            elif current is not None:
-                pending.setdefault(current, []).append("  " + line.strip())
+            _log_line(line, after, current, pending)
         i += 1
     if not recognised:
         return None
