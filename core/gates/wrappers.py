@@ -365,7 +365,7 @@ def _multiplexer(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: s
 _RUNS_OTHERS = {"find": _find, "nix": _nix, "hyperfine": _hyperfine, "tmux": _multiplexer, "screen": _multiplexer}
 
 
-def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):  # noqa: C901 - one walk over env(1)'s option shapes (-, --, --name[=v], -uCS clusters, VAR=v)
+def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> Unwrapped:  # noqa: C901 - one walk over env(1)'s option shapes (-, --, --name[=v], -uCS clusters, VAR=v)
     i = 0
     while i < len(args):
         word = args[i]
