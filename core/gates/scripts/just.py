@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from .steps import MAX_FOLLOW, SHELL_NAMES, Step, find_up, join, mentions, read_capped, unreadable
+from .steps import SHELL_NAMES, Step, find_up, follow, join, mentions, read_capped, unreadable
 
 JUST_NAMES = ("justfile", "Justfile", ".justfile", "JUSTFILE")
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)((?:\s+[^:]*?)?)\s*:(?![=])\s*(.*)$")
@@ -157,27 +157,24 @@ def just_plan(args: list[str | None], cwd: str | None) -> list[Step]:
 def _follow(names: list[str | None], recipes: Recipes, aliases: dict[str, str], text: str, label_file: str,
             run_in: str) -> list[Step]:
     """The recipes and their dependencies, breadth first, each followed once."""
-    steps: list[Step] = []
-    seen: set[str] = set()
-    queue = list(names)
-    while queue:
-        name = queue.pop(0)
-        if name is None:
-            if mentions(text):
-                steps.append(Step("strict", f"just with a recipe we cannot follow, and {label_file} mentions push "
-                                            "or release"))
-            continue
+
+    def unknown() -> Step | None:
+        if not mentions(text):
+            return None
+        return Step("strict", f"just with a recipe we cannot follow, and {label_file} mentions push or release")
+
+    def resolve(name: str) -> str | None:
         name = aliases.get(name, name)
-        if name in seen or name not in recipes:
-            continue
-        seen.add(name)
-        if len(seen) > MAX_FOLLOW:
-            steps.append(Step("strict", f"{label_file}: too many recipes to follow"))
-            break
+        return name if name in recipes else None
+
+    def visit(name: str, queue: list[str | None]) -> list[Step]:
         _, deps, body = recipes[name]
         queue.extend(deps)
+        steps: list[Step] = []
         _recipe_steps(f"{label_file} recipe {name}", body, steps, text, run_in)
-    return steps
+        return steps
+
+    return follow(names, visit, unknown, f"{label_file}: too many recipes to follow", resolve)
 
 
 def _recipe_steps(label: str, body: list[str], steps: list[Step], text: str, run_in: str) -> None:

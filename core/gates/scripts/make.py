@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Callable
 
-from .steps import MAX_FOLLOW, Step, join, mentions, read_capped, unreadable
+from .steps import Step, follow, join, mentions, read_capped, unreadable
 
 MAKE_WITH_VALUE = frozenset({"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o",
                              "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new"})
@@ -326,30 +326,22 @@ def make_plan(args: list[str | None], cwd: str | None) -> list[Step]:
 
 def _follow(mk: Makefile, targets: list[str | None], label_file: str, directory: str) -> list[Step]:
     """The targets' recipes and their prerequisites', breadth first, each target once."""
-    steps: list[Step] = []
-    seen: set[str] = set()
-    queue = list(targets)
-    while queue:
-        target = queue.pop(0)
-        if target is None:
-            if mentions(text_of(mk)):
-                steps.append(Step("strict", f"make with a computed target, and {label_file} mentions push or "
-                                            "release"))
-            continue
-        if target in seen:
-            continue
-        seen.add(target)
-        if len(seen) > MAX_FOLLOW:
-            steps.append(Step("strict", f"{label_file}: too many targets to follow"))
-            break
+
+    def unknown() -> Step | None:
+        if not mentions(text_of(mk)):
+            return None
+        return Step("strict", f"make with a computed target, and {label_file} mentions push or release")
+
+    def visit(target: str, queue: list[str | None]) -> list[Step]:
         rule, stem = _rule_for(mk, target)
-        if rule is None:
-            if mk.opaque and (mentions(target) or mentions(" ".join(mk.opaque))):
-                steps.append(Step("strict", f"{label_file}: target {target} is not in the file we can read "
-                                            f"({mk.opaque[0]}), and it mentions push or release"))
-            continue
-        steps += _target_steps(mk, target, rule, stem, f"{label_file} target {target}", directory, queue)
-    return steps
+        if rule is not None:
+            return _target_steps(mk, target, rule, stem, f"{label_file} target {target}", directory, queue)
+        if mk.opaque and (mentions(target) or mentions(" ".join(mk.opaque))):
+            return [Step("strict", f"{label_file}: target {target} is not in the file we can read "
+                                   f"({mk.opaque[0]}), and it mentions push or release")]
+        return []
+
+    return follow(targets, visit, unknown, f"{label_file}: too many targets to follow")
 
 
 def _rule_for(mk: Makefile, target: str) -> tuple[list | None, str]:

@@ -7,6 +7,10 @@ from __future__ import annotations
 import os
 import re
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 RUNNERS = frozenset({"make", "gmake", "just", "npm", "pnpm", "yarn", "bun"})
 FILE_LIMIT = 1_048_576
 MENTION = r"(?i)(?<![a-z])(push|release)(?![a-z])"  # do_release and git-push count too
@@ -64,3 +68,31 @@ def find_up(start: str, names: tuple[str, ...]) -> str | None:
         if parent == directory:
             return None
         directory = parent
+
+
+def follow(first: list[str | None], visit: Callable[[str, list[str | None]], list[Step]],
+           unknown: Callable[[], Step | None], too_many: str,
+           resolve: Callable[[str], str | None] = lambda name: name) -> list[Step]:
+    """Targets or recipes breadth first from `first`, each once: visit(name, queue) gives a name's
+    steps and queues what it needs. None in the queue is a name we cannot know (unknown() says
+    whether that is strict); resolve() turns a name into the one followed (None: skip it); past
+    MAX_FOLLOW names, a strict step saying too_many ends it."""
+    steps: list[Step] = []
+    seen: set[str] = set()
+    queue = list(first)
+    while queue:
+        name = queue.pop(0)
+        if name is None:
+            found = unknown()
+            if found is not None:
+                steps.append(found)
+            continue
+        resolved = resolve(name)
+        if resolved is None or resolved in seen:
+            continue
+        seen.add(resolved)
+        if len(seen) > MAX_FOLLOW:
+            steps.append(Step("strict", too_many))
+            break
+        steps += visit(resolved, queue)
+    return steps
