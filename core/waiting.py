@@ -123,19 +123,6 @@ def working_ids(repo: Any, views: list[states.ItemView]) -> set[str]:
     return found
 
 
-def waiting_reason(view: states.ItemView) -> str | None:
-    """Why the item's own state asks for you (before dismissals), or None."""
-    if view.open_questions:
-        return f"question {view.open_questions[0]}"
-    if view.state == states.ESCALATED:
-        return "escalated"
-    if view.state == states.AWAITING_YOU:
-        return "ready?"
-    if view.hold:
-        return f"held ({view.hold})"
-    return None
-
-
 def classify(repo: Any, view: states.ItemView, waiting: WaitingFor | None = None) -> tuple[str, str, str]:
     """(kind, word, symbol) for one item. Waiting-for-you beats working: a person is the bottleneck."""
     waiting = waiting_for_you(repo) if waiting is None else waiting
@@ -186,17 +173,6 @@ def waiting_items(repo: Any, waiting: WaitingFor | None = None) -> list[states.I
     waiting = waiting_for_you(repo) if waiting is None else waiting
     by_id = {v.id: v for v in repo.index.items()}
     return [by_id[i] for i in waiting.items if i in by_id]
-
-
-def next_waiting(repo: Any, after: str | None = None) -> states.ItemView | None:
-    """The next waiting item after `after` in oldest-first order, wrapping round; None when none waits."""
-    items = waiting_items(repo)
-    if not items:
-        return None
-    ids = [v.id for v in items]
-    if after in ids:
-        return items[(ids.index(after) + 1) % len(items)]
-    return items[0]
 
 
 def mark_seen(repo: Any, item_id: str) -> str:
