@@ -164,7 +164,7 @@ def stats(values: list[float]) -> str:
     if not values:
         return "no samples"
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return f"median {statistics.median(values) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms (n={len(values)})"
 
 
@@ -440,7 +440,7 @@ def verdict(ok: bool) -> str:
 
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] if ordered else 0.0
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if ordered else 0.0
 
 
 def main() -> int:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import config_raw
-from .config_raw import CONFIG_NAME, DEFAULTS, config_path, merge_defaults
+from .config_raw import CONFIG_NAME, DEFAULTS, config_path
 from .errors import HallError
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
@@ -22,7 +22,7 @@ def parse_tokens(value: str | int | None) -> int | None:
     """'4M', '800k', '6k', 1200 or 'none' -> tokens (None means no cap)."""
     if value is None:
         return None
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, (bool, float)):
         raise ValueError(f"not a token count: {value!r} (use 800k, 4M or none)")
     if isinstance(value, int):
         if not 0 <= value <= MAX_TOKENS:
@@ -325,7 +325,3 @@ def load(main_checkout: Path) -> Config:
             f"{where}: key '{key}': {first.get('msg', 'invalid')}.",
             [f"edit {CONFIG_NAME}", "hall schema config", "hall doctor"],
         ) from exc
-
-
-def as_defaults_dict() -> dict[str, Any]:
-    return merge_defaults({})

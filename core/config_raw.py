@@ -9,6 +9,7 @@ checkout, so an item can't loosen its own gates.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -153,7 +154,5 @@ def known_valid(main_checkout: Path, state_dir: Path) -> bool:
 
 def mark_valid(main_checkout: Path, state_dir: Path) -> None:
     """Remember that the config as it is now passed the full check (a cache: losing it costs one check)."""
-    try:
+    with contextlib.suppress(OSError):
         (state_dir / "config.valid").write_text(_fingerprint(main_checkout), encoding="utf-8")
-    except OSError:
-        pass

@@ -6,6 +6,7 @@ object, and open-or-rebuild.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -43,10 +44,8 @@ class DerivedDatabase:
 
     def _unlink(self) -> None:
         for suffix in ("", "-wal", "-shm"):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(str(self.path) + suffix)
-            except FileNotFoundError:
-                pass
 
     def close(self) -> None:
         if self._db is not None:

@@ -141,32 +141,37 @@ def parse_unified(text: str) -> list[FileDiff]:
             current.hunks.append(hunk)
             old_no, new_no = int(o_start), int(n_start)
             continue
-        if raw.startswith("--- "):
-            old = _strip_prefix(raw[4:])
-            if not old:
-                current.status = "added"
-            else:
-                current.old_path = old
-        elif raw.startswith("+++ "):
-            new = _strip_prefix(raw[4:])
-            if not new:
-                current.status = "deleted"
-                current.path = current.old_path
-            else:
-                current.path = new
-        elif raw.startswith("new file mode"):
-            current.status = "added"
-        elif raw.startswith("deleted file mode"):
-            current.status = "deleted"
-        elif raw.startswith("rename from "):
-            current.old_path = _unquote(raw[len("rename from "):])
-            current.status = "renamed"
-        elif raw.startswith("rename to "):
-            current.path = _unquote(raw[len("rename to "):])
-            current.status = "renamed"
-        elif raw.startswith("Binary files ") or raw.startswith("GIT binary patch"):
-            current.binary = True
+        _file_header(current, raw)
     return files
+
+
+def _file_header(current: FileDiff, raw: str) -> None:
+    """A line of a file's extended header (---/+++, modes, renames, binary) noted on the file."""
+    if raw.startswith("--- "):
+        old = _strip_prefix(raw[4:])
+        if not old:
+            current.status = "added"
+        else:
+            current.old_path = old
+    elif raw.startswith("+++ "):
+        new = _strip_prefix(raw[4:])
+        if not new:
+            current.status = "deleted"
+            current.path = current.old_path
+        else:
+            current.path = new
+    elif raw.startswith("new file mode"):
+        current.status = "added"
+    elif raw.startswith("deleted file mode"):
+        current.status = "deleted"
+    elif raw.startswith("rename from "):
+        current.old_path = _unquote(raw[len("rename from "):])
+        current.status = "renamed"
+    elif raw.startswith("rename to "):
+        current.path = _unquote(raw[len("rename to "):])
+        current.status = "renamed"
+    elif raw.startswith(("Binary files ", "GIT binary patch")):
+        current.binary = True
 
 
 def _in_hunk(hunk: Hunk, old_no: int, new_no: int) -> bool:

@@ -39,9 +39,7 @@ def _walk(node: Any) -> Any:
     for key, value in node.items():
         if key in DROPPED:
             continue
-        if key == "$defs":
-            out.setdefault("definitions", {}).update({name: _walk(sub) for name, sub in value.items()})
-        elif key == "definitions" and isinstance(value, dict):
+        if key == "$defs" or (key == "definitions" and isinstance(value, dict)):
             out.setdefault("definitions", {}).update({name: _walk(sub) for name, sub in value.items()})
         elif key == "$ref" and isinstance(value, str):
             out["$ref"] = _ref(value)

@@ -46,12 +46,6 @@ def current_branch(cwd: Path | str) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
-def is_dirty(cwd: Path | str) -> list[str]:
-    """Uncommitted changes (tracked or untracked, ignoring ignored files), as porcelain lines."""
-    text = run(["status", "--porcelain", "--untracked-files=normal"], cwd).stdout
-    return [line for line in text.splitlines() if line.strip()]
-
-
 def branch_exists(cwd: Path | str, branch: str) -> bool:
     return run(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], cwd, check=False).returncode == 0
 

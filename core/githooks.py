@@ -213,7 +213,7 @@ def _chain(hook: Path) -> None:
 def remove(paths: RepoPaths, *, dry_run: bool = False) -> dict[str, Any]:
     """Take Hallmark's hook out and put back the one it chained."""
     done = []
-    for folder, _checkout in hook_dirs(paths).items():
+    for folder in hook_dirs(paths):
         hook, chained = folder / HOOK, folder / CHAINED
         if not hook.exists() or not _is_ours(hook):
             continue
@@ -231,7 +231,7 @@ def cover(paths: RepoPaths, checkout: Path) -> None:
     too, when the repo has it elsewhere. Never raises: `hall doctor` reports what is missing."""
     try:
         folder = hooks_dir(checkout)
-        if folder is None or (folder / HOOK).exists() and _is_ours(folder / HOOK):
+        if folder is None or ((folder / HOOK).exists() and _is_ours(folder / HOOK)):
             return
         if not any(_is_ours(Path(d) / HOOK) for d in hook_dirs(paths)):
             return  # the repo has no hook of ours at all: someone removed it on purpose

@@ -45,8 +45,7 @@ def entries(repo: Repo, views: list[states.ItemView] | None = None) -> list[dict
             found.append(_entry(view.hold, view.id, view.hold_since or view.updated, f"{view.title}: held ({view.hold}) {view.hold_reason}".strip(),
                                 f"hold:{view.id}", list(view.hold_next) or [f'hall retry {view.id} --reason "…"',
                                                                             f"hall log {view.id}"]))
-    for extra in _extra_sources(repo):
-        found.append(extra)
+    found.extend(_extra_sources(repo))
     stopped = _daemon_stopped()
     if stopped and not any(e["key"] == stopped["key"] for e in found):
         found.append(stopped)
@@ -144,11 +143,8 @@ def undismiss(repo: Repo, key: str) -> bool:
 
 def notices(repo: Repo) -> list[dict[str, Any]]:
     """What the loop handles on its own: stuck items, session waiting, learnings (news, never escalated)."""
-    out = []
-    for event in repo.index.events(kinds=["notice"]):
-        out.append({"kind": event.get("kind", "notice"), "item": event.get("item"), "since": event.get("t"),
-                    "text": event.get("text", "")})
-    return out
+    return [{"kind": event.get("kind", "notice"), "item": event.get("item"), "since": event.get("t"),
+             "text": event.get("text", "")} for event in repo.index.events(kinds=["notice"])]
 
 
 def report(repo: Repo, *, show_all: bool = False) -> InboxReport:

@@ -9,7 +9,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +52,8 @@ class Index(DerivedDatabase):
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         row = None
-        try:
+        with suppress(sqlite3.OperationalError):
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.OperationalError:
-            pass
         if row is None or str(row[0]) != str(SCHEMA_VERSION):
             for table in _TABLES:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -63,8 +61,6 @@ class Index(DerivedDatabase):
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
     # -- catch-up ---------------------------------------------------------------------
-    def journal_files(self) -> list[tuple[str | None, Path]]:
-        return [(item_id, Path(path)) for item_id, path in self._journal_paths()]
 
     def _journal_paths(self) -> list[tuple[str | None, str]]:
         """(item id or None, journal path) for the repo journal and every item; plain strings,

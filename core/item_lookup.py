@@ -141,8 +141,7 @@ def checkouts(paths: RepoPaths) -> list[str]:
         except OSError:
             continue
         found.append(os.path.realpath(os.path.dirname(gitdir)))
-    for entry in worktree_map(paths).values():
-        found.append(entry["worktree"])
+    found.extend(entry["worktree"] for entry in worktree_map(paths).values())
     return found
 
 

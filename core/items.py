@@ -6,6 +6,7 @@ append), and returns a typed result (core/item_results.py); the faces add `next`
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
@@ -15,7 +16,7 @@ from typing import Any
 
 from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
 from .errors import HallError
-from .next_steps import next_for  # noqa: F401 - the verbs' replies carry it; callers read it here too
+from .next_steps import next_for
 from .paths import is_within
 from .repo import Repo, current_actor
 from .secrets import redact
@@ -39,10 +40,8 @@ def fold_item(repo: Repo, item_id: str) -> states.ItemView:
 
 def write_cache(repo: Repo, view: states.ItemView) -> None:
     """item.json is only a cache: derived, rewritten whole, never read for decisions."""
-    try:
+    with contextlib.suppress(OSError):
         atomic.write_json(repo.paths.item_dir(view.id) / "item.json", view.to_dict())
-    except OSError:
-        pass
 
 
 def item_for_path(repo: Repo, where: Path) -> str | None:
@@ -326,10 +325,8 @@ def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = N
 
 def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None) -> item_results.ItemResult:
     view = transition(repo, item_id, "pulled_back", actor=actor, reason=reason or "")
-    try:
+    with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
-    except FileNotFoundError:
-        pass
     return describe(view)
 
 
@@ -337,10 +334,8 @@ def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, 
     if not reason or not reason.strip():
         raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
-    try:
+    with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
-    except FileNotFoundError:
-        pass
     removed, kept_why = False, "asked to keep it" if keep_worktree else ""
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
         removed, kept_why = remove_worktree(repo, view, actor=actor)

@@ -32,7 +32,7 @@ LOCK_TIMEOUT_S = 30.0
 
 
 class BadLine:
-    __slots__ = ("path", "line", "reason", "text")
+    __slots__ = ("line", "path", "reason", "text")
 
     def __init__(self, path: str, line: int, reason: str, text: str) -> None:
         self.path = path
@@ -53,7 +53,7 @@ class BadLine:
 class ReadResult:
     """What one read found (a plain class: see the module docstring)."""
 
-    __slots__ = ("events", "bad", "offset", "lines", "numbers")
+    __slots__ = ("bad", "events", "lines", "numbers", "offset")
 
     def __init__(self, events: list[dict[str, Any]] | None = None, bad: list[BadLine] | None = None,
                  offset: int = 0, lines: int = 0, numbers: list[int] | None = None) -> None:
@@ -269,7 +269,3 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
     if include_tail and tail:
         result.bad.append(BadLine(name, lineno + 1, "torn last line (no newline)", tail.decode("utf-8", "replace")))
     return result
-
-
-def read_events(path: Path) -> list[dict[str, Any]]:
-    return read(path).events

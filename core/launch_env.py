@@ -98,7 +98,7 @@ def _memory_identity(repo: Any) -> str | None:
 
     try:
         return identity.current(paths).value
-    except Exception:  # a refused or unreadable identity: fall back to our own chain
+    except Exception:  # noqa: BLE001 - a refused or unreadable identity: fall back to our own chain
         return None
 
 

@@ -35,7 +35,7 @@ def _plugin_installed() -> bool:
 
     try:
         return bool(installed_status().get("ok"))
-    except Exception:  # an unreadable settings file: load the plugin explicitly instead
+    except Exception:  # noqa: BLE001 - an unreadable settings file: load the plugin explicitly instead
         return False
 
 

@@ -44,8 +44,7 @@ def said_text(said: list[dict[str, Any]]) -> str:
     if not said:
         return ""
     lines = ["What the person said since the last agent run:"]
-    for entry in said:
-        lines.append(f"- ({entry['event']}, {entry['t']}) {entry['text']}")
+    lines += [f"- ({entry['event']}, {entry['t']}) {entry['text']}" for entry in said]
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ class RepoPaths:
     every tool call, and `dataclasses` pulls in `inspect` (~9 ms).
     """
 
-    __slots__ = ("toplevel", "git_dir", "common_dir", "main_checkout")
+    __slots__ = ("common_dir", "git_dir", "main_checkout", "toplevel")
     _FIELDS = ("toplevel", "git_dir", "common_dir", "main_checkout")
 
     toplevel: Path  # the checkout we are in (a worktree or the main checkout)
@@ -69,10 +69,6 @@ class RepoPaths:
     @property
     def repo_journal(self) -> Path:
         return self.state_dir / "events.jsonl"
-
-    @property
-    def is_worktree(self) -> bool:
-        return self.git_dir != self.common_dir
 
     def require_initialized(self) -> RepoPaths:
         if not self.initialized:

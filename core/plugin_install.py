@@ -23,6 +23,7 @@ install time, never on the hook path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -187,9 +188,8 @@ def validate(release: Path) -> list[str]:
     market = release / ".claude-plugin" / "marketplace.json"
     manifest = release / "plugin" / ".claude-plugin" / "plugin.json"
     hooks_file = release / "plugin" / "hooks" / "hooks.json"
-    for needed in (market, manifest, hooks_file, release / "plugin" / "skills" / "hallmark" / "SKILL.md"):
-        if not needed.is_file():
-            problems.append(f"{needed.relative_to(release)}: missing")
+    needed = (market, manifest, hooks_file, release / "plugin" / "skills" / "hallmark" / "SKILL.md")
+    problems += [f"{path.relative_to(release)}: missing" for path in needed if not path.is_file()]
     if problems:
         return problems
     if json.loads(manifest.read_text(encoding="utf-8")).get("name") != PLUGIN:
@@ -211,9 +211,7 @@ def hooks_problems(data: dict[str, Any]) -> list[str]:
                     problems.append(f"hooks.json {event_name}: {binary!r} is not an absolute path")
                 elif not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
                     problems.append(f"hooks.json {event_name}: {binary} is not an executable file")
-    for needed in ("pre-tool-use", "session-start"):
-        if needed not in events:
-            problems.append(f"hooks.json: no {needed} hook")
+    problems += [f"hooks.json: no {needed} hook" for needed in ("pre-tool-use", "session-start") if needed not in events]
     return problems
 
 
@@ -233,10 +231,8 @@ def _split_command(command: str) -> tuple[str, str, str]:
 def _swap(root: Path, release: Path) -> None:
     link = root / "current"
     tmp = root / f".current.{os.getpid()}.tmp"
-    try:
+    with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
-    except FileNotFoundError:
-        pass
     os.symlink(os.path.relpath(release, root), tmp)
     os.replace(tmp, link)
 

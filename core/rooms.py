@@ -112,9 +112,3 @@ def assign(views: list[ItemView], now: datetime | None = None,
     for key in rooms:
         rooms[key].sort(key=lambda v: v.updated or "", reverse=key in ("records", "dispatch"))
     return rooms
-
-
-def rooms_of(view: ItemView, now: datetime | None = None, waiting: Collection[str] = ()) -> list[str]:
-    """The keys of the rooms one item is in (the same rule as assign)."""
-    placed = assign([view], now, waiting)
-    return [key for key, found in placed.items() if found]

@@ -82,7 +82,7 @@ def started_at(stamp: str) -> str:
 class RunFile:
     """One run's stream file: where it is, whose it is, when it started and in which role."""
 
-    __slots__ = ("path", "item", "stamp", "role")
+    __slots__ = ("item", "path", "role", "stamp")
 
     path: Path
     item: str | None

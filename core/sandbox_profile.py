@@ -267,20 +267,6 @@ def session_args(paths: RepoPaths) -> tuple[list[str], dict[str, Any]]:
     return ["--settings", str(path)], {"enabled": True, "settings": str(path)}
 
 
-def runtime_config(block: dict[str, Any], *, cwd: str, tmp: str = "/tmp") -> dict[str, Any]:
-    """The same profile in the sandbox runtime's own settings format (what Claude Code hands
-    `@anthropic-ai/sandbox-runtime`): absolute paths, the session's directory and the temp dir
-    writable as Claude Code makes them, no network."""
-    def plain(entries: list[str]) -> list[str]:
-        return ["/" + e[2:] if e.startswith("//") else e for e in entries]
-
-    fs = block["filesystem"]
-    return {"filesystem": {"denyRead": plain(fs["denyRead"]), "allowWrite": [cwd, tmp] + plain(fs["allowWrite"]),
-                           "denyWrite": plain(fs["denyWrite"])},
-            "network": {"allowedDomains": [], "deniedDomains": []},
-            "credentials": block.get("credentials", {})}
-
-
 def status() -> dict[str, Any]:
     """For `hall doctor`: can the sandbox run here, and is Hallmark's profile in the user's settings?"""
     from .plugin_install import settings_path

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 class Finding:
-    __slots__ = ("kind", "field", "start", "end")
+    __slots__ = ("end", "field", "kind", "start")
 
     def __init__(self, kind: str, field: str, start: int, end: int) -> None:
         self.kind, self.field, self.start, self.end = kind, field, start, end
@@ -208,6 +208,30 @@ def is_placeholder(value: str) -> bool:
     return is_example(value) or bool(_re(_PLACEHOLDER).match(value.strip().strip("'\"`")))
 
 
+def _shapes(text: str, add: Callable[[str, int, int], None]) -> None:
+    """The fixed shapes: a known prefix, length and charset (the needles say which are worth a search)."""
+    for kind, needles, source, group in _SHAPES_SRC:
+        if not any(needle in text for needle in needles):
+            continue
+        for match in _re(source).finditer(text):
+            slot = (match.lastindex or 0) if group == -1 else group
+            value = match.group(slot)
+            if is_placeholder(value) if slot else is_example(value):
+                continue
+            if slot and kind in ("URL with a password", "curl --user credentials", ".netrc password") \
+                    and (value.startswith("$") or not _credential_like(value)):
+                continue
+            add(kind, match.start(slot), match.end(slot))
+
+
+def _bearer(text: str, add: Callable[[str, int, int], None]) -> None:
+    """`Authorization: Bearer <token>` with a random-looking token."""
+    for match in _re(_BEARER).finditer(text):
+        value = match.group("value")
+        if not is_placeholder(value) and _looks_random(value):
+            add("bearer token", match.start("value"), match.end("value"))
+
+
 def scan_text(text: str, field: str = "text") -> list[Finding]:
     """Every secret-shaped thing in text, as findings that name the field and the kind."""
     if not text or len(text) < 8:
@@ -222,24 +246,10 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
         taken.append((start, end))
         found.append(Finding(kind, field, start, end))
 
-    for kind, needles, source, group in _SHAPES_SRC:
-        if not any(needle in text for needle in needles):
-            continue
-        for match in _re(source).finditer(text):
-            slot = (match.lastindex or 0) if group == -1 else group
-            value = match.group(slot)
-            if is_placeholder(value) if slot else is_example(value):
-                continue
-            if slot and kind in ("URL with a password", "curl --user credentials", ".netrc password") \
-                    and (value.startswith("$") or not _credential_like(value)):
-                continue
-            add(kind, match.start(slot), match.end(slot))
+    _shapes(text, add)
     lowered = text.lower()
     if "authorization" in lowered:
-        for match in _re(_BEARER).finditer(text):
-            value = match.group("value")
-            if not is_placeholder(value) and _looks_random(value):
-                add("bearer token", match.start("value"), match.end("value"))
+        _bearer(text, add)
     if any(word in lowered for word in _NAME_WORDS):
         # anchored at the start of each identifier holding a secret-like word (far cheaper than a search)
         assign = _re(_ASSIGN)
@@ -276,10 +286,8 @@ def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], 
     is_password = any(w in lowered for w in ("password", "passwd", "pwd", "passphrase"))
     quoted = bool(match.group("q"))
     separator = text[match.end("name"): match.start(slot)]
-    if not quoted and not re.search(r"[=:]", separator):
-        # "token abc" in prose is not an assignment; only flag a random-looking value
-        if not (_looks_random(value) and len(value) >= 20):
-            return
+    if not quoted and not re.search(r"[=:]", separator) and not (_looks_random(value) and len(value) >= 20):
+        return  # "token abc" in prose is not an assignment; only flag a random-looking value
     if is_password and (quoted or "=" in separator or ":" in separator) and len(value) >= 6 and not value.isalpha():
         add("password assignment", match.start(slot), match.end(slot))
     elif _looks_random(value) and len(value) >= 16:

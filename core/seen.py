@@ -52,9 +52,3 @@ def mark_seen(repo: Any, item_id: str, when: str | None = None) -> str:
             marks[item_id] = stamp
         atomic.write_json(path, data)
     return stamp
-
-
-def is_unseen_since(repo: Any, item_id: str, moment: str) -> bool:
-    """True when `moment` (a journal stamp) is later than your last look at the item."""
-    seen = last_seen(repo, item_id)
-    return seen is None or (bool(moment) and moment > seen)

@@ -43,9 +43,8 @@ def detect_gates(root: Path) -> list[str]:
             runner = "yarn"
         elif (root / "bun.lockb").exists() or (root / "bun.lock").exists():
             runner = "bun run"
-        for name in ("lint", "typecheck", "build", "test"):
-            if name in scripts:
-                gates.append("npm test" if (name == "test" and runner == "npm run") else f"{runner} {name}")
+        gates += ["npm test" if (name == "test" and runner == "npm run") else f"{runner} {name}"
+                  for name in ("lint", "typecheck", "build", "test") if name in scripts]
     if (root / "Cargo.toml").is_file():
         gates += ["cargo test", "cargo clippy"]
         if (root / "rustfmt.toml").is_file() or (root / ".rustfmt.toml").is_file():
@@ -267,8 +266,7 @@ def setup_warnings(root: Path) -> list[dict[str, str]]:
         config = load(root)
     except Exception:  # noqa: BLE001 - a broken config is reported by the config check
         return out
-    for warning in init_warnings(root, list(config.gates)):
-        out.append({"kind": "worktree_code", "text": warning["text"]})
+    out += [{"kind": "worktree_code", "text": warning["text"]} for warning in init_warnings(root, list(config.gates))]
     for path in not_ignored(root, config.worktree_copy):
         out.append({"kind": "worktree_copy", "text": (
             f"{path} is copied into every item's worktree ([worktree] copy) but git does not ignore it: add it to "

@@ -12,6 +12,8 @@ slotted class (as paths.RepoPaths and journal.ReadResult are), because `dataclas
 
 from __future__ import annotations
 
+import contextlib
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -348,10 +350,8 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
             view.open_questions.remove(qid)
     elif name == "usage":
         view.tokens += usage_tokens(event)
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             view.cost_usd = round(view.cost_usd + float(event.get("cost_usd", 0) or 0), 6)
-        except (TypeError, ValueError):
-            pass
     elif name == "run_ended":
         if counts_as_failed_run(event):
             view.run_failures += 1
@@ -380,10 +380,8 @@ def usage_tokens(event: dict[str, Any]) -> int:
             return 0
     total = 0
     for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             total += int(event.get(key, 0) or 0)
-        except (TypeError, ValueError):
-            pass
     return total
 
 

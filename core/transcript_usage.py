@@ -41,9 +41,27 @@ def read_usage(transcript: Any, state: dict[str, Any], state_dir: Any, session: 
     except OSError:
         return totals, offset
     cut = data.rfind(b"\n") + 1
+    responses, models = _responses(data[:cut])
+    if not claim or not responses:
+        return totals, offset + cut
+    from . import usage_ledger
+
+    new, first = usage_ledger.claim(state_dir, session, responses)
+    for key, grew in new.items():
+        for _, target in FIELDS:
+            totals[target] += grew.get(target, 0)
+        if key in models:
+            totals["model"] = models[key]
+    totals["responses"] = len(first)
+    return totals, offset + cut
+
+
+def _responses(data: bytes) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
+    """The usage of each assistant response in whole transcript lines (a response logged over several
+    lines counts once, at its largest), and each response's model."""
     responses: dict[str, dict[str, int]] = {}
     models: dict[str, str] = {}
-    for raw in data[:cut].split(b"\n"):
+    for raw in data.split(b"\n"):
         if not raw.strip():
             continue
         try:
@@ -66,15 +84,4 @@ def read_usage(transcript: Any, state: dict[str, Any], state_dir: Any, session: 
         responses[key] = before
         if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
             models[key] = message["model"]
-    if not claim or not responses:
-        return totals, offset + cut
-    from . import usage_ledger
-
-    new, first = usage_ledger.claim(state_dir, session, responses)
-    for key, grew in new.items():
-        for _, target in FIELDS:
-            totals[target] += grew.get(target, 0)
-        if key in models:
-            totals["model"] = models[key]
-    totals["responses"] = len(first)
-    return totals, offset + cut
+    return responses, models

@@ -16,6 +16,7 @@ idle         none of these (in development with nobody running, or done and seen
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -96,7 +97,7 @@ def lease_held(repo: Any, item_id: str) -> bool:
 
     try:
         return leases.current(repo, item_id) is not None
-    except Exception:  # a broken lease file must not hide the item
+    except Exception:  # noqa: BLE001 - a broken lease file must not hide the item
         return False
 
 
@@ -124,19 +125,6 @@ def working_ids(repo: Any, views: list[states.ItemView]) -> set[str]:
             found.add(item_id)
     found.update(item_id for item_id in wanted - found if has_live_run(repo.paths, item_id))
     return found
-
-
-def waiting_reason(view: states.ItemView) -> str | None:
-    """Why the item's own state asks for you (before dismissals), or None."""
-    if view.open_questions:
-        return f"question {view.open_questions[0]}"
-    if view.state == states.ESCALATED:
-        return "escalated"
-    if view.state == states.AWAITING_YOU:
-        return "ready?"
-    if view.hold:
-        return f"held ({view.hold})"
-    return None
 
 
 def classify(repo: Any, view: states.ItemView, waiting: WaitingFor | None = None) -> tuple[str, str, str]:
@@ -191,17 +179,6 @@ def waiting_items(repo: Any, waiting: WaitingFor | None = None) -> list[states.I
     return [by_id[i] for i in waiting.items if i in by_id]
 
 
-def next_waiting(repo: Any, after: str | None = None) -> states.ItemView | None:
-    """The next waiting item after `after` in oldest-first order, wrapping round; None when none waits."""
-    items = waiting_items(repo)
-    if not items:
-        return None
-    ids = [v.id for v in items]
-    if after in ids:
-        return items[(ids.index(after) + 1) % len(items)]
-    return items[0]
-
-
 def mark_seen(repo: Any, item_id: str) -> str:
     return seen.mark_seen(repo, item_id)
 
@@ -232,15 +209,11 @@ def _blank() -> dict[str, Any]:
 
 def _add(row: dict[str, Any], event: dict[str, Any]) -> None:
     for key in _TOKEN_KEYS:
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             row[key] += int(event.get(key, 0) or 0)
-        except (TypeError, ValueError):
-            pass
     row["tokens"] += states.usage_tokens(event)
-    try:
+    with contextlib.suppress(TypeError, ValueError):
         row["cost_usd"] = round(row["cost_usd"] + float(event.get("cost_usd", 0) or 0), 6)
-    except (TypeError, ValueError):
-        pass
 
 
 def cost_breakdown(repo: Any, item_id: str) -> CostBreakdown:

@@ -23,7 +23,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "gates"))
 
-from gatehelp import GateRepo, bash, make_repo  # noqa: E402
+from gatehelp import GateRepo, bash, make_repo
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -106,7 +106,7 @@ LIGHT_CORE = {"hallmark.core", "hallmark.core.clock", "hallmark.core.errors", "h
               "hallmark.core.item_lookup", "hallmark.core.journal", "hallmark.core.paths", "hallmark.core.secrets",
               "hallmark.core.states"}
 GATES = {f"hallmark.core.gates{suffix}" for suffix in (
-    "", ".decide", ".edit", ".git_hooks", ".protected", ".settings", ".shell_text", ".git_cmds", ".git_config",
+    "", ".decide", ".edit", ".git_hooks", ".protected", ".settings", ".shell_text", ".git_cmds", ".git_subs", ".git_config",
     ".hallmark", ".names", ".push", ".refspecs", ".run", ".runners", ".shell", ".wrappers")} | {"hallmark.core.config_raw"}
 ORIENTATION = {"hallmark.core.next_steps", "hallmark.core.orientation"}
 # never on a hook that runs on every prompt or tool call

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core.building import Building
 from hallmark.core.errors import HallError
@@ -29,7 +29,7 @@ from hallmark.core.repo import Repo
 from hallmark.core.results import Result
 from textual import on, work
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -75,7 +75,7 @@ class HallmarkApp(App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {ItemCommands}
-    MODES = {
+    MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {
         "floor": FloorScreen,
         "board": lambda: _screen("board", "BoardScreen"),
         "list": lambda: _screen("items_list", "ItemListScreen"),
@@ -84,7 +84,7 @@ class HallmarkApp(App[None]):
         "drain": lambda: _screen("drain", "DrainScreen"),
         "runs": lambda: _screen("runs", "RunsScreen"),
     }
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "mode('floor')", "Floor", id="mode.floor"),
         Binding("b", "mode('board')", "Boards", id="mode.board"),
         Binding("v", "mode('list')", "List", id="mode.list"),

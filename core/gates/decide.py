@@ -75,6 +75,12 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths))
     if not findings:
         return None
+    return (_record_gate(findings) or _push_gate(paths, findings, cwd) or _commit_gate(paths, capture, findings, cwd)
+            or _strict_gate(paths, capture, findings, cwd, command))
+
+
+def _record_gate(findings: list[Any]) -> Gate | None:
+    """A person's decision, then a write to the notes or to Hallmark's record, by anyone but the loop."""
     actor = os.environ.get("HALL_ACTOR", "").strip()
     for finding in findings:
         if finding.kind == "person":
@@ -89,14 +95,22 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
             return Gate("deny", f"{finding.detail}: Hallmark's record, its configuration and Claude Code's settings "
                                 "are written only through hall; a hand-written change would forge the record or "
                                 "loosen the gates.", ["hall status", "hall log", "hall doctor"])
+    return None
 
+
+def _push_gate(paths: RepoPaths, findings: list[Any], cwd: str) -> Gate | None:
+    """A push that sends a commit without a valid hallmark."""
     for finding in (f for f in findings if f.kind == "push"):
         verdict = _sends(paths, finding, cwd)
         if verdict is not None:
             return Gate("deny", f"{finding.detail} publishes, and {verdict}. Only hallmarked work leaves this "
                                 "machine: finish the item and let the review loop hallmark it.",
                         ["hall ready", "hall status", "hall log --kind verdict"])
+    return None
 
+
+def _commit_gate(paths: RepoPaths, capture: dict[str, Any], findings: list[Any], cwd: str) -> Gate | None:
+    """The edit gate's rule for a `git commit` in the command."""
     commits = [f for f in findings if f.kind == "commit"]
     if commits:
         staged = _staged(findings)
@@ -104,7 +118,13 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
             gate = edit.commit_gate(paths, capture, finding.cwd, cwd, finding.args, staged)
             if gate is not None:
                 return gate
+    return None
 
+
+def _strict_gate(paths: RepoPaths, capture: dict[str, Any], findings: list[Any], cwd: str,
+                 command: str) -> Gate | None:
+    """What the gate cannot follow: denied in strict mode inside an item's worktree (everywhere for
+    the classes marked `always`), and when an unparsed command says publish, unless HEAD is hallmarked."""
     strict = [f for f in findings if f.kind == "strict"]
     if not strict:
         return None

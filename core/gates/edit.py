@@ -27,7 +27,7 @@ NEXT = ['hall new --title "…"', "hall adopt", "hall status --all"]
 class Gate:
     """A gate's answer: 'deny' or 'ask' with a reason; None means fall through."""
 
-    __slots__ = ("decision", "message", "next", "code")
+    __slots__ = ("code", "decision", "message", "next")
 
     def __init__(self, decision: str, message: str, next: list[str] | None = None, code: str = "GATE_DENIED"):
         self.decision = decision

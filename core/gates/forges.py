@@ -174,6 +174,31 @@ def _field_text(an: Analyzer, field: Word, cwd: str | None) -> str | None:
 
 
 def api_call(an: Analyzer, tool: str, args: list[Word], cmd: Command, cwd: str | None) -> None:
+    method, fields, files, endpoint = _api_words(args)
+    if method is None:
+        method = "POST" if fields or files else "GET"
+    if method in ("GET", "HEAD"):
+        return
+    if endpoint is None or not endpoint.literal or method == "?":
+        an.add("strict", f"{tool} write to a computed endpoint", cmd, cwd, always=True)
+        return
+    texts = [_field_text(an, f, cwd) if f.literal and "=@" in f.text else (f.text if f.literal else None)
+             for f in fields] + [_field_text(an, Word(f"@{f.text}", f.literal), cwd) for f in files]
+    path = endpoint.text
+    if path == "graphql" or path.endswith("/graphql"):
+        if any(t is None for t in texts) or re.search(GRAPHQL_PUSH, " ".join(texts)):  # type: ignore[arg-type]
+            an.add("push", f"{tool} graphql mutation that publishes", cmd, cwd)
+        elif "mutation" in " ".join(texts):  # type: ignore[arg-type]
+            an.add("strict", f"{tool} graphql mutation", cmd, cwd)
+        return
+    if method in WRITE_METHODS and re.search(API_PUSH_PATH, path.split("?", 1)[0]):
+        an.add("push", f"{tool} {method} {path}", cmd, cwd)
+    else:
+        an.add("strict", f"{tool} {method} {path} changes the forge", cmd, cwd)
+
+
+def _api_words(args: list[Word]) -> tuple[str | None, list[Word], list[Word], Word | None]:
+    """`gh api`'s (method, --field values, --input files, endpoint); method "?" when computed."""
     method = None
     fields: list[Word] = []
     files: list[Word] = []
@@ -209,26 +234,7 @@ def api_call(an: Analyzer, tool: str, args: list[Word], cmd: Command, cwd: str |
         elif not text.startswith("-") and endpoint is None:
             endpoint = word
         i += 1
-    if method is None:
-        method = "POST" if fields or files else "GET"
-    if method in ("GET", "HEAD"):
-        return
-    if endpoint is None or not endpoint.literal or method == "?":
-        an.add("strict", f"{tool} write to a computed endpoint", cmd, cwd, always=True)
-        return
-    texts = [_field_text(an, f, cwd) if f.literal and "=@" in f.text else (f.text if f.literal else None)
-             for f in fields] + [_field_text(an, Word(f"@{f.text}", f.literal), cwd) for f in files]
-    path = endpoint.text
-    if path == "graphql" or path.endswith("/graphql"):
-        if any(t is None for t in texts) or re.search(GRAPHQL_PUSH, " ".join(texts)):  # type: ignore[arg-type]
-            an.add("push", f"{tool} graphql mutation that publishes", cmd, cwd)
-        elif "mutation" in " ".join(texts):  # type: ignore[arg-type]
-            an.add("strict", f"{tool} graphql mutation", cmd, cwd)
-        return
-    if method in WRITE_METHODS and re.search(API_PUSH_PATH, path.split("?", 1)[0]):
-        an.add("push", f"{tool} {method} {path}", cmd, cwd)
-    else:
-        an.add("strict", f"{tool} {method} {path} changes the forge", cmd, cwd)
+    return method, fields, files, endpoint
 
 
 # -- other forges, HTTP, registries, copies to other hosts -------------------------------------------

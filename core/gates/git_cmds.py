@@ -21,7 +21,8 @@ import os
 import re
 
 from . import git_config
-from .git_hooks import git_hooks, probe_env
+from .git_hooks import probe_env
+from .git_subs import git_sub
 from .shell import UNKNOWN, Word
 
 TYPE_CHECKING = False
@@ -46,21 +47,9 @@ unpack-file unpack-objects update-index update-ref update-server-info upload-arc
 verify-commit verify-pack verify-tag version whatchanged worktree write-tree
 """.split())
 
-NOTE_WRITES = frozenset({"add", "append", "edit", "copy", "remove", "merge", "prune"})
 GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
                                "--super-prefix", "--attr-source", "--list-cmds"})
-HELP_FLAGS = frozenset({"-h", "--help"})
-# subcommands that only read: they run no hook (every other one may, see githooks(5))
-READ_ONLY = frozenset({"log", "show", "diff", "diff-files", "diff-index", "diff-tree", "blame", "annotate", "grep",
-                       "ls-files", "ls-tree", "ls-remote", "rev-parse", "rev-list", "cat-file", "describe", "shortlog",
-                       "show-ref", "for-each-ref", "help", "version", "var", "check-ignore", "check-attr",
-                       "check-ref-format", "name-rev", "merge-base", "whatchanged", "show-branch", "cherry",
-                       "count-objects", "verify-commit", "verify-tag", "format-patch", "range-diff", "patch-id",
-                       "column", "stripspace", "interpret-trailers", "bugreport", "diagnose", "archive"})
-# options whose value git runs as a command (for local and ssh transports)
-COMMAND_OPTIONS = {"push": ("--receive-pack", "--exec"), "send-pack": ("--receive-pack", "--exec"),
-                   "fetch": ("--upload-pack",), "pull": ("--upload-pack",), "clone": ("--upload-pack", "-u"),
-                   "ls-remote": ("--upload-pack",), "archive": ("--exec",), "fetch-pack": ("--upload-pack",)}
+
 
 
 # -- this git's own commands ---------------------------------------------------------------------
@@ -201,220 +190,124 @@ def _join(cwd: str | None, word: Word) -> str | None:
 # -- git -------------------------------------------------------------------------------------------
 
 
+class _Globals:
+    """What git's global options say: where git runs, its directory, `-c` settings, the words."""
+
+    __slots__ = ("cwd", "git_dir", "index", "inline", "words")
+
+    def __init__(self, cwd: str | None, git_dir: str | None) -> None:
+        self.cwd, self.git_dir = cwd, git_dir
+        self.index = 0  # of the subcommand
+        self.inline: list[tuple[str, str]] = []
+        self.words: list[str] = []  # the global options as given, for `git config` lookups of aliases
+
+
 def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
             alias_depth: int = 0, git_dir: str | None = None) -> None:
-    inline: list[tuple[str, str]] = []
-    globals_: list[str] = []
-    i = 0
-    git_cwd = cwd
     if env.get("GIT_DIR") and env["GIT_DIR"] != UNKNOWN:
         git_dir = _join(cwd, Word(env["GIT_DIR"]))
     for name in git_config.ENV_DENIED:
         if name in env:
             an.add("strict", f"git with {name} set (it points git at other state)", cmd, cwd, always=True)
             return
+    found = _global_options(an, args, cmd, env, _Globals(cwd, git_dir))
+    if found is None or found.index >= len(args):
+        return
+    i, git_cwd, git_dir = found.index, found.cwd, found.git_dir
+    settings = found.inline + git_config.env_config(env)
+    if not git_config.check_settings(an, settings, cmd, git_cwd, env):
+        return
+    sub = args[i].text
+    rest = args[i + 1:]
+    if sub == "send-email":  # mails the commits as patches: code leaves like a push (installed or not)
+        an.add("push", "git send-email", cmd, git_cwd, revs=None, git_dir=git_dir)
+        return
+    if sub in own_commands(an.ctx):
+        git_sub(an, sub, rest, cmd, git_cwd, env, git_dir)
+        return
+    aliases = {k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}
+    alias = aliases.get(sub.lower())
+    if alias is None:
+        program = on_path(sub, {**an.ctx.env, **env})
+        if program:
+            an.add("strict", f"git {sub} runs {program}, a program the gate cannot read", cmd, git_cwd, always=True)
+            return
+        try:
+            alias = an.ctx.alias_lookup(git_cwd or an.ctx.cwd, sub, found.words, env)
+        except Exception:  # noqa: BLE001 - an unreadable config is an unknown subcommand
+            alias = None
+    _run_alias(an, args, alias, cmd, env, alias_depth, found)
+
+
+def _run_alias(an: Analyzer, args: list[Word], alias: str | None, cmd: Command, env: dict[str, str],
+               alias_depth: int, found: _Globals) -> None:
+    """`git <alias>`: a shell alias (`!…`) is read as shell code, a git alias is run as git again."""
+    i, git_cwd = found.index, found.cwd
+    sub, rest = args[i].text, args[i + 1:]
+    if alias is None or alias == UNKNOWN:
+        an.add("strict", f"unknown git subcommand {sub!r}", cmd, git_cwd, always=alias == UNKNOWN)
+        return
+    if alias_depth > 10:
+        an.add("strict", f"git alias {sub!r} nests too deeply", cmd, git_cwd, always=True)
+        return
+    if alias.startswith("!"):
+        extra = " ".join(quote(w.text) for w in rest) if all(w.literal for w in rest) else ""
+        an.nested(alias[1:] + (" " + extra if extra else ""), cmd, git_cwd)
+        return
+    split = shell_split(alias)
+    if not split:
+        an.add("strict", f"git alias {sub!r} cannot be read", cmd, git_cwd, always=True)
+        return
+    run_git(an, list(args[:i]) + [Word(w) for w in split] + rest, cmd, git_cwd, env, alias_depth + 1, found.git_dir)
+
+
+def _global_options(an: Analyzer, args: list[Word], cmd: Command, env: dict[str, str], found: _Globals) -> _Globals | None:
+    """git's options before the subcommand; None when they end the analysis (denied, or --help and
+    the like, which run nothing)."""
+    i = 0
     while i < len(args):
         word = args[i]
         if not word.literal and (i == 0 or args[i - 1].text not in GLOBAL_WITH_VALUE):
-            an.add("strict", f"git with a computed argument {word.text!r}", cmd, git_cwd, always=True)
-            return
+            an.add("strict", f"git with a computed argument {word.text!r}", cmd, found.cwd, always=True)
+            return None
         text = word.text
         if not text.startswith("-"):
             break
         name, eq, attached = text.partition("=")
         if text in GLOBAL_WITH_VALUE or (name in ("--git-dir", "--work-tree", "--config-env") and eq):
             value = Word(attached, word.literal) if eq else (args[i + 1] if i + 1 < len(args) else Word(""))
-            step = 1 if eq else 2
             if not value.literal:
-                an.add("strict", f"git {name} with a computed value", cmd, git_cwd, always=True)
-                return
-            if name == "-C":
-                git_cwd = _join(git_cwd, value)
-            elif name == "-c":
-                key, _, val = value.text.partition("=")
-                inline.append((key, val))
-            elif name == "--config-env":
-                key, _, var = value.text.partition("=")
-                inline.append((key, env.get(var, an.ctx.env.get(var, UNKNOWN))))
-            elif name == "--git-dir":
-                git_dir = _join(git_cwd, value)
-            globals_ += [name, value.text] if not eq else [text]
-            i += step
+                an.add("strict", f"git {name} with a computed value", cmd, found.cwd, always=True)
+                return None
+            _global_value(an, name, value, env, found)
+            found.words += [name, value.text] if not eq else [text]
+            i += 1 if eq else 2
             continue
         if name == "--exec-path" and eq:
-            an.add("strict", "git --exec-path= runs git's commands from another directory", cmd, git_cwd, always=True)
-            return
+            an.add("strict", "git --exec-path= runs git's commands from another directory", cmd, found.cwd, always=True)
+            return None
         if text.startswith("-c") and len(text) > 2:
             key, _, val = text[2:].partition("=")
-            inline.append((key, val))
+            found.inline.append((key, val))
         elif text.startswith("-C") and len(text) > 2:
-            git_cwd = _join(git_cwd, Word(text[2:]))
+            found.cwd = _join(found.cwd, Word(text[2:]))
         elif text in ("--help", "-h", "--version", "-v", "--html-path", "--man-path", "--info-path", "--exec-path"):
-            return
-        globals_.append(text)
+            return None
+        found.words.append(text)
         i += 1
-    if i >= len(args):
-        return
-    settings = inline + git_config.env_config(env)
-    if not git_config.check_settings(an, settings, cmd, git_cwd, env):
-        return
-    sub = args[i].text
-    rest = args[i + 1:]
-    aliases = {k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}
-    if sub == "send-email":  # mails the commits as patches: code leaves like a push (installed or not)
-        an.add("push", "git send-email", cmd, git_cwd, revs=None, git_dir=git_dir)
-        return
-    if sub not in own_commands(an.ctx):
-        alias = aliases.get(sub.lower())
-        if alias is None:
-            found = on_path(sub, {**an.ctx.env, **env})
-            if found:
-                an.add("strict", f"git {sub} runs {found}, a program the gate cannot read", cmd, git_cwd, always=True)
-                return
-            try:
-                alias = an.ctx.alias_lookup(git_cwd or an.ctx.cwd, sub, globals_, env)
-            except Exception:  # noqa: BLE001 - an unreadable config is an unknown subcommand
-                alias = None
-        if alias is None or alias == UNKNOWN:
-            an.add("strict", f"unknown git subcommand {sub!r}", cmd, git_cwd, always=alias == UNKNOWN)
-            return
-        if alias_depth > 10:
-            an.add("strict", f"git alias {sub!r} nests too deeply", cmd, git_cwd, always=True)
-            return
-        if alias.startswith("!"):
-            extra = " ".join(quote(w.text) for w in rest) if all(w.literal for w in rest) else ""
-            an.nested(alias[1:] + (" " + extra if extra else ""), cmd, git_cwd)
-            return
-        split = shell_split(alias)
-        if not split:
-            an.add("strict", f"git alias {sub!r} cannot be read", cmd, git_cwd, always=True)
-            return
-        run_git(an, list(args[:i]) + [Word(w) for w in split] + rest, cmd, git_cwd, env, alias_depth + 1, git_dir)
-        return
-    git_sub(an, sub, rest, cmd, git_cwd, env, git_dir)
+    found.index = i
+    return found
 
 
-def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-            git_dir: str | None = None) -> None:
-    lits = [w.text for w in rest]
-    positional = [w.text for w in rest if not w.text.startswith("-")]
-    if lits[:1] and lits[0] in HELP_FLAGS:
-        return
-    if any(not w.literal for w in rest) and sub in ("push", "send-pack", "http-push", "fetch", "pull", "update-ref",
-                                                    "symbolic-ref", "notes", "replace", "config"):
-        pass  # each handler below decides what a computed word means for it
-    for option in COMMAND_OPTIONS.get(sub, ()):
-        for index, word in enumerate(rest):
-            if word.text == option and index + 1 < len(rest):
-                an.shell_string(rest[index + 1], cmd, cwd)
-            elif word.text.startswith(option + "="):
-                an.shell_string(Word(word.text.split("=", 1)[1], word.literal), cmd, cwd)
-    if sub not in READ_ONLY:
-        git_hooks(an, sub, lits, cmd, cwd)
-        if sub not in ("push", "send-pack", "http-push", "status", "config", "remote", "help", "notes", "stash")\
-                or (sub == "stash" and positional[:1] in (["pop"], ["apply"])):
-            an.moves_refs()
-    if sub in ("push", "send-pack", "http-push"):
-        from .refspecs import push_finding
-
-        push_finding(an, sub, rest, cmd, cwd, env, git_dir)
-    elif sub == "subtree":
-        first = first_positional(rest, {"-P", "--prefix", "-m", "--message", "--onto", "-b", "--branch", "--annotate"})
-        if first == "push":
-            an.add("push", "git subtree push", cmd, cwd, revs=None, git_dir=git_dir)
-    elif sub == "svn" and positional[:1] == ["dcommit"] or sub == "p4" and positional[:1] == ["submit"]:
-        an.add("push", f"git {sub} {positional[0]}", cmd, cwd, git_dir=git_dir)
-    elif sub == "lfs" and positional[:1] == ["push"]:
-        an.add("push", "git lfs push", cmd, cwd, git_dir=git_dir)
-    elif sub in ("fetch", "pull"):
-        from .refspecs import fetch_into_notes
-
-        fetch_into_notes(an, sub, rest, cmd, cwd, env)
-    elif sub == "notes":
-        action = first_positional(rest, {"--ref"})
-        if action in NOTE_WRITES or any(not w.literal for w in rest):
-            an.add("note", f"git notes {action or '(computed)'}", cmd, cwd)
-    elif sub == "update-ref":
-        if "--stdin" in lits:
-            an.add("note", "git update-ref --stdin (cannot see which refs)", cmd, cwd)
-        elif any(not w.literal for w in rest):
-            an.add("note", "git update-ref on a computed ref", cmd, cwd)
-        else:
-            ref = first_positional(rest, {"-m"})
-            if ref and "notes" in ref:
-                an.add("note", f"git update-ref {ref}", cmd, cwd)
-    elif sub == "symbolic-ref":
-        if any(not w.literal for w in rest) or any("notes" in text for text in positional):
-            an.add("note", "git symbolic-ref to a notes ref", cmd, cwd)
-    elif sub in ("fast-import", "replace") and not (sub == "replace" and set(lits) & {"-l", "--list", "--format"}
-                                                     and not set(lits) & {"-f", "--edit", "-e", "--graft", "-d"}):
-        an.add("note", f"git {sub} (writes any ref or object it is given)", cmd, cwd)
-    elif sub == "filter-branch":
-        if "--all" in lits or any("notes" in text for text in lits):
-            an.add("note", "git filter-branch over the notes refs", cmd, cwd)
-        for index, word in enumerate(rest):
-            if word.text.endswith("-filter") and word.text.startswith("--") and index + 1 < len(rest):
-                an.shell_string(rest[index + 1], cmd, cwd)
-    elif sub == "config":
-        git_config.config_write(an, rest, cmd, cwd)
-    elif sub == "commit":
-        an.add("commit", "git commit", cmd, cwd, args=lits)
-    elif sub in ("add", "rm", "mv", "stage"):
-        an.add("stage", f"git {sub}", cmd, cwd, args=lits if all(w.literal for w in rest) else ["-A"])
-    elif sub in ("clone", "init", "worktree"):
-        targets = positional[1:] if sub == "clone" or (sub == "worktree" and positional[:1] == ["add"]) else positional
-        if sub == "worktree" and positional[:1] == ["add"]:
-            targets = positional[1:2]
-        for target in targets[-1:] if sub != "worktree" else targets:
-            an.write(Word(target), cwd, cmd.source)
-        for index, word in enumerate(rest):
-            if word.text in ("--separate-git-dir", "--template") and index + 1 < len(rest):
-                an.write(rest[index + 1], cwd, cmd.source)
-    if sub == "rebase":
-        for index, word in enumerate(rest):
-            if word.text in ("-x", "--exec") and index + 1 < len(rest):
-                an.shell_string(rest[index + 1], cmd, cwd)
-            elif word.text.startswith("--exec="):
-                an.shell_string(Word(word.text.split("=", 1)[1], word.literal), cmd, cwd)
-            elif word.text.startswith("-x") and len(word.text) > 2:
-                an.shell_string(Word(word.text[2:], word.literal), cmd, cwd)
-    elif sub == "bisect" and positional[:1] == ["run"]:
-        index = next(k for k, w in enumerate(rest) if w.text == "run")
-        if index + 1 < len(rest):
-            an.exec(list(rest[index + 1:]), cmd, cwd, dict(env), None)
-    elif sub == "submodule":
-        words = [w for w in rest]
-        while words and words[0].text.startswith("-"):
-            words = words[1:]
-        if words and words[0].text == "foreach":
-            words = [w for w in words[1:]]
-            while words and words[0].text.startswith("-"):
-                words = words[1:]
-            if words:
-                if all(w.literal for w in words):
-                    an.nested(" ".join(w.text for w in words), cmd, cwd)
-                else:
-                    an.add("strict", "submodule foreach with a computed command", cmd, cwd, always=True)
-    elif sub in ("difftool", "mergetool"):
-        for index, word in enumerate(rest):
-            if word.text in ("-x", "--extcmd", "-t", "--tool") and index + 1 < len(rest) and word.text in ("-x", "--extcmd"):
-                an.shell_string(rest[index + 1], cmd, cwd)
-            elif word.text.startswith("--extcmd="):
-                an.shell_string(Word(word.text.split("=", 1)[1], word.literal), cmd, cwd)
-
-
-def first_positional(words: list[Word], with_value: set[str]) -> str | None:
-    i = 0
-    while i < len(words):
-        text = words[i].text
-        if text in with_value:
-            i += 2
-            continue
-        if text == "--":
-            return words[i + 1].text if i + 1 < len(words) else None
-        if not text.startswith("-"):
-            return text
-        i += 1
-    return None
-
-
+def _global_value(an: Analyzer, name: str, value: Word, env: dict[str, str], found: _Globals) -> None:
+    """One global option with a value: -C, -c, --config-env and --git-dir change what git reads."""
+    if name == "-C":
+        found.cwd = _join(found.cwd, value)
+    elif name == "-c":
+        key, _, val = value.text.partition("=")
+        found.inline.append((key, val))
+    elif name == "--config-env":
+        key, _, var = value.text.partition("=")
+        found.inline.append((key, env.get(var, an.ctx.env.get(var, UNKNOWN))))
+    elif name == "--git-dir":
+        found.git_dir = _join(found.cwd, value)

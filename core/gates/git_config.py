@@ -63,9 +63,8 @@ def check_settings(an: Analyzer, settings: list[tuple[str, str]], cmd: Command, 
         if DENIED_CONFIG.match(key):
             an.add("strict", f"git -c {key}=… (the gate denies overriding it)", cmd, cwd, always=True)
             return False
-        if RUNS_COMMAND.match(key) and not key.lower().startswith("alias."):
-            if not _command_value(an, key, value, cmd, cwd):
-                return False
+        if RUNS_COMMAND.match(key) and not key.lower().startswith("alias.") and not _command_value(an, key, value, cmd, cwd):
+            return False
     for name in ENV_COMMANDS:
         if name in env and not _command_value(an, name, env[name], cmd, cwd):
             return False
@@ -81,6 +80,26 @@ def _command_value(an: Analyzer, key: str, value: str, cmd: Command, cwd: str | 
     an.nested(value[1:] if value.startswith("!") else value, cmd, cwd)
     return True
 
+
+
+def _config_operands(lits: list[str]) -> list[str]:
+    """`git config`'s key and value words: options and their values left out, and the verb of the
+    newer syntax (`git config set key value`) too."""
+    with_value = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+    words: list[str] = []
+    skip = False
+    for text in lits:
+        if skip:
+            skip = False
+            continue
+        if text in with_value:
+            skip = True
+            continue
+        if not text.startswith("-"):
+            words.append(text)
+    if words[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
+        words = words[1:]
+    return words
 
 
 def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) -> None:
@@ -101,20 +120,7 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
             an.write(rest[index + 1], cwd, cmd.source)
         elif flag.startswith("--file="):
             an.write(Word(flag.split("=", 1)[1]), cwd, cmd.source)
-    with_value = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
-    words: list[str] = []
-    skip = False
-    for text in lits:
-        if skip:
-            skip = False
-            continue
-        if text in with_value:
-            skip = True
-            continue
-        if not text.startswith("-"):
-            words.append(text)
-    if words[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
-        words = words[1:]
+    words = _config_operands(lits)
     if len(words) < 2 and not set(lits) & {"--unset", "--unset-all", "--rename-section", "--remove-section",
                                            "--add", "--replace-all"}:
         return  # `git config key`: a read
@@ -122,9 +128,9 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
     value = words[1] if len(words) > 1 else ""
     if NOTES_CONFIG.match(key):
         an.add("note", f"git config {key} (moves hallmark notes)", cmd, cwd)
-    elif DENIED_CONFIG.match(key) or RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH:
+    elif DENIED_CONFIG.match(key) or (RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH):
         an.add("strict", f"git config {key} … (configuration that runs commands or moves the gates)", cmd, cwd,
                always=True)
-    elif key.lower().startswith(("remote.", "url.")) and key.lower().endswith(("fetch", "insteadof", "pushinsteadof")):
-        if "notes" in value or key.lower().endswith("pushinsteadof"):
-            an.add("note", f"git config {key} {value}", cmd, cwd)
+    elif key.lower().startswith(("remote.", "url.")) and key.lower().endswith(("fetch", "insteadof", "pushinsteadof")) \
+            and ("notes" in value or key.lower().endswith("pushinsteadof")):
+        an.add("note", f"git config {key} {value}", cmd, cwd)

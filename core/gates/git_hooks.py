@@ -28,24 +28,24 @@ HOOK_NAMES = frozenset({
 # run any of them
 _REF = ("reference-transaction",)
 _INDEX = ("post-index-change",)
-_COMMITS = ("prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite", "pre-auto-gc") + _REF + _INDEX
+_COMMITS = ("prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite", "pre-auto-gc", *_REF, *_INDEX)
 HOOKS_RUN_BY: dict[str, tuple[str, ...]] = {
-    "commit": ("pre-commit",) + _COMMITS,
-    "merge": ("pre-merge-commit", "post-merge") + _COMMITS,
-    "pull": ("pre-merge-commit", "post-merge", "pre-rebase", "post-checkout") + _COMMITS,
-    "rebase": ("pre-rebase", "post-checkout") + _COMMITS,
-    "am": ("applypatch-msg", "pre-applypatch", "post-applypatch") + _COMMITS,
+    "commit": ("pre-commit", *_COMMITS),
+    "merge": ("pre-merge-commit", "post-merge", *_COMMITS),
+    "pull": ("pre-merge-commit", "post-merge", "pre-rebase", "post-checkout", *_COMMITS),
+    "rebase": ("pre-rebase", "post-checkout", *_COMMITS),
+    "am": ("applypatch-msg", "pre-applypatch", "post-applypatch", *_COMMITS),
     "cherry-pick": _COMMITS, "revert": _COMMITS,
-    "checkout": ("post-checkout",) + _REF + _INDEX, "switch": ("post-checkout",) + _REF + _INDEX,
-    "worktree": ("post-checkout",) + _REF + _INDEX, "clone": ("post-checkout",),
+    "checkout": ("post-checkout", *_REF, *_INDEX), "switch": ("post-checkout", *_REF, *_INDEX),
+    "worktree": ("post-checkout", *_REF, *_INDEX), "clone": ("post-checkout",),
     "reset": _REF + _INDEX, "restore": _INDEX, "stash": _REF + _INDEX,
     "branch": _REF, "tag": _REF, "update-ref": _REF, "symbolic-ref": _REF, "replace": _REF, "notes": _REF,
-    "fetch": _REF + ("pre-auto-gc",), "gc": ("pre-auto-gc",) + _REF, "maintenance": ("pre-auto-gc",) + _REF,
-    "push": ("pre-push",) + _REF, "send-pack": ("pre-push",) + _REF, "send-email": ("sendemail-validate",),
+    "fetch": (*_REF, "pre-auto-gc"), "gc": ("pre-auto-gc", *_REF), "maintenance": ("pre-auto-gc", *_REF),
+    "push": ("pre-push", *_REF), "send-pack": ("pre-push", *_REF), "send-email": ("sendemail-validate",),
     "add": _INDEX, "rm": _INDEX, "mv": _INDEX, "stage": _INDEX, "update-index": _INDEX, "read-tree": _INDEX,
     "sparse-checkout": _INDEX, "status": _INDEX, "apply": _INDEX, "clean": (), "config": (), "remote": (),
-    "reflog": _REF, "pack-refs": (), "prune": (), "repack": (), "bundle": _REF, "submodule": ("post-checkout",) + _REF,
-    "bisect": ("post-checkout",) + _REF + _INDEX, "filter-branch": _COMMITS,
+    "reflog": _REF, "pack-refs": (), "prune": (), "repack": (), "bundle": _REF, "submodule": ("post-checkout", *_REF),
+    "bisect": ("post-checkout", *_REF, *_INDEX), "filter-branch": _COMMITS,
     "p4": ("p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit"),
     "init": (), "hash-object": (), "mktree": (), "commit-tree": (), "write-tree": (), "fast-import": _REF,
 }

@@ -44,7 +44,7 @@ _FULL_SHA = r"[0-9a-f]{40}|[0-9a-f]{64}"
 
 
 class Verdict:
-    __slots__ = ("ok", "reason", "head", "item", "standin")
+    __slots__ = ("head", "item", "ok", "reason", "standin")
 
     def __init__(self, ok: bool, reason: str, head: str = "", item: str = "", standin: bool = False) -> None:
         self.ok = ok

@@ -25,7 +25,7 @@ ZERO = frozenset({"0" * 40, "0" * 64})
 
 
 class Refusal:
-    __slots__ = ("ref", "sha", "reason", "item")
+    __slots__ = ("item", "reason", "ref", "sha")
 
     def __init__(self, ref: str, sha: str, reason: str, item: str = "") -> None:
         self.ref = ref
@@ -94,7 +94,7 @@ def check(paths: RepoPaths, where: str, lines: list[tuple[str, str, str, str]],
         notes = hallmark.read_notes(where, [sha for _, sha in sending], git_dir)
     except LookupError as exc:
         ref = next((r for r, s in sending if s == exc.args[0]), sending[0][0])
-        return refusals + [Refusal(ref, str(exc.args[0]), "it is not a commit Hallmark can check")]
+        return [*refusals, Refusal(ref, str(exc.args[0]), "it is not a commit Hallmark can check")]
     for ref, sha in sending:
         peeled = sha if sha in notes else _peel(where, sha, git_dir)  # an annotated tag: the commit it names
         note = notes.get(peeled)

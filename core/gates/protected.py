@@ -71,9 +71,8 @@ def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
         return None
     base = os.path.basename(real)
     parent = os.path.basename(os.path.dirname(real))
-    if parent == ".claude" and base in ("settings.json", "settings.local.json"):
-        if checkout_of(paths, real) is not None:
-            return "Claude Code's settings for this repository (they load Hallmark's hooks)"
+    if parent == ".claude" and base in ("settings.json", "settings.local.json") and checkout_of(paths, real) is not None:
+        return "Claude Code's settings for this repository (they load Hallmark's hooks)"
     if base == ".git" and checkout_of(paths, real) is not None:
         return "a checkout's .git (it says where git's directory is)"
     return None

@@ -77,7 +77,7 @@ def hall_cmds() -> ModuleType:
 
 
 class Finding:
-    __slots__ = ("kind", "detail", "command", "cwd", "args", "revs", "git_dir", "unresolved", "always")
+    __slots__ = ("always", "args", "command", "cwd", "detail", "git_dir", "kind", "revs", "unresolved")
 
     def __init__(self, kind: str, detail: str, command: str, cwd: str | None, args: list[str] | None = None, *,
                  revs: list[str] | None = None, git_dir: str | None = None, unresolved: str | None = None,
@@ -311,7 +311,7 @@ class Analyzer:
             self.leaf(name, raw, rest, cmd, cwd, env, stdin)
             return
 
-    def leaf(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+    def leaf(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],  # noqa: C901 - one dispatch table: a command word to the planner that reads it
              stdin: str | None) -> None:
         if name in shell.SHELLS:
             runners().run_shell(self, name, args, cmd, cwd, env, stdin)
@@ -346,7 +346,7 @@ class Analyzer:
             forges().run_forge(self, name, args, cmd, cwd)
         elif name == "hall":
             hall_cmds().run_hall(self, args, cmd, cwd, env)
-        elif (name in names.REGISTRIES or raw == "./gradlew") and forges().registry(
+        elif (name in names.REGISTRIES or raw == "./gradlew") and forges().registry(  # noqa: SIM114 - each branch asks a different planner
                 self, raw if raw == "./gradlew" else name, args, cmd, cwd):
             return
         elif name in names.RUNNERS and (self._ship(name, raw, args, cmd, cwd)
@@ -395,7 +395,7 @@ class Analyzer:
         """The configured ship command (`make ship`) is a push before it is a runner."""
         argv = [name] + [w.text for w in args]
         for prefix in self.ctx.ship_prefixes:
-            if argv[: len(prefix)] == prefix or [raw] + argv[1: len(prefix)] == prefix:
+            if argv[: len(prefix)] == prefix or [raw, *argv[1:len(prefix)]] == prefix:
                 self.add("push", f"the configured ship command ({' '.join(prefix)})", cmd, cwd)
                 return True
         return False

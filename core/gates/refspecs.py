@@ -30,54 +30,25 @@ def _dest_is_notes(dst: str) -> bool:
     return dst.startswith(("refs/notes", "notes/")) or "refs/notes/" in dst
 
 
+class _PushWords:
+    """A push's words, read: the sources its options name, its operands (remote, refspecs), --delete."""
+
+    __slots__ = ("deleting", "operands", "sources")
+
+    def __init__(self) -> None:
+        self.sources: list[str] = []
+        self.operands: list[Word] = []
+        self.deleting = False
+
+
 def push_finding(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
                  git_dir: str | None) -> None:
     """Read a push: what it sends (a "push" finding with its sources), or why it is denied outright."""
     label = f"git {sub}"
-    sources: list[str] = []
-    operands: list[Word] = []
-    deleting = False
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        text = word.text
-        if not word.literal:
-            operands.append(word)
-            i += 1
-            continue
-        if text == "--":
-            operands += rest[i + 1:]
-            break
-        if text.startswith("--"):
-            name, eq, value = text.partition("=")
-            if name == "--delete":
-                deleting = True
-            elif name in ("--all", "--branches"):
-                sources.append(ALL_BRANCHES)
-            elif name == "--tags":
-                sources.append(ALL_TAGS)
-            elif name == "--mirror":
-                an.add("push", f"{label} --mirror", cmd, cwd, revs=None, unresolved="--mirror sends every ref, the "
-                       "hallmark notes included", git_dir=git_dir)
-                return
-            elif name == "--no-verify":
-                an.add("strict", f"{label} --no-verify skips git's pre-push wall", cmd, cwd, always=True)
-                return
-            elif name == "--recurse-submodules" and value not in ("", "no", "check"):
-                an.add("strict", f"{label} {text} pushes the submodules too", cmd, cwd, always=True)
-                return
-            elif name == "--repo" and eq:
-                operands.insert(0, Word(value))
-            i += 2 if (name in PUSH_VALUE and not eq and name not in PUSH_FLAGS_NEED_EQ) else 1
-            continue
-        if text.startswith("-") and len(text) > 1:
-            letters = text[1:]
-            deleting = deleting or "d" in letters.split("o", 1)[0]
-            # -o <option>: its value is the rest of the cluster, or the next word when o ends it
-            i += 2 if "o" in letters and letters.endswith("o") else 1
-            continue
-        operands.append(word)
-        i += 1
+    words = _push_words(an, label, rest, cmd, cwd, git_dir)
+    if words is None:
+        return
+    sources, operands = words.sources, words.operands
     repo = operands[0] if operands else None
     refspecs = operands[1:]
     if repo is not None and not repo.literal:
@@ -101,13 +72,69 @@ def push_finding(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: st
         if colon and _dest_is_notes(dst):
             an.add("note", f"{label} into {dst}", cmd, cwd)
             return
-        if (colon and not src) or deleting:
+        if (colon and not src) or words.deleting:
             continue  # `:dst` (or --delete) deletes dst: it sends no commit
         previous = refspecs[refspecs.index(spec) - 1].text if refspecs.index(spec) > 0 else ""
         sources.append(f"refs/tags/{src}" if previous == "tag" else src)
     if not refspecs and ALL_BRANCHES not in sources and ALL_TAGS not in sources:
         sources.append(_configured(an, repo.text if repo else "", cwd, env, git_dir))
     an.add("push", label, cmd, cwd, revs=sources, git_dir=git_dir)
+
+
+def _push_words(an: Analyzer, label: str, rest: list[Word], cmd: Command, cwd: str | None,
+                git_dir: str | None) -> _PushWords | None:
+    """The push's options and operands; None when an option alone decides it (recorded in an)."""
+    words = _PushWords()
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        text = word.text
+        if not word.literal:
+            words.operands.append(word)
+            i += 1
+            continue
+        if text == "--":
+            words.operands += rest[i + 1:]
+            break
+        if text.startswith("--"):
+            name, eq, value = text.partition("=")
+            if not _long_option(an, label, words, name, eq, value, cmd, cwd, git_dir):
+                return None
+            i += 2 if (name in PUSH_VALUE and not eq and name not in PUSH_FLAGS_NEED_EQ) else 1
+            continue
+        if text.startswith("-") and len(text) > 1:
+            letters = text[1:]
+            words.deleting = words.deleting or "d" in letters.split("o", 1)[0]
+            # -o <option>: its value is the rest of the cluster, or the next word when o ends it
+            i += 2 if "o" in letters and letters.endswith("o") else 1
+            continue
+        words.operands.append(word)
+        i += 1
+    return words
+
+
+def _long_option(an: Analyzer, label: str, words: _PushWords, name: str, eq: str, value: str, cmd: Command,
+                 cwd: str | None, git_dir: str | None) -> bool:
+    """One `--option[=value]` of a push; False when it decides the push on its own (recorded in an)."""
+    if name == "--delete":
+        words.deleting = True
+    elif name in ("--all", "--branches"):
+        words.sources.append(ALL_BRANCHES)
+    elif name == "--tags":
+        words.sources.append(ALL_TAGS)
+    elif name == "--mirror":
+        an.add("push", f"{label} --mirror", cmd, cwd, revs=None, unresolved="--mirror sends every ref, the "
+               "hallmark notes included", git_dir=git_dir)
+        return False
+    elif name == "--no-verify":
+        an.add("strict", f"{label} --no-verify skips git's pre-push wall", cmd, cwd, always=True)
+        return False
+    elif name == "--recurse-submodules" and value not in ("", "no", "check"):
+        an.add("strict", f"{label} {name}={value} pushes the submodules too", cmd, cwd, always=True)
+        return False
+    elif name == "--repo" and eq:
+        words.operands.insert(0, Word(value))
+    return True
 
 
 def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str], git_dir: str | None) -> str:
@@ -118,7 +145,7 @@ def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str],
     where = cwd or an.ctx.cwd
     base = ["git", "--git-dir", git_dir] if git_dir else ["git", "-C", where]
     try:
-        proc = capture(base + ["config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"],
+        proc = capture([*base, "config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"],
                        env=_probe_env(env))
     except OSError:
         return ALL_BRANCHES
@@ -177,7 +204,7 @@ def fetch_into_notes(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd
         if not text.startswith("-"):
             operands.append(word)
     for spec in operands[1:]:
-        src, colon, dst = spec.text.lstrip("+").partition(":")
+        _src, colon, dst = spec.text.lstrip("+").partition(":")
         if colon and _dest_is_notes(dst):
             an.add("note", f"git {sub} into {dst}", cmd, cwd)
             return

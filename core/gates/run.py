@@ -11,7 +11,7 @@ import sys
 
 
 class Result:
-    __slots__ = ("returncode", "stdout", "stderr")
+    __slots__ = ("returncode", "stderr", "stdout")
 
     def __init__(self, returncode: int, stdout: bytes, stderr: bytes) -> None:
         self.returncode = returncode

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 
-from . import shell
 from .shell import UNKNOWN, Word
 
 TYPE_CHECKING = False
@@ -53,18 +52,18 @@ RUNS_PROGRAMS = (r"\b(subprocess|os\.system|os\.exec|os\.spawn|popen|pty\.spawn|
 # -- shells ---------------------------------------------------------------------------------------
 
 
-def run_shell(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-              stdin: str | None) -> None:
+def _shell_options(an: Analyzer, name: str, args: list[Word], cmd: Command,
+                   cwd: str | None) -> tuple[int, bool, bool, bool] | None:
+    """A shell's options: (the index of its first operand, -c, -s, -n or noexec); an --rcfile is
+    followed on the way. None when -c is given a computed string (recorded in an)."""
     i = 0
-    string_next = False
-    from_stdin = False
-    noexec = False
+    string_next = from_stdin = noexec = False
     while i < len(args):
         word = args[i]
         if not word.literal:
             if string_next:
                 an.add("strict", f"{name} -c runs a computed string", cmd, cwd, always=True)
-                return
+                return None
             break
         text = word.text
         if text == "--":
@@ -91,6 +90,15 @@ def run_shell(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str 
             i += 1
             continue
         break
+    return i, string_next, from_stdin, noexec
+
+
+def run_shell(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+              stdin: str | None) -> None:
+    options = _shell_options(an, name, args, cmd, cwd)
+    if options is None:
+        return
+    i, string_next, from_stdin, noexec = options
     if noexec:
         return  # `bash -n`: a syntax check; nothing runs
     if name == "busybox":
@@ -216,7 +224,7 @@ def interpreter(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
             code = args[i + 1] if text in INLINE_FLAGS and i + 1 < len(args) else Word(text[2:], word.literal)
             code_names(an, f"{name} {text[:2]}", code.text if code.literal else None, cmd, cwd, inline=True)
             return
-        if text == "-m" and i + 1 < len(args) or (text.startswith("-m") and len(text) > 2 and name.startswith("py")):
+        if (text == "-m" and i + 1 < len(args)) or (text.startswith("-m") and len(text) > 2 and name.startswith("py")):
             module = args[i + 1] if text == "-m" else Word(text[2:], word.literal)
             _module(an, name, module, args[i + 2 if text == "-m" else i + 1:], cmd, cwd)
             return
@@ -306,6 +314,26 @@ def sed_program(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None) -
 # -- build runners --------------------------------------------------------------------------------
 
 
+def _unseen_file(an: Analyzer, name: str, texts: list[str | None], base: str, env: dict[str, str]) -> str | None:
+    """Why the runner would read a file the gate cannot see as it will be (one this same command
+    writes, stdin, or makefiles named by the environment); None when it can."""
+    for real in an.written:
+        if os.path.dirname(real) == os.path.realpath(base) and os.path.basename(real) in RUNNER_FILES.get(name, ()):
+            return f"{name} runs {os.path.basename(real)}, which this command writes"
+    if name not in ("make", "gmake"):
+        return None
+    if "MAKEFILES" in env or "MAKEFLAGS" in env:
+        return f"{name} with MAKEFILES or MAKEFLAGS set reads makefiles the gate cannot see"
+    for index, text in enumerate(texts):
+        if text in ("-f", "--file", "--makefile") and index + 1 < len(texts):
+            given = texts[index + 1]
+            if given in ("-", "/dev/stdin") or given is None:
+                return f"{name} reads a makefile the gate cannot see"
+            if os.path.realpath(os.path.join(base, given)) in an.written:
+                return f"{name} -f {given}, which this command writes"
+    return None
+
+
 def runner(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> bool:
     """make/just/npm/pnpm/yarn/bun: follow the target, recipe or script into the shell text it runs.
 
@@ -316,26 +344,11 @@ def runner(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
 
     an.moves_refs()
     base = cwd or an.ctx.cwd
-    for real in an.written:
-        if os.path.dirname(real) == os.path.realpath(base) and os.path.basename(real) in RUNNER_FILES.get(name, ()):
-            an.add("strict", f"{name} runs {os.path.basename(real)}, which this command writes", cmd, cwd, always=True)
-            return True
-    if name in ("make", "gmake") and ("MAKEFILES" in env or "MAKEFLAGS" in env):
-        an.add("strict", f"{name} with MAKEFILES or MAKEFLAGS set reads makefiles the gate cannot see", cmd, cwd,
-               always=True)
-        return True
     texts = [w.text if w.literal else None for w in args]
-    if name in ("make", "gmake"):
-        for index, text in enumerate(texts):
-            if text in ("-f", "--file", "--makefile") and index + 1 < len(texts):
-                given = texts[index + 1]
-                if given in ("-", "/dev/stdin") or given is None:
-                    an.add("strict", f"{name} reads a makefile the gate cannot see", cmd, cwd, always=True)
-                    return True
-                real = os.path.realpath(os.path.join(base, given))
-                if real in an.written:
-                    an.add("strict", f"{name} -f {given}, which this command writes", cmd, cwd, always=True)
-                    return True
+    unseen = _unseen_file(an, name, texts, base, env)
+    if unseen:
+        an.add("strict", unseen, cmd, cwd, always=True)
+        return True
     key = (name, tuple(texts), base)
     if key in an.followed:
         return True  # already analysed in this command (a target that calls itself, say)
@@ -383,7 +396,3 @@ def opaque_runner(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: 
         elif re.search(MENTION, text):
             an.add("strict", f"{name}: {filename} mentions push, release or publish", cmd, cwd)
         return
-
-
-def shell_word(word: str) -> bool:
-    return os.path.basename(word) in shell.SHELLS

@@ -8,6 +8,9 @@ git/gh meaning live in push.py; this module only knows the shell's grammar.
 A command made only of plain words (no quotes, no expansions, no operators) is split without
 loading the parser: for that subset, splitting on blanks is exactly what bash does, and it keeps
 the common `git push origin main` free of the 18 ms parser import.
+
+About 500 lines on purpose: one walker over one grammar (its node types call each other
+recursively); the grammar-free text helpers already live in shell_text.py.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # NAME=value and NAME+=
 class Word:
     """One shell word: its value when literal, else its source text (literal=False)."""
 
-    __slots__ = ("text", "literal")
+    __slots__ = ("literal", "text")
 
     def __init__(self, text: str, literal: bool = True) -> None:
         self.text = text
@@ -50,7 +53,7 @@ class Word:
 class Command:
     """One simple command as bash would run it (before any wrapper is unwrapped)."""
 
-    __slots__ = ("words", "env", "cwd", "stdin", "source", "depth")
+    __slots__ = ("cwd", "depth", "env", "source", "stdin", "words")
 
     def __init__(self, words: list[Word], env: dict[str, str], cwd: str | None, stdin: str | None,
                  source: str, depth: int) -> None:
@@ -72,7 +75,7 @@ class Command:
 class Problem:
     """Something the parser could not follow (a parse error, an over-long or over-deep command)."""
 
-    __slots__ = ("kind", "detail", "source")
+    __slots__ = ("detail", "kind", "source")
 
     def __init__(self, kind: str, detail: str, source: str) -> None:
         self.kind = kind
@@ -410,22 +413,7 @@ class Walker:
             if child is body or child == body:
                 continue
             if child.type == "heredoc_redirect":
-                text = ""
-                for part in child.children:
-                    if part.type == "heredoc_body":
-                        self._subs(part, state, depth, env)
-                        text = _text(part)
-                    elif part.type == "pipeline" and part.children and part.children[0].type == "|":
-                        continuation.extend(part.named_children)
-                    elif part.type in ("&&", "||", ";", "&"):
-                        continue
-                    elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
-                                                             "file_redirect"):
-                        continuation.append(("after", part))
-                    elif part.type == "file_redirect":
-                        self._subs(part, state, depth, env)
-                        self._redirect(part, state)
-                heredocs.append((child.start_byte, text))
+                heredocs.append((child.start_byte, self._heredoc(child, state, depth, env, continuation)))
             elif child.type == "herestring_redirect":
                 self._subs(child, state, depth, env)
                 target = child.named_children[-1] if child.named_children else None
@@ -461,6 +449,26 @@ class Walker:
             self._redirect(redirect, state, content)
         for part in later:
             self._node(part, state, depth, env)
+
+    def _heredoc(self, child: Node, state: dict, depth: int, env: dict[str, str], continuation: list) -> str:
+        """A here-document's text; what follows its start line (`<<EOF | sh`, `<<EOF && x`) joins
+        continuation, piped nodes as they are and later commands as ("after", node)."""
+        text = ""
+        for part in child.children:
+            if part.type == "heredoc_body":
+                self._subs(part, state, depth, env)
+                text = _text(part)
+            elif part.type == "pipeline" and part.children and part.children[0].type == "|":
+                continuation.extend(part.named_children)
+            elif part.type in ("&&", "||", ";", "&"):
+                continue
+            elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
+                                                     "file_redirect"):
+                continuation.append(("after", part))
+            elif part.type == "file_redirect":
+                self._subs(part, state, depth, env)
+                self._redirect(part, state)
+        return text
 
     def _pipeline(self, elements: list, state: dict, depth: int, env: dict[str, str],
                   feeds: dict[int, str | None] | None = None) -> None:

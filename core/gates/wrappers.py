@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 class Spec:
-    __slots__ = ("short_value", "long_value", "stop", "shell_opt", "skip", "via_shell", "no_cluster", "numeric")
+    __slots__ = ("long_value", "no_cluster", "numeric", "shell_opt", "short_value", "skip", "stop", "via_shell")
 
     def __init__(self, short_value: str = "", long_value: tuple[str, ...] = (), stop: str | tuple[str, ...] = (),
                  shell_opt: tuple[str, ...] = (), skip: int = 0, via_shell: bool = False, no_cluster: bool = False,
@@ -94,7 +94,9 @@ RUN_VERB = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch"
             "nvm": "exec", "doppler": "run", "infisical": "run", "op": "run", "dotenvx": "run", "aws-vault": "exec"}
 RUN_VALUE = frozenset({"--with", "--python", "-p", "--env", "-e", "--directory", "--project", "--extra", "--group",
                        "--package", "-n", "--name", "--prefix", "--env-file", "-f", "--config", "--project-root"})
-SPECIAL = frozenset({"env", "xargs", "parallel", "find", "nix", "direnv", "tmux", "screen", "hyperfine", "!"})
+# commands that run others their own way, read in runs_others.py (loaded only when one is called)
+RUNS_OTHERS = frozenset({"find", "nix", "hyperfine", "tmux", "screen"})
+SPECIAL = frozenset({"env", "xargs", "parallel", "direnv", "!"}) | RUNS_OTHERS
 WRAPPERS = frozenset(SPECS) | frozenset(RUN_VERB) | SPECIAL
 
 
@@ -116,19 +118,10 @@ def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None
                 continue
             return i, None, None, seen
         if text.startswith("--"):
-            name, eq, value = text.partition("=")
-            seen.append(name)
-            if name in spec.stop:
-                return i, name, None, seen
-            if name in spec.long_value and not eq:
-                value_word = args[i + 1] if i + 1 < len(args) else None
-                if name in spec.shell_opt:
-                    return i + 2, None, value_word, seen
-                i += 2
-                continue
-            if name in spec.shell_opt and eq:
-                return i + 1, None, Word(value, word.literal), seen
-            i += 1
+            found = _long_option(spec, args, i, seen)
+            if isinstance(found, tuple):
+                return found
+            i = found
             continue
         if spec.numeric and text[1:].isdigit():
             i += 1
@@ -154,6 +147,23 @@ def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None
     return i, None, None, seen
 
 
+def _long_option(spec: Spec, args: list[Word], i: int,
+                 seen: list[str]) -> int | tuple[int, str | None, Word | None, list[str]]:
+    """One `--name[=value]` at args[i]: the index after it, or _options' answer when it ends the walk."""
+    word = args[i]
+    name, eq, value = word.text.partition("=")
+    seen.append(name)
+    if name in spec.stop:
+        return i, name, None, seen
+    if name in spec.long_value and not eq:
+        if name in spec.shell_opt:
+            return i + 2, None, args[i + 1] if i + 1 < len(args) else None, seen
+        return i + 2
+    if name in spec.shell_opt and eq:
+        return i + 1, None, Word(value, word.literal), seen
+    return i + 1
+
+
 def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
            stdin: str | None) -> Unwrapped:
     """The wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper."""
@@ -164,6 +174,12 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     spec = SPECS.get(name)
     if spec is None:
         return False
+    return _by_spec(an, name, spec, args, cmd, cwd, env)
+
+
+def _by_spec(an: Analyzer, name: str, spec: Spec, args: list[Word], cmd: Command, cwd: str | None,
+             env: dict[str, str]) -> Unwrapped:
+    """A wrapper read by its Spec: its options, sudo's prefix, su's operand, flock's options after it."""
     start, stopped, shell_string, seen = _options(spec, args)
     if stopped is not None:
         return None
@@ -185,7 +201,7 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     if skip < 0:  # su/runuser/script: an optional user or file before (or after) the options
         rest = args[start:]
         if rest and rest[0].literal and not rest[0].text.startswith("-"):
-            more_start, _, more_shell, _ = _options(spec, rest[1:])
+            _more_start, _, more_shell, _ = _options(spec, rest[1:])
             if more_shell is not None:
                 an.shell_string(more_shell, cmd, cwd)
         return None  # `su user` alone starts an interactive shell: nothing to read
@@ -252,11 +268,13 @@ def _join(cwd: str | None, word: Word | None) -> str | None:
     return os.path.normpath(os.path.join(cwd, word.text)) if cwd else None
 
 
-def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-             stdin: str | None):
-    def lit(i: int) -> str | None:
-        return args[i].text if i < len(args) and args[i].literal else None
+def _lit(args: list[Word], i: int) -> str | None:
+    return args[i].text if i < len(args) and args[i].literal else None
 
+
+def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+             stdin: str | None) -> Unwrapped:
+    """Commands that run other commands their own way; False when name is none of them."""
     if name == "!":
         return args, cwd
     if name == "env":
@@ -265,72 +283,16 @@ def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
         return _xargs(an, args, cmd, cwd, env, stdin)
     if name == "parallel":
         return _parallel(an, args, cmd, cwd, env, stdin)
-    if name == "find":
-        index = 0
-        while index < len(args):
-            if lit(index) in ("-exec", "-execdir", "-ok", "-okdir"):
-                end = index + 1
-                while end < len(args) and lit(end) not in (";", "+"):
-                    end += 1
-                if args[index + 1:end]:
-                    an.exec(list(args[index + 1:end]), cmd, cwd, dict(env), None)
-                index = end
-            elif lit(index) == "-delete":  # removes what it finds under its starting points
-                from .writes import check
-
-                sweeping = _find_may_match_protected(args)
-                for start in args[:next((k for k, w in enumerate(args) if w.text.startswith("-")), len(args))] or [
-                        Word(".")]:
-                    check(an, start, cwd, cmd.source, recursive=sweeping)
-            elif lit(index) in ("-fprint", "-fprintf", "-fls") and index + 1 < len(args):
-                an.write(args[index + 1], cwd, cmd.source)
-            index += 1
-        return None
     if name == "direnv":
-        if lit(0) == "exec" and len(args) >= 2:
-            return args[2:], _join(cwd, args[1])
-        return None
-    if name == "nix":
-        for index, word in enumerate(args):
-            if word.literal and word.text in ("--command", "-c"):
-                return args[index + 1:], cwd
-        for index, word in enumerate(args):
-            if word.literal and word.text == "--run" and index + 1 < len(args):
-                an.shell_string(args[index + 1], cmd, cwd)
-                return None
+        return (args[2:], _join(cwd, args[1])) if _lit(args, 0) == "exec" and len(args) >= 2 else None
+    if name not in RUNS_OTHERS:
         return False
-    if name == "hyperfine":  # every operand is a shell command; so are --prepare/--setup/--cleanup
-        index = 0
-        while index < len(args):
-            text = lit(index)
-            if text in ("-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude") and index + 1 < len(args):
-                an.shell_string(args[index + 1], cmd, cwd)
-                index += 2
-                continue
-            if text is not None and text.startswith("-"):
-                index += 2 if text in ("-r", "--runs", "-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs",
-                                       "-L", "--parameter-list", "-P", "--parameter-scan", "--export-json",
-                                       "--export-markdown", "-S", "--shell", "-n", "--command-name") else 1
-                continue
-            an.shell_string(args[index], cmd, cwd)
-            index += 1
-        return None
-    if name in ("tmux", "screen"):  # a detached session that runs a command string
-        operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
-        if name == "tmux" and operands and operands[0].literal and operands[0].text in (
-                "new", "new-session", "new-window", "neww", "split-window", "splitw", "run-shell", "run",
-                "send-keys", "send", "respawn-pane", "respawn-window"):
-            tail = [w for w in args[1:] if not (w.literal and w.text.startswith("-"))]
-            if tail:
-                an.shell_string(tail[-1], cmd, cwd)
-            return None
-        if name == "screen" and operands:
-            return _via_shell(an, operands, cmd, cwd)
-        return None
-    return False
+    from .runs_others import HANDLERS
+
+    return HANDLERS[name](an, name, args, cmd, cwd, env)
 
 
-def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]):
+def _env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> Unwrapped:  # noqa: C901 - one walk over env(1)'s option shapes (-, --, --name[=v], -uCS clusters, VAR=v)
     i = 0
     while i < len(args):
         word = args[i]
@@ -459,25 +421,3 @@ def _parallel(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env
             an.exec(words, cmd, cwd, dict(env), None)
         return None
     return _xargs(an, inner, cmd, cwd, env, stdin)
-
-
-# names find -delete could remove that belong to the record (Hallmark's state, git's own, Claude's settings)
-PROTECTED_NAMES = (".git", "hallmark", "events.jsonl", "item.json", "counters.json", "index.sqlite", "settings.json",
-                   "settings.local.json", ".hallmark.toml", "hooks", "pre-push", "config", "packed-refs", "notes")
-
-
-def _find_may_match_protected(args: list[Word]) -> bool:
-    """Without a name test find removes everything under its start; with one, only what it matches."""
-    import fnmatch
-
-    tests = [args[k + 1] for k, w in enumerate(args[:-1])
-             if w.literal and w.text in ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename")]
-    if not tests:
-        return True
-    for test in tests:
-        if not test.literal:
-            return True
-        pattern = test.text.rsplit("/", 1)[-1]
-        if any(fnmatch.fnmatch(name, pattern) for name in PROTECTED_NAMES):
-            return True
-    return any(w.literal and w.text in ("-regex", "-iregex", "-o", "-or", "!", "-not") for w in args)

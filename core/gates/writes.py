@@ -203,6 +203,25 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     if name not in VALUE_OPTIONS and name not in ("sponge", "install"):
         return
     operands, values = _operands(name, args)
+    targets, content = _targets(an, name, args, operands, values, cwd, stdin)
+    linking = name == "ln" or (name == "cp" and any(k in values for k in (
+        "-s", "-l", "--symbolic-link", "--link")))
+    if linking:
+        sources = operands if (values.get("-t") or values.get("--target-directory")) is not None else operands[:-1]
+        for source in sources:
+            link_source(an, source, cwd, cmd.source)
+    recursive = (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive"))) or name in (
+        "tar", "unzip", "rsync") or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
+    for target in targets:
+        if recursive:
+            check(an, target, cwd, cmd.source, recursive=True)
+        else:
+            an.write(target, cwd, cmd.source, content if len(targets) == 1 else None)
+
+
+def _targets(an: Analyzer, name: str, args: list[Word], operands: list[Word], values: dict[str, Word],  # noqa: C901 - one table: where each command names the files it writes
+             cwd: str | None, stdin: str | None) -> tuple[list[Word], str | None]:
+    """The files this command writes, and their content when it is known (tee's stdin, cp's source)."""
     targets: list[Word] = []
     content: str | None = None
     if name in ("tee", "sponge"):
@@ -262,19 +281,7 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         targets = [v for k, v in values.items() if k in ("-p", "--tmpdir")]
     elif name == "split":
         targets = operands[1:2]
-    linking = name == "ln" or (name == "cp" and any(k in values for k in (
-        "-s", "-l", "--symbolic-link", "--link")))
-    if linking:
-        sources = operands if (values.get("-t") or values.get("--target-directory")) is not None else operands[:-1]
-        for source in sources:
-            link_source(an, source, cwd, cmd.source)
-    recursive = (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive"))) or name in (
-        "tar", "unzip", "rsync") or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
-    for target in targets:
-        if recursive:
-            check(an, target, cwd, cmd.source, recursive=True)
-        else:
-            an.write(target, cwd, cmd.source, content if len(targets) == 1 else None)
+    return targets, content
 
 
 def link_source(an: Analyzer, source: Word, cwd: str | None, text: str) -> None:

@@ -184,8 +184,8 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
     from ..questions import apply_expired_defaults
 
     done: list[dict[str, Any]] = StepList(repo.root.name, on_step)
-    for q in apply_expired_defaults(repo):
-        done.append({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]})
+    done.extend({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]}
+                for q in apply_expired_defaults(repo))
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
     watchman(repo)
     for view in repo.index.items(include_terminal=False):

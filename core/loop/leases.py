@@ -43,9 +43,7 @@ def is_live(lease: dict[str, Any] | None) -> bool:
             return False
     except (KeyError, ValueError):
         return False
-    if lease.get("host") == socket.gethostname() and lease.get("pid") and not _pid_alive(int(lease["pid"])):
-        return False
-    return True
+    return not (lease.get("host") == socket.gethostname() and lease.get("pid") and not _pid_alive(int(lease["pid"])))
 
 
 def current(repo: Repo, item_id: str) -> dict[str, Any] | None:

@@ -120,8 +120,8 @@ def session_dir(repo: Repo, session: str, item_id: str | None) -> tuple[Path, st
         candidates.append((binding["cwd"], "the session binding"))
     if isinstance(binding.get("transcript"), str) and binding["transcript"]:
         candidates.append((_transcript_cwd(Path(binding["transcript"])), "the session's transcript"))
-    for found in sorted(_claude_projects().glob(f"*/{session}.jsonl"))[:3]:
-        candidates.append((_transcript_cwd(found), "the session's transcript"))
+    candidates.extend((_transcript_cwd(found), "the session's transcript")
+                      for found in sorted(_claude_projects().glob(f"*/{session}.jsonl"))[:3])
     bound = binding.get("item") if isinstance(binding.get("item"), str) else None
     for candidate_item in dict.fromkeys(x for x in (item_id, bound) if x):
         view = repo.index.item(candidate_item)

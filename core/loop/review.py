@@ -39,7 +39,7 @@ def base_ref(repo: Repo, view: states.ItemView) -> str:
 
 def base_rules(repo: Repo, base: str) -> list[tuple[str, str]]:
     """(path, text) of each rule file on the base branch, and of the files they list (one level)."""
-    names = list(repo.config.rules) + [".hallmark/review.md"]
+    names = [*list(repo.config.rules), ".hallmark/review.md"]
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     queue = list(names)

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 import subprocess
@@ -183,10 +184,8 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
 
 def _shipped(repo: Repo, item_id: str, sha: str, pr: str, **fields: Any) -> dict[str, Any]:
     view = items.transition(repo, item_id, "shipped", actor=ACTOR, sha=sha, pr=pr, **fields)
-    try:
+    with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
-    except FileNotFoundError:
-        pass
     return {"item": item_id, "outcome": "shipped", "pr": pr or None, "sha": sha, "state": view.state}
 
 

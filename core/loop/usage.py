@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from ..errors import HallError
@@ -50,10 +51,8 @@ def report(repo: Repo, by: str = "item", since: str | None = None, item: str | N
             for f in FIELDS:
                 target[f] += _int(event.get(f))
             target["tokens"] = sum(target[f] for f in FIELDS)
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 target["cost_usd"] = round(target["cost_usd"] + float(event.get("cost_usd") or 0), 6)
-            except (TypeError, ValueError):
-                pass
             target["runs"] += 1
         if event.get("standin"):
             row["standin_runs"] += 1

@@ -29,7 +29,6 @@ from .reading import (
                       get,
                       history,
                       list_learnings,
-                      matches_paths,
                       pending,
                       preview,
                       tombstone_for,
@@ -42,6 +41,6 @@ _paths = paths_of  # older callers (transfer) use these names
 _config = library_config
 
 __all__ = ["DRAIN_GAP", "PERSON", "accept", "audit_log", "automation_confirmation", "believed", "get", "history",
-           "last_drain_summary", "last_used", "list_learnings", "matches_paths", "pending", "preview", "project_of",
+           "last_drain_summary", "last_used", "list_learnings", "pending", "preview", "project_of",
            "propose", "propose_retirement", "propose_retirements", "reconcile", "record_usage", "reject", "reopen",
            "repair", "retire", "skip", "store_of", "tombstone_for", "undo", "verify_audit"]

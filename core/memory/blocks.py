@@ -67,7 +67,7 @@ def render_block(lid: str, inner_lines: list[str], nl: str) -> str:
 class Block:
     """One marked block found in a text: where it is and what it holds."""
 
-    __slots__ = ("lid", "sha", "start", "end", "inner", "inner_start", "inner_end")
+    __slots__ = ("end", "inner", "inner_end", "inner_start", "lid", "sha", "start")
 
     def __init__(self, lid: str, sha: str | None, start: int, end: int, inner: str, inner_start: int,
                  inner_end: int) -> None:

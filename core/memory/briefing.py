@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import HallError
@@ -80,7 +80,6 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
     index = SearchIndex(Store(paths))
     index.catch_up()
     seen: set[str] = set()
-    page = 50
     moment = clock.stamp()
     if as_of:
         from .reading import as_of_stamp, believed
@@ -88,41 +87,12 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
         moment = as_of_stamp(as_of) or moment
         then = believed(paths, as_of)
 
-    def stages_then():
-        from .globs import any_match
-
-        ranked = sorted(then, key=lambda x: (-x.occurrences, x.id))
-        if changed:
-            for learning in ranked:
-                if learning.paths and any_match(changed, learning.paths):
-                    yield learning, "scoped to the changed paths"
-        for learning in ranked:
-            if not learning.paths or not changed:
-                yield learning, "general" if not learning.paths else "any path (no changed paths given)"
-
-    def stages():
-        if changed:
-            nums = index.scoped_ids(project, changed)
-            for start in range(0, len(nums), page):
-                for learning in index.records(nums[start:start + page]):
-                    yield learning, "scoped to the changed paths"
-        words = " ".join(re.split(r"[/._\-\s*]+", " ".join(changed))) + " " + (query or "")
-        if words.strip():
-            for learning in index.iter_search(project, words):
-                yield learning, "matched by search"
-        if changed:
-            for learning in index.iter_general(project):
-                yield learning, "general (no path scope)"
-        else:  # no changed paths: nothing to scope by, every accepted learning may serve
-            for learning in index.iter_general(project, scoped_too=True):
-                yield learning, "general" if not learning.paths else "any path (no changed paths given)"
-
     header = HEADER.format(cap=cap, method=TOKEN_METHOD)
     used = estimate_tokens(header + "\n")
     included, omitted, misses = [], 0, 0
     lines = [header]
     # candidates are read a page at a time, only until the cap is full
-    for learning, why in (stages_then() if as_of else stages()):
+    for learning, why in (_stages_then(then, changed) if as_of else _stages(index, project, changed, query)):
         if learning.id in seen or learning.status not in ("accepted", "promoted") or learning.project != project:
             continue
         if not learning.valid_at(moment):  # retired, superseded, expired or not yet in force
@@ -151,6 +121,41 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
 
 
 # -- degraded mode (plan-build: an explicit, reported degraded mode when the store cannot be read) --
+
+def _stages_then(then: list[Learning], changed: list[str]) -> Iterator[tuple[Learning, str]]:
+    """The candidates as they stood on a past day: scoped to the changed paths, then the rest."""
+    from .globs import any_match
+
+    ranked = sorted(then, key=lambda x: (-x.occurrences, x.id))
+    if changed:
+        for learning in ranked:
+            if learning.paths and any_match(changed, learning.paths):
+                yield learning, "scoped to the changed paths"
+    for learning in ranked:
+        if not learning.paths or not changed:
+            yield learning, "general" if not learning.paths else "any path (no changed paths given)"
+
+
+def _stages(index: SearchIndex, project: str, changed: list[str], query: str,
+            page: int = 50) -> Iterator[tuple[Learning, str]]:
+    """The candidates now, read lazily a page at a time: scoped to the changed paths, matched by
+    search on their words and the query, then general ones."""
+    if changed:
+        nums = index.scoped_ids(project, changed)
+        for start in range(0, len(nums), page):
+            for learning in index.records(nums[start:start + page]):
+                yield learning, "scoped to the changed paths"
+    words = " ".join(re.split(r"[/._\-\s*]+", " ".join(changed))) + " " + (query or "")
+    if words.strip():
+        for learning in index.iter_search(project, words):
+            yield learning, "matched by search"
+    if changed:
+        for learning in index.iter_general(project):
+            yield learning, "general (no path scope)"
+    else:  # no changed paths: nothing to scope by, every accepted learning may serve
+        for learning in index.iter_general(project, scoped_too=True):
+            yield learning, "general" if not learning.paths else "any path (no changed paths given)"
+
 
 
 def degraded_text(reason: str) -> str:

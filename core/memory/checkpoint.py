@@ -10,6 +10,7 @@ project-key is a filesystem-safe form of the project identity plus a short hash.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from pathlib import Path
@@ -77,10 +78,8 @@ def set_checkpoint(paths: RepoPaths, values: dict[str, str], *, actor: str = "yo
     current = base / "current.md"
     fields: dict[str, str] = {name: DEFAULTS.get(name, "") for name in FIELDS}
     if not fresh:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             fields.update(parse(current.read_text(encoding="utf-8")))
-        except FileNotFoundError:
-            pass
     for name, value in values.items():
         if name not in FIELDS:
             raise HallError("USAGE", f"'{name}' is not a checkpoint field ({', '.join(FIELDS)})",
@@ -107,10 +106,8 @@ def set_checkpoint(paths: RepoPaths, values: dict[str, str], *, actor: str = "yo
                         ["hall note add …", "hall library propose …"])
     with journal.locked(base / "slot"):
         previous = None
-        try:
+        with contextlib.suppress(FileNotFoundError):
             previous = current.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            pass
         stamp = fields["Updated"].replace(":", "").replace("-", "").replace(".", "")
         atomic.write_text(base / "history" / f"{stamp}.md", text)
         atomic.write_text(current, text)

@@ -81,9 +81,9 @@ def record_of(repo: Any, item_id: str, limit: int = 60_000) -> str:
             continue
         body = {k: v for k, v in event.items() if k not in ("v", "item", "t")}
         lines.append(f"{event['t'][:19]} {json.dumps(body, ensure_ascii=False, default=str)[:2000]}")
-    for failure in journal.read(failures.failures_path(repo.paths)).events:
-        if failure.get("item") == item_id:
-            lines.append(f"failure ({failure.get('kind')}): {failure.get('reason')} :: {failure.get('excerpt', '')[:300]}")
+    lines.extend(f"failure ({failure.get('kind')}): {failure.get('reason')} :: {failure.get('excerpt', '')[:300]}"
+                 for failure in journal.read(failures.failures_path(repo.paths)).events
+                 if failure.get("item") == item_id)
     text = "\n".join(lines)
     return text[-limit:]
 

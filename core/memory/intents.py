@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from .. import atomic, clock, journal
@@ -55,15 +55,11 @@ def guard(store: Store, where: Where, before: Learning, planned: Learning, op: s
     try:
         yield
     except BaseException:
-        try:
+        with suppress(Exception):  # the intent stays on disk; the next reconcile settles it
             settle(store, where, before.id)
-        except Exception:  # noqa: BLE001 - the intent stays on disk; the next reconcile settles it
-            pass
         raise
-    try:
+    with suppress(FileNotFoundError):
         path.unlink()
-    except FileNotFoundError:
-        pass
 
 
 def _renderings(store: Store, learning: Learning, extra: list[dict[str, Any]]) -> set[str]:
@@ -120,10 +116,8 @@ def settle(store: Store, where: Where, lid: str) -> dict[str, Any]:
             continue
         if orphans.remove_found(where, found):
             done["repaired"].append(f"removed from {found['path']}")
-    try:
+    with suppress(FileNotFoundError):
         path.unlink()
-    except FileNotFoundError:
-        pass
     return done
 
 

@@ -7,6 +7,7 @@ for a decision killed half-way. Stdlib only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -87,8 +88,6 @@ def remove_found(where: Where, found: dict[str, Any]) -> bool:
         return True
     path.unlink()
     if found["target"] == "skill":
-        try:
+        with contextlib.suppress(OSError):
             path.parent.rmdir()
-        except OSError:
-            pass
     return True

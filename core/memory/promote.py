@@ -17,6 +17,7 @@ version to library/kept/. Stdlib only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass
@@ -157,11 +158,11 @@ def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
     text = target_plan.text
     current = safe_write.read_text(path)
     kept = None
-    if current is not None and current != text:
-        if not _file_is_ours(path, learning.id) and not _matches(learning, current):
-            if not overwrite_edit:
-                raise _edited_error(learning, rel)
-            kept = _keep_copy(where, learning.id, rel, current) if keep_copy else None
+    if current is not None and current != text and not _file_is_ours(path, learning.id) \
+            and not _matches(learning, current):
+        if not overwrite_edit:
+            raise _edited_error(learning, rel)
+        kept = _keep_copy(where, learning.id, rel, current) if keep_copy else None
     created_dir = not path.parent.exists()
     if current != text:
         safe_write.write_text(path, text, state_tmp=where.tmp)
@@ -269,43 +270,58 @@ def remove(where: Where, learning: Learning) -> dict[str, Any]:
     path = where.root / promo["path"]
     rel = promo["path"]
     if promo["target"] == "claude_md":
-        text = safe_write.read_text(path)
-        if text is None:
-            return {"did": "CLAUDE.md is gone", "path": rel}
-        b = _my_block(text, learning.id)
-        if b is None:
-            return {"did": "block already gone", "path": rel}
-        if digest(b.inner) in (promo.get("digest"), b.sha):
-            start = b.start
-            sep = promo.get("sep") or ""
-            if sep and start >= len(sep) and text[start - len(sep):start] == sep:
-                start -= len(sep)  # the separator promotion added goes with the block
-            safe_write.write_text(path, text[:start] + text[b.end:], state_tmp=where.tmp)
-            return {"did": "block removed", "path": rel}
-        # edited by hand: only our two marker lines go; the person's text stays where it was
-        kept_text = text[b.inner_start:b.inner_end]
-        safe_write.write_text(path, text[:b.start] + kept_text + text[b.end:], state_tmp=where.tmp)
-        line = text[:b.start].count("\n") + 1
-        return {"did": "kept your edit", "path": rel, "kept": f"{rel}:{line}",
-                "why": "the block was edited by hand; its markers were removed and your text left in place"}
+        return _remove_block(where, learning, promo, path, rel)
     if promo["target"] == "hook":
-        text = safe_write.read_text(path)
-        if text is None:
-            return {"did": "settings file is gone", "path": rel}
-        state = _hook_state(where, learning)
-        if state["state"] == "deleted":
-            return {"did": "hook entry already gone", "path": rel}
-        if state["state"] == "edited":
-            return {"did": "kept your edit", "path": rel, "kept": rel,
-                    "why": "the hook entry was edited by hand; it was left in place and is yours now"}
-        updated = _without_hook(where, learning, text, rel)
-        if updated is None:
-            return {"did": "hook entry already gone", "path": rel}
-        if updated == "" and (promo.get("edit") or {}).get("created_file"):
-            path.unlink()
-        else:
-            safe_write.write_text(path, updated, state_tmp=where.tmp)
-        return {"did": "hook entry removed", "path": rel}
+        return _remove_hook(where, learning, promo, path, rel)
+    return _remove_file(promo, path, rel)
+
+
+def _remove_block(where: Where, learning: Learning, promo: dict[str, Any], path: Path, rel: str) -> dict[str, Any]:
+    """A CLAUDE.md block: removed with its separator, or only its markers when the person edited it."""
+    text = safe_write.read_text(path)
+    if text is None:
+        return {"did": "CLAUDE.md is gone", "path": rel}
+    b = _my_block(text, learning.id)
+    if b is None:
+        return {"did": "block already gone", "path": rel}
+    if digest(b.inner) in (promo.get("digest"), b.sha):
+        start = b.start
+        sep = promo.get("sep") or ""
+        if sep and start >= len(sep) and text[start - len(sep):start] == sep:
+            start -= len(sep)  # the separator promotion added goes with the block
+        safe_write.write_text(path, text[:start] + text[b.end:], state_tmp=where.tmp)
+        return {"did": "block removed", "path": rel}
+    # edited by hand: only our two marker lines go; the person's text stays where it was
+    kept_text = text[b.inner_start:b.inner_end]
+    safe_write.write_text(path, text[:b.start] + kept_text + text[b.end:], state_tmp=where.tmp)
+    line = text[:b.start].count("\n") + 1
+    return {"did": "kept your edit", "path": rel, "kept": f"{rel}:{line}",
+            "why": "the block was edited by hand; its markers were removed and your text left in place"}
+
+
+def _remove_hook(where: Where, learning: Learning, promo: dict[str, Any], path: Path, rel: str) -> dict[str, Any]:
+    """A hook entry in Claude Code's settings: removed unless the person edited it."""
+    text = safe_write.read_text(path)
+    if text is None:
+        return {"did": "settings file is gone", "path": rel}
+    state = _hook_state(where, learning)
+    if state["state"] == "deleted":
+        return {"did": "hook entry already gone", "path": rel}
+    if state["state"] == "edited":
+        return {"did": "kept your edit", "path": rel, "kept": rel,
+                "why": "the hook entry was edited by hand; it was left in place and is yours now"}
+    updated = _without_hook(where, learning, text, rel)
+    if updated is None:
+        return {"did": "hook entry already gone", "path": rel}
+    if updated == "" and (promo.get("edit") or {}).get("created_file"):
+        path.unlink()
+    else:
+        safe_write.write_text(path, updated, state_tmp=where.tmp)
+    return {"did": "hook entry removed", "path": rel}
+
+
+def _remove_file(promo: dict[str, Any], path: Path, rel: str) -> dict[str, Any]:
+    """A file the promotion wrote: removed (and the folder it made) unless the person edited it."""
     try:
         current = safe_write.read_text(path)
     except HallError:
@@ -317,10 +333,8 @@ def remove(where: Where, learning: Learning) -> dict[str, Any]:
                 "why": "the file was edited by hand; it was left in place and is yours now"}
     path.unlink()
     if promo.get("created_dir"):
-        try:
+        with contextlib.suppress(OSError):
             path.parent.rmdir()
-        except OSError:
-            pass
     return {"did": "file removed", "path": rel}
 
 

@@ -137,12 +137,5 @@ def verify_audit(repo: Any) -> list[str]:
     return audit.verify(store.audit_path, current)
 
 
-def matches_paths(learning: Learning, changed: list[str]) -> bool:
-    """Does a changed path fall under one of the learning's globs (see globs.py)?"""
-    from .globs import any_match
-
-    return any_match(changed, learning.paths)
-
-
-__all__ = ["as_of_stamp", "audit_log", "believed", "get", "history", "list_learnings", "matches_paths",
+__all__ = ["as_of_stamp", "audit_log", "believed", "get", "history", "list_learnings",
            "pending", "preview", "tombstone", "tombstone_for", "verify_audit", "version_at", "where_of"]

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import sqlite3
-from pathlib import Path
 from typing import Any
 
 from .. import journal
@@ -161,13 +160,6 @@ class SearchIndex(DerivedDatabase):
             out = [x for x in out if x.id not in exclude]
         return out[:limit]
 
-    def with_status(self, project: str, statuses: tuple[str, ...]) -> list[Learning]:
-        marks = ",".join("?" for _ in statuses)
-        rows = self.db().execute(
-            f"SELECT record FROM learnings WHERE project=? AND status IN ({marks}) ORDER BY num",
-            (project, *statuses)).fetchall()
-        return [Learning.from_dict(json.loads(r[0])) for r in rows]
-
     def pending(self, project: str) -> list[Learning]:
         """Proposed and skipped learnings, and active ones with a retirement proposal."""
         try:
@@ -232,9 +224,6 @@ class SearchIndex(DerivedDatabase):
                  self.db().execute(f"SELECT num, record FROM learnings WHERE num IN ({marks})", nums)}
         return [Learning.from_dict(json.loads(found[n])) for n in nums if n in found]
 
-    def scoped(self, project: str, changed: list[str]) -> list[Learning]:
-        return self.records(self.scoped_ids(project, changed))
-
     def count(self, project: str, statuses: tuple[str, ...]) -> int:
         marks = ",".join("?" for _ in statuses)
         return int(self.db().execute(f"SELECT count(*) FROM learnings WHERE project=? AND status IN ({marks})",
@@ -268,20 +257,3 @@ class SearchIndex(DerivedDatabase):
                 yield Learning.from_dict(json.loads(record))
         except sqlite3.OperationalError:
             return
-
-    def general(self, project: str, limit: int = 100, offset: int = 0) -> list[Learning]:
-        """Active learnings with no path scope, most seen first."""
-        rows = self.db().execute(
-            "SELECT record FROM learnings WHERE project=? AND status IN ('accepted','promoted') AND paths = '[]' "
-            "ORDER BY occurrences DESC, num LIMIT ? OFFSET ?", (project, limit, offset)).fetchall()
-        return [Learning.from_dict(json.loads(r[0])) for r in rows]
-
-
-def open_index(store: Store) -> SearchIndex:
-    index = SearchIndex(store)
-    index.catch_up()
-    return index
-
-
-def index_path(root: Path) -> Path:
-    return root / "search.sqlite"

@@ -23,7 +23,7 @@ _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|nu
 
 
 class Node:
-    __slots__ = ("kind", "start", "end", "members", "items")
+    __slots__ = ("end", "items", "kind", "members", "start")
 
     def __init__(self, kind: str, start: int) -> None:
         self.kind = kind  # object, array, scalar
@@ -162,7 +162,7 @@ def add_hook(text: str | None, event: str, entry: dict[str, Any], where: str) ->
         offset, piece = _insertion(text, tree, content, "", unit, nl)
         created = "hooks"
     else:
-        hooks_indent = _line_indent(text, [k for n, k, _ in tree.members if n == "hooks"][0]) or unit
+        hooks_indent = _line_indent(text, next(k for n, k, _ in tree.members if n == "hooks")) or unit
         array = hooks.member(event)
         if array is not None and array.kind != "array":
             raise HallError("WRONG_STATE", f"{where}: hooks.{event} is not a list; nothing was changed.",
@@ -173,7 +173,7 @@ def add_hook(text: str | None, event: str, entry: dict[str, Any], where: str) ->
             offset, piece = _insertion(text, hooks, content, hooks_indent, unit, nl)
             created = "event"
         else:
-            key_start = [k for n, k, _ in hooks.members if n == event][0]
+            key_start = next(k for n, k, _ in hooks.members if n == event)
             event_indent = _line_indent(text, key_start) or hooks_indent + unit
             item_indent = event_indent + unit
             if array.items:
@@ -232,7 +232,7 @@ def remove_hook(text: str, event: str, record: dict[str, Any], is_ours: Callable
         at = text.index(inserted)
         updated = text[:at] + text[at + len(inserted):]
     else:  # the person changed the file around it: take out the entry's own span only
-        array, item, index = found
+        array, _item, index = found
         updated = _cut(text, [(i.start, i.end) for i in array.items], index)
         after = json.loads(updated)
         if record.get("created") in ("event", "hooks") and after.get("hooks", {}).get(event) == []:

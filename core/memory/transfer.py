@@ -153,7 +153,7 @@ def _restore_rest(repo: Any, data: dict[str, Any], actor: str) -> dict[str, Any]
     restored_decisions = []
     for decision in data.get("decisions") or []:
         if isinstance(decision, dict) and decisions.restore(paths, decision, actor=actor):
-            restored_decisions.append(decision.get("id"))
+            restored_decisions.append(decision.get("id"))  # noqa: PERF401 - restore writes; a loop says so
     restored_checkpoint = False
     slot = data.get("checkpoint")
     if isinstance(slot, dict) and checkpoint.show(paths).get("checkpoint") is None:

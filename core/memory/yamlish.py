@@ -60,6 +60,13 @@ def scalar(text: str, lineno: int = 0) -> Any:
     value = text.strip()
     if not value:
         return None
+    if value[0] in "\"'[{":
+        return _delimited(value, lineno)
+    return _plain(value)
+
+
+def _delimited(value: str, lineno: int) -> Any:
+    """A quoted string, a flow list or a flow map; YamlError when it is not closed."""
     if value.startswith('"'):
         if not value.endswith('"') or len(value) < 2:
             raise YamlError(f"line {lineno}: unterminated double-quoted string")
@@ -75,14 +82,17 @@ def scalar(text: str, lineno: int = 0) -> Any:
         if not value.endswith("]"):
             raise YamlError(f"line {lineno}: unterminated flow list")
         return [scalar(p, lineno) for p in _split_flow(value[1:-1])]
-    if value.startswith("{"):
-        if not value.endswith("}"):
-            raise YamlError(f"line {lineno}: unterminated flow map")
-        out = {}
-        for part in _split_flow(value[1:-1]):
-            key, _, inner = part.partition(":")
-            out[str(scalar(key, lineno))] = scalar(inner, lineno)
-        return out
+    if not value.endswith("}"):  # what is left starts with "{": a flow map
+        raise YamlError(f"line {lineno}: unterminated flow map")
+    out = {}
+    for part in _split_flow(value[1:-1]):
+        key, _, inner = part.partition(":")
+        out[str(scalar(key, lineno))] = scalar(inner, lineno)
+    return out
+
+
+def _plain(value: str) -> Any:
+    """null, a boolean, an integer, a float, or the text itself."""
     lowered = value.lower()
     if lowered in ("null", "~"):
         return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -137,9 +136,8 @@ class ModelServer:
         content: list[dict[str, Any]] = []
         if turn.text:
             content.append({"type": "text", "text": turn.text})
-        for tool in turn.tools:
-            content.append({"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
-                            "name": tool["name"], "input": tool.get("input", {})})
+        content.extend({"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
+                        "name": tool["name"], "input": tool.get("input", {})} for tool in turn.tools)
         if not content:
             content.append({"type": "text", "text": self.script.default_text})
         usage = turn.full_usage()
@@ -275,13 +273,3 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
 
 def _lower(headers: Any) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in headers.items()}
-
-
-def wait_for(predicate: Any, timeout: float = 10.0) -> bool:
-    """Poll predicate() until true or the timeout (for tests that wait on a request)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return bool(predicate())

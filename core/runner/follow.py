@@ -62,7 +62,7 @@ class StreamFollower:
         """(file offset, whole lines) for what was written since the last read, a chunk at a time; a
         half-written last line stays for the next read. Moves the offset past what it yields."""
         try:
-            handle = open(self.path, "rb", buffering=0)
+            handle = open(self.path, "rb", buffering=0)  # noqa: SIM115 - only the open is guarded; `with handle` closes it
         except OSError:
             return
         with handle:
@@ -109,7 +109,7 @@ class StreamFollower:
             return None
         first = data.find(b"\n") + 1 if start else 0
         cut = data.rfind(b"\n") + 1
-        if first <= 0 and start or cut <= first:
+        if (first <= 0 and start) or cut <= first:
             return None
         return start + first, data[first:cut]
 

@@ -13,6 +13,7 @@ Stdlib only, and run by path with `-I -S`: it must start in milliseconds and imp
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -36,10 +37,8 @@ def _end_group() -> None:
             os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             break
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(0, signal.SIGKILL)  # ends the guard too, which is what we want
-    except ProcessLookupError:
-        pass
 
 
 def _keep_to_ourselves() -> None:
@@ -51,20 +50,16 @@ def _keep_to_ourselves() -> None:
         fds = list(range(3, 256))
     for fd in fds:
         if fd > 2:
-            try:
+            with contextlib.suppress(OSError):
                 os.set_inheritable(fd, False)
-            except OSError:
-                pass
 
 
 def _end_leftovers() -> None:
     """The command is done: whatever it left running in its group (a server a test started, a
     background job of the agent's) is told to stop too. The guard itself ignores the signal."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(0, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _exit_code(status: int) -> int:

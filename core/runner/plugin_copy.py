@@ -10,6 +10,7 @@ concurrent runs share one and a half-written copy is never used.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -47,10 +48,8 @@ def headless_plugin(state_dir: Path) -> Path:
     hooks = tmp / "hooks" / "hooks.json"
     hooks.write_text(json.dumps(render_hooks(json.loads(hooks.read_text(encoding="utf-8")), binary), indent=2) + "\n",
                      encoding="utf-8")
-    try:
+    with contextlib.suppress(OSError):  # another run renamed its copy first: same content, use that one
         os.rename(tmp, target)
-    except OSError:  # another run renamed its copy first: same content, use that one
-        pass
     shutil.rmtree(scratch, ignore_errors=True)
     _prune(root, target)
     return target

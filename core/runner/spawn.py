@@ -9,6 +9,7 @@ Stdlib plus filelock: no pydantic, no rich.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -202,10 +203,8 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
         args += ["--permission-mode", spec.permission_mode]
     if spec.allowed_tools:
         args += ["--allowedTools", ",".join(spec.allowed_tools)]
-    try:
+    with contextlib.suppress(AttributeError):
         args += list(repo.config.claude_args)
-    except AttributeError:
-        pass
     return args
 
 

@@ -47,9 +47,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .standin_scenario import role_of, scenario_step
+
 MODEL = "hallmark-standin"
 VERSION = "hallmark-standin"
-MARKER = re.compile(r"hallmark-standin:\s*(\{.*\})\s*$", re.M)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -179,57 +180,6 @@ class Model:
 
 
 # -- scenario --------------------------------------------------------------------------------
-
-
-def role_of(agent: str | None, prompt: str) -> str:
-    name = (agent or "").split(":")[-1]
-    if name in ("principal-engineer", "reviewer"):
-        return "review"
-    if name == "fixer":
-        return "fix"
-    if name == "developer":
-        return "dev"
-    if name:
-        return name
-    actor = os.environ.get("HALL_ACTOR", "").split(" ")[0]  # the runner names the role of an agent-less run
-    if actor in ("dev", "intake"):
-        return actor
-    return "review" if "verdict" in prompt.lower() else "dev"
-
-
-def scenario_step(role: str, prompt: str) -> tuple[dict[str, Any], float | None]:
-    """The step for this call, and the scenario's pace if it sets one."""
-    marker = MARKER.findall(prompt)
-    if marker:
-        try:
-            return json.loads(marker[-1]), None
-        except json.JSONDecodeError:
-            pass
-    script = os.environ.get("HALL_STANDIN_SCRIPT")
-    if not script:
-        return {}, None
-    path = Path(script)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    pace = data.get("pace")
-    item = os.environ.get("HALL_ITEM", "")
-    per_item = (data.get("items") or {}).get(item) or {}
-    steps = per_item.get(role) or []
-    counter = f"{item}:{role}" if steps else role
-    steps = steps or data.get(role) or []
-    if not steps:
-        return {}, pace
-    state_path = path.with_name(path.name + ".state.json")
-    from .. import journal
-
-    with journal.locked(state_path, timeout=30):
-        try:
-            state = json.loads(state_path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
-            state = {}
-        count = int(state.get(counter, 0))
-        state[counter] = count + 1
-        state_path.write_text(json.dumps(state), encoding="utf-8")
-    return steps[min(count, len(steps) - 1)], pace
 
 
 # -- the roles -------------------------------------------------------------------------------
@@ -406,23 +356,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.output_format == "stream-json" and args.print_mode and not args.verbose:
         sys.stderr.write("Error: When using --print, --output-format=stream-json requires --verbose\n")
         return 1
-    schema = None
+    schema: dict[str, Any] | None = None
     if args.json_schema:
-        raw = args.json_schema
-        if not raw.lstrip().startswith("{") and Path(raw).is_file():
-            raw = Path(raw).read_text(encoding="utf-8")
-        try:
-            schema = json.loads(raw)
-            if not isinstance(schema, dict):
-                raise ValueError
-        except ValueError:
-            sys.stderr.write("Error: --json-schema is not a valid JSON Schema\n")
+        parsed = _json_schema(args.json_schema)
+        if isinstance(parsed, str):
+            sys.stderr.write(parsed)
             return 1
-        declared = schema.get("$schema")
-        if isinstance(declared, str) and "draft-07" not in declared:  # as Claude Code's Ajv (draft-07) does
-            sys.stderr.write(f"Error: --json-schema is not a valid JSON Schema: no schema with key or ref "
-                             f"\"{declared}\"\n")
-            return 1
+        schema = parsed
     prompt = " ".join(args.prompt)
     if not prompt and not sys.stdin.isatty():
         prompt = sys.stdin.read()
@@ -433,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"hallmark-standin: cannot read the scenario: {exc}\n")
         return 1
     pace_env = os.environ.get("HALL_STANDIN_PACE")
-    pace = float(pace_env) if pace_env not in (None, "") else (float(scenario_pace) if scenario_pace is not None else 0.05)
+    pace = float(pace_env) if pace_env else (float(scenario_pace) if scenario_pace is not None else 0.05)
     if step.get("sleep"):
         time.sleep(float(step["sleep"]))
     if args.resume and step.get("no_conversation"):
@@ -457,16 +397,49 @@ def main(argv: list[str] | None = None) -> int:
     model = Model(stream, cwd)
     if args.resume:
         model.say(f"Resumed session {args.resume} with: {prompt}")
-    structured = None
-    if role == "review":
-        structured = do_review(model, step, prompt)
-    elif role == "fix":
-        do_fix(model, step, prompt)
-    else:
-        do_other(model, step)
-        if isinstance(step.get("structured_output"), dict):
-            structured = step["structured_output"]
+    structured = _play(model, role, step, prompt)
     duration_ms = int((time.monotonic() - started) * 1000)
+    result = _result(step, prompt, model, stream, duration_ms)
+    if schema is not None and not step.get("omit_structured_output"):
+        if "structured_output" in step:
+            structured = step["structured_output"]
+        elif structured is None:
+            structured = minimal_instance(schema, schema)
+        result["structured_output"] = structured
+    stream.emit(result)
+    return int(step.get("exit_code", 0 if result["subtype"] == "success" else 1))
+
+
+def _play(model: Model, role: str, step: dict[str, Any], prompt: str) -> Any:
+    """The scenario's step for this role; the structured output it gives, if any."""
+    if role == "review":
+        return do_review(model, step, prompt)
+    if role == "fix":
+        do_fix(model, step, prompt)
+        return None
+    do_other(model, step)
+    return step["structured_output"] if isinstance(step.get("structured_output"), dict) else None
+
+
+def _json_schema(given: str) -> dict[str, Any] | str:
+    """--json-schema (inline JSON or a file) as Claude Code reads it, or the error it prints."""
+    raw = given
+    if not raw.lstrip().startswith("{") and Path(raw).is_file():
+        raw = Path(raw).read_text(encoding="utf-8")
+    try:
+        schema = json.loads(raw)
+        if not isinstance(schema, dict):
+            raise ValueError
+    except ValueError:
+        return "Error: --json-schema is not a valid JSON Schema\n"
+    declared = schema.get("$schema")
+    if isinstance(declared, str) and "draft-07" not in declared:  # as Claude Code's Ajv (draft-07) does
+        return f"Error: --json-schema is not a valid JSON Schema: no schema with key or ref \"{declared}\"\n"
+    return schema
+
+
+def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, duration_ms: int) -> dict[str, Any]:
+    """The run's closing `result` line, as the real CLI writes it (without structured_output)."""
     usage = _usage_numbers(step, prompt, model)
     subtype = step.get("subtype", "success")
     result: dict[str, Any] = {
@@ -488,14 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         result["result"] = "Stand-in run finished (hallmark-standin: no model ran)."
     else:
         result["errors"] = [f"stand-in scenario ended the run with {subtype}"]
-    if schema is not None and not step.get("omit_structured_output"):
-        if "structured_output" in step:
-            structured = step["structured_output"]
-        elif structured is None:
-            structured = minimal_instance(schema, schema)
-        result["structured_output"] = structured
-    stream.emit(result)
-    return int(step.get("exit_code", 0 if subtype == "success" else 1))
+    return result
 
 
 if __name__ == "__main__":  # pragma: no cover

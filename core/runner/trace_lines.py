@@ -122,10 +122,6 @@ class TraceLines:
         except OSError:
             return b""
 
-    def load_times(self) -> None:
-        """Read the runner's arrival times (call again as a live run grows)."""
-        self.times = trace.read_times(self.path)
-
     # -- steps -----------------------------------------------------------------------------------
     def steps(self, line: int) -> list[trace.Step]:
         cached = self._steps.get(line)

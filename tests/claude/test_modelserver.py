@@ -42,7 +42,7 @@ def test_streaming_tool_call_usage_and_the_record():
         status, text, headers = post(server, "/v1/messages?beta=true", body, {"x-claude-code-session-id": "s1"})
         events = sse(text)
         assert status == 200 and headers["content-type"] == "text/event-stream"
-        assert [e["type"] for e in events][0] == "message_start" and events[-1]["type"] == "message_stop"
+        assert next(e["type"] for e in events) == "message_start" and events[-1]["type"] == "message_stop"
         start = next(e for e in events if e["type"] == "content_block_start")
         assert start["content_block"]["name"] == "Bash"
         raw = "".join(e["delta"]["partial_json"] for e in events if e["type"] == "content_block_delta")

@@ -29,7 +29,7 @@ OWNERS = [
     ("a session's file under sessions/", r"""["']sessions["']\s*/""", {"core/ids.py"}),
     ("the worktree map (which item owns a path)", r"worktrees\.json", {"core/item_lookup.py"}),
     ("a read of item.json (a cache, never read for decisions)", r"item\.json",
-     {"core/items.py", "core/states.py", "core/damaged.py", "core/gates/wrappers.py", "core/item_lookup.py"}),
+     {"core/items.py", "core/states.py", "core/damaged.py", "core/gates/runs_others.py", "core/item_lookup.py"}),
     ("the [capture] defaults", r"""["']docs/["'],\s*["']\*\.md["']""", {"core/config_raw.py"}),
     ("a path into a runs folder", r"""/\s*["']runs["']|["']runs["']\s*/|join\([^)]*["']runs["']\s*\)""",
      {"core/runs.py"}),

@@ -60,9 +60,7 @@ def test_probes_from_many_threads_never_see_a_free_lock_as_held(tmp_path: Path) 
     false_lives: list[bool] = []
 
     def probe() -> None:
-        for _ in range(300):
-            if lock_is_held(lock):
-                false_lives.append(True)
+        false_lives.extend(True for _ in range(300) if lock_is_held(lock))
 
     threads = [threading.Thread(target=probe) for _ in range(4)]
     for thread in threads:

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from gatehelp import GateRepo, make_repo  # noqa: E402
+from gatehelp import GateRepo, make_repo
 
 
 @pytest.fixture(scope="module")

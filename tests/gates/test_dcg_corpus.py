@@ -23,10 +23,9 @@ PUSH = "git push origin main"
 def _cases(shared_dir) -> list[dict]:
     found = []
     for path in sorted((shared_dir / "corpora" / "dcg" / "tests" / "corpus").rglob("*.toml")):
-        for case in tomllib.loads(path.read_text(encoding="utf-8")).get("case", []):
-            if isinstance(case.get("command"), str):
-                found.append({**case, "file": path.name,
-                              "expected": case.get("expected") or case.get("expected_decision")})
+        found += [{**case, "file": path.name, "expected": case.get("expected") or case.get("expected_decision")}
+                  for case in tomllib.loads(path.read_text(encoding="utf-8")).get("case", [])
+                  if isinstance(case.get("command"), str)]
     return found
 
 

@@ -13,8 +13,7 @@ from hallmark.core.gates.push import Context, analyze
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-EVENT_NAMES = sorted(states.TRANSITIONS) + ["created", "adopted", "held", "released", "session_bound", "titled",
-                                            "usage", "prompt", "rebased", "question", "answered"]
+EVENT_NAMES = [*sorted(states.TRANSITIONS), "created", "adopted", "held", "released", "session_bound", "titled", "usage", "prompt", "rebased", "question", "answered"]
 SHAS = st.sampled_from(["", "a" * 40, "b" * 40, "c" * 40])
 
 EVENT = st.builds(
@@ -133,8 +132,8 @@ def test_the_dispatch_table_names_what_each_rule_module_reads():
     """push.py consults names.py before importing a rule module: the two must agree."""
     from hallmark.core.gates import forges, names, runners, writes
 
-    assert names.FORGES == frozenset(forges.FORGE_PUBLISH)
-    assert names.REGISTRIES == frozenset(forges.REGISTRY)
-    assert names.RUNNERS == frozenset(runners.RUNNER_FILES)
-    assert names.OPAQUE_RUNNERS == frozenset(runners.OPAQUE_RUNNERS)
+    assert frozenset(forges.FORGE_PUBLISH) == names.FORGES
+    assert frozenset(forges.REGISTRY) == names.REGISTRIES
+    assert frozenset(runners.RUNNER_FILES) == names.RUNNERS
+    assert frozenset(runners.OPAQUE_RUNNERS) == names.OPAQUE_RUNNERS
     assert frozenset(writes.VALUE_OPTIONS) <= names.WRITERS

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gatehelp import commit_file, git, hallmark_commit
@@ -21,6 +22,20 @@ PROJECT = Path(__file__).resolve().parents[2]
 DOCUMENTED = {"enabled", "allowUnsandboxedCommands", "failIfUnavailable", "excludedCommands", "filesystem",
               "credentials"}
 DOCUMENTED_FS = {"allowWrite", "denyWrite", "denyRead"}
+
+
+def runtime_config(block: dict[str, Any], *, cwd: str, tmp: str = "/tmp") -> dict[str, Any]:
+    """The sandbox profile in the sandbox runtime's own settings format (what Claude Code hands
+    `@anthropic-ai/sandbox-runtime`): absolute paths, the session's directory and the temp dir
+    writable as Claude Code makes them, no network."""
+    def plain(entries: list[str]) -> list[str]:
+        return ["/" + e[2:] if e.startswith("//") else e for e in entries]
+
+    fs = block["filesystem"]
+    return {"filesystem": {"denyRead": plain(fs["denyRead"]), "allowWrite": [cwd, tmp, *plain(fs["allowWrite"])],
+                           "denyWrite": plain(fs["denyWrite"])},
+            "network": {"allowedDomains": [], "deniedDomains": []},
+            "credentials": block.get("credentials", {})}
 
 
 @pytest.fixture
@@ -153,7 +168,7 @@ def test_inside_the_sandbox_the_record_and_the_keys_are_out_of_reach_and_the_wor
     journal = paths.item_journal(repo.item)
     before = journal.read_bytes()
     sandbox_profile.prepare(paths)  # as `hall setup claude --sandbox` and `hall new --open` do
-    config = sandbox_profile.runtime_config(sandbox_profile.profile([paths]), cwd=str(repo.wt))
+    config = runtime_config(sandbox_profile.profile([paths]), cwd=str(repo.wt))
     env = {**repo.env, "GH_TOKEN": "ghp_secret_token", "NPM_TOKEN": "npm_secret"}
     script = "\n".join([
         "ok() { if \"$@\" >/dev/null 2>&1; then echo yes; else echo no; fi; }",

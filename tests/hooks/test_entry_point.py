@@ -136,7 +136,7 @@ def test_real_payloads_through_the_real_process(shared_dir, shared_repo, pycache
         if own_event in seen or own_event not in EVENTS:
             continue
         seen.add(own_event)
-        code, out, err = run_hook(own_event, {**payload, "cwd": str(shared_repo.wt)}, env)
+        code, out, _err = run_hook(own_event, {**payload, "cwd": str(shared_repo.wt)}, env)
         assert code == 0 and "Traceback" not in out
         assert out == "" or out.lstrip().startswith("{")
     assert {"session-start", "pre-tool-use", "post-tool-use", "stop", "notification", "user-prompt-submit"} <= seen

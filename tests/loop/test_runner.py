@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -72,7 +73,7 @@ def test_the_reviewer_is_started_with_every_isolation_flag(loop_repo, ready_item
     assert env["GH_TOKEN"] is None
     assert call["cwd"] == items.fold_item(loop_repo, item_id).worktree
     # a fresh session named before it starts, so a `hall ask` inside it records the session to resume
-    ended = [e for e in kit.events(loop_repo, item_id, "run_ended") if e["role"] == "review"][0]
+    ended = next(e for e in kit.events(loop_repo, item_id, "run_ended") if e["role"] == "review")
     assert value("--session-id") == env["HALL_SESSION_ID"] == ended["session"] and "--resume" not in argv
 
 
@@ -123,10 +124,8 @@ def test_a_run_killed_mid_stream_is_recorded_failed_and_retried_on_the_next_pass
     assert stream is not None, "the review run never started"
     started = [e for e in kit.events(loop_repo, item_id, "run_started")][-1]
     os.killpg(daemon.pid, signal.SIGKILL)  # the daemon dies: nobody writes the end line
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(started["pid"], signal.SIGKILL)  # and its claude
-    except ProcessLookupError:
-        pass
     daemon.wait(timeout=10)
     assert "hall_run_end" not in stream.read_text()
     deadline = time.monotonic() + 15  # the run's guard holds its lock until it has ended the run's processes

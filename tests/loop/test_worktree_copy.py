@@ -62,7 +62,7 @@ def test_an_edited_copy_is_refused_without_ever_suggesting_to_commit_it(copying,
 
 def test_the_loop_caches_checks_and_ships_with_copies_present(copying, kit, scenario):
     scenario({"review": [kit.approve()]})
-    item_id, wt = _item_with_commit(copying, kit)
+    item_id, _wt = _item_with_commit(copying, kit)
     items.ready(copying, item_id)
     kit.run_loop(copying)
     view = items.fold_item(copying, item_id)
@@ -110,7 +110,7 @@ def test_an_edited_copy_keeps_the_worktree(copying, kit):
 
 def test_the_daemon_sweeper_path_is_the_same(copying, kit, scenario):
     scenario({"review": [kit.approve()]})
-    item_id, wt = _item_with_commit(copying, kit)
+    item_id, _wt = _item_with_commit(copying, kit)
     items.ready(copying, item_id)
     daemon.run(until_idle=True, repos=[copying.root])
     removable, kept = sweep.plan(copying)

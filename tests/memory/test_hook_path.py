@@ -32,5 +32,5 @@ def test_concurrent_proposals_from_separate_processes(repo):
     assert len({json.loads(s)["id"] for s in same}) == 1
     learnings = api.list_learnings(repo)
     assert len(learnings) == 7
-    assert [x for x in learnings if x.pattern == "One shared pattern x9"][0].occurrences == 4
+    assert next(x for x in learnings if x.pattern == "One shared pattern x9").occurrences == 4
     assert api.verify_audit(repo) == []

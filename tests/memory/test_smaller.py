@@ -43,7 +43,7 @@ def test_an_emptied_or_deleted_journal_is_damage_not_absence(repo, hall):
     assert damaged[first]["title"] == "first item" and damaged[first]["problem"] == "its journal is empty"
     assert "missing" in damaged[second]["problem"] and status["counts"]["damaged"] == 2
     doctor = hall("doctor", cwd=repo.root).json
-    items = [c for c in doctor["checks"] if c["check"] == "items"][0]
+    items = next(c for c in doctor["checks"] if c["check"] == "items")
     assert items["ok"] is False and first in items["detail"] and second in items["detail"]
 
 

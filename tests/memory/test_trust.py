@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -183,7 +184,7 @@ def test_as_of_answers_what_was_believed_then(repo, hall):
     assert [(x["id"], x["status"], x["held_then"]) for x in then["learnings"]] == [(old, "promoted", True)]
     today = lib(hall, repo, "list", env=now).json["learnings"]
     assert {x["id"]: x["status"] for x in today} == {old: "retired", new: "promoted"}
-    assert [x for x in today if x["id"] == old][0]["valid_until"].startswith("2026-11-24")
+    assert next(x for x in today if x["id"] == old)["valid_until"].startswith("2026-11-24")
     shown = lib(hall, repo, "show", old, "--as-of", two_weeks[:10], env=now).json
     assert shown["status"] == "promoted" and shown["held_then"] is True
     assert [x["id"] for x in lib(hall, repo, "briefing", "--as-of", "2026-11-17", env=now).json["learnings"]] == [old]
@@ -224,7 +225,7 @@ def test_updating_an_edited_block_stops_and_restoring_keeps_the_persons_version(
     assert f"hall library reconcile --update {lid}" in refused.json["error"]["next"]
     restored = lib(hall, repo, "reconcile", "--restore", lid).json
     kept = restored["applied"][0]["kept"]
-    assert "Use pathlib, my wording" in open(kept).read() and "- Use pathlib\n" in claude.read_text()
+    assert "Use pathlib, my wording" in Path(kept).read_text() and "- Use pathlib\n" in claude.read_text()
 
 
 def test_an_orphan_block_is_removed_by_reconcile_and_doctor_but_a_foreign_one_only_reported(repo, hall):
@@ -239,7 +240,7 @@ def test_an_orphan_block_is_removed_by_reconcile_and_doctor_but_a_foreign_one_on
     claude.write_bytes(original + b"\n" + ours.encode() + b"\n" + foreign.encode())
     assert lib(hall, repo, "reject", lid, "--reason", "not ours").code == 0
     doctor = hall("doctor", cwd=repo.root).json
-    check = [c for c in doctor["checks"] if c["check"] == "library"][0]
+    check = next(c for c in doctor["checks"] if c["check"] == "library")
     assert check["ok"] is False and any(lid in r for r in check["repaired"]) and "L-0042" in check["detail"]
     text = claude.read_text()
     assert f"hallmark:learning {lid}" not in text and "A teammate's accepted rule" in text

@@ -228,7 +228,7 @@ def test_a_missing_worktree_is_a_clear_error(item_repo, tmp_path):
     from hallmark.core.errors import HallError
 
     repo = _reopen(item_repo.root)
-    item_id, wt, sha = _new_item(repo)
+    item_id, _wt, sha = _new_item(repo)
     with pytest.raises(HallError) as caught:
         checks.run_checks(repo, item_id, sha, tmp_path / "gone")
     assert "missing" in caught.value.message and caught.value.code == "COMMAND_FAILED"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -413,7 +414,7 @@ def test_collapse_repeats_loses_no_line(lines):
         else:
             total += 1
     assert total == len(lines)
-    assert all(a != b for a, b in zip(out, out[1:], strict=False))
+    assert all(a != b for a, b in itertools.pairwise(out))
 
 
 @settings(max_examples=200, deadline=None)

@@ -86,7 +86,7 @@ def _tokens_whole(output: str, source: str) -> list[str]:
             word = token.strip("()[],:;'\"")
             if not word or word in OUR_WORDS or token in OUR_WORDS or re.fullmatch(r"[\d.x/-]+", word):
                 continue
-            if re.fullmatch(r"x\d+", word) or word.startswith("x") and word[1:].isdigit():
+            if re.fullmatch(r"x\d+", word) or (word.startswith("x") and word[1:].isdigit()):
                 continue
             if not re.search(r"(?<![\w])" + re.escape(word) + r"(?![\w])", source):
                 cut.append(word)

@@ -78,7 +78,7 @@ def test_anchor_findings_inline_file_level_and_elsewhere(hall_repo, new_item):
 def test_item_without_worktree_or_branch_is_a_clear_error(hall_repo, new_item):
     from hallmark.core import items
 
-    item_id, wt = new_item()
+    item_id, _wt = new_item()
     items.drop(hall_repo, item_id, reason="no")
     git(hall_repo.root, "branch", "-D", items.fold_item(hall_repo, item_id).branch)
     with pytest.raises(HallError) as err:

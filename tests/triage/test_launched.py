@@ -178,7 +178,7 @@ def test_project_identity_file_reaches_every_launch(hall_repo, standin_claude, h
 
 
 def test_takeover_bad_input_is_refused_and_records_nothing(hall_repo, new_item, tmp_path):
-    item_id, wt = new_item()
+    item_id, _wt = new_item()
     runs = hall_repo.paths.item_dir(item_id) / "runs"
     runs.mkdir(parents=True)
     _stream(runs / "20261130T090000000Z-dev.jsonl", tmp_path / "gone", ended=True)

@@ -44,9 +44,7 @@ def test_waiting_items_oldest_first_and_next_wraps(hall_repo, new_item, monkeypa
     items.ask(hall_repo, "q1", item_id=ids[0])
     order = [v.id for v in waiting.waiting_items(hall_repo)]
     assert order == [ids[2], ids[0]]
-    assert waiting.next_waiting(hall_repo).id == ids[2]
-    assert waiting.next_waiting(hall_repo, after=ids[2]).id == ids[0]
-    assert waiting.next_waiting(hall_repo, after=ids[0]).id == ids[2]
+    assert waiting.waiting_for_you(hall_repo).items == (ids[2], ids[0])  # the order `n` walks
     assert waiting.summary(hall_repo)["waiting_count"] == 2
 
 
@@ -55,10 +53,10 @@ def test_escalated_hold_and_awaiting_you_wait(hall_repo, new_item, commit_all):
     (wt / "y.py").write_text("y = 2\n")
     commit_all(wt)
     items.propose_ready(hall_repo, a, summary="done", ask=True)
-    assert waiting.waiting_reason(items.fold_item(hall_repo, a)) == "ready?"
+    assert waiting.waiting_for_you(hall_repo).reasons[a] == "ready?"
     b, _ = new_item()
     items.record(hall_repo, b, "held", kind="budget", reason="daily budget spent")
-    assert waiting.waiting_reason(items.fold_item(hall_repo, b)) == "held (budget)"
+    assert waiting.waiting_for_you(hall_repo).reasons[b] == "held (budget)"
 
 
 def test_done_unseen_until_marked_seen(hall_repo, new_item, monkeypatch, commit_all):

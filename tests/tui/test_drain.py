@@ -38,7 +38,7 @@ def test_accepting_promotes_and_rejecting_leaves_a_tombstone(hall_repo, at):
             assert _progress(app).startswith("1 of 2")
             body = _body(app)
             assert "Use pathlib" in body and "we always do it this way" in body and "user_statement, 2026-11-29" in body
-            assert "Accepting writes:" in body and "CLAUDE.md" in body or ".claude" in body
+            assert ("Accepting writes:" in body and "CLAUDE.md" in body) or ".claude" in body
             await pilot.press("a")
             await settle(pilot)
             assert _progress(app).startswith("2 of 2")

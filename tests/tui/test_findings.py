@@ -204,7 +204,7 @@ def test_the_cursor_follows_an_item_that_changes_state_and_stays_in_view(busy):
             await settle(pilot)
             assert screen.selected().id == item
             column = screen.current_column()
-            assert 0 <= column.region.x and column.region.right <= 80  # on screen, not scrolled away
+            assert column.region.x >= 0 and column.region.right <= 80  # on screen, not scrolled away
             await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == item
@@ -295,7 +295,7 @@ def test_the_floor_never_paints_a_room_without_its_badges_after_the_first(busy):
 
 
 def test_at_60x15_every_room_still_lists_its_items(busy):
-    repo, ids = busy
+    repo, _ids = busy
     from hallmark.tui.screens.floor import RoomBox
 
     async def go():
@@ -356,7 +356,7 @@ def test_room_counts_keep_their_words_when_narrow(busy):
 
 
 def test_dismissing_a_blocking_question_asks_first_and_u_brings_it_back(busy):
-    repo, ids = busy
+    repo, _ids = busy
     before = waiting.waiting_for_you(repo).count
 
     async def go():

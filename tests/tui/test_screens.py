@@ -88,7 +88,7 @@ def test_a_room_says_how_many_more_items_it_could_not_show(busy):
     """'+N more' is exactly the items a room had no line for: none when all fit (even with badges)."""
     import re
 
-    repo, ids = busy
+    repo, _ids = busy
     from hallmark.tui.screens.floor import RoomBox
 
     async def go():
@@ -173,7 +173,7 @@ def test_floor_layout_adapts_to_width(busy):
 
 
 def test_floor_library_and_post_room_open_the_drain_and_the_handoffs(busy):
-    repo, ids = busy
+    repo, _ids = busy
 
     async def go():
         app = make_app(repo.root)

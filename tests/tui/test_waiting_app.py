@@ -168,7 +168,7 @@ def test_n_jumps_to_the_next_waiting_item_from_every_mode_even_a_trace_but_not_a
 
 
 def test_the_footer_counts_what_waits_and_follows_the_watcher(busy):
-    repo, ids = busy
+    repo, _ids = busy
 
     async def go():
         app = make_app(repo.root, start_mode="inbox", watch_journal=True)

@@ -8,6 +8,7 @@ beside their handlers; framework.py is argparse and the output; text.py how a TT
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
@@ -138,17 +139,13 @@ def _audit_library_denial(argv: list[str], exc: HallError) -> None:
     words, _ = person_only.command_words(argv)
     action = words[1] if len(words) > 1 else "library"
     lid = words[2] if len(words) > 2 and words[2].upper().startswith("L-") else None
-    try:
+    with contextlib.suppress(HallError):  # not a Hallmark repo: nothing to audit, the refusal stands
         access.audit_denial(open_repo(), action, lid, current_actor(), exc.message)
-    except HallError:
-        pass  # not a Hallmark repo: nothing to audit, the refusal stands
 
 
 def _finish(code: int) -> int:
-    try:
+    with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
-    except BrokenPipeError:
-        pass
     return code
 
 

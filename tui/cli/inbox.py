@@ -28,11 +28,7 @@ from .framework import arg, command
 ])
 def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     repo = open_repo()
-    item_id = None
-    if args.item:
-        item_id = items.resolve(repo, args.item)
-    else:
-        item_id = items.item_for_path(repo, repo.cwd)
+    item_id = items.resolve(repo, args.item) if args.item else items.item_for_path(repo, repo.cwd)
     options = [o.strip() for o in (args.options or "").split(",") if o.strip()] or None
     asked = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
                       wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)

@@ -219,7 +219,7 @@ def diff_text(result: dict[str, Any]) -> Any:
     for f in result["files"]:
         parts.append(Text(f"\n{f['path']}", style="bold underline"))
         for finding in f.get("findings", []):
-            parts.append(Text(f"  ▲ {finding.get('severity')} [{finding.get('lens')}] line {finding.get('line')}: "
+            parts.append(Text(f"  ▲ {finding.get('severity')} [{finding.get('lens')}] line {finding.get('line')}: "  # noqa: PERF401 - one rich line per finding, in hunk order
                               f"{finding.get('scenario', '')}", style="yellow"))
         for hunk in f["hunks"]:
             parts.append(Text(hunk["header"], style="cyan"))
@@ -230,10 +230,10 @@ def diff_text(result: dict[str, Any]) -> Any:
                 style = {"+": "green", "-": "red", "\\": "dim"}.get(line["kind"], "")
                 parts.append(Text(f"{line['kind']}{line['text']}", style=style))
                 for finding in anchored.get(index, []):
-                    parts.append(Text(f"    ▲ {finding.get('id', '')} {finding.get('severity')} [{finding.get('lens')}]: "
+                    parts.append(Text(f"    ▲ {finding.get('id', '')} {finding.get('severity')} [{finding.get('lens')}]: "  # noqa: PERF401 - one rich line per finding, in hunk order
                                       f"{finding.get('scenario', '')}", style="bold yellow"))
     for finding in result.get("unanchored_findings", []):
-        parts.append(Text(f"▲ {finding.get('file')}:{finding.get('line')} {finding.get('severity')} "
+        parts.append(Text(f"▲ {finding.get('file')}:{finding.get('line')} {finding.get('severity')} "  # noqa: PERF401 - one rich line per finding, in hunk order
                           f"[{finding.get('lens')}]: {finding.get('scenario', '')}", style="yellow"))
     return Group(*parts)
 

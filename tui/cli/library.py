@@ -176,7 +176,7 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
     learning = api.accept(_repo(), args.id, actor=current_actor(), pattern=args.pattern,
                           promote_it=not args.no_promote, confirm_automation=args.confirm_automation,
                           valid_from=args.valid_from, valid_until=args.valid_until)
-    return _learning_reply(learning, _next_for(learning) + ["hall library review"],
+    return _learning_reply(learning, [*_next_for(learning), "hall library review"],
                            promoted_to=(learning.promotion or {}).get("path"))
 
 

@@ -38,7 +38,7 @@ def cmd_usage(args: argparse.Namespace) -> dict[str, Any]:
     repo = open_repo()
     item = items.resolve(repo, args.item) if args.item else None
     found = usage.report(repo, by=args.by, since=args.since, item=item)
-    nxt = [f"hall usage --by {g}" for g in usage.GROUPINGS if g != found.by][:3] + ["hall budget"]
+    nxt = [*[f"hall usage --by {g}" for g in usage.GROUPINGS if g != found.by][:3], "hall budget"]
     return {**found.to_dict(), "next": nxt}
 
 

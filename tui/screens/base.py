@@ -13,6 +13,7 @@ Two sources, one rule each:
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING, Any, cast
 
@@ -44,10 +45,8 @@ class HallScreen(Screen):
         # shows, and again on its next visit (it marks a screen up to date only while mounted):
         # 100-400 ms a time at 1,000 items. A screen built now is styled with the current theme, so
         # it starts up to date; a later theme change still marks it stale as before.
-        try:
+        with contextlib.suppress(Exception):  # no running app (built outside one): Textual's own default
             self._css_update_count = self.app._css_update_count
-        except Exception:  # noqa: BLE001 - no running app (built outside one): Textual's own default
-            pass
         self._generation = 0
         self._building_stale = False
         self._data_stale = False

@@ -8,14 +8,14 @@ hidden (`c` shows them). The triage keys live in triage_keys.py and tui/triage.p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from hallmark.core import rooms, states
 from hallmark.core.states import ItemView
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import HorizontalScroll, Vertical
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -95,7 +95,7 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
 
     OWN_DATA = False
     AUTO_FOCUS = ".column-list"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "column(-1)", "Left", show=False, id="board.left"),
         Binding("right,l", "column(1)", "Right", show=False, id="board.right"),
         Binding("enter", "open_item", "Open", id="board.open"),

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core.diff import Diff, item_diff
 from hallmark.core.errors import HallError
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
@@ -48,7 +48,7 @@ class DiffScreen(Screen):
     DiffScreen #diff-files { width: 38; max-width: 40%; height: 1fr; }
     DiffScreen DiffView { width: 1fr; }
     """
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right_square_bracket", "file(1)", "Next file", key_display="]", id="diff.next_file"),
         Binding("left_square_bracket", "file(-1)", "Prev file", key_display="[", id="diff.prev_file"),
         Binding("right_curly_bracket", "hunk(1)", "Next hunk", key_display="}", id="diff.next_hunk"),
@@ -112,9 +112,8 @@ class DiffScreen(Screen):
         self.app.call_from_thread(self.show, diff, time.perf_counter() - started)
 
     def show(self, diff: Diff, seconds: float) -> None:
-        if self.diff is None:
-            if isinstance(self.app, BuildingSource):  # the seen mark changes its badge
-                self.app.refresh_building(frozenset({self.item_id}))
+        if self.diff is None and isinstance(self.app, BuildingSource):  # the seen mark changes its badge
+            self.app.refresh_building(frozenset({self.item_id}))
         self.diff = diff
         self.error = None
         self.load_seconds = seconds

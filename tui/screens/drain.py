@@ -4,12 +4,14 @@ fixed when the drain opens (new proposals join at the end), so "3 of 12" stays t
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from hallmark.core.memory import drain
 from hallmark.core.memory.drain import DrainCard, DrainQueue
 from hallmark.core.repo import Repo
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -26,7 +28,7 @@ def _accept_reopened(repo: Repo, lid: str) -> dict:
 
 
 class DrainScreen(HallScreen):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "decide('accept')", "Accept", id="drain.accept"),
         Binding("s", "decide('skip')", "Skip", id="drain.skip"),
         Binding("x", "decide('reject')", "Reject", id="drain.reject"),

@@ -12,7 +12,7 @@ becomes one scrolling list of rooms (no boxes), so a small terminal still shows 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hallmark.core import clock, inbox, rooms, states
 from hallmark.core.errors import HallError
@@ -21,7 +21,7 @@ from hallmark.core.states import ItemView
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -161,7 +161,7 @@ class FloorScroll(VerticalScroll, can_focus=False, inherit_bindings=False):
 class FloorScreen(HallScreen):
     """f: the building. Arrows or hjkl move between rooms; enter opens the room's items."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "move(-1, 0)", "Left", show=False, id="floor.left"),
         Binding("right,l", "move(1, 0)", "Right", show=False, id="floor.right"),
         Binding("up,k", "move(0, -1)", "Up", show=False, id="floor.up"),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core import rooms, states
 from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from ..widgets.lists import VimTable
@@ -17,9 +17,9 @@ from .base import HallScreen
 
 class HandoffsScreen(HallScreen):
     AUTO_FOCUS = "#handoffs"
-    BINDINGS = [Binding("enter", "open_row", "Open item", id="handoffs.open"),
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open_row", "Open item", id="handoffs.open"),
                 Binding("escape", "app.pop_screen", "Back", id="handoffs.back")]
-    items: list[str] = []  # the item of each row, in order
+    items: ClassVar[list[str]] = []  # the item of each row, in order
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()

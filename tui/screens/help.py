@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -56,12 +58,12 @@ def all_bindings(app_class: type) -> list[tuple[str, Binding]]:
     for where, cls in binding_classes(app_class):
         for binding in cls.__dict__.get("BINDINGS", []):
             if isinstance(binding, Binding):
-                out.append((where, binding))
+                out.append((where, binding))  # noqa: PERF401 - a few dozen keys, listed in the order they are read
     return out
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):

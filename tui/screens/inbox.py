@@ -8,13 +8,13 @@ a question still blocks its agent after that, so dismissing one asks first.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hallmark.core import inbox, items, rooms
 from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import TabbedContent, TabPane
 
 from .. import triage
@@ -37,7 +37,7 @@ def _undismiss(repo: Repo, key: str) -> dict[str, Any]:
 
 class InboxScreen(HallScreen):
     AUTO_FOCUS = "#entries"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "act", "Act", id="inbox.act"),
         Binding("x", "dismiss_entry", "Dismiss", id="inbox.dismiss"),
         Binding("u", "undo", "Undo dismiss", id="inbox.undo"),

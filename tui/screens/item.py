@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core import clock, items, rooms, runs, waiting
 from hallmark.core.config import parse_tokens
@@ -17,7 +18,7 @@ from hallmark.core.states import ItemView
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Static, TabbedContent, TabPane
 
 from .. import labels
@@ -79,7 +80,7 @@ def when(moment: str) -> str:
 class ItemScreen(TriageKeys, HallScreen):
     AUTO_FOCUS = "#journal"
     item_screen = True
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         *TRIAGE_BINDINGS,
         Binding("enter", "expand", "Expand / open", id="item.enter"),
         Binding("tab", "next_tab", "Next tab", id="item.tab"),
@@ -159,10 +160,8 @@ class ItemScreen(TriageKeys, HallScreen):
         head.append(f"   {view.id}  {view.title}\n", style="bold")
         worktree = view.worktree
         if worktree and self.hall.repo is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 worktree = os.path.relpath(worktree, self.hall.repo.root)
-            except ValueError:
-                pass
         used = f"{labels.tokens(view.tokens)}" + (f" of {labels.tokens(data.budget_tokens)}" if data.budget_tokens else "")
         facts = [("branch", view.branch or "—"), ("worktree", worktree or "—"), ("round", str(view.round)),
                  ("budget used", f"{used} tokens, ${view.cost_usd:.2f}")]

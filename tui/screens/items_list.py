@@ -10,7 +10,7 @@ lines and open findings a moment later (a worker, started when the cursor rests)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hallmark.core import items, rooms, states
 from hallmark.core.errors import HallError
@@ -18,7 +18,7 @@ from hallmark.core.states import ItemView
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
@@ -139,7 +139,7 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
     OWN_DATA = False
     AUTO_FOCUS = "#item-table"
     FILTER_ID = "list-filter"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_item", "Open", id="list.open"),
         *TRIAGE_BINDINGS,
         Binding("slash", "filter", "Filter", key_display="/", id="list.filter"),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
@@ -15,7 +17,7 @@ class ReasonModal(ModalScreen[str | None]):
     An empty submission is refused on the spot: the core needs a reason and would say so anyway.
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
     def __init__(self, title: str, prompt: str = "", *, value: str = "", placeholder: str = "reason",
                  allow_empty: bool = False) -> None:
@@ -53,7 +55,7 @@ class ReasonModal(ModalScreen[str | None]):
 class ConfirmModal(ModalScreen[bool]):
     """Yes or no, with the list of what it applies to."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,enter", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
@@ -79,7 +81,7 @@ class TextModal(ModalScreen[str | None]):
     """A text of several lines (a learning's pattern, edited before it is accepted): enter starts a
     new line, ctrl+s keeps it, escape cancels. Empty text is refused on the spot."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="text.save"),
         Binding("escape", "cancel", "Cancel", id="text.cancel"),
     ]

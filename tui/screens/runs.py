@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from hallmark.core import runs
 from hallmark.core.repo import Repo
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from ..widgets.lists import VimTable
@@ -51,7 +52,7 @@ def started(stamp: str) -> str:
 
 class RunsScreen(HallScreen):
     AUTO_FOCUS = "#runs-table"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open trace", id="runs.open"),
         Binding("escape", "all_runs", "All runs", id="runs.all"),
     ]
@@ -114,7 +115,7 @@ class RunsScreen(HallScreen):
         if action == "open_run":
             return True if self.runs else None
         if action == "all_runs":
-            return True if self.item_filter else False
+            return bool(self.item_filter)
         return True
 
     @on(VimTable.RowSelected)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from hallmark.core.errors import HallError
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 
 class NotARepoScreen(Screen):
-    BINDINGS = [Binding("escape", "app.quit", "Quit", id="setup.quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="setup.quit")]
 
     def __init__(self, where: Path) -> None:
         super().__init__()
@@ -31,7 +32,7 @@ class NotARepoScreen(Screen):
 class NotInitialisedScreen(Screen):
     """Offers `hall init` (the same core function the CLI calls)."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("i,enter", "init", "Run hall init", id="setup.init"),
         Binding("escape", "app.quit", "Quit", id="setup.quit"),
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import ClassVar
 
 from hallmark.core import clock, runs
 from hallmark.core.repo import Repo
@@ -18,7 +19,7 @@ from hallmark.core.runner import trace
 from hallmark.core.takeover import takeover
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
 
 from .. import programs
@@ -48,7 +49,7 @@ def duration(seconds: float) -> str:
 class TraceScreen(HallScreen):
     OWN_DATA = False
     AUTO_FOCUS = "TraceView"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", key_display="/", id="trace.search"),
         Binding("right_square_bracket", "hit(True)", "Next hit", key_display="]", id="trace.next_hit"),
         Binding("left_square_bracket", "hit(False)", "Prev hit", key_display="[", id="trace.prev_hit"),

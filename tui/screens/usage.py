@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core import clock
 from hallmark.core.loop import budget, usage
@@ -15,7 +15,7 @@ from hallmark.core.repo import Repo
 from hallmark.core.run_results import UsageReport
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
@@ -111,7 +111,7 @@ def budget_lines(status: dict[str, Any]) -> list[str]:
 
 class UsageScreen(HallScreen):
     AUTO_FOCUS = "#usage-item"
-    BINDINGS = [Binding("tab", "next_tab", "Next table", id="usage.tab")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "next_tab", "Next table", id="usage.tab")]
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()

@@ -9,7 +9,7 @@ tuples, not 5,000 widgets.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from hallmark.core.diff import Diff, DiffLine, FileDiff
 from rich.segment import Segment
@@ -121,7 +121,7 @@ class DiffView(ScrollView, can_focus=True):
     DiffView > .diff--empty { color: $text-muted; text-style: italic; }
     DiffView > .diff--cursor { background: $accent 40%; }
     """
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "diff--file", "diff--hunk", "diff--added", "diff--removed", "diff--context", "diff--gutter",
         "diff--finding", "diff--blocker", "diff--empty", "diff--cursor", "diff--added-mark", "diff--removed-mark",
     }

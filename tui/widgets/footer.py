@@ -12,6 +12,7 @@ A click on a key presses it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -37,7 +38,7 @@ class FooterEntry:
 
 class HallFooter(Widget):
     ALLOW_SELECT = False
-    COMPONENT_CLASSES = {"footer--key", "footer--description", "footer--waiting", "footer--more"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"footer--key", "footer--description", "footer--waiting", "footer--more"}
     DEFAULT_CSS = """
     HallFooter {
         dock: bottom;

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -43,8 +43,8 @@ WIDE_ENOUGH = 90  # a narrower table shows only its `narrow` columns (sorting by
 
 
 class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
-    COMPONENT_CLASSES = {"item-table--header", "item-table--cursor", "item-table--sorted"}
-    BINDINGS = [
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"item-table--header", "item-table--cursor", "item-table--sorted"}
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "move(1)", "Down", show=False, id="table.down"),
         Binding("up,k", "move(-1)", "Up", show=False, id="table.up"),
         Binding("pagedown,ctrl+f", "page(1)", "Page down", show=False, id="table.page_down"),

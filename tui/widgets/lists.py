@@ -13,12 +13,12 @@ shows in the footer. A click on a row still posts RowSelected (a double click) o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -28,7 +28,7 @@ from textual.widgets import OptionList
 
 
 class VimOptionList(OptionList, inherit_bindings=False):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         *(b for b in OptionList.BINDINGS if isinstance(b, Binding) and b.key != "enter"),
         Binding("j", "cursor_down", "Down", show=False, id="list.down"),
         Binding("k", "cursor_up", "Up", show=False, id="list.up"),
@@ -64,14 +64,14 @@ class _RowMessage(Message):
 class VimTable(ScrollView, can_focus=True, inherit_bindings=False):
     """A table of text rows with a header line and a row cursor; j/k, g/G beside the arrows."""
 
-    COMPONENT_CLASSES = {"vim-table--header", "vim-table--cursor"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"vim-table--header", "vim-table--cursor"}
     DEFAULT_CSS = """
     VimTable { height: 1fr; }
     VimTable > .vim-table--header { background: $panel; text-style: bold; }
     VimTable > .vim-table--cursor { background: $primary 25%; }
     VimTable:focus > .vim-table--cursor { background: $primary 45%; text-style: bold; }
     """
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
         Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
         Binding("pagedown,ctrl+f", "page_down", "Page down", show=False, id="table.page_down"),

@@ -17,6 +17,7 @@ import time
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from hallmark.core.runner import trace
 from hallmark.core.runner.follow import StreamFollower
@@ -25,7 +26,7 @@ from hallmark.core.runs import END_MARK
 from rich.style import Style
 from rich.text import Text
 from textual import events, work
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -109,9 +110,9 @@ def _last_kind(data: bytes) -> str:
 
 
 class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
-    COMPONENT_CLASSES = {"trace--cursor", "trace--gutter", "trace--mark", "trace--detail", "trace--hit",
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"trace--cursor", "trace--gutter", "trace--mark", "trace--detail", "trace--hit",
                          "trace--hit-line"}
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor(1)", "Down", show=False, id="trace.down"),
         Binding("up,k", "cursor(-1)", "Up", show=False, id="trace.up"),
         Binding("pagedown,ctrl+f", "page(1)", "Page down", show=False, id="trace.page_down"),

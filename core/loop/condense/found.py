@@ -37,7 +37,7 @@ def block(lines: list[str], start: int, stop: Callable[[str], bool], limit: int 
         found.pop()
     if len(found) > limit:
         hidden = len(found) - limit
-        found = found[:limit] + [f"    … {hidden} more line(s) in the full log"]
+        found = [*found[:limit], f"    … {hidden} more line(s) in the full log"]
     return found
 
 

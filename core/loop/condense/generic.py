@@ -35,7 +35,7 @@ def fit_lines(out: list[str], budget: int | None) -> list[str]:
     while j >= i and used + len(out[j]) + 1 <= budget:
         used += len(out[j]) + 1
         j -= 1
-    return out[:i] + [f"… {j - i + 1} more line(s) omitted here (see the full log) …"] + out[j + 1:]
+    return [*out[:i], f"… {j - i + 1} more line(s) omitted here (see the full log) …", *out[j + 1:]]
 
 
 def generic(lines: list[str], exit_code: int | None = None, budget: int | None = None) -> list[str]:

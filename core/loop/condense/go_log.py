@@ -14,6 +14,36 @@ _GO_BUILD = re.compile(r"^# (\S+)")
 _GO_FILE_LINE = re.compile(r"^\s*\S+\.go:\d+(?::\d+)?:")
 
 
+def _panic(lines: list[str], i: int, found: Found, after: list[str] | None) -> int:
+    """A panic at lines[i] with the project's frames (not Go's own), added to the failure it
+    interrupted or as a failure of its own; the index after its trace."""
+    entry = [lines[i]]
+    j = i + 1
+    while j < len(lines) and not _GO_PACKAGE.match(lines[j]) and not lines[j].startswith("exit status"):
+        text = lines[j]
+        frame = text.strip()
+        if (_GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame)) \
+                and "/go/src/" not in frame and "/libexec/src/" not in frame:
+            entry.append("  " + frame.split(" +0x")[0])
+        j += 1
+    if after is not None and after in found.failures:
+        after.extend("  " + e for e in entry)
+        cap_entry(after)
+    else:
+        found.failures.append(entry)
+        cap_entry(entry)
+    return j
+
+
+def _log_line(line: str, after: list[str] | None, current: str | None, pending: dict[str, list[str]]) -> None:
+    """An indented log line: it belongs to the failure just printed (non -v output), or waits for the
+    result of the test that is running (-v output)."""
+    if after is not None:
+        after.append("  " + line.strip())
+    elif current is not None:
+        pending.setdefault(current, []).append("  " + line.strip())
+
+
 def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
     found = Found.empty()
     pending: dict[str, list[str]] = {}
@@ -50,20 +80,7 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
                 found.summary.append(re.sub(r"\s+", " ", line))
         elif line.startswith("panic: "):
             recognised = True
-            entry = [line]
-            j = i + 1
-            while j < len(lines) and not _GO_PACKAGE.match(lines[j]) and not lines[j].startswith("exit status"):
-                text = lines[j]
-                frame = text.strip()
-                if _GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame):
-                    if "/go/src/" not in frame and "/libexec/src/" not in frame:
-                        entry.append("  " + frame.split(" +0x")[0])
-                j += 1
-            if after is not None and after in found.failures:
-                after.extend("  " + e for e in entry)
-            else:
-                found.failures.append(entry)
-            cap_entry(after if after is not None and after in found.failures else entry)
+            j = _panic(lines, i, found, after)
             i = j
             continue
         elif build := _GO_BUILD.match(line):
@@ -78,10 +95,7 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
             i = j
             continue
         elif line.startswith((" ", "\t")) and line.strip():
-            if after is not None:
-                after.append("  " + line.strip())
-            elif current is not None:
-                pending.setdefault(current, []).append("  " + line.strip())
+            _log_line(line, after, current, pending)
         i += 1
     if not recognised:
         return None

@@ -62,72 +62,91 @@ def _signature(entry: list[str]) -> tuple[str, ...] | None:
     return None
 
 
-def filter_pytest(lines: list[str], exit_code: int | None) -> Found | None:
-    found = Found.empty()
-    section = ""
-    current: list[str] | None = None
-    titles: list[tuple[str, str]] = []
-    nodes: list[str] = []
-    skipping_capture = False
-    warning_ids = 0
-    recognised = False
-    for number, line in enumerate(lines):
-        match = _SECTION.match(line)
-        if match and len(line) >= 20:
-            section = match.group(1).lower()
-            current = None
-            skipping_capture = False
-            if "test session starts" in section:
-                recognised = True
-            elif _SUMMARY.search(section):
-                found.summary.append(match.group(1))
-                recognised = True
-            continue
-        if _QUIET_SUMMARY.match(line):  # -q prints the summary line without its rule
-            found.summary.append(line.strip())
-            recognised = True
-            continue
-        if line.startswith("!!!") and "!!!" in line[3:]:
-            found.summary.append(_strip_rule(line, "!"))
-            continue
-        if section in ("failures", "errors"):
-            title = _TITLE.match(line)
-            if title:
-                word = "ERROR" if section == "errors" else "FAILED"
-                name = title.group(1)
-                if word == "ERROR" and name.startswith("ERROR "):
-                    name = name[len("ERROR "):]
-                current = [f"{word} {name}"]
-                titles.append((word, name))
-                found.failures.append(current)
-                if found.first_line is None:
-                    found.first_line = number
-                skipping_capture = False
-                continue
-            if _CAPTURED.match(line):
-                skipping_capture = True
-                continue
-            if current is None or skipping_capture:
-                continue
-            stripped = line.strip()
-            if stripped.startswith(">") or line.startswith("E ") or stripped.startswith("E   "):
-                current.append("  " + line.rstrip())
-            elif _LOCATION.match(stripped):
-                current.append("  " + stripped.rstrip(": ").rstrip())
-            continue
-        if section == "warnings summary":
+class _PytestLog:
+    """Reading pytest's output a line at a time: which section we are in and what it has given."""
+
+    def __init__(self) -> None:
+        self.found = Found.empty()
+        self.section = ""
+        self.current: list[str] | None = None  # the failure whose lines follow
+        self.titles: list[tuple[str, str]] = []
+        self.nodes: list[str] = []
+        self.skipping_capture = False
+        self.warning_ids = 0
+        self.recognised = False
+
+    def line(self, number: int, line: str) -> None:
+        if self._summary(line):
+            return
+        if self.section in ("failures", "errors"):
+            self._failure(number, line)
+        elif self.section == "warnings summary":
             warn = _WARNING.match(line)
             if warn:
-                found.warnings[warn.group(1)] = found.warnings.get(warn.group(1), 0) + max(1, warning_ids)
-                warning_ids = 0
+                self.found.warnings[warn.group(1)] = self.found.warnings.get(warn.group(1), 0) + max(1, self.warning_ids)
+                self.warning_ids = 0
             elif line and not line[0].isspace() and "::" in line:
-                warning_ids += 1
-            continue
-        if section == "short test summary info":
+                self.warning_ids += 1
+        elif self.section == "short test summary info":
             short = _SHORT.match(line)
             if short:
-                nodes.append(short.group(2))
-            continue
+                self.nodes.append(short.group(2))
+
+    def _summary(self, line: str) -> bool:
+        """A section rule, a totals line or a `!!!` interruption line: noted, and True."""
+        match = _SECTION.match(line)
+        if match and len(line) >= 20:
+            self.section = match.group(1).lower()
+            self.current = None
+            self.skipping_capture = False
+            if "test session starts" in self.section:
+                self.recognised = True
+            elif _SUMMARY.search(self.section):
+                self.found.summary.append(match.group(1))
+                self.recognised = True
+            return True
+        if _QUIET_SUMMARY.match(line):  # -q prints the summary line without its rule
+            self.found.summary.append(line.strip())
+            self.recognised = True
+            return True
+        if line.startswith("!!!") and "!!!" in line[3:]:
+            self.found.summary.append(_strip_rule(line, "!"))
+            return True
+        return False
+
+    def _failure(self, number: int, line: str) -> None:
+        """A line of the failures or errors section: a title starts a failure; its `>`, `E` and
+        location lines are kept, captured output is not."""
+        title = _TITLE.match(line)
+        if title:
+            word = "ERROR" if self.section == "errors" else "FAILED"
+            name = title.group(1)
+            if word == "ERROR" and name.startswith("ERROR "):
+                name = name[len("ERROR "):]
+            self.current = [f"{word} {name}"]
+            self.titles.append((word, name))
+            self.found.failures.append(self.current)
+            if self.found.first_line is None:
+                self.found.first_line = number
+            self.skipping_capture = False
+            return
+        if _CAPTURED.match(line):
+            self.skipping_capture = True
+            return
+        if self.current is None or self.skipping_capture:
+            return
+        stripped = line.strip()
+        if stripped.startswith(">") or line.startswith("E ") or stripped.startswith("E   "):
+            self.current.append("  " + line.rstrip())
+        elif _LOCATION.match(stripped):
+            self.current.append("  " + stripped.rstrip(": ").rstrip())
+
+
+def filter_pytest(lines: list[str], exit_code: int | None) -> Found | None:
+    log = _PytestLog()
+    for number, line in enumerate(lines):
+        log.line(number, line)
+    found, titles, nodes, recognised = log.found, log.titles, log.nodes, log.recognised
     if not recognised and not found.failures:
         return None
     _name_heading(found, titles, nodes)

@@ -64,7 +64,7 @@ def filter_unittest(lines: list[str], exit_code: int | None) -> Found | None:
             entry += ["  " + x for x in kept]
             if len(entry) > BLOCK_LINES + 1:  # keep the exception, the last line, after the marker
                 hidden = len(entry) - BLOCK_LINES - 1
-                entry = entry[:BLOCK_LINES] + [f"    … {hidden} more line(s) in the full log", entry[-1]]
+                entry = [*entry[:BLOCK_LINES], f"    … {hidden} more line(s) in the full log", entry[-1]]
             if below:
                 found.signatures[len(found.failures)] = tuple(below)
             found.failures.append(entry)

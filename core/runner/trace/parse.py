@@ -63,8 +63,22 @@ STEP_SCHEMA: dict[str, Any] = {
 class Step:
     """One thing that happened in a run. `detail` (the full text) is built only when asked for."""
 
-    __slots__ = ("kind", "run", "summary", "raw", "line", "tool", "tool_use_id", "is_error", "parent",
-                 "_detail", "_block", "tokens", "chars", "elapsed_ms")
+    __slots__ = (
+        "_block",
+        "_detail",
+        "chars",
+        "elapsed_ms",
+        "is_error",
+        "kind",
+        "line",
+        "parent",
+        "raw",
+        "run",
+        "summary",
+        "tokens",
+        "tool",
+        "tool_use_id",
+    )
 
     def __init__(self, kind: str, summary: str, raw: Any = None, *, run: int = 1, line: int = 0,
                  tool: str | None = None, tool_use_id: str | None = None, is_error: bool = False,

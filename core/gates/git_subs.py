@@ -1,0 +1,245 @@
+"""What one git subcommand does that the push gate cares about, once run_git (git_cmds.py) has read
+git's global options and aliases: the hooks it may run, whether it moves refs, what it pushes,
+which notes refs it writes, which paths it writes and which shell code it runs. One handler per
+subcommand, looked up in a table; a subcommand with no handler only runs its hooks. Each handler
+decides what a computed word means for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import git_config
+from .git_hooks import git_hooks
+from .shell import Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .push import Analyzer
+    from .shell import Command
+
+NOTE_WRITES = frozenset({"add", "append", "edit", "copy", "remove", "merge", "prune"})
+HELP_FLAGS = frozenset({"-h", "--help"})
+# subcommands that only read: they run no hook (every other one may, see githooks(5))
+READ_ONLY = frozenset({"log", "show", "diff", "diff-files", "diff-index", "diff-tree", "blame", "annotate", "grep",
+                       "ls-files", "ls-tree", "ls-remote", "rev-parse", "rev-list", "cat-file", "describe", "shortlog",
+                       "show-ref", "for-each-ref", "help", "version", "var", "check-ignore", "check-attr",
+                       "check-ref-format", "name-rev", "merge-base", "whatchanged", "show-branch", "cherry",
+                       "count-objects", "verify-commit", "verify-tag", "format-patch", "range-diff", "patch-id",
+                       "column", "stripspace", "interpret-trailers", "bugreport", "diagnose", "archive"})
+# subcommands that write or send refs but are not counted as moving the item's own refs here
+_NOT_MOVING = frozenset({"push", "send-pack", "http-push", "status", "config", "remote", "help", "notes", "stash"})
+# options whose value git runs as a command (for local and ssh transports)
+COMMAND_OPTIONS = {"push": ("--receive-pack", "--exec"), "send-pack": ("--receive-pack", "--exec"),
+                   "fetch": ("--upload-pack",), "pull": ("--upload-pack",), "clone": ("--upload-pack", "-u"),
+                   "ls-remote": ("--upload-pack",), "archive": ("--exec",), "fetch-pack": ("--upload-pack",)}
+# bridges to other systems whose one word sends the commits: `git svn dcommit`, `git p4 submit`
+_BRIDGE_PUSH = {"svn": "dcommit", "p4": "submit", "lfs": "push"}
+
+
+class GitCall:
+    """One git subcommand and its words, as every handler reads them."""
+
+    __slots__ = ("cmd", "cwd", "env", "git_dir", "lits", "positional", "rest", "sub")
+
+    def __init__(self, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+                 git_dir: str | None) -> None:
+        self.sub, self.rest, self.cmd, self.cwd, self.env, self.git_dir = sub, rest, cmd, cwd, env, git_dir
+        self.lits = [w.text for w in rest]
+        self.positional = [text for text in self.lits if not text.startswith("-")]
+
+    def computed(self) -> bool:
+        return any(not w.literal for w in self.rest)
+
+    def option_values(self, names: tuple[str, ...], prefix: str = "") -> list[Word]:
+        """The values given to these options (`-x cmd`, `--exec=cmd` when prefix is `--exec=`)."""
+        found: list[Word] = []
+        for index, word in enumerate(self.rest):
+            if word.text in names and index + 1 < len(self.rest):
+                found.append(self.rest[index + 1])
+            elif prefix and word.text.startswith(prefix):
+                found.append(Word(word.text.split("=", 1)[1], word.literal))
+        return found
+
+
+def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
+            git_dir: str | None = None) -> None:
+    call = GitCall(sub, rest, cmd, cwd, env, git_dir)
+    if call.lits[:1] and call.lits[0] in HELP_FLAGS:
+        return
+    for option in COMMAND_OPTIONS.get(sub, ()):
+        for value in call.option_values((option,), option + "="):
+            an.shell_string(value, cmd, cwd)
+    if sub not in READ_ONLY:
+        git_hooks(an, sub, call.lits, cmd, cwd)
+        if sub not in _NOT_MOVING or (sub == "stash" and call.positional[:1] in (["pop"], ["apply"])):
+            an.moves_refs()
+    handler = _HANDLERS.get(sub)
+    if handler is not None:
+        handler(an, call)
+
+
+def first_positional(words: list[Word], with_value: set[str]) -> str | None:
+    i = 0
+    while i < len(words):
+        text = words[i].text
+        if text in with_value:
+            i += 2
+            continue
+        if text == "--":
+            return words[i + 1].text if i + 1 < len(words) else None
+        if not text.startswith("-"):
+            return text
+        i += 1
+    return None
+
+
+# -- what a subcommand sends ------------------------------------------------------------------------
+
+
+def _push(an: Analyzer, call: GitCall) -> None:
+    from .refspecs import push_finding
+
+    push_finding(an, call.sub, call.rest, call.cmd, call.cwd, call.env, call.git_dir)
+
+
+def _subtree(an: Analyzer, call: GitCall) -> None:
+    first = first_positional(call.rest, {"-P", "--prefix", "-m", "--message", "--onto", "-b", "--branch",
+                                         "--annotate"})
+    if first == "push":
+        an.add("push", "git subtree push", call.cmd, call.cwd, revs=None, git_dir=call.git_dir)
+
+
+def _bridge(an: Analyzer, call: GitCall) -> None:
+    if call.positional[:1] == [_BRIDGE_PUSH[call.sub]]:
+        an.add("push", f"git {call.sub} {call.positional[0]}", call.cmd, call.cwd, git_dir=call.git_dir)
+
+
+def _fetch(an: Analyzer, call: GitCall) -> None:
+    from .refspecs import fetch_into_notes
+
+    fetch_into_notes(an, call.sub, call.rest, call.cmd, call.cwd, call.env)
+
+
+# -- the notes refs ---------------------------------------------------------------------------------
+
+
+def _notes(an: Analyzer, call: GitCall) -> None:
+    action = first_positional(call.rest, {"--ref"})
+    if action in NOTE_WRITES or call.computed():
+        an.add("note", f"git notes {action or '(computed)'}", call.cmd, call.cwd)
+
+
+def _update_ref(an: Analyzer, call: GitCall) -> None:
+    if "--stdin" in call.lits:
+        an.add("note", "git update-ref --stdin (cannot see which refs)", call.cmd, call.cwd)
+    elif call.computed():
+        an.add("note", "git update-ref on a computed ref", call.cmd, call.cwd)
+    else:
+        ref = first_positional(call.rest, {"-m"})
+        if ref and "notes" in ref:
+            an.add("note", f"git update-ref {ref}", call.cmd, call.cwd)
+
+
+def _symbolic_ref(an: Analyzer, call: GitCall) -> None:
+    if call.computed() or any("notes" in text for text in call.positional):
+        an.add("note", "git symbolic-ref to a notes ref", call.cmd, call.cwd)
+
+
+def _writes_any_ref(an: Analyzer, call: GitCall) -> None:
+    """fast-import and replace (but not `git replace --list`)."""
+    lits = set(call.lits)
+    if call.sub == "replace" and lits & {"-l", "--list", "--format"} and not lits & {"-f", "--edit", "-e", "--graft",
+                                                                                    "-d"}:
+        return
+    an.add("note", f"git {call.sub} (writes any ref or object it is given)", call.cmd, call.cwd)
+
+
+def _filter_branch(an: Analyzer, call: GitCall) -> None:
+    if "--all" in call.lits or any("notes" in text for text in call.lits):
+        an.add("note", "git filter-branch over the notes refs", call.cmd, call.cwd)
+    for index, word in enumerate(call.rest):
+        if word.text.endswith("-filter") and word.text.startswith("--") and index + 1 < len(call.rest):
+            an.shell_string(call.rest[index + 1], call.cmd, call.cwd)
+
+
+def _config(an: Analyzer, call: GitCall) -> None:
+    git_config.config_write(an, call.rest, call.cmd, call.cwd)
+
+
+# -- commits, the index and the paths a subcommand writes ------------------------------------------
+
+
+def _commit(an: Analyzer, call: GitCall) -> None:
+    an.add("commit", "git commit", call.cmd, call.cwd, args=call.lits)
+
+
+def _stage(an: Analyzer, call: GitCall) -> None:
+    an.add("stage", f"git {call.sub}", call.cmd, call.cwd, args=["-A"] if call.computed() else call.lits)
+
+
+def _makes_repository(an: Analyzer, call: GitCall) -> None:
+    """clone, init, worktree: the directory they make (and --separate-git-dir, --template)."""
+    sub, positional = call.sub, call.positional
+    if sub == "worktree":
+        targets = positional[1:2] if positional[:1] == ["add"] else positional
+    else:
+        targets = (positional[1:] if sub == "clone" else positional)[-1:]
+    for target in targets:
+        an.write(Word(target), call.cwd, call.cmd.source)
+    for value in call.option_values(("--separate-git-dir", "--template")):
+        an.write(value, call.cwd, call.cmd.source)
+
+
+# -- shell code a subcommand runs ------------------------------------------------------------------
+
+
+def _rebase(an: Analyzer, call: GitCall) -> None:
+    for index, word in enumerate(call.rest):
+        if word.text in ("-x", "--exec") and index + 1 < len(call.rest):
+            an.shell_string(call.rest[index + 1], call.cmd, call.cwd)
+        elif word.text.startswith("--exec="):
+            an.shell_string(Word(word.text.split("=", 1)[1], word.literal), call.cmd, call.cwd)
+        elif word.text.startswith("-x") and len(word.text) > 2:
+            an.shell_string(Word(word.text[2:], word.literal), call.cmd, call.cwd)
+
+
+def _bisect(an: Analyzer, call: GitCall) -> None:
+    if call.positional[:1] == ["run"]:
+        index = next(k for k, w in enumerate(call.rest) if w.text == "run")
+        if index + 1 < len(call.rest):
+            an.exec(list(call.rest[index + 1:]), call.cmd, call.cwd, dict(call.env), None)
+
+
+def _without_options(words: list[Word]) -> list[Word]:
+    while words and words[0].text.startswith("-"):
+        words = words[1:]
+    return words
+
+
+def _submodule(an: Analyzer, call: GitCall) -> None:
+    words = _without_options(list(call.rest))
+    if not words or words[0].text != "foreach":
+        return
+    words = _without_options(words[1:])
+    if not words:
+        return
+    if all(w.literal for w in words):
+        an.nested(" ".join(w.text for w in words), call.cmd, call.cwd)
+    else:
+        an.add("strict", "submodule foreach with a computed command", call.cmd, call.cwd, always=True)
+
+
+def _difftool(an: Analyzer, call: GitCall) -> None:
+    for value in call.option_values(("-x", "--extcmd"), "--extcmd="):
+        an.shell_string(value, call.cmd, call.cwd)
+
+
+_HANDLERS: dict[str, Callable[[Analyzer, GitCall], None]] = {
+    "push": _push, "send-pack": _push, "http-push": _push, "subtree": _subtree,
+    "svn": _bridge, "p4": _bridge, "lfs": _bridge, "fetch": _fetch, "pull": _fetch,
+    "notes": _notes, "update-ref": _update_ref, "symbolic-ref": _symbolic_ref,
+    "fast-import": _writes_any_ref, "replace": _writes_any_ref, "filter-branch": _filter_branch, "config": _config,
+    "commit": _commit, "add": _stage, "rm": _stage, "mv": _stage, "stage": _stage,
+    "clone": _makes_repository, "init": _makes_repository, "worktree": _makes_repository,
+    "rebase": _rebase, "bisect": _bisect, "submodule": _submodule, "difftool": _difftool, "mergetool": _difftool,
+}
