@@ -8,16 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from . import journal
+from .doctor_check import check as _check
 from .errors import HallError
 from .paths import RepoPaths, discover
-
-
-def _check(name: str, ok: bool, detail: str, fix: str | None = None, **extra: Any) -> dict[str, Any]:
-    data = {"check": name, "ok": ok, "detail": detail}
-    if not ok and fix:
-        data["fix"] = fix
-    data.update(extra)
-    return data
 
 
 def journal_health(state_dir: Path) -> list[dict[str, Any]]:

@@ -20,17 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from . import claude_code
+from .doctor_check import check as _check
 from .plugin_install import PLUGIN, PLUGIN_ID, _current_release, hooks_problems, install_root
 
 PROBE_TIMEOUT_S = 60.0
-
-
-def _check(name: str, ok: bool, detail: str, fix: str | None = None, **extra: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"check": name, "ok": ok, "detail": detail}
-    if not ok and fix:
-        data["fix"] = fix
-    data.update(extra)
-    return data
 
 
 def checks(sandbox_mode: str = "auto", *, probe: bool = True) -> list[dict[str, Any]]:

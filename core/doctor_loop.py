@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from .doctor_check import check as _check
+
 # Words that are not the program a simple command starts.
 WRAPPERS = frozenset({"env", "exec", "command", "nohup", "time", "nice", "builtin"})
 BUILTINS = frozenset({
@@ -58,14 +60,6 @@ def _on_path(program: str, root: Path) -> bool:
 
 def missing_programs(command: str, root: Path) -> list[str]:
     return [p for p in programs_of(command) if not _on_path(p, root)]
-
-
-def _check(name: str, ok: bool, detail: str, fix: str | None = None, **extra: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"check": name, "ok": ok, "detail": detail}
-    if not ok and fix:
-        data["fix"] = fix
-    data.update(extra)
-    return data
 
 
 def programs_checks(root: Path, ship: str, gates: list[str]) -> list[dict[str, Any]]:
