@@ -36,7 +36,7 @@ def _walk(package: str) -> str:
 
 
 GATE_MODULES = ["push", "forges", "runners", "writes", "wrappers", "git_cmds", "git_config", "git_hooks", "refspecs",
-                "hall_cmds", "hallmark", "prepush", "decide", "edit", "scripts", "shell_text", "env_xargs"]
+                "hall_cmds", "hallmark", "prepush", "decide", "edit", "scripts", "shell_text", "env_xargs", "gh_config"]
 TERMINAL = {"textual", "rich"}
 HEAVY = {"pydantic", "rich", "textual", "git"}
 PLAIN_PUSH = ("from hallmark.core.gates.push import analyze, Context\n"
