@@ -1,4 +1,4 @@
-"""The verbs on items: new, adopt, ready, propose-ready, pull-back, drop, retry, ask, answer.
+"""The verbs on items: new, adopt, ready, propose-ready, pull-back, drop, retry (ask and answer: questions.py).
 
 Each verb takes plain values, does one step under the item's lock (fold, check the transition,
 append), and returns a typed result (core/item_results.py); the faces add `next`. Errors are HallError.
@@ -369,60 +369,6 @@ def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, a
         fields["tokens"] = tokens
     view = transition(repo, item_id, "retried", actor=actor, **fields)
     return describe(view)
-
-
-# -- questions ---------------------------------------------------------------------------
-
-
-def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[str] | None = None,
-        default: str | None = None, wait: str | None = None, session: str | None = None,
-        actor: str | None = None) -> item_results.Asked:
-    question = redact(question)  # free text: a secret in it is redacted, never kept
-    if not question.strip():
-        raise HallError("USAGE", "A question needs text.", ['hall ask "…"'])
-    if default is not None and options and default not in options:
-        raise HallError("USAGE", f"The default '{default}' is not one of the options {options}.", ['hall ask "…" --options a,b --default a'])
-    if wait:
-        try:
-            clock.parse_duration(wait)
-        except ValueError as exc:
-            raise HallError("USAGE", f"--wait {wait!r} is not a duration (try 30m, 4h).", []) from exc
-    if item_id:
-        fold_item(repo, item_id)
-    qid = ids.question_id(ids.allocate(repo.state_dir, "question"))
-    fields: dict[str, Any] = {"qid": qid, "question": question, "options": options or []}
-    if default is not None:
-        fields["default"] = default
-    if wait:
-        fields["wait"] = wait
-    if session:
-        fields["session"] = session
-    record(repo, item_id, "question", actor=actor, **fields)
-    return item_results.Asked(qid=qid, item=item_id, question=question, options=options or [], default=default, wait=wait)
-
-
-def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> item_results.Answered:
-    entry = repo.index.question(qid)
-    if entry is None:
-        raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
-    if entry["answered"]:
-        raise HallError("ALREADY_ANSWERED", f"{qid} was answered already: {entry['answer']!r}.", ["hall inbox"])
-    text = redact(text)
-    chosen = text
-    options = entry["options"] or []
-    if options and len(text) == 1 and text.isalpha() and text.lower() not in [o.lower() for o in options]:
-        position = ord(text.lower()) - ord("a")
-        if 0 <= position < len(options):
-            chosen = options[position]
-    path = repo.paths.item_journal(entry["item"]) if entry["item"] else repo.paths.repo_journal
-    with journal.locked(path):
-        # re-check under the lock so two answers can't both land
-        for event in journal.read(path).events:
-            if event.get("event") in ("answered", "question_defaulted") and event.get("qid") == qid:
-                raise HallError("ALREADY_ANSWERED", f"{qid} was answered already.", ["hall inbox"])
-        journal.append_unlocked(path, journal.make_event("answered", entry["item"], actor or current_actor(),
-                                                         {"qid": qid, "answer": chosen}))
-    return item_results.Answered(qid=qid, item=entry["item"], answer=chosen)
 
 
 # -- status and log --------------------------------------------------------------------

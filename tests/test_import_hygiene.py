@@ -36,7 +36,7 @@ def _walk(package: str) -> str:
 
 
 GATE_MODULES = ["push", "forges", "runners", "writes", "wrappers", "git_cmds", "git_config", "git_hooks", "refspecs",
-                "hall_cmds", "hallmark", "prepush", "decide", "edit", "scripts", "shell_text"]
+                "hall_cmds", "hallmark", "prepush", "decide", "edit", "scripts", "shell_text", "env_xargs", "gh_config", "shell_words"]
 TERMINAL = {"textual", "rich"}
 HEAVY = {"pydantic", "rich", "textual", "git"}
 PLAIN_PUSH = ("from hallmark.core.gates.push import analyze, Context\n"
@@ -107,7 +107,7 @@ LIGHT_CORE = {"hallmark.core", "hallmark.core.clock", "hallmark.core.errors", "h
               "hallmark.core.states"}
 GATES = {f"hallmark.core.gates{suffix}" for suffix in (
     "", ".decide", ".edit", ".git_hooks", ".protected", ".settings", ".shell_text", ".git_cmds", ".git_subs", ".git_config",
-    ".hallmark", ".names", ".push", ".refspecs", ".run", ".runners", ".shell", ".wrappers")} | {"hallmark.core.config_raw"}
+    ".hallmark", ".names", ".push", ".refspecs", ".run", ".runners", ".shell", ".shell_words", ".wrappers", ".env_xargs")} | {"hallmark.core.config_raw"}
 ORIENTATION = {"hallmark.core.next_steps", "hallmark.core.orientation"}
 # never on a hook that runs on every prompt or tool call
 PER_CALL_FORBIDDEN = {"pydantic", "textual", "rich", "git", "filelock", "sqlite3", "dataclasses", "typing",

@@ -1,9 +1,9 @@
 """The triage actions on one item, shared by the board, the triage list, an item's detail and the
 command palette: one implementation, so a key and a palette entry do exactly the same thing.
 
-Every action goes through a core verb (items.ready, pull_back, drop, retry, answer). What changes
-an item's state asks first: ready and pull back take a y/n confirmation that names the item and
-what will happen; drop and retry take a reason; answer shows the question. Whether an action
+Every action goes through a core verb (items.ready, pull_back, drop, retry; questions.answer).
+What changes an item's state asks first: ready and pull back take a y/n confirmation that names
+the item and what will happen; drop and retry take a reason; answer shows the question. Whether an action
 applies is decided from the Building the screen shows (no I/O on a key press); the core checks
 again when it acts, and a refusal is shown, never swallowed.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hallmark.core import items, rooms, states
+from hallmark.core import items, questions, rooms, states
 from hallmark.core.actor import require_person
 from hallmark.core.states import ItemView
 
@@ -147,7 +147,7 @@ def _diff(app: HallmarkAppLike, view: ItemView) -> None:
 
 
 def answer_question(app: HallmarkAppLike, question: dict[str, Any]) -> None:
-    """A modal with the question and its options (a letter picks one), then items.answer."""
+    """A modal with the question and its options (a letter picks one), then questions.answer."""
     options = question.get("options") or []
     lines = [question.get("question", "")]
     for i, option in enumerate(options):
@@ -157,7 +157,7 @@ def answer_question(app: HallmarkAppLike, question: dict[str, Any]) -> None:
 
     def done(text: str | None) -> None:
         if text:
-            app.core_call("answered", person_call(items.answer, "answer"), question["qid"], text,
+            app.core_call("answered", person_call(questions.answer, "answer"), question["qid"], text,
                           item=question.get("item"))
 
     app.push_screen(ReasonModal(f"Answer {question['qid']}", "\n".join(lines), placeholder="your answer"), done)

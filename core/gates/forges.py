@@ -1,6 +1,6 @@
 """Forges, their APIs and package registries: other ways code leaves the machine.
 
-- `gh` (and its aliases from gh's config.yml), `glab`, `hub`, `tea`, `jj git push`, Sapling, Graphite
+- `gh` (and its aliases, read from gh's config.yml by gh_config.py), `glab`, `hub`, `tea`, `jj git push`, Sapling, Graphite
   and `az repos`: opening or merging a pull/merge request, pushing, releasing are pushes; other
   commands that change the forge are strict; reads pass.
 - `gh api`/`glab api` and plain HTTP clients (`curl`, `wget`, `http`, `xh`): a write to a forge's
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from .names import HTTP_CLIENTS, REMOTE_COPY  # noqa: F401 - the dispatch table owns the names
 from .shell import Word
@@ -360,55 +359,3 @@ def remote_copy(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
     if re.match(r"^([\w.-]+@)?[\w.-]+:(?!//)", destination.text) or destination.text.startswith(("rsync://", "scp://",
                                                                                                   "sftp://")):
         an.add("push", f"{name} to {destination.text[:60]} (copies off the machine)", cmd, cwd)
-
-
-def gh_config_file(env: dict[str, str]) -> Path | None:
-    """gh's config.yml: $GH_CONFIG_DIR, else $XDG_CONFIG_HOME/gh, else %AppData%/GitHub CLI, else ~/.config/gh."""
-    if env.get("GH_CONFIG_DIR"):
-        return Path(env["GH_CONFIG_DIR"]) / "config.yml"
-    if env.get("XDG_CONFIG_HOME"):
-        return Path(env["XDG_CONFIG_HOME"]) / "gh" / "config.yml"
-    if os.name == "nt" and env.get("AppData"):
-        return Path(env["AppData"]) / "GitHub CLI" / "config.yml"
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".config" / "gh" / "config.yml" if home else None
-
-
-def read_gh_aliases(env: dict[str, str]) -> dict[str, str]:
-    """The `aliases:` map of gh's config.yml (the flat `name: expansion` lines gh writes), without a
-    YAML library: the hook stays light. Unreadable or absent: no aliases."""
-    path = gh_config_file(env)
-    try:
-        text = path.read_text(encoding="utf-8") if path else ""
-    except (OSError, UnicodeDecodeError):
-        return {}
-    aliases: dict[str, str] = {}
-    inside = False
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if not line[0].isspace():
-            inside = line.split("#", 1)[0].strip() == "aliases:"
-            continue
-        if not inside or ":" not in line:
-            continue
-        key, _, value = line.strip().partition(":")
-        key, value = _yaml_scalar(key), _yaml_scalar(value.strip())
-        if key and value:
-            aliases[key] = value
-    return aliases
-
-
-def _yaml_scalar(text: str) -> str:
-    """A plain, 'single' or "double" quoted YAML scalar (what gh writes for alias names and bodies)."""
-    if len(text) >= 2 and text[0] == text[-1] == "'":
-        return text[1:-1].replace("''", "'")
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        try:
-            import json
-
-            return str(json.loads(text))
-        except ValueError:
-            return text[1:-1]
-    return text.split(" #", 1)[0].strip()
-

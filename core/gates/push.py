@@ -154,7 +154,9 @@ class Context:
     def gh_aliases(self) -> dict[str, str]:
         """`gh alias set` aliases from gh's config.yml, read on first need (most commands never ask)."""
         if self._gh_aliases is None:
-            self._gh_aliases = forges().read_gh_aliases(self.env)
+            from .gh_config import read_gh_aliases
+
+            self._gh_aliases = read_gh_aliases(self.env)
         return self._gh_aliases
 
     @property

@@ -9,8 +9,9 @@ A command made only of plain words (no quotes, no expansions, no operators) is s
 loading the parser: for that subset, splitting on blanks is exactly what bash does, and it keeps
 the common `git push origin main` free of the 18 ms parser import.
 
-About 500 lines on purpose: one walker over one grammar (its node types call each other
-recursively); the grammar-free text helpers already live in shell_text.py.
+One walker over one grammar (its node types call each other recursively); what a single word
+means (quotes, escapes, ANSI-C strings: `Word` and `word_value`) lives in shell_words.py, and the
+grammar-free text helpers in shell_text.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import os
 import re
 
 from .shell_text import UNKNOWN, UNKNOWN_TEMP, printf_output, unkeyword  # noqa: F401 - re-exported
+
+# Word lives in shell_words.py and is re-exported here: the gates import it beside Command
+from .shell_words import Word, node_text, word_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,19 +39,6 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,-]+(?:[ \t]+[A-Za-z0-9_./:=@%+,-]+)*")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
                        "until", "do", "done", "in", "function", "time", "coproc", "{", "}", "[[", "]]", "!"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # NAME=value and NAME+=value
-
-
-class Word:
-    """One shell word: its value when literal, else its source text (literal=False)."""
-
-    __slots__ = ("literal", "text")
-
-    def __init__(self, text: str, literal: bool = True) -> None:
-        self.text = text
-        self.literal = literal
-
-    def __repr__(self) -> str:
-        return f"Word({self.text!r}{'' if self.literal else ', dynamic'})"
 
 
 class Command:
@@ -136,47 +127,6 @@ def _parser() -> Parser:
     return _PARSER
 
 
-# -- word values -------------------------------------------------------------------------
-
-_DQ_ESCAPES = r"\\([$`\"\\\n])"  # compiled by re's own cache on first use (tree-sitter path only)
-_ANSI = r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)"
-_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
-                "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-_DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
-                      "arithmetic_expansion", "brace_expression"})
-
-
-def _unescape_word(raw: str) -> str:
-    out = []
-    i = 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "\\" and i + 1 < len(raw):
-            nxt = raw[i + 1]
-            if nxt != "\n":
-                out.append(nxt)
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _ansi_c(body: str) -> str:
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1)
-        head = code[0]
-        if head in "xuU" and len(code) > 1:
-            return chr(int(code[1:], 16)) if int(code[1:], 16) < 0x110000 else ""
-        if head in "01234567":
-            return chr(int(code, 8) & 0xFF)
-        if head == "c":
-            return chr(ord(code[1]) & 0x1F)
-        return _ANSI_SIMPLE.get(code, "\\" + code)
-
-    return re.sub(_ANSI, one, body, flags=re.S)
-
-
 # tree-sitter-bash's scanner reads out of bounds on code points far above the BMP (`{` then
 # U+DC6C4 segfaults the process, found by fuzzing; the threshold moves from run to run), and lone
 # surrogates cannot be encoded: both become U+FFFD before parsing. No command word, option or
@@ -187,36 +137,6 @@ _UNPARSABLE = "[\ud800-\udfff\U00010000-\U0010ffff]"
 def parser_safe(text: str) -> str:
     """The text tree-sitter may safely parse: characters above U+FFFF (and lone surrogates) as U+FFFD."""
     return re.sub(_UNPARSABLE, "\ufffd", text) if not text.isascii() else text
-
-
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")  # None only for a tree parsed without its source
-
-
-def word_value(node: Node) -> Word:
-    kind = node.type
-    if kind in ("word", "number", "special_variable_name"):
-        raw = _text(node)
-        value = _unescape_word(raw)
-        if value.startswith("~") and (len(value) == 1 or value[1] == "/"):
-            value = os.path.expanduser("~") + value[1:]
-        return Word(value, True)
-    if kind == "raw_string":
-        return Word(_text(node)[1:-1], True)
-    if kind == "ansi_c_string":
-        return Word(_ansi_c(_text(node)[2:-1]), True)
-    if kind in ("string", "translated_string"):
-        if any(child.type in _DYNAMIC for child in node.children):
-            return Word(_text(node), False)
-        raw = _text(node)
-        raw = raw[1:] if raw.startswith("$") else raw
-        return Word(re.sub(_DQ_ESCAPES, lambda m: "" if m.group(1) == "\n" else m.group(1), raw[1:-1]), True)
-    if kind == "concatenation":
-        parts = [word_value(child) for child in node.children]
-        return Word("".join(p.text for p in parts), all(p.literal for p in parts))
-    if kind in _DYNAMIC:
-        return Word(_text(node), False)
-    return Word(_text(node), False)
 
 
 # -- the walk ----------------------------------------------------------------------------
@@ -250,7 +170,7 @@ class Walker:
         targets = [c for c in node.named_children if c.type != "file_descriptor"]
         if targets:
             whole = any(op in (">", ">|") for op in ops)
-            self.on_write(word_value(targets[-1]), state.get("cwd"), _text(node), content if whole else None)
+            self.on_write(word_value(targets[-1]), state.get("cwd"), node_text(node), content if whole else None)
 
     def _input(self, node: Node, state: dict) -> str | None:
         """The text a `< file` redirection feeds (None when it is not one; UNKNOWN when unreadable)."""
@@ -320,7 +240,7 @@ class Walker:
         if self.on_assign is None:
             return
         exported = node.type == "declaration_command" and (
-            _text(node).startswith("export") or re.search(r"\s-[a-z]*x", _text(node)) is not None)
+            node_text(node).startswith("export") or re.search(r"\s-[a-z]*x", node_text(node)) is not None)
         found: dict[str, str] = {}
         pending = [node]
         while pending:
@@ -330,10 +250,10 @@ class Walker:
                 value = current.child_by_field_name("value")
                 if name is not None:
                     val = word_value(value) if value is not None else Word("")
-                    found[_text(name)] = val.text if val.literal else UNKNOWN
+                    found[node_text(name)] = val.text if val.literal else UNKNOWN
             elif current.type == "variable_name" and current.parent is not None and \
                     current.parent.type == "declaration_command":
-                found.setdefault(_text(current), "")
+                found.setdefault(node_text(current), "")
             else:
                 pending.extend(current.named_children)
         if found:
@@ -358,7 +278,7 @@ class Walker:
                 value = child.child_by_field_name("value")
                 if name is not None:
                     val = word_value(value) if value is not None else Word("")
-                    cmd_env[_text(name)] = val.text if val.literal else UNKNOWN
+                    cmd_env[node_text(name)] = val.text if val.literal else UNKNOWN
             elif kind == "command_name":
                 self._subs(child, state, depth, env)
                 inner = child.named_children[0] if child.named_children else child
@@ -377,7 +297,7 @@ class Walker:
                 words.append(word_value(child))
         if not words:
             return
-        self.on_command(Command(words, cmd_env, state.get("cwd"), stdin, _text(node), depth))
+        self.on_command(Command(words, cmd_env, state.get("cwd"), stdin, node_text(node), depth))
         self._track_cd(words, state)
 
     on_cd: Callable[[Word, str | None], str | None] | None = None  # evaluates a computed `cd` target
@@ -457,7 +377,7 @@ class Walker:
         for part in child.children:
             if part.type == "heredoc_body":
                 self._subs(part, state, depth, env)
-                text = _text(part)
+                text = node_text(part)
             elif part.type == "pipeline" and part.children and part.children[0].type == "|":
                 continuation.extend(part.named_children)
             elif part.type in ("&&", "||", ";", "&"):

@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pydantic
 import pytest
-from hallmark.core import inbox, items, journal
+from hallmark.core import inbox, items, journal, questions
 from hallmark.core.config import Config
 from hallmark.core.events import validate_event
 from hallmark.tui.cli import build_parser, help_json, text
@@ -121,12 +121,12 @@ def test_schemas_accept_real_replies(hall_repo, monkeypatch):
     assert schema["error"]["x-exit-codes"]["ITEM_NOT_FOUND"] == 3
 
     created = items.new(hall_repo, title="schema")
-    items.ask(hall_repo, "which?", item_id="H-0001", options=["a", "b"], default="a", wait="1h")
+    questions.ask(hall_repo, "which?", item_id="H-0001", options=["a", "b"], default="a", wait="1h")
     items.ready(hall_repo, "H-0001", note="n")
     items.pull_back(hall_repo, "H-0001", reason="r")
     items.propose_ready(hall_repo, "H-0001", summary="s", why="w", how="h")
-    items.answer(hall_repo, "Q-1", "a")
-    items.ask(hall_repo, "repo-level?")
+    questions.answer(hall_repo, "Q-1", "a")
+    questions.ask(hall_repo, "repo-level?")
     items.drop(hall_repo, "H-0001", reason="r")
     assert not Path(created["worktree"]).exists()
     written = journal.read(hall_repo.paths.item_journal("H-0001")).events

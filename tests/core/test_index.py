@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from hallmark.core import index as index_mod
-from hallmark.core import items, journal
+from hallmark.core import items, journal, questions
 from hallmark.core.index import Index
 
 from .test_states import CHECKS, DEV, REVIEW, bare_repo, make_item
@@ -32,16 +32,16 @@ def test_deleting_the_index_and_item_json_changes_nothing(tmp_path: Path):
     repo = bare_repo(tmp_path)
     for n, state in enumerate([DEV, CHECKS, REVIEW, "closed", "dropped"], start=1):
         make_item(repo, f"H-{n:04d}", state)
-    items.ask(repo, "billed or raw?", item_id="H-0002", options=["billed", "raw"])
+    questions.ask(repo, "billed or raw?", item_id="H-0002", options=["billed", "raw"])
     before = _snapshot(repo)
-    questions = repo.index.questions()
+    asked = repo.index.questions()
     repo.index.close()
     os.unlink(repo.state_dir / "index.sqlite")
     for cache in repo.paths.items_dir.glob("*/item.json"):
         cache.unlink()
     fresh = bare_repo(tmp_path)
     assert _snapshot(fresh) == before
-    assert fresh.index.questions() == questions
+    assert fresh.index.questions() == asked
     assert fresh.index.rebuild() > 0
     assert _snapshot(fresh) == before
 

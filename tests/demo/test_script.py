@@ -160,7 +160,7 @@ def test_answering_the_demo_question_resumes_the_asking_session(tmp_path: Path):
     """The stand-in developer's `hall ask` ran inside a headless run that knew its session
     (`--session-id`, HALL_SESSION_ID); your answer makes the daemon resume exactly that session,
     which goes on and proposes the item as ready."""
-    from hallmark.core import items, states
+    from hallmark.core import items, questions, states
     from hallmark.core.runner.trace import run_info
 
     demo = driver.create(tmp_path / "demo")
@@ -171,7 +171,7 @@ def test_answering_the_demo_question_resumes_the_asking_session(tmp_path: Path):
         (asked,) = [e for e in items.item_events(repo, item_id) if e["event"] == "question"]
         (dev_run,) = [e for e in items.item_events(repo, item_id) if e["event"] == "run_ended"]
         assert asked["session"] and asked["session"] == dev_run["session"]
-        items.answer(repo, asked["qid"], "a", actor="you")
+        questions.answer(repo, asked["qid"], "a", actor="you")
         driver.run_until_idle(demo)
         view = items.fold_item(repo, item_id)
         events = items.item_events(repo, item_id)

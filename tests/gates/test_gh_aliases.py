@@ -7,7 +7,7 @@ import json
 
 import pytest
 from gatehelp import bash, decision, hook_env, run_hook
-from hallmark.core.gates.forges import read_gh_aliases
+from hallmark.core.gates.gh_config import read_gh_aliases
 from hallmark.hooks.main import run
 
 CONFIG = """\

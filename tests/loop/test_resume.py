@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hallmark.core import inbox, items, journal
+from hallmark.core import inbox, items, journal, questions
 from hallmark.core.loop import resume
 
 RECORDER = """#!/bin/sh
@@ -57,9 +57,9 @@ def _waiting(repo) -> list[dict]:
 
 def test_an_answer_resumes_the_asking_session_in_its_worktree_once(loop_repo, calls, kit):
     item_id, worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "billed or raw?", item_id=item_id, options=["billed", "raw"], default="billed",
+    asked = questions.ask(loop_repo, "billed or raw?", item_id=item_id, options=["billed", "raw"], default="billed",
                       session="sess-1111")
-    items.answer(loop_repo, asked["qid"], "b", actor="you")
+    questions.answer(loop_repo, asked["qid"], "b", actor="you")
     kit.run_loop(loop_repo)
 
     (call,) = calls()
@@ -88,7 +88,7 @@ def test_an_answer_resumes_the_asking_session_in_its_worktree_once(loop_repo, ca
 
 def test_a_default_after_its_wait_is_delivered_too(loop_repo, calls, kit):
     item_id, _worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "billed or raw?", item_id=item_id, options=["billed", "raw"], default="billed",
+    asked = questions.ask(loop_repo, "billed or raw?", item_id=item_id, options=["billed", "raw"], default="billed",
                       wait="1s", session="sess-2222")
     kit.run_loop(loop_repo)
     assert calls() == []  # not answered yet, the wait has not run out
@@ -115,10 +115,10 @@ def test_the_transcript_says_where_the_session_ran(loop_repo, calls, kit, tmp_pa
     projects = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-elsewhere"
     projects.mkdir(parents=True)
     (projects / "sess-4444.jsonl").write_text(json.dumps({"type": "user", "cwd": str(elsewhere)}) + "\n")
-    first = items.ask(loop_repo, "which?", session="sess-3333", item_id=item_id)
-    second = items.ask(loop_repo, "and?", session="sess-4444")
-    items.answer(loop_repo, first["qid"], "this one", actor="you")
-    items.answer(loop_repo, second["qid"], "that one", actor="you")
+    first = questions.ask(loop_repo, "which?", session="sess-3333", item_id=item_id)
+    second = questions.ask(loop_repo, "and?", session="sess-4444")
+    questions.answer(loop_repo, first["qid"], "this one", actor="you")
+    questions.answer(loop_repo, second["qid"], "that one", actor="you")
     kit.run_loop(loop_repo)
     by_session = {c["argv"][2]: c for c in calls()}
     assert Path(by_session["sess-3333"]["cwd"]).resolve() == loop_repo.root.resolve()
@@ -137,10 +137,10 @@ def _prompt_in_session(repo, session: str) -> None:
 def test_an_answer_that_cannot_be_delivered_waits_in_the_inbox(loop_repo, calls, scenario, kit):
     scenario({"dev": [{"no_conversation": True}]})
     item_id, worktree = _item(loop_repo)
-    unknown = items.ask(loop_repo, "keep it?", item_id=item_id, session="sess-gone")
-    nowhere = items.ask(loop_repo, "and this?", session="sess-nowhere")  # no item, binding or transcript
-    items.answer(loop_repo, unknown["qid"], "yes", actor="you")
-    items.answer(loop_repo, nowhere["qid"], "no", actor="you")
+    unknown = questions.ask(loop_repo, "keep it?", item_id=item_id, session="sess-gone")
+    nowhere = questions.ask(loop_repo, "and this?", session="sess-nowhere")  # no item, binding or transcript
+    questions.answer(loop_repo, unknown["qid"], "yes", actor="you")
+    questions.answer(loop_repo, nowhere["qid"], "no", actor="you")
     kit.run_loop(loop_repo)
 
     (call,) = calls()  # Claude was asked once, for the session it could find a directory for
@@ -163,8 +163,8 @@ def test_an_answer_that_cannot_be_delivered_waits_in_the_inbox(loop_repo, calls,
 
 def test_two_daemons_deliver_an_answer_once(loop_repo, calls, kit):
     item_id, _worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "now?", item_id=item_id, session="sess-5555")
-    items.answer(loop_repo, asked["qid"], "now", actor="you")
+    asked = questions.ask(loop_repo, "now?", item_id=item_id, session="sess-5555")
+    questions.answer(loop_repo, asked["qid"], "now", actor="you")
     results: list = []
     barrier = threading.Barrier(2)
 
@@ -185,8 +185,8 @@ def test_two_daemons_deliver_an_answer_once(loop_repo, calls, kit):
 
 def test_a_delivery_whose_daemon_died_is_not_repeated(loop_repo, calls, kit):
     item_id, worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "ship it?", item_id=item_id, session="sess-6666")
-    items.answer(loop_repo, asked["qid"], "yes", actor="you")
+    asked = questions.ask(loop_repo, "ship it?", item_id=item_id, session="sess-6666")
+    questions.answer(loop_repo, asked["qid"], "yes", actor="you")
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid that no longer runs: the daemon that claimed the delivery died mid-run
     journal.append(loop_repo.paths.item_journal(item_id), "resume_started", item=item_id, actor="hall",
@@ -205,7 +205,7 @@ def test_an_answer_from_long_ago_is_history_not_owed(loop_repo, calls, kit):
     from hallmark.core import clock
 
     item_id, _worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "old?", item_id=item_id, session="sess-7777")
+    asked = questions.ask(loop_repo, "old?", item_id=item_id, session="sess-7777")
     old = journal.make_event("answered", item_id, "you", {"qid": asked["qid"], "answer": "long ago"})
     old["t"] = clock.stamp(clock.now() - timedelta(days=8))  # e.g. answered before this daemon existed
     path = loop_repo.paths.item_journal(item_id)
@@ -218,8 +218,8 @@ def test_an_answer_from_long_ago_is_history_not_owed(loop_repo, calls, kit):
 def test_a_rate_limit_defers_the_delivery_instead_of_losing_it(loop_repo, calls, scenario, kit):
     scenario({"dev": [{"api_error_status": 429, "subtype": "error_during_execution"}]})
     item_id, _worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "now?", item_id=item_id, session="sess-8888")
-    items.answer(loop_repo, asked["qid"], "now", actor="you")
+    asked = questions.ask(loop_repo, "now?", item_id=item_id, session="sess-8888")
+    questions.answer(loop_repo, asked["qid"], "now", actor="you")
     kit.run_loop(loop_repo)  # terminates: the loop pauses for the plan's limit
     assert len(calls()) == 1
     assert [e["event"] for e in kit.events(loop_repo, item_id) if e.get("qid") == asked["qid"]][-1] == "resume_released"
@@ -230,8 +230,8 @@ def test_a_rate_limit_defers_the_delivery_instead_of_losing_it(loop_repo, calls,
 
 def test_the_daemon_command_delivers_and_exits_when_idle(loop_repo, calls, kit):
     item_id, _worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "go?", item_id=item_id, session="sess-9999")
-    items.answer(loop_repo, asked["qid"], "go", actor="you")
+    asked = questions.ask(loop_repo, "go?", item_id=item_id, session="sess-9999")
+    questions.answer(loop_repo, asked["qid"], "go", actor="you")
     proc = subprocess.run([str(Path(sys.executable).parent / "hall"), "daemon", "run", "--until-idle", "--repo",
                            str(loop_repo.root), "--json"], cwd=loop_repo.root, capture_output=True, text=True,
                           timeout=60)
@@ -246,8 +246,8 @@ def test_an_answer_waits_while_another_worker_holds_the_item(loop_repo, calls, k
     from hallmark.core.loop import leases
 
     item_id, _worktree = _item(loop_repo)
-    asked = items.ask(loop_repo, "wait?", item_id=item_id, session="sess-1234")
-    items.answer(loop_repo, asked["qid"], "yes", actor="you")
+    asked = questions.ask(loop_repo, "wait?", item_id=item_id, session="sess-1234")
+    questions.answer(loop_repo, asked["qid"], "yes", actor="you")
     leases.acquire(loop_repo, item_id, "fixer", "fixer@elsewhere", pid=0)  # e.g. `hall next --role fixer`
     assert resume.resume_answers(loop_repo, "daemon@here") == [] and calls() == []
     assert [q["qid"] for q in resume.owed(loop_repo)] == [asked["qid"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from hallmark.core import clock, inbox, items, states
+from hallmark.core import clock, inbox, items, questions, states
 from hallmark.core.loop import daemon, findings, pricing, verdict
 from hallmark.core.runner import spawn
 from hypothesis import given
@@ -78,7 +78,7 @@ def test_a_run_over_its_dollar_cap_is_retried_once_then_held(loop_repo, ready_it
 
 def test_the_daemon_applies_expired_question_defaults(loop_repo, ready_item, kit, monkeypatch):
     created = items.new(loop_repo, title="ask")
-    items.ask(loop_repo, "billed or raw?", item_id=created["item"], options=["billed", "raw"], default="billed",
+    questions.ask(loop_repo, "billed or raw?", item_id=created["item"], options=["billed", "raw"], default="billed",
               wait="1h")
     later = clock.stamp(clock.now() + timedelta(hours=2))
     monkeypatch.setenv("HALLMARK_FIXED_NOW", later)

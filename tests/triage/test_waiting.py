@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from hallmark.core import clock, items, journal, seen, waiting
+from hallmark.core import clock, items, journal, questions, seen, waiting
 from hallmark.core.runs import live_runs
 
 
@@ -26,7 +26,7 @@ def test_states_have_a_word_and_a_symbol(hall_repo, new_item, commit_all):
     kind, word, symbol = waiting.classify(hall_repo, items.fold_item(hall_repo, a))
     assert (kind, word) == ("in_loop", "in the loop") and symbol
     b, _ = new_item("asks")
-    items.ask(hall_repo, "which db?", item_id=b)
+    questions.ask(hall_repo, "which db?", item_id=b)
     assert waiting.classify(hall_repo, items.fold_item(hall_repo, b))[:2] == ("waiting", "waiting for you")
     assert len({s for s in waiting.SYMBOLS.values()}) == len(waiting.SYMBOLS)  # never colour alone
 
@@ -39,9 +39,9 @@ def test_waiting_items_oldest_first_and_next_wraps(hall_repo, new_item, monkeypa
         ids.append(item_id)
     # the third asks first, then the first asks: oldest question first
     monkeypatch.setenv("HALLMARK_FIXED_NOW", "2026-11-30T11:00:00Z")
-    items.ask(hall_repo, "q3", item_id=ids[2])
+    questions.ask(hall_repo, "q3", item_id=ids[2])
     monkeypatch.setenv("HALLMARK_FIXED_NOW", "2026-11-30T11:05:00Z")
-    items.ask(hall_repo, "q1", item_id=ids[0])
+    questions.ask(hall_repo, "q1", item_id=ids[0])
     order = [v.id for v in waiting.waiting_items(hall_repo)]
     assert order == [ids[2], ids[0]]
     assert waiting.waiting_for_you(hall_repo).items == (ids[2], ids[0])  # the order `n` walks
@@ -143,7 +143,7 @@ def test_seen_file_survives_garbage(hall_repo, new_item):
 
 def test_cli_waiting_and_cost(hall_repo, new_item, hall):
     a, _ = new_item("asks")
-    items.ask(hall_repo, "which db?", item_id=a)
+    questions.ask(hall_repo, "which db?", item_id=a)
     _usage(hall_repo, a, "r1-dev.jsonl", 0.125, role="dev")
     data = hall("waiting", cwd=hall_repo.root).json
     assert data["waiting"] == [a] and data["waiting_count"] == 1
@@ -158,7 +158,7 @@ def test_cli_waiting_and_cost(hall_repo, new_item, hall):
 def test_label_and_badges(hall_repo, new_item):
     a, _ = new_item("asks")
     b, _ = new_item("quiet")
-    items.ask(hall_repo, "which db?", item_id=a)
+    questions.ask(hall_repo, "which db?", item_id=a)
     assert waiting.label(hall_repo, items.fold_item(hall_repo, a)) == "◆ waiting for you"
     found = waiting.badges(hall_repo)
     assert found[a][0] == "waiting" and found[b] == ("idle", "idle", "·")

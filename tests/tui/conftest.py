@@ -81,7 +81,7 @@ def run(coro: Awaitable[Any]) -> Any:
 
 def build_busy(repo) -> dict[str, str]:
     """Items in every state, a question, a hold, a usage record and a finished run, through the core."""
-    from hallmark.core import items
+    from hallmark.core import items, questions
 
     ids: dict[str, str] = {}
 
@@ -90,7 +90,7 @@ def build_busy(repo) -> dict[str, str]:
         return ids[key]
 
     dev = new("development", "Fix login redirect")
-    items.ask(repo, "Keep the old cookie name?", item_id=dev, options=["yes", "no"], default="yes")
+    questions.ask(repo, "Keep the old cookie name?", item_id=dev, options=["yes", "no"], default="yes")
     chk = new("checks", "Add response cache")
     items.ready(repo, chk)
     rev = new("review", "Paginate the orders API")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from hallmark.core import items, seen, waiting
+from hallmark.core import items, questions, seen, waiting
 from hallmark.tui.widgets.lists import VimTable as DataTable
 
 from .conftest import make_app, run, settle, until
@@ -176,7 +176,7 @@ def test_the_footer_counts_what_waits_and_follows_the_watcher(busy):
             await settle(pilot)
             assert await until(pilot, lambda: "n ◆ 3 waiting" in _footer_text(app))
             extra = items.new(repo, title="Needs an answer")["item"]
-            items.ask(repo, "Which database?", item_id=extra)
+            questions.ask(repo, "Which database?", item_id=extra)
             assert await until(pilot, lambda: "n ◆ 4 waiting" in _footer_text(app), timeout=6)
             await pilot.press("b")
             await settle(pilot)

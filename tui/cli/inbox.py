@@ -8,7 +8,7 @@ import argparse
 import os
 from typing import Any
 
-from hallmark.core import ids, inbox, items
+from hallmark.core import ids, inbox, items, questions
 from hallmark.core.item_results import Answered, Asked, InboxReport, WaitingSummary
 from hallmark.core.repo import open_repo
 
@@ -30,7 +30,7 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     repo = open_repo()
     item_id = items.resolve(repo, args.item) if args.item else items.item_for_path(repo, repo.cwd)
     options = [o.strip() for o in (args.options or "").split(",") if o.strip()] or None
-    asked = items.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
+    asked = questions.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
                       wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
     result = {**asked.to_dict(), "next": [f"hall answer {asked.qid} <answer>", "hall inbox"]}
     if args.block:
@@ -44,7 +44,7 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
 
 @command("answer", replies=(Answered,), args=[arg("qid"), arg("answer", nargs="+")])
 def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
-    answered = items.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
+    answered = questions.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
     return {**answered.to_dict(),
             "next": ["hall inbox"] + ([f"hall status {answered.item}"] if answered.item else [])}
 
