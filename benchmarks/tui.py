@@ -305,13 +305,13 @@ def time_views(repo: Path, rounds: int) -> tuple[list[float], list[float], list[
 # -- 4. the demo while its daemon works ------------------------------------------------------------------
 
 def time_demo(rounds: int) -> tuple[list[float], list[float], list[float], int]:
-    from hallmark.core.demo import driver
+    from hallmark.core.demo import driver, workspace
 
-    demo = driver.create(None)
+    demo = workspace.create(None)
     try:
-        with driver.demo_env(demo):
+        with workspace.demo_env(demo):
             driver.build(demo)
-            driver.set_pace(demo, 0.1)
+            workspace.set_pace(demo, 0.1)
             background = driver.Background(demo, interval=0.5)
             background.start()
             try:
@@ -328,7 +328,7 @@ def time_demo(rounds: int) -> tuple[list[float], list[float], list[float], int]:
             finally:
                 background.stop(wait_s=20, end_live_runs=True)
     finally:
-        driver.remove(demo)
+        workspace.remove(demo)
 
 
 # -- 5 and 6. traces ----------------------------------------------------------------------------------------

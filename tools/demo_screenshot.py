@@ -13,7 +13,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from hallmark.core.demo import driver
+from hallmark.core.demo import driver, workspace
 from hallmark.tui.cli.app import make_app
 from textual._doc import take_svg_screenshot
 
@@ -32,15 +32,15 @@ async def settle(pilot, rounds: int = 60) -> None:
 
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else ROOT / "docs" / "demo.svg"
-    demo = driver.create(None)
+    demo = workspace.create(None)
     try:
-        with driver.demo_env(demo):
+        with workspace.demo_env(demo):
             driver.build(demo, lambda text: print(f"hall demo: {text}", file=sys.stderr))
             app = make_app(demo, keep=False, welcome=False, theme="hallmark-dark", watch_journal=False,
                            persist_theme=False)
             svg = take_svg_screenshot(app=app, terminal_size=SIZE, run_before=settle)
     finally:
-        driver.remove(demo)
+        workspace.remove(demo)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(svg, encoding="utf-8")
     print(f"wrote {out} ({len(svg):,} bytes)")

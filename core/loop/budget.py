@@ -185,7 +185,7 @@ def status(repo: Repo) -> dict[str, Any]:
     rooms = {}
     for role in ROLES:
         role_used = sum(_tokens(e) for e in usage if e.get("role") == role)
-        from ..runner.spawn import role_max_usd
+        from ..runner.command import role_max_usd
 
         rooms[role] = {"used": role_used, "daily": room_cap(repo, role), "max_usd_per_run": role_max_usd(repo, role),
                        "closed": (room_cap(repo, role) is not None and role_used >= (room_cap(repo, role) or 0))}

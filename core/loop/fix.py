@@ -19,6 +19,7 @@ from .. import git, items, runs, states
 from ..errors import HallError
 from ..repo import Repo
 from ..runner import lifecycle, spawn
+from ..runner.command import default_timeout, launch_environment
 from . import bounds
 from . import findings as _findings
 
@@ -118,12 +119,12 @@ def _external(repo: Repo, view: states.ItemView, engine: str,
     command = engine
     for key, value in values.items():
         command = command.replace("{" + key + "}", shlex.quote(value))
-    env = spawn.launch_environment(repo, view.id, ACTOR)
+    env = launch_environment(repo, view.id, ACTOR)
     env.update(worktree_env(repo, Path(view.worktree)))
     folder = runs.runs_dir(repo.paths, view.id)
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / f"{runs.stamp_now()}-fix-engine.log"
-    timeout = spawn.default_timeout(repo)
+    timeout = default_timeout(repo)
     items.record(repo, view.id, "run_started", actor=ACTOR, run=None, role="fix", engine=engine, log=str(log_path),
                  cwd=view.worktree)
     started = time.monotonic()

@@ -28,7 +28,7 @@ from ..errors import HallError
 from ..ids import session_path, valid_session
 from ..questions import DELIVERY_EVENTS
 from ..repo import Repo
-from ..runner import spawn
+from ..runner import command, spawn
 from . import budget, leases
 
 ACTOR = "dev"
@@ -217,7 +217,7 @@ def _overdue(repo: Repo, started: str | None) -> bool:
     if not started:
         return True
     age = (clock.now() - clock.parse_time(started)).total_seconds()
-    return age > spawn.default_timeout(repo) + 300
+    return age > command.default_timeout(repo) + 300
 
 
 def blocked(repo: Repo) -> budget.Block | None:
@@ -231,7 +231,7 @@ def resume_answers(repo: Repo, holder: str | None = None) -> list[dict[str, Any]
     works the worktree while a fixer does; a claimed item's answer waits for a later pass."""
     done = recover_interrupted(repo)
     holder = holder or leases.default_holder("resume")
-    ttl = max(leases.DEFAULT_TTL_S, spawn.default_timeout(repo) + 300)
+    ttl = max(leases.DEFAULT_TTL_S, command.default_timeout(repo) + 300)
     for q in owed(repo):
         if blocked(repo):
             break

@@ -20,7 +20,7 @@ from typing import Any
 from .. import git, items, states
 from ..errors import HallError
 from ..repo import Repo
-from ..runner import spawn
+from ..runner import command, spawn
 from . import findings as _findings
 from . import verdict as _verdict
 
@@ -65,7 +65,7 @@ def base_rules(repo: Repo, base: str) -> list[tuple[str, str]]:
 
 
 def skill_text() -> str:
-    path = spawn.plugin_dir() / "skills" / "principal-review" / "SKILL.md"
+    path = command.plugin_dir() / "skills" / "principal-review" / "SKILL.md"
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:

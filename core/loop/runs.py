@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import journal, runs
-from ..runner.spawn import ROLE_ACTOR
+from ..runner.command import ROLE_ACTOR
 
 
 def recover_dead(repo: Any, item_id: str | None) -> list[str]:

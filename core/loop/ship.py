@@ -152,7 +152,7 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
               "title": view.title, "slug": view.branch.rsplit("/", 1)[-1], "body_file": str(body)}
     command = items._template(repo.config.ship, values)
     remote = ship_once.push_remote(command)
-    from ..runner.spawn import launch_environment
+    from ..runner.command import launch_environment
 
     lock = lifecycle.RunLock(ship_once.lock_path(repo, view.id))
     lock.acquire(timeout_s=5)

@@ -4,68 +4,39 @@ The run file (`runs/<stamp>-<role>.jsonl`) holds Claude's stream-json exactly as
 one `hall_run_end` line. The runner holds `<stamp>-<role>.lock` for as long as the run lives, so a
 file with no end line whose lock nobody holds is a run that died. The journal gets `run_started`,
 `run_ended` and one `usage` event per model (from `modelUsage`, else the top-level `usage`).
+What it runs (the role's command line and environment) is built in command.py.
 Stdlib plus filelock: no pydantic, no rich.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import shlex
-import shutil
 import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import clock, journal, runs
-from ..errors import HallError
+from .. import journal, runs
 from . import lifecycle, limits
-from .isolation import ISOLATED_ROLES, REMOVE_ENV, confinement_settings, isolation_args
+from .command import (  # RunSpec is re-exported: its many callers build one to hand to run() here
+    ROLE_ACTOR,
+    RunSpec,
+    build_command,
+    claude_command,
+    default_timeout,
+    is_standin,
+    launch_environment,
+    role_model,
+    sandbox_mode,
+)
+from .isolation import ISOLATED_ROLES, confinement_settings
 from .usage import STANDIN_MODEL, TOKEN_FIELDS, _int, run_usage, usage_rows  # noqa: F401 - re-exported
 
-# the plugin's agents (plugin/agents/); a dev run (and intake) is a plain Claude Code session
-ROLE_AGENT = {"review": "principal-engineer", "fix": "fixer", "librarian": "librarian"}
-ROLE_ACTOR = {"review": "assayer", "fix": "fixer", "intake": "intake", "librarian": "librarian", "dev": "dev",
-              "ship": "shipper"}
-DEFAULT_MAX_USD = {"review": 6.0, "fix": 2.0, "intake": 0.10, "librarian": 0.20, "dev": 2.0}
-ROLE_MODEL_KEY = {"review": "review_model", "fix": "fix_model", "intake": "intake_model",
-                  "librarian": "librarian_model"}
 ARG_LIMIT = 100_000  # bytes: a longer prompt goes through stdin instead of argv
-STANDIN_COMMANDS = ("hall-standin-claude", "hallmark.core.runner.standin")
 STANDIN_LABEL = " (stand-in)"  # appended to the actor of a stand-in run: the journal never says a model ran
-
-
-def is_standin(command: list[str]) -> bool:
-    """True when the command runs Hallmark's stand-in model rather than Claude."""
-    return any(Path(word).name in STANDIN_COMMANDS for word in command[:4])
-
-
-@dataclass
-class RunSpec:
-    """What to run: the role decides the agent, the actor, the budget and the isolation."""
-
-    role: str
-    prompt: str
-    cwd: Path
-    item_id: str | None = None
-    json_schema: dict[str, Any] | None = None
-    max_budget_usd: float | None = None  # None: the role's configured cap
-    model: str | None = None  # None: the role's configured model
-    timeout_s: float | None = None  # None: [runner] timeout
-    allowed_tools: list[str] = field(default_factory=list)
-    permission_mode: str | None = None
-    write_dirs: list[Path] = field(default_factory=list)
-    extra_env: dict[str, str] = field(default_factory=dict)
-    validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
-    resume: str | None = None  # a session id: `claude -p --resume <id> <prompt>` continues that session
-    session_id: str | None = None  # a fresh run's own id (`--session-id`); None: one is made up
-    judge_effect: Callable[[], str | None] | None = None  # after a clean run: what it failed to do, or None
 
 
 @dataclass
@@ -92,136 +63,6 @@ class RunResult:
     @property
     def name(self) -> str:
         return self.path.name
-
-
-# -- where and what ---------------------------------------------------------------------------
-
-
-def plugin_dir() -> Path:
-    """The plugin shipped in the package (agents, skills, schemas)."""
-    from .. import __file__ as core_init
-
-    return Path(core_init).resolve().parent.parent / "plugin"
-
-
-def claude_command(repo: Any) -> list[str]:
-    """HALL_CLAUDE, else `[runner] claude`, else `claude` on PATH."""
-    for source, value in (("HALL_CLAUDE", os.environ.get("HALL_CLAUDE", "")),
-                          ("[runner] claude", _config_claude(repo))):
-        if value and value.strip():
-            words = shlex.split(value)
-            if shutil.which(words[0]) is None and not Path(words[0]).is_file():
-                raise HallError("RUN_FAILED", f"{source} names {words[0]!r}, which is not an executable.",
-                                ["hall doctor", "edit [runner] claude in .hallmark.toml"])
-            return words
-    found = shutil.which("claude")
-    if found is None:
-        raise HallError("RUN_FAILED", "The Claude Code CLI `claude` is not on PATH.",
-                        ["install Claude Code", "set [runner] claude in .hallmark.toml", "hall doctor"])
-    return [found]
-
-
-def _config_claude(repo: Any) -> str:
-    try:
-        return repo.config.runner.claude
-    except AttributeError:
-        return ""
-
-
-def role_max_usd(repo: Any, role: str) -> float | None:
-    """`[budget.<role>] max_usd` ("none" turns the cap off), else the role's default."""
-    try:
-        room = repo.config.budget.room(role)
-        value = room.max_usd
-    except AttributeError:
-        value = None
-    if value is None:
-        return DEFAULT_MAX_USD.get(role)
-    if isinstance(value, str) and value.strip().lower() in ("none", "off", ""):
-        return None
-    return float(value)
-
-
-def role_model(repo: Any, role: str) -> str | None:
-    key = ROLE_MODEL_KEY.get(role)
-    try:
-        return getattr(repo.config.budget, key) if key else None
-    except AttributeError:
-        return None
-
-
-def default_timeout(repo: Any) -> float:
-    try:
-        return clock.parse_duration(repo.config.runner.timeout)
-    except (AttributeError, ValueError):
-        return 1800.0
-
-
-def launch_environment(repo: Any, item_id: str | None, actor: str) -> dict[str, str]:
-    """The process environment: ours, plus launch_env (HALL_ITEM, project name), plus HALL_ACTOR."""
-    env = dict(os.environ)
-    for name in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"):
-        env.pop(name, None)  # a run started from inside a session is still a fresh headless run
-    from ..launch_env import launch_env
-
-    env.update(launch_env(repo, item_id))
-    for name in REMOVE_ENV:
-        env.pop(name, None)
-    env["HALL_ACTOR"] = actor
-    if item_id:
-        env["HALL_ITEM"] = item_id
-    return env
-
-
-def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_argv: bool) -> list[str]:
-    """`claude -p … --output-format stream-json --verbose` with every flag the role needs."""
-    args = [*claude_command(repo), "-p"]
-    if spec.resume:  # the session keeps its own agent and model
-        args += ["--resume", spec.resume]
-    if prompt_in_argv:  # first, so no variadic flag (--allowedTools) can swallow it
-        args.append(spec.prompt)
-    if spec.session_id and not spec.resume:  # known before it starts: `hall ask` inside names it (HALL_SESSION_ID)
-        args += ["--session-id", spec.session_id]
-    args += ["--output-format", "stream-json", "--verbose"]
-    agent = None if spec.resume else ROLE_AGENT.get(spec.role)
-    if agent:
-        args += ["--agent", f"hallmark:{agent}"]
-    args += ["--plugin-dir", str(_run_plugin_dir(repo))]
-    if spec.json_schema is not None:  # Claude Code accepts draft-07 only
-        from ..draft7 import to_draft7
-
-        args += ["--json-schema", json.dumps(to_draft7(spec.json_schema), separators=(",", ":"))]
-    cap = spec.max_budget_usd if spec.max_budget_usd is not None else role_max_usd(repo, spec.role)
-    if cap is not None:
-        args += ["--max-budget-usd", f"{cap:g}"]
-    model = spec.model or role_model(repo, spec.role)
-    if model:
-        args += ["--model", model]
-    args += isolation_args(spec.role)
-    args += ["--settings", str(settings_path)]
-    if spec.permission_mode:
-        args += ["--permission-mode", spec.permission_mode]
-    if spec.allowed_tools:
-        args += ["--allowedTools", ",".join(spec.allowed_tools)]
-    with contextlib.suppress(AttributeError):
-        args += list(repo.config.claude_args)
-    return args
-
-
-def _run_plugin_dir(repo: Any) -> Path:
-    """The rendered plugin copy (absolute hall-hook) under the state dir; the package's own when
-    there is no state dir (a bare Repo in tests)."""
-    from .plugin_copy import headless_plugin
-
-    state_dir = getattr(repo, "state_dir", None)
-    return headless_plugin(Path(state_dir)) if state_dir else plugin_dir()
-
-
-def _sandbox_mode(repo: Any) -> str:
-    try:
-        return str(repo.config.runner.sandbox)
-    except AttributeError:
-        return "auto"
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -304,7 +145,7 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     prompt_path.write_text(spec.prompt, encoding="utf-8")
     settings = confinement_settings(spec.role, spec.cwd, folder, spec.write_dirs,
                                     isolated=spec.role in ISOLATED_ROLES, git_dir=_git_dir(repo),
-                                    sandbox=_sandbox_mode(repo))
+                                    sandbox=sandbox_mode(repo))
     settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
     if not spec.resume and not spec.session_id:
         spec = replace(spec, session_id=str(uuid.uuid4()))

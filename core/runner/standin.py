@@ -31,6 +31,7 @@ A fix step: {"edits": [{"file", "append"|"write"|"remove_lines_containing"}], "m
 role is "dev" unless --agent says otherwise, and the first words repeat the message it was resumed
 with. A step with "no_conversation": true answers like a session id the CLI does not know
 (`No conversation found with session ID: …` on stderr, exit 1, no stream).
+Each role's player is in standin_roles.py, the step it plays is picked in standin_scenario.py.
 """
 
 from __future__ import annotations
@@ -38,8 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import shlex
 import subprocess
 import sys
 import time
@@ -47,6 +46,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .standin_roles import play
 from .standin_scenario import role_of, scenario_step
 
 MODEL = "hallmark-standin"
@@ -179,126 +179,6 @@ class Model:
         })
 
 
-# -- scenario --------------------------------------------------------------------------------
-
-
-# -- the roles -------------------------------------------------------------------------------
-
-
-_DIFF_FILE = re.compile(r"^\+\+\+ b/(.+)$")
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-
-
-def todo_findings(prompt: str) -> list[dict[str, Any]]:
-    """The heuristic reviewer: every added line with TODO or FIXME is a major finding."""
-    findings = []
-    current, line_no = None, 0
-    for line in prompt.splitlines():
-        m = _DIFF_FILE.match(line)
-        if m:
-            current = m.group(1)
-            continue
-        h = _HUNK.match(line)
-        if h:
-            line_no = int(h.group(1))
-            continue
-        if current is None:
-            continue
-        if line.startswith("+") and not line.startswith("+++"):
-            if re.search(r"\b(TODO|FIXME)\b", line):
-                findings.append({
-                    "lens": "correctness", "severity": "major", "file": current, "line": line_no,
-                    "title": "Unfinished work left in the change",
-                    "scenario": f"{current}:{line_no} still says {line[1:].strip()!r}: the change ships with "
-                                "work its author marked as not done.",
-                })
-            line_no += 1
-        elif line.startswith(" "):
-            line_no += 1
-    return findings
-
-
-def do_review(model: Model, step: dict[str, Any], prompt: str) -> dict[str, Any] | None:
-    model.say("I am Hallmark's stand-in model, not Claude: no model runs here. "
-              "I read the change with real commands and answer from a written scenario.")
-    model.bash("git log --oneline -5", "Recent commits")
-    model.bash("git status --short", "Working tree state")
-    for text in step.get("say") or []:
-        model.say(str(text))
-    for command in step.get("commands") or []:
-        model.bash(str(command))
-    if "verdict" in step:
-        verdict = step["verdict"]
-    else:
-        findings = todo_findings(prompt)
-        verdict = {"summary": ("Stand-in review: no TODO or FIXME in the added lines; approved."
-                               if not findings else f"Stand-in review: {len(findings)} unfinished marker(s) in the change."),
-                   "findings": findings, "still_open": [], "learnings_used": []}
-    blocking = [f for f in verdict.get("findings", []) if f.get("severity") in ("blocker", "major")]
-    model.say(f"Verdict: {'approve' if not blocking and not verdict.get('still_open') else 'changes requested'} "
-              f"({len(verdict.get('findings', []))} finding(s)).")
-    return verdict
-
-
-def _apply_edit(model: Model, edit: dict[str, Any]) -> None:
-    rel = edit["file"]
-    if "write" in edit:
-        model.write_file(rel, edit["write"], append=False)
-    elif "append" in edit:
-        model.write_file(rel, edit["append"], append=True)
-    elif "remove_lines_containing" in edit:
-        path = model.cwd / rel
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        except FileNotFoundError:
-            return
-        needle = edit["remove_lines_containing"]
-        model.write_file(rel, "".join(x for x in lines if needle not in x), append=False)
-
-
-def do_fix(model: Model, step: dict[str, Any], prompt: str) -> None:
-    model.say("I am Hallmark's stand-in model, not Claude: no model runs here. "
-              "I make the scenario's edits and commit them for real.")
-    model.bash("hall findings --json", "Open findings and failing checks")
-    edits = step.get("edits")
-    fixed = list(step.get("fixed") or [])
-    if edits is None:  # heuristic: remove the flagged TODO/FIXME lines
-        edits = []
-        for match in re.finditer(r"^- (F-\d+) \[[^\]]*\] ([^:\s]+):\d+", prompt, re.M):
-            fixed.append(match.group(1))
-            edits.append({"file": match.group(2), "remove_lines_containing": "TODO"})
-            edits.append({"file": match.group(2), "remove_lines_containing": "FIXME"})
-    for edit in edits:
-        _apply_edit(model, edit)
-    for command in step.get("commands") or []:  # e.g. run the tests before committing
-        model.bash(str(command))
-    if step.get("commit", True) and edits:
-        message = step.get("message") or ("Fix " + ", ".join(fixed) if fixed else "Stand-in fix")
-        model.bash(f"git add -A && git commit -q -m {shlex.quote(message)}", "Commit the fix")
-    disputes = step.get("dispute") or {}
-    if fixed or disputes:
-        parts = ["hall", "fixed", *fixed]
-        for fid, reason in disputes.items():
-            parts += ["--dispute", fid, "--reason", reason]
-        if step.get("no_submit"):
-            parts.append("--no-submit")
-        model.bash(shlex.join(parts) + " --json", "Record what the commit fixes")
-    model.say("Done.")
-
-
-def do_other(model: Model, step: dict[str, Any]) -> None:
-    model.say("I am Hallmark's stand-in model, not Claude: no model runs here.")
-    for text in step.get("say") or []:
-        model.say(str(text))
-    for edit in step.get("edits") or []:
-        _apply_edit(model, edit)
-    if step.get("edits") and step.get("message"):
-        model.bash(f"git add -A && git commit -q -m {shlex.quote(step['message'])}", "Commit the work")
-    for command in step.get("commands", []):
-        model.bash(command)
-    model.say(step.get("text", "Done."))
-
-
 def minimal_instance(node: Any, root: dict[str, Any]) -> Any:
     """The smallest value a JSON Schema accepts (required keys only): the default answer of roles
     the stand-in has no behaviour for, so their runs still end with a valid structured_output."""
@@ -397,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     model = Model(stream, cwd)
     if args.resume:
         model.say(f"Resumed session {args.resume} with: {prompt}")
-    structured = _play(model, role, step, prompt)
+    structured = play(model, role, step, prompt)
     duration_ms = int((time.monotonic() - started) * 1000)
     result = _result(step, prompt, model, stream, duration_ms)
     if schema is not None and not step.get("omit_structured_output"):
@@ -408,17 +288,6 @@ def main(argv: list[str] | None = None) -> int:
         result["structured_output"] = structured
     stream.emit(result)
     return int(step.get("exit_code", 0 if result["subtype"] == "success" else 1))
-
-
-def _play(model: Model, role: str, step: dict[str, Any], prompt: str) -> Any:
-    """The scenario's step for this role; the structured output it gives, if any."""
-    if role == "review":
-        return do_review(model, step, prompt)
-    if role == "fix":
-        do_fix(model, step, prompt)
-        return None
-    do_other(model, step)
-    return step["structured_output"] if isinstance(step.get("structured_output"), dict) else None
 
 
 def _json_schema(given: str) -> dict[str, Any] | str:

@@ -55,13 +55,13 @@ def test_the_verdict_schema_still_accepts_a_verdict_and_refuses_a_bad_one():
 
 
 def test_the_command_line_passes_a_draft_07_schema(hall_repo, tmp_path, monkeypatch):
-    from hallmark.core.runner import spawn
+    from hallmark.core.runner import command
 
     monkeypatch.setenv("HALL_CLAUDE", "hall-standin-claude")
-    spec = spawn.RunSpec(role="review", prompt="review", cwd=hall_repo.root,
+    spec = command.RunSpec(role="review", prompt="review", cwd=hall_repo.root,
                          json_schema={"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
                                       "$defs": {"A": {"type": "string"}}, "properties": {"a": {"$ref": "#/$defs/A"}}})
-    args = spawn.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)
+    args = command.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)
     passed = json.loads(args[args.index("--json-schema") + 1])
     assert passed["$schema"].startswith("http://json-schema.org/draft-07")
     assert passed["properties"]["a"] == {"$ref": "#/definitions/A"} and "A" in passed["definitions"]
@@ -92,10 +92,10 @@ def test_no_agent_restricts_tools_with_a_tools_list(agent):
 
 
 def test_runs_name_only_agents_the_plugin_has():
-    from hallmark.core.runner import spawn
+    from hallmark.core.runner import command
 
     have = {p.stem for p in (PLUGIN / "agents").glob("*.md")}
-    assert set(spawn.ROLE_AGENT.values()) <= have
+    assert set(command.ROLE_AGENT.values()) <= have
 
 
 def test_confinement_uses_absolute_rule_paths_and_fails_without_a_sandbox_when_required(tmp_path):
@@ -112,17 +112,17 @@ def test_confinement_uses_absolute_rule_paths_and_fails_without_a_sandbox_when_r
 
 def test_headless_runs_load_a_plugin_copy_whose_hooks_name_the_absolute_hall_hook(hall_repo, tmp_path, monkeypatch):
     from hallmark.core.plugin_install import hook_binary
-    from hallmark.core.runner import spawn
+    from hallmark.core.runner import command
 
     monkeypatch.setenv("HALL_CLAUDE", "hall-standin-claude")
-    spec = spawn.RunSpec(role="fix", prompt="fix", cwd=hall_repo.root)
-    args = spawn.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)
+    spec = command.RunSpec(role="fix", prompt="fix", cwd=hall_repo.root)
+    args = command.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)
     copy = Path(args[args.index("--plugin-dir") + 1])
-    assert copy != spawn.plugin_dir() and str(copy).startswith(str(hall_repo.state_dir))
+    assert copy != command.plugin_dir() and str(copy).startswith(str(hall_repo.state_dir))
     commands = [h["command"] for groups in json.loads((copy / "hooks" / "hooks.json").read_text())["hooks"].values()
                 for g in groups for h in g["hooks"]]
     assert commands and all(c.startswith(hook_binary() + " ") for c in commands)
-    assert spawn.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)[args.index("--plugin-dir") + 1] == str(copy)
+    assert command.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)[args.index("--plugin-dir") + 1] == str(copy)
 
 
 @pytest.mark.parametrize("kind,files", [("permission_prompt", True), ("idle_prompt", True), ("", True),

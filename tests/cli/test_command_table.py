@@ -49,11 +49,16 @@ def test_every_command_in_the_table_is_declared_by_its_module():
 def test_every_module_is_a_group_and_declares_only_what_the_table_lists():
     """A command declared in a module but missing from the table (or a module no group names)
     would be unreachable: `hall` imports only what the table points at."""
-    modules = {path.stem for path in CLI_DIR.glob("*.py")} - FRAME
+    packages = {path.parent.name for path in CLI_DIR.glob("*/__init__.py")}  # a group in parts (tui/cli/library/)
+    modules = ({path.stem for path in CLI_DIR.glob("*.py")} | packages) - FRAME
     assert modules == set(GROUPS), "each module under tui/cli/ is one command group, and each group one module"
     for group in GROUPS:
         module = importlib.import_module(f"{commands.PACKAGE}.{group}")
         assert _top_level(module) == set(in_group(group)), group
+    for package in packages:  # its parts declare only the group's subcommands
+        for part in (CLI_DIR / package).glob("*.py"):
+            module = importlib.import_module(f"{commands.PACKAGE}.{package}.{part.stem}")
+            assert _top_level(module) <= set(in_group(package)), part
     assert [info.group for info in COMMANDS.values()] == sorted(
         (info.group for info in COMMANDS.values()), key=list(GROUPS).index), "the table lists a group's commands together"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from hallmark.core import runs as run_files
-from hallmark.core.demo import driver, scenario
+from hallmark.core.demo import driver, scenario, workspace
 from hallmark.tui.cli.app import make_app
 
 SIZE = (160, 42)
@@ -20,8 +20,8 @@ SIZE = (160, 42)
 
 @pytest.fixture
 def built(tmp_path: Path):
-    demo = driver.create(tmp_path / "demo")
-    with driver.demo_env(demo):
+    demo = workspace.create(tmp_path / "demo")
+    with workspace.demo_env(demo):
         learned = driver.build(demo)
         yield demo, learned
 
@@ -63,7 +63,7 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
     assert snap_compare(quiet_app(), terminal_size=SIZE, run_before=_settle)
 
     # 2. the daemon takes over in the background, at a pace a test can watch
-    driver.set_pace(demo, 0.15)
+    workspace.set_pace(demo, 0.15)
     background = driver.Background(demo, interval=0.2)
     rejected = demo.ids["rejected"]
     repo = demo.repo()

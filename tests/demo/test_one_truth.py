@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 from hallmark.core import clock, waiting
-from hallmark.core.demo import driver
+from hallmark.core.demo import driver, workspace
 
 BIN = Path(sys.executable).parent
 
 
 @pytest.fixture
 def demo(tmp_path: Path):
-    built = driver.create(tmp_path / "demo")
-    with driver.demo_env(built):
+    built = workspace.create(tmp_path / "demo")
+    with workspace.demo_env(built):
         driver.build(built)
         yield built
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hallmark.core.demo import driver, scenario
+from hallmark.core.demo import driver, scenario, workspace
 
 STORIES = {"approved": "hallmarked", "rejected": "fixing", "escalated": "escalated", "question": "development",
            "dropped": "dropped"}
@@ -71,14 +71,14 @@ def test_dir_must_be_new_or_empty_and_nothing_is_touched(hall, tmp_path: Path):
 def test_remove_clears_a_given_empty_dir_but_keeps_it(tmp_path: Path):
     where = tmp_path / "given"
     where.mkdir()
-    demo = driver.create(where)
+    demo = workspace.create(where)
     assert demo.created_base is False
     (demo.base / "tinyshop").mkdir()
     (demo.base / "standin-scenario.json").write_text("{}")
-    driver.remove(demo)
+    workspace.remove(demo)
     assert where.is_dir() and list(where.iterdir()) == []
-    made = driver.create(tmp_path / "made")
-    driver.remove(made)
+    made = workspace.create(tmp_path / "made")
+    workspace.remove(made)
     assert not made.base.exists()
 
 
@@ -89,8 +89,8 @@ def test_demo_env_isolates_and_restores(tmp_path: Path, monkeypatch):
     import os
 
     before = dict(os.environ)
-    demo = driver.create(tmp_path / "d")
-    with driver.demo_env(demo):
+    demo = workspace.create(tmp_path / "d")
+    with workspace.demo_env(demo):
         assert os.environ["HALLMARK_DATA_DIR"] == str(demo.data_dir)
         assert os.environ["HALL_STANDIN_SCRIPT"] == str(demo.script_path)
         assert not {"HALL_CLAUDE", "HALLMARK_FIXED_NOW", "CLAUDECODE"} & set(os.environ)
@@ -98,7 +98,7 @@ def test_demo_env_isolates_and_restores(tmp_path: Path, monkeypatch):
 
 
 def test_the_config_points_only_this_repo_at_the_stand_in():
-    text = driver.config_text("/opt/venv/bin/hall-standin-claude")
+    text = workspace.config_text("/opt/venv/bin/hall-standin-claude")
     import tomllib
 
     data = tomllib.loads(text)
@@ -118,7 +118,7 @@ def test_end_runs_stops_a_live_run_of_the_demo_and_nothing_else(tmp_path: Path):
     from hallmark.core import items, journal, setup_repo
     from hallmark.core.repo import open_repo
 
-    demo = driver.create(tmp_path / "d")
+    demo = workspace.create(tmp_path / "d")
     root = demo.root
     root.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
@@ -163,8 +163,8 @@ def test_answering_the_demo_question_resumes_the_asking_session(tmp_path: Path):
     from hallmark.core import items, questions, states
     from hallmark.core.runner.trace import run_info
 
-    demo = driver.create(tmp_path / "demo")
-    with driver.demo_env(demo):
+    demo = workspace.create(tmp_path / "demo")
+    with workspace.demo_env(demo):
         driver.build(demo)
         repo = demo.repo()
         item_id = demo.ids["question"]
@@ -181,4 +181,4 @@ def test_answering_the_demo_question_resumes_the_asking_session(tmp_path: Path):
         run_file = repo.paths.item_dir(item_id) / "runs" / resumed["run"]
         assert run_info(run_file)["session_id"] == asked["session"]
         assert "free above 50.00" in run_file.with_suffix(".prompt.md").read_text()
-    driver.remove(demo)
+    workspace.remove(demo)

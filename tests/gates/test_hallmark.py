@@ -256,8 +256,8 @@ def test_check_revs_checks_every_commit_in_one_read(repo):
 
 
 def test_the_stand_in_names_agree_with_the_runner():
-    from hallmark.core.runner import spawn
+    from hallmark.core.runner import command, spawn
 
     assert hallmark.STANDIN_MODEL == spawn.STANDIN_MODEL
-    assert hallmark.STANDIN_COMMANDS == spawn.STANDIN_COMMANDS
+    assert hallmark.STANDIN_COMMANDS == command.STANDIN_COMMANDS
     assert hallmark.STANDIN_LABEL == spawn.STANDIN_LABEL

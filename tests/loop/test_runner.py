@@ -14,7 +14,7 @@ from pathlib import Path
 from hallmark.core import items, states
 from hallmark.core import runs as run_files
 from hallmark.core.loop import runs
-from hallmark.core.runner import spawn
+from hallmark.core.runner import command, spawn
 
 BIN = Path(sys.executable).parent
 
@@ -88,7 +88,7 @@ def test_runner_config_names_the_executable_and_a_missing_one_is_a_clear_error(l
     from hallmark.core.errors import HallError
 
     with pytest.raises(HallError) as caught:
-        spawn.claude_command(repo)
+        command.claude_command(repo)
     assert caught.value.code == "RUN_FAILED" and "[runner] claude" in caught.value.message
 
 

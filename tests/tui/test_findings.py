@@ -86,9 +86,9 @@ def test_the_demo_daemon_runs_in_a_process_of_its_own(hall_repo, tmp_path, monke
     """The review: the demo's daemon ran in a thread of the app and competed with it for every key."""
     import threading
 
-    from hallmark.core.demo import driver
+    from hallmark.core.demo import driver, workspace
 
-    demo = driver.Demo(tmp_path / "demo", created_base=False)
+    demo = workspace.Demo(tmp_path / "demo", created_base=False)
     (tmp_path / "demo").mkdir()
     monkeypatch.setenv("HALLMARK_DATA_DIR", str(demo.data_dir))
     os.symlink(hall_repo.root, demo.root)
@@ -587,8 +587,8 @@ def test_the_demo_daemon_stops_when_its_app_is_gone(hall_repo, tmp_path, monkeyp
     monkeypatch.setenv("HALLMARK_DATA_DIR", str(data))
     script = ("import sys, time\n"
               "from pathlib import Path\n"
-              "from hallmark.core.demo import driver\n"
-              f"demo = driver.Demo(Path({str(tmp_path / 'demo')!r}), created_base=False)\n"
+              "from hallmark.core.demo import driver, workspace\n"
+              f"demo = workspace.Demo(Path({str(tmp_path / 'demo')!r}), created_base=False)\n"
               "background = driver.Background(demo, interval=0.2)\n"
               "background.start()\n"
               "print(background.proc.pid, flush=True)\n"

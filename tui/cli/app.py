@@ -53,7 +53,7 @@ def make_app(demo: Any, *, keep: bool, welcome: bool = True, **kwargs: Any):
     """The terminal app on the demo's repository, saying what it is when it opens (welcome)."""
     from pathlib import Path
 
-    from hallmark.core.demo import driver
+    from hallmark.core.demo import workspace
     from hallmark.tui import app as app_module
     from hallmark.tui.app import HallmarkApp
 
@@ -66,7 +66,7 @@ def make_app(demo: Any, *, keep: bool, welcome: bool = True, **kwargs: Any):
             if not welcome:
                 return
             after = f"the demo stays in {demo.base}" if keep else "the demo's directory is removed"
-            self.notify(WELCOME.format(root=demo.root, standin=driver.STANDIN, after=after),
+            self.notify(WELCOME.format(root=demo.root, standin=workspace.STANDIN, after=after),
                         title="hall demo: a stand-in model, not Claude", timeout=10, markup=False)
 
         async def action_quit(self) -> None:
@@ -87,14 +87,14 @@ def make_app(demo: Any, *, keep: bool, welcome: bool = True, **kwargs: Any):
 
 
 def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.demo import driver
+    from hallmark.core.demo import driver, workspace
 
-    demo = driver.create(args.dir)
+    demo = workspace.create(args.dir)
     background = None
     try:
-        with driver.demo_env(demo):
+        with workspace.demo_env(demo):
             driver.build(demo, _progress)
-            driver.set_pace(demo, max(0.0, args.pace))
+            workspace.set_pace(demo, max(0.0, args.pace))
             _progress("opening the terminal app; the daemon keeps working in the background")
             background = driver.Background(demo)
             background.start()
@@ -105,7 +105,7 @@ def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
                 background.stop(end_live_runs=not args.keep)
     finally:
         if not args.keep:
-            driver.remove(demo)
+            workspace.remove(demo)
     if args.keep:
         return {"demo": str(demo.base), "repo": str(demo.root), "kept": True,
                 "next": [f"hall tui --repo {demo.root}", f"hall daemon run --until-idle --repo {demo.root}",

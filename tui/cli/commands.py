@@ -20,7 +20,8 @@ PACKAGE = "hallmark.tui.cli"
 
 @dataclass(frozen=True, slots=True)
 class CommandInfo:
-    group: str  # the module under tui/cli/ that declares it, and the README row it belongs to
+    group: str  # the module under tui/cli/ that declares it (a package joins its parts: library/), and its
+    # README row
     handler: str  # the Command (or Group) in that module
     summary: str
 

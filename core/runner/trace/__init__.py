@@ -5,7 +5,9 @@ usage), the app's live trace (core/runner/trace_lines.py parses a line at a time
 Several runs appended to one file are numbered (a new `system/init`, or anything after a run's
 `result`/`hall_run_end`, starts the next run). Split along its data seams:
 
-- parse.py: one decoded line -> steps (Step, parse_line, the one-line texts both faces print);
+- parse.py: one decoded line -> steps (Step, parse_line);
+- texts.py: the one-line texts both faces print from steps (step_text, tool_call_summary, ...);
+- codec.py: JSON in and out, orjson when installed (loads, dumps_line);
 - read.py: a file in order -> steps or records (StreamReader, iter_steps, iter_records, .times);
 - summary.py: a run as a whole (usage_from_result, run_info).
 
@@ -14,23 +16,8 @@ Callers import this package (`from hallmark.core.runner import trace`) and use t
 
 from __future__ import annotations
 
-from .parse import (
-    KINDS,
-    STEP_SCHEMA,
-    SUMMARY_MAX,
-    Step,
-    ToolCall,
-    content_text,
-    dumps_line,
-    estimate_tokens,
-    loads,
-    one_line,
-    parse_line,
-    result_outcome,
-    step_facts,
-    step_text,
-    tool_call_summary,
-)
+from .codec import dumps_line, loads
+from .parse import KINDS, STEP_SCHEMA, Step, ToolCall, parse_line
 from .read import (
     WHOLE_FILE_MAX,
     StreamReader,
@@ -42,6 +29,16 @@ from .read import (
     times_path,
 )
 from .summary import run_info, usage_from_result
+from .texts import (
+    SUMMARY_MAX,
+    content_text,
+    estimate_tokens,
+    one_line,
+    result_outcome,
+    step_facts,
+    step_text,
+    tool_call_summary,
+)
 
 __all__ = ["KINDS", "STEP_SCHEMA", "SUMMARY_MAX", "WHOLE_FILE_MAX", "Step", "StreamReader", "ToolCall",
            "content_text", "dumps_line", "elapsed_ms", "estimate_tokens", "iter_records", "iter_steps", "loads",

@@ -2,37 +2,27 @@
 tool results, result, the runner's end line. Total: a line that is not JSON, not an object, torn or
 of an unknown type becomes an `error` or `unknown` step, never an exception. The one parser behind
 `hall trace`, the app's trace and the runner (core/runner/trace/__init__.py lists the seams).
-Stdlib, plus orjson when it is installed (four times faster on big files; json is the fallback).
-About 500 lines: the line parser and the one-line texts both faces print from its steps are one seam.
+The one-line texts it writes live in texts.py, the JSON codec in codec.py.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any, NamedTuple
 
-try:  # orjson parses a run file about four times faster; stdlib json stays the (more lenient) fallback
-    import orjson
-
-    _orjson: ModuleType | None = orjson
-except ImportError:  # pragma: no cover - orjson is a dependency, but the parser must not need it
-    _orjson = None
-_fast_loads = _orjson.loads if _orjson is not None else json.loads
-
-
-def loads(raw: bytes | str) -> Any:
-    """Decode one JSON text: fast when it can be, exactly as lenient as the json module otherwise."""
-    try:
-        return _fast_loads(raw)
-    except ValueError:  # orjson refuses a few things json accepts (NaN, huge integers, lone surrogates)
-        return json.loads(raw)
-
+from .codec import compact, pretty
+from .texts import (
+    as_number,
+    content_text,
+    estimate_tokens,
+    one_line,
+    result_outcome,
+    seconds,
+    tool_call_summary,
+)
 
 KINDS = ("init", "text", "thinking", "tool_call", "tool_result", "result", "retry", "system", "end", "error",
          "unknown")
-SUMMARY_MAX = 200
 
 
 STEP_SCHEMA: dict[str, Any] = {
@@ -129,121 +119,6 @@ class Step:
         return f"Step({self.kind!r}, run={self.run}, line={self.line}, {self.summary[:40]!r})"
 
 
-# -- small helpers ----------------------------------------------------------------------
-
-
-def one_line(text: Any, limit: int = SUMMARY_MAX) -> str:
-    """The first non-blank line of text, cut to limit characters (with an ellipsis when cut)."""
-    if not isinstance(text, str):
-        text = "" if text is None else str(text)
-    stripped = text.strip()
-    if not stripped:
-        return ""
-    first, _, rest = stripped.partition("\n")
-    first = first.strip()
-    more = bool(rest.strip())
-    if len(first) > limit:
-        return first[: limit - 1] + "…"
-    return first + (" …" if more else "")
-
-
-def dumps_line(value: Any) -> str:
-    """One compact JSON line (no newline), fast when it can be."""
-    if _orjson is not None:
-        try:
-            return _orjson.dumps(value, default=str).decode("utf-8")
-        except (TypeError, ValueError):  # integers past 64 bits, odd keys: the json module copes
-            pass
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _pretty(value: Any) -> str:
-    if _orjson is not None:
-        try:
-            return _orjson.dumps(value, default=str, option=_orjson.OPT_INDENT_2).decode("utf-8")
-        except (TypeError, ValueError):
-            pass
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):  # pragma: no cover - default=str makes this near impossible
-        return repr(value)
-
-
-def _compact(value: Any, limit: int = SUMMARY_MAX) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
-    except (TypeError, ValueError):  # pragma: no cover
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    return None
-
-
-def _seconds(ms: Any) -> str:
-    value = _num(ms)
-    return "?" if value is None else f"{value / 1000:.1f} s"
-
-
-def content_text(content: Any) -> str:
-    """A tool_result's or message's content (string or blocks) as plain text."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, dict):
-                kind = block.get("type")
-                if kind == "text":
-                    parts.append(str(block.get("text", "")))
-                elif kind == "image":
-                    parts.append("[image]")
-                elif kind == "tool_reference":
-                    parts.append(f"[tool {block.get('tool_name', '')}]")
-                else:
-                    parts.append(_compact(block, 2000))
-            elif isinstance(block, str):
-                parts.append(block)
-        return "\n".join(parts)
-    if content is None:
-        return ""
-    return _compact(content, 100_000)
-
-
-_TOOL_ARG_KEYS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description",
-                  "prompt", "skill", "subagent_type")
-
-
-def tool_call_summary(name: str, tool_input: Any) -> str:
-    """`Bash: git status`, `Read: src/a.py`, `Grep: TODO in src` — what the call is about, on one line."""
-    if not isinstance(tool_input, dict):
-        return f"{name}: {_compact(tool_input, 120)}" if tool_input is not None else name
-    if name in ("Task", "Agent"):
-        who = tool_input.get("subagent_type") or "agent"
-        return f"{name} ({who}): {one_line(tool_input.get('description') or tool_input.get('prompt'), 150)}"
-    if name == "TodoWrite":
-        todos = tool_input.get("todos")
-        if isinstance(todos, list):
-            active = [t.get("content") for t in todos if isinstance(t, dict) and t.get("status") == "in_progress"]
-            tail = f"; now: {one_line(active[0], 100)}" if active else ""
-            return f"TodoWrite: {len(todos)} todo(s){tail}"
-    if name in ("Grep", "Glob") and tool_input.get("pattern") is not None:
-        where = tool_input.get("path")
-        return f"{name}: {one_line(tool_input.get('pattern'), 120)}" + (f" in {where}" if where else "")
-    if name == "MultiEdit" and isinstance(tool_input.get("edits"), list):
-        return f"MultiEdit: {tool_input.get('file_path', '?')} ({len(tool_input['edits'])} edits)"
-    for key in _TOOL_ARG_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            return f"{name}: {one_line(value, 180)}"
-    return f"{name}: {_compact(tool_input, 150)}" if tool_input else name
-
-
 class ToolCall(NamedTuple):
     """A tool call as a later tool_result names it: the tool and what it was asked."""
 
@@ -258,51 +133,6 @@ def _call_of(tools: Mapping[str, Any] | None, use_id: str | None) -> ToolCall | 
     if isinstance(found, str) and found:  # a map of id -> name only
         return ToolCall(found, found)
     return None
-
-
-def result_outcome(tool: str | None, text: str, is_error: bool) -> str:
-    """What a tool result says, in a few words: "60 lines" for a file read, else its first line
-    (and how many lines there are), "ERROR: …" for a failure, "(no output)" for nothing."""
-    stripped = text.strip()
-    lines = stripped.count("\n") + 1 if stripped else 0
-    if is_error:
-        return "ERROR: " + (one_line(stripped, 160) or "(no output)")
-    if not stripped:
-        return "(no output)"
-    if tool == "Read":
-        return f"{lines} line{'s' if lines != 1 else ''}"
-    first = one_line(stripped, 160)
-    if lines > 1:
-        first = first.removesuffix(" …") + f" … ({lines} lines)"
-    return first
-
-
-def estimate_tokens(chars: int) -> int:
-    """Tokens from characters, the usual estimate (÷ 4): shown with a "~" wherever it appears."""
-    return (chars + 3) // 4
-
-
-def _tok(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-
-def step_facts(step: Step) -> str:
-    """The figures after a step, as `hall trace` and the app both show them: "0.3 s, ~1.2k tok"."""
-    parts = []
-    if step.elapsed_ms is not None:
-        parts.append(f"{step.elapsed_ms / 1000:.1f} s")
-    if step.chars is not None and step.chars:
-        parts.append(f"~{_tok(estimate_tokens(step.chars))} tok")
-    elif step.tokens:
-        parts.append(f"{_tok(step.tokens)} tok out")
-    return ", ".join(parts)
-
-
-def step_text(step: Step) -> str:
-    """One step on one line, the same in `hall trace` and the app:
-    `Read: module_1.py → 60 lines (0.3 s, ~1.2k tok)`."""
-    facts = step_facts(step)
-    return f"{step.summary} ({facts})" if facts else step.summary
 
 
 # -- parse_line -------------------------------------------------------------------------
@@ -323,7 +153,7 @@ def parse_line(record: Any, *, run: int = 1, line: int = 0, tools: dict[str, Any
 
 def _parse(record: Any, run: int, line: int, tools: dict[str, Any] | None) -> list[Step]:
     if not isinstance(record, dict):
-        return [Step("error", f"not a JSON object: {_compact(record, 120)}", record, run=run, line=line)]
+        return [Step("error", f"not a JSON object: {compact(record, 120)}", record, run=run, line=line)]
     kind = record.get("type")
     if kind == "assistant":
         return _assistant(record, run, line, tools)
@@ -340,7 +170,7 @@ def _parse(record: Any, run: int, line: int, tools: dict[str, Any] | None) -> li
         label = event.get("type") if isinstance(event, dict) else None
         return [Step("system", f"stream_event {label or ''}".strip(), record, run=run, line=line)]
     label = kind if isinstance(kind, str) and kind else "no type"
-    return [Step("unknown", f"{label}: {_compact(record, 160)}", record, run=run, line=line)]
+    return [Step("unknown", f"{label}: {compact(record, 160)}", record, run=run, line=line)]
 
 
 def _message(record: dict[str, Any]) -> dict[str, Any]:
@@ -364,12 +194,12 @@ def _assistant(record: dict[str, Any], run: int, line: int, tools: dict[str, Any
         error = record.get("error")
         if error:
             return [Step("error", f"assistant error: {one_line(error)}", record, run=run, line=line, parent=parent)]
-        return [Step("unknown", f"assistant message with no content {_compact(message, 120)}", record, run=run,
+        return [Step("unknown", f"assistant message with no content {compact(message, 120)}", record, run=run,
                      line=line, parent=parent)]
     steps: list[Step] = []
     for block in content:
         if not isinstance(block, dict):
-            steps.append(Step("unknown", f"assistant block {_compact(block, 120)}", record, run=run, line=line,
+            steps.append(Step("unknown", f"assistant block {compact(block, 120)}", record, run=run, line=line,
                               parent=parent, block=block))
             continue
         btype = block.get("type")
@@ -390,10 +220,10 @@ def _assistant(record: dict[str, Any], run: int, line: int, tools: dict[str, Any
             steps.append(Step("tool_call", sub + summary, record, run=run,
                               line=line, tool=name, tool_use_id=use_id, parent=parent, block=block))
         else:
-            steps.append(Step("unknown", f"{sub}assistant {btype or 'block'}: {_compact(block, 120)}", record,
+            steps.append(Step("unknown", f"{sub}assistant {btype or 'block'}: {compact(block, 120)}", record,
                               run=run, line=line, parent=parent, block=block))
     usage = message.get("usage")
-    out = _num(usage.get("output_tokens")) if isinstance(usage, dict) else None
+    out = as_number(usage.get("output_tokens")) if isinstance(usage, dict) else None
     if out is not None:
         for step in steps:
             step.tokens = int(out)
@@ -408,7 +238,7 @@ def _user(record: dict[str, Any], run: int, line: int, tools: Mapping[str, Any] 
         return [Step("text", f"{sub}user: {one_line(content)}", record, run=run, line=line, parent=parent,
                      detail=content)]
     if not isinstance(content, list) or not content:
-        return [Step("unknown", f"user message with no content {_compact(record.get('message'), 120)}", record,
+        return [Step("unknown", f"user message with no content {compact(record.get('message'), 120)}", record,
                      run=run, line=line, parent=parent)]
     steps: list[Step] = []
     for block in content:
@@ -429,7 +259,7 @@ def _user(record: dict[str, Any], run: int, line: int, tools: Mapping[str, Any] 
             steps.append(Step("text", f"{sub}user: {one_line(text)}", record, run=run, line=line, parent=parent,
                               detail=text))
         else:
-            steps.append(Step("unknown", f"{sub}user block {_compact(block, 120)}", record, run=run, line=line,
+            steps.append(Step("unknown", f"{sub}user block {compact(block, 120)}", record, run=run, line=line,
                               parent=parent, block=block))
     return steps
 
@@ -477,10 +307,10 @@ def _result(record: dict[str, Any], run: int, line: int) -> Step:
         turns = record.get("num_turns")
         parts.append(f"{turns} turn" + ("" if turns == 1 else "s"))
     if record.get("duration_ms") is not None:
-        parts.append(_seconds(record.get("duration_ms")))
-    cost = _num(record.get("total_cost_usd"))
+        parts.append(seconds(record.get("duration_ms")))
+    cost = as_number(record.get("total_cost_usd"))
     if cost is None:
-        cost = _num(record.get("cost_usd"))
+        cost = as_number(record.get("cost_usd"))
     if cost is not None:
         parts.append(f"${cost:.4f}")
     if record.get("structured_output") is not None:
@@ -496,7 +326,7 @@ def _result(record: dict[str, Any], run: int, line: int) -> Step:
 
 def _end(record: dict[str, Any], run: int, line: int) -> Step:
     failure = record.get("failure")
-    parts = [f"run ended: exit {record.get('exit_code')}", _seconds(record.get("duration_ms"))]
+    parts = [f"run ended: exit {record.get('exit_code')}", seconds(record.get("duration_ms"))]
     if record.get("role"):
         parts.insert(1, str(record["role"]))
     if failure:
@@ -508,30 +338,30 @@ def _detail_of(step: Step) -> str:
     """The full text of a step, built on demand (tool inputs and whole records are pretty JSON)."""
     raw = step.raw
     if step.kind == "tool_call" and isinstance(step._block, dict):
-        return _pretty(step._block.get("input"))
+        return pretty(step._block.get("input"))
     if step.kind == "result" and isinstance(raw, dict):
         parts = []
         if isinstance(raw.get("result"), str):
             parts.append(raw["result"])
         if raw.get("structured_output") is not None:
-            parts.append("structured_output:\n" + _pretty(raw["structured_output"]))
+            parts.append("structured_output:\n" + pretty(raw["structured_output"]))
         if raw.get("errors"):
-            parts.append("errors:\n" + _pretty(raw["errors"]))
+            parts.append("errors:\n" + pretty(raw["errors"]))
         from .summary import usage_from_result
 
         usage = usage_from_result(raw)
         if usage["source"]:
-            parts.append(f"usage ({usage['source']}): " + _compact({k: usage[k] for k in (
+            parts.append(f"usage ({usage['source']}): " + compact({k: usage[k] for k in (
                 "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")}, 400))
         if raw.get("permission_denials"):
-            parts.append("permission denials:\n" + _pretty(raw["permission_denials"]))
-        return "\n\n".join(parts) if parts else _pretty(raw)
+            parts.append("permission denials:\n" + pretty(raw["permission_denials"]))
+        return "\n\n".join(parts) if parts else pretty(raw)
     if step._block is not None:
-        return _pretty(step._block)
+        return pretty(step._block)
     if raw is None:
         return step.summary
     if isinstance(raw, str | bytes):
         return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    return _pretty(raw)
+    return pretty(raw)
 
 

@@ -10,7 +10,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .parse import Step, loads, one_line, parse_line
+from .codec import loads
+from .parse import Step, parse_line
+from .texts import one_line
 
 WHOLE_FILE_MAX = 64 * 1024 * 1024  # a pretty-printed single message is parsed whole up to this size
 

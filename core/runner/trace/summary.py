@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .parse import _num
 from .read import StreamReader, _whole_file, iter_records
+from .texts import as_number
 
 
 def usage_from_result(result: dict[str, Any] | None) -> dict[str, Any]:
@@ -25,28 +25,28 @@ def usage_from_result(result: dict[str, Any] | None) -> dict[str, Any]:
         for model, u in model_usage.items():
             if not isinstance(u, dict):
                 continue
-            row = {"input_tokens": int(_num(u.get("inputTokens")) or 0),
-                   "output_tokens": int(_num(u.get("outputTokens")) or 0),
-                   "cache_read_tokens": int(_num(u.get("cacheReadInputTokens")) or 0),
-                   "cache_write_tokens": int(_num(u.get("cacheCreationInputTokens")) or 0),
-                   "cost_usd": _num(u.get("costUSD"))}
+            row = {"input_tokens": int(as_number(u.get("inputTokens")) or 0),
+                   "output_tokens": int(as_number(u.get("outputTokens")) or 0),
+                   "cache_read_tokens": int(as_number(u.get("cacheReadInputTokens")) or 0),
+                   "cache_write_tokens": int(as_number(u.get("cacheCreationInputTokens")) or 0),
+                   "cost_usd": as_number(u.get("costUSD"))}
             out["by_model"][str(model)] = row
             for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
                 out[key] += row[key]
             cost += row["cost_usd"] or 0.0
         out["source"] = "modelUsage"
-        total = _num(result.get("total_cost_usd"))
+        total = as_number(result.get("total_cost_usd"))
         out["cost_usd"] = total if total is not None else cost
         return out
     usage = result.get("usage")
     if isinstance(usage, dict):
-        out["input_tokens"] = int(_num(usage.get("input_tokens")) or 0)
-        out["output_tokens"] = int(_num(usage.get("output_tokens")) or 0)
-        out["cache_read_tokens"] = int(_num(usage.get("cache_read_input_tokens")) or 0)
-        out["cache_write_tokens"] = int(_num(usage.get("cache_creation_input_tokens")) or 0)
+        out["input_tokens"] = int(as_number(usage.get("input_tokens")) or 0)
+        out["output_tokens"] = int(as_number(usage.get("output_tokens")) or 0)
+        out["cache_read_tokens"] = int(as_number(usage.get("cache_read_input_tokens")) or 0)
+        out["cache_write_tokens"] = int(as_number(usage.get("cache_creation_input_tokens")) or 0)
         out["source"] = "usage"
-    total = _num(result.get("total_cost_usd"))
-    out["cost_usd"] = total if total is not None else _num(result.get("cost_usd"))
+    total = as_number(result.get("total_cost_usd"))
+    out["cost_usd"] = total if total is not None else as_number(result.get("cost_usd"))
     return out
 
 

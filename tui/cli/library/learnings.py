@@ -1,22 +1,20 @@
-"""`hall library …`: the memory store's command-line face (learnings, decisions, moving them in
-and out). The checkpoint and notes are in notes.py.
-
-Each subcommand is declared on its handler with its arguments and summary; each calls one verb in
-hallmark.core.memory and returns a dict with `next`.
+"""`hall library` on learnings themselves: propose one, list, show and search them, the person's
+decisions (accept, reject, skip, retire, undo, the drain), briefings, reconciling promoted text,
+their history and the audit log. Each subcommand is declared on its handler with its arguments and
+summary; each calls one verb in hallmark.core.memory and returns a dict with `next`.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from hallmark.core.errors import HallError
 from hallmark.core.memory.store import KINDS, SOURCES
 from hallmark.core.repo import current_actor, open_repo
 
-from . import text
-from .framework import Group, arg
+from .. import text
+from ..framework import Group, arg
 
 
 def _repo():
@@ -48,11 +46,10 @@ def _details(pairs: list[str] | None) -> dict[str, Any]:
     return out
 
 
-library_group = Group("library")
+learning_commands = Group("library")  # joined with the other parts in __init__.py
 
 
-# -- learnings ------------------------------------------------------------------------------
-@library_group.command("propose", "Propose a learning (or add an occurrence to the one it repeats).", args=[
+@learning_commands.command("propose", "Propose a learning (or add an occurrence to the one it repeats).", args=[
     arg("--kind", required=True, choices=KINDS),
     arg("--pattern", required=True, help="one idea, in words"),
     arg("--rationale"),
@@ -93,7 +90,7 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
     return reply
 
 
-@library_group.command("list", "List learnings.", text=text.learnings, args=[
+@learning_commands.command("list", "List learnings.", text=text.learnings, args=[
     arg("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"]),
     arg("--kind", choices=KINDS),
     arg("--pending", action="store_true", help="what the next drain offers"),
@@ -119,7 +116,7 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
     return reply
 
 
-@library_group.command("show", "Show one learning, where accepting it writes, and its tombstone.", args=[
+@learning_commands.command("show", "Show one learning, where accepting it writes, and its tombstone.", args=[
     arg("id"),
     arg("--as-of", dest="as_of", metavar="DATE", help="the version recorded by then"),
 ])
@@ -161,7 +158,7 @@ def _next_for(learning) -> list[str]:
     return [f"hall library review --reopen {lid}", f"hall library history {lid}"]
 
 
-@library_group.command("accept", "Approve a learning (a person only); promotes it where its kind has a home.", args=[
+@learning_commands.command("accept", "Approve a learning (a person only); promotes it where its kind has a home.", args=[
     arg("id"),
     arg("--pattern", help="accept with this edited text"),
     arg("--no-promote", action="store_true", help="keep it in the library only"),
@@ -180,7 +177,7 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
                            promoted_to=(learning.promotion or {}).get("path"))
 
 
-@library_group.command("reject", "Decline a learning: it becomes a tombstone with the reason.",
+@learning_commands.command("reject", "Decline a learning: it becomes a tombstone with the reason.",
                        args=[arg("id"), arg("--reason", required=True)])
 def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
@@ -189,7 +186,7 @@ def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, ["hall library review", f"hall library undo {learning.id}"])
 
 
-@library_group.command("skip", "Not now: offered again at the next drain.", args=[arg("id")])
+@learning_commands.command("skip", "Not now: offered again at the next drain.", args=[arg("id")])
 def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -197,7 +194,7 @@ def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, ["hall library review"], skip_count=learning.skip_count)
 
 
-@library_group.command("retire", "Take an accepted learning out of use, removing its promoted block or file.", args=[
+@learning_commands.command("retire", "Take an accepted learning out of use, removing its promoted block or file.", args=[
     arg("id"),
     arg("--reason", required=True),
     arg("--valid-until", dest="valid_until", metavar="DATE", help="when it stopped holding (default: now)"),
@@ -213,7 +210,7 @@ def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"], **extra)
 
 
-@library_group.command("undo", "Revert the last decision on a learning (and the promotion it caused).", args=[arg("id")])
+@learning_commands.command("undo", "Revert the last decision on a learning (and the promotion it caused).", args=[arg("id")])
 def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -221,7 +218,7 @@ def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     return _learning_reply(learning, _next_for(learning))
 
 
-@library_group.command(
+@learning_commands.command(
     "review", "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).", text=text.learnings,
     args=[
         arg("--accept", metavar="ID"),
@@ -271,7 +268,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
             "next": (_next_for(first) if first else ["hall library list"])}
 
 
-@library_group.command("search", "Full-text search of accepted learnings (SQLite FTS5).", text=text.learnings, args=[
+@learning_commands.command("search", "Full-text search of accepted learnings (SQLite FTS5).", text=text.learnings, args=[
     arg("words", nargs="+"),
     arg("--limit", type=int, default=20),
 ])
@@ -290,7 +287,7 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
             "searched": "accepted learnings only", "next": ["hall library show <id>"]}
 
 
-@library_group.command(
+@learning_commands.command(
     "briefing", "Accepted learnings for changed paths, within the effort's token cap.", text=text.briefing,
     args=[
         arg("--paths", nargs="+", metavar="GLOB"),
@@ -309,7 +306,7 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@library_group.command(
+@learning_commands.command(
     "reconcile", "Find promoted blocks/files edited or deleted by hand; update, retire or restore.",
     args=[
         arg("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text"),
@@ -329,7 +326,7 @@ def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@library_group.command("history", "Every version of a learning and its audit lines.", args=[arg("id")])
+@learning_commands.command("history", "Every version of a learning and its audit lines.", args=[arg("id")])
 def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
@@ -339,7 +336,7 @@ def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
             "audit": api.audit_log(repo, args.id), "next": [f"hall library show {args.id}"]}
 
 
-@library_group.command("audit", "The append-only audit log (--verify replays it against the files).", args=[
+@learning_commands.command("audit", "The append-only audit log (--verify replays it against the files).", args=[
     arg("id", nargs="?"),
     arg("--verify", action="store_true"),
     arg("--limit", type=int, default=0),
@@ -358,110 +355,3 @@ def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
             reply["_exit"] = 1
     reply["next"] = ["hall library audit --verify", "hall library history <id>"]
     return reply
-
-
-# -- decisions, and moving learnings in and out --------------------------------------------------
-@library_group.command("lock", "Lock a decision (shows what will be locked; --confirm writes it).", args=[
-    arg("--title"),
-    arg("--spec", help="the specification"),
-    arg("--allow", action="append", metavar="TEXT", help="an allowed variation"),
-    arg("--anti", action="append", metavar="TEXT", help="an anti-pattern"),
-    arg("--applies", nargs="+", metavar="GLOB"),
-    arg("--context"),
-    arg("--supersedes", metavar="D-ID"),
-    arg("--confirm", action="store_true"),
-    arg("--list", action="store_true"),
-    arg("--as-of", dest="as_of", metavar="DATE", help="with --list: the decisions as they stood then"),
-    arg("--show", metavar="D-ID"),
-])
-def cmd_lock(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import decisions
-
-    repo = _repo()
-    if args.list:
-        from hallmark.core.memory.reading import as_of_stamp
-
-        found = decisions.list_decisions(repo.paths, as_of=as_of_stamp(args.as_of))
-        return {"decisions": found, "count": len(found), "as_of": as_of_stamp(args.as_of),
-                "next": ["hall library lock --show D-1"]}
-    if args.show:
-        return {"decision": decisions.get(repo.paths, args.show), "next": ["hall library lock --list"]}
-    result = decisions.lock(repo.paths, title=args.title or "", specification=args.spec or "", allowed=args.allow,
-                            anti_patterns=args.anti, applies_to=args.applies, context=args.context or "",
-                            supersedes=args.supersedes, confirm=args.confirm, actor=current_actor())
-    if not result["locked"]:
-        result["message"] = "Nothing was locked yet. This is what would be locked; run again with --confirm."
-        result["next"] = ["the same command with --confirm"]
-    else:
-        result["next"] = [f"hall library lock --show {result['decision']['id']}", "hall library lock --list"]
-    return result
-
-
-@library_group.command("import", "Import craft's .craft/.learnings.yaml, or a Hallmark export (--from).", args=[
-    arg("--craft", metavar="PATH"),
-    arg("--from", dest="from_file", metavar="FILE"),
-    arg("--adopt", action="store_true", help="rescope another project's learnings here, as proposals"),
-])
-def cmd_import(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import transfer
-
-    repo = _repo()
-    if args.from_file:
-        result = transfer.import_export(repo, Path(args.from_file), adopt=args.adopt, actor=current_actor())
-    else:
-        source = Path(args.craft) if args.craft else repo.root / ".craft" / ".learnings.yaml"
-        result = transfer.import_craft(repo, source, actor=current_actor())
-    result["next"] = ["hall library review", "hall library list"]
-    return result
-
-
-@library_group.command("export", "Write the store (learnings, decisions, notes, checkpoint) to one JSON file.",
-                       args=[arg("--out", metavar="FILE")])
-def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core import atomic
-    from hallmark.core.memory import transfer
-
-    data = transfer.export(_repo())
-    if args.out:
-        atomic.write_json(Path(args.out), data)
-        return {"written": str(Path(args.out).resolve()), "learnings": len(data["learnings"]),
-                "next": ["hall library import --from <file>"]}
-    return {**data, "next": ["hall library export --out <file>"]}
-
-
-@library_group.command("distill", "Run the librarian on an item (headless) and propose what it finds.",
-                       args=[arg("item", nargs="?")])
-def cmd_distill(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core import items
-    from hallmark.core.memory import distill
-
-    repo = _repo()
-    item_id = items.resolve(repo, args.item)
-    result = distill.distill(repo, item_id)
-    result["next"] = ["hall library review"]
-    return result
-
-
-@library_group.command("unused", "Propose retirement for learnings unused for retire_after (default 90d).")
-def cmd_unused(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import api
-
-    proposed = api.propose_retirements(_repo(), actor=current_actor())
-    return {"retirement_proposed": proposed, "count": len(proposed), "next": ["hall library review"]}
-
-
-@library_group.command("identity", "The project identity memory is scoped to (.agentmemory-project).", args=[
-    arg("--write", action="store_true", help="write the proposed identity file if it is absent"),
-])
-def cmd_identity(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.memory import identity
-    from hallmark.core.paths import discover
-
-    paths = discover()
-    if args.write:
-        result = identity.write_proposal(paths)
-        result["next"] = [result.get("commit") or "hall library identity"]
-        return result
-    found = identity.current(paths)
-    return {**found.to_dict(), "file": str(paths.toplevel / identity.FILE_NAME),
-            "next": ["hall library identity --write"] if found.source != "file" else ["hall library list"]}
