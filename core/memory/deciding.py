@@ -210,7 +210,8 @@ def retire(repo: Any, lid: str, reason: str, actor: str = PERSON, *, valid_until
                 new.promotion = None
                 if result.get("kept"):
                     new.details.setdefault("kept_edits", []).append(
-                        {"path": result["path"], "at": result["kept"], "why": result.get("why"), "t": clock.stamp()})
+                        {"path": result["path"], "at": result["kept"], "why": result.get("why"), "t": clock.stamp(),
+                         "version": new.version + 1})  # the version save() writes: this retirement's
                     note = f"{reason}; kept the person's edit at {result['kept']} ({result.get('why')})"
             store.save(new, action="retire", actor=who, from_status=before, why=note)
     return new

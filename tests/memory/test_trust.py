@@ -82,6 +82,25 @@ def test_retiring_an_edited_claude_md_block_keeps_the_persons_text(repo, hall):
     assert result.json["kept"]["at"].startswith("CLAUDE.md:")
 
 
+def test_retire_reports_a_kept_edit_only_for_the_retirement_that_kept_it(repo, hall):
+    """The reply's `kept` belongs to this retirement, whatever the clock says: with the clock pinned,
+    a later clean retirement of the same learning must not repeat the first one's kept edit (and a
+    tick between two clock readings must not hide it: the entry names the version it was written in)."""
+    claude = repo.root / "CLAUDE.md"
+    pinned = {"HALLMARK_FIXED_NOW": "2026-12-01T12:00:00Z"}
+    lid = propose(hall, repo, "convention", "Use pathlib")
+    assert lib(hall, repo, "accept", lid, env=pinned).code == 0
+    claude.write_text(claude.read_text().replace("- Use pathlib\n", "- Use pathlib, my way\n"))
+    first = lib(hall, repo, "retire", lid, "--reason", "x", env=pinned)
+    assert first.json["kept"]["at"].startswith("CLAUDE.md:")
+    assert lib(hall, repo, "review", "--reopen", lid, "--reason", "again", env=pinned).code == 0
+    assert lib(hall, repo, "accept", lid, env=pinned).code == 0
+    second = lib(hall, repo, "retire", lid, "--reason", "y", env=pinned)
+    assert second.code == 0, second.stdout
+    assert "kept" not in second.json, second.json
+    assert "hallmark:learning" not in claude.read_text() and "- Use pathlib, my way\n" in claude.read_text()
+
+
 @pytest.mark.parametrize("env", [{"CLAUDECODE": "1", "HALL_ACTOR": "you"}, {"HALL_SESSION_ID": "abc"},
                                  {"HALL_ACTOR": "fixer"}, {"CLAUDE_CODE_ENTRYPOINT": "cli"}])
 def test_an_agent_cannot_approve_and_the_attempt_is_audited(repo, hall, env):

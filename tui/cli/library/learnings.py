@@ -204,7 +204,10 @@ def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
 
     learning = api.retire(_repo(), args.id, args.reason, actor=current_actor(), valid_until=args.valid_until)
     kept = (learning.details.get("kept_edits") or [None])[-1]
-    extra = {"kept": kept} if kept and kept.get("t") == learning.updated else {}
+    # this retirement kept an edit when its entry names the version just written (a store from before
+    # versions were recorded compares the stamps, which two clock readings can split)
+    ours = kept and (kept.get("version") == learning.version if "version" in kept else kept.get("t") == learning.updated)
+    extra = {"kept": kept} if ours else {}
     if extra:
         extra["message"] = f"Your edit of the promoted text was kept at {kept['at']}: {kept['why']}."
     return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"], **extra)
