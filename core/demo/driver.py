@@ -20,9 +20,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .. import items, journal, states
-from ..errors import HallError
-from ..repo import Repo
+from hallmark.core import items, journal, states
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
+
 from . import scenario
 from .workspace import (
     PROJECT,
@@ -44,7 +45,7 @@ Progress = Callable[[str], None]
 def dev_run(repo: Repo, item_id: str, story: scenario.Story) -> None:
     """A headless developer run (the stand-in): it writes the change, runs the tests, commits, and
     proposes the item as ready or asks the person a question, with the real `hall` commands."""
-    from ..runner import spawn
+    from hallmark.core.runner import spawn
 
     view = items.fold_item(repo, item_id)
     prompt = (f"# Develop {item_id}: {story.title}\n\n{story.request}\n\n"
@@ -59,7 +60,7 @@ def dev_run(repo: Repo, item_id: str, story: scenario.Story) -> None:
 
 def advance(repo: Repo, item_id: str, target: str, limit: int = 20) -> states.ItemView:
     """Take the daemon's own steps (checks, review, fix) on one item until it reaches target."""
-    from ..loop import daemon, leases
+    from hallmark.core.loop import daemon, leases
 
     for _ in range(limit):
         view = items.fold_item(repo, item_id)
@@ -104,8 +105,8 @@ def build(demo: Demo, progress: Progress | None = None) -> dict[str, Any]:
 
 def propose_learnings(repo: Repo, ids: dict[str, str]) -> dict[str, Any]:
     """Two librarian runs through the real memory store; between them the person rejects one."""
-    from ..memory import api as library
-    from ..memory import distill
+    from hallmark.core.memory import api as library
+    from hallmark.core.memory import distill
 
     first = distill.distill(repo, ids["dropped"])
     rejected = []
@@ -120,7 +121,7 @@ def propose_learnings(repo: Repo, ids: dict[str, str]) -> dict[str, Any]:
 
 def run_until_idle(demo: Demo) -> dict[str, Any]:
     """The daemon's passes in the foreground until no work is left (the scripted demo)."""
-    from ..loop import daemon
+    from hallmark.core.loop import daemon
 
     return daemon.run(until_idle=True, repos=[demo.root])
 
@@ -158,7 +159,7 @@ class Background:
         """Ask the daemon to stop after its current step (the stand-in's pace drops to 0 first).
         With end_live_runs (the demo is about to be removed), a stand-in run still streaming is
         ended too, so quitting does not wait for it."""
-        from ..loop import daemon
+        from hallmark.core.loop import daemon
 
         if self.proc is None:
             return
@@ -187,7 +188,7 @@ def end_runs(demo: Demo) -> list[str]:
     """Stop the demo's live stand-in runs (their process groups); the runner records them as ended."""
     import signal
 
-    from ..runs import live_runs
+    from hallmark.core.runs import live_runs
 
     ended = []
     repo = demo.repo()
@@ -207,8 +208,8 @@ def end_runs(demo: Demo) -> list[str]:
 def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]) -> dict[str, Any]:
     """The journal summary: each item's story, where the scripted part left it and where it is now,
     what the memory store did with each proposal, and the stand-in's usage (zero cost)."""
-    from ..loop import usage
-    from ..memory import api as library
+    from hallmark.core.loop import usage
+    from hallmark.core.memory import api as library
 
     repo = demo.repo()
     stories = []

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, git
-from ..config_raw import DEFAULTS
-from ..errors import HallError
-from ..repo import Repo, open_repo
+from hallmark.core import atomic, git
+from hallmark.core.config_raw import DEFAULTS
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo, open_repo
+
 from . import project, scenario
 
 PROJECT = "tinyshop"
@@ -72,7 +73,7 @@ def create(where: str | os.PathLike[str] | None = None) -> Demo:
     """A fresh base directory: a new temporary one, or PATH (which must be absent or empty)."""
     if shutil.which("git") is None:
         raise HallError("COMMAND_FAILED", "The demo needs git on PATH.", ["install git, then: hall demo"])
-    from ..paths import user_data_dir
+    from hallmark.core.paths import user_data_dir
 
     own = user_data_dir() / "config.toml"
     own_config = own if own.is_file() else None
@@ -192,7 +193,7 @@ def config_text(standin: str) -> str:
 
 def init_repo(demo: Demo) -> dict[str, Any]:
     """`hall init` (the core call), the demo's config, committed and pushed like a person would."""
-    from .. import setup_repo
+    from hallmark.core import setup_repo
 
     result = setup_repo.init(demo.root)
     atomic.write_text(demo.root / ".hallmark.toml", config_text(standin_path()))

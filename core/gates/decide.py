@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 
-from .. import item_lookup
+from hallmark.core import item_lookup
+
 from . import edit, settings
 from .edit import Gate
 
@@ -22,7 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..paths import RepoPaths
+    from hallmark.core.paths import RepoPaths
+
     from .hallmark import Verdict
     from .push import Finding
 
@@ -61,7 +63,7 @@ def _owner(paths: RepoPaths, cwd: str, given: str) -> RepoPaths:
         return paths
     if item_lookup.checkout_of(paths, target) is not None:
         return paths
-    from ..paths import hallmark_above
+    from hallmark.core.paths import hallmark_above
 
     return hallmark_above(target) or paths
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import fnmatch
 import os
 
-from .. import item_lookup
+from hallmark.core import item_lookup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..paths import RepoPaths
+    from hallmark.core.paths import RepoPaths
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 
@@ -37,7 +37,7 @@ class Gate:
 
     def reason(self) -> str:
         """Hallmark's error body, which Claude reads and acts on (it names what to run)."""
-        from ..errors import HallError
+        from hallmark.core.errors import HallError
 
         return HallError(self.code, self.message, self.next).to_json()
 

@@ -5,7 +5,8 @@ whose data it reads. The CLI refuses the same table under an agent; this is the 
 
 from __future__ import annotations
 
-from .. import person_only
+from hallmark.core import person_only
+
 from .shell import Word
 
 TYPE_CHECKING = False

@@ -22,14 +22,15 @@ import json
 import os
 import re
 
-from .. import item_lookup
+from hallmark.core import item_lookup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..paths import RepoPaths
-    from ..states import ItemView
+    from hallmark.core.paths import RepoPaths
+    from hallmark.core.states import ItemView
+
     from .run import Result
 
 NOTES_REF = "refs/notes/hallmark"
@@ -263,7 +264,7 @@ def check_revs(where: str, revs: list[str], fallback: RepoPaths, git_dir: str | 
 
 
 def _paths_for(where: str, fallback: RepoPaths) -> RepoPaths:
-    from ..paths import discover
+    from hallmark.core.paths import discover
 
     paths = discover(where, required=False) if where and os.path.isdir(where) else None
     if paths is None or not paths.initialized:

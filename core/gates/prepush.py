@@ -14,12 +14,13 @@ from __future__ import annotations
 import os
 import re
 
-from .. import item_lookup
+from hallmark.core import item_lookup
+
 from . import hallmark
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..paths import RepoPaths
+    from hallmark.core.paths import RepoPaths
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 
@@ -137,7 +138,7 @@ def run(argv: list[str], stdin: bytes, cwd: str | None = None, environ: dict[str
     git_dir = env.get("GIT_DIR") or None
     if git_dir and not os.path.isabs(git_dir):
         git_dir = os.path.join(where, git_dir)
-    from ..paths import discover
+    from hallmark.core.paths import discover
 
     paths = discover(git_dir or where, required=False)
     if paths is None or not paths.initialized:

@@ -19,7 +19,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..paths import RepoPaths
+    from hallmark.core.paths import RepoPaths
 
 _ROOTS: dict[str, list[tuple[str, str]]] = {}
 
@@ -62,7 +62,7 @@ def protected_roots(paths: RepoPaths | None) -> list[tuple[str, str]]:
 
 def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
     """Why a real path may not be written by an agent, or None."""
-    from ..item_lookup import checkout_of, within
+    from hallmark.core.item_lookup import checkout_of, within
 
     for root, why in protected_roots(paths):
         if within(real, root):
@@ -80,7 +80,7 @@ def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
 
 def holds_protected(paths: RepoPaths | None, real: str) -> str | None:
     """Why a directory a recursive command would sweep holds something no agent may write."""
-    from ..item_lookup import checkouts, within
+    from hallmark.core.item_lookup import checkouts, within
 
     for root, why in protected_roots(paths):
         if within(root, real):

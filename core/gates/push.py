@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from types import ModuleType
 
-    from ..paths import RepoPaths
+    from hallmark.core.paths import RepoPaths
 
 DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # the rule modules load on first need (names.py says which word needs which): `git push` never

@@ -176,7 +176,7 @@ def ship_script(an: Analyzer, word: Word, cwd: str | None) -> bool:
     """Does this script run the configured ship command's script (compared by place in the checkout)?"""
     if not word.literal or not an.ctx.ship_scripts:
         return False
-    from ..item_lookup import checkout_of
+    from hallmark.core.item_lookup import checkout_of
 
     path = word.text if os.path.isabs(word.text) else os.path.join(cwd or an.ctx.cwd, word.text)
     real = os.path.realpath(path)

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..paths import RepoPaths
+    from hallmark.core.paths import RepoPaths
 
 CONFIG_NAME = ".hallmark.toml"  # config_raw.CONFIG_NAME, not imported on a cache hit (a test checks they agree)
 CHECKED = "_capture_checked"  # set in a cached config whose [capture] passed capture()
@@ -41,7 +41,7 @@ def load(paths: RepoPaths) -> dict[str, Any]:
             return cached["data"]
     except (OSError, ValueError):
         pass
-    from ..config_raw import load_raw
+    from hallmark.core.config_raw import load_raw
 
     data = load_raw(paths.main_checkout)
     try:
@@ -67,7 +67,7 @@ def capture(config: dict[str, Any]) -> dict[str, Any]:
     cached had it checked already."""
     if config.get(CHECKED) is True and isinstance(config.get("capture"), dict):
         return config["capture"]
-    from ..config_raw import CHOICES, DEFAULTS
+    from hallmark.core.config_raw import CHOICES, DEFAULTS
 
     raw = config.get("capture") or {}
     if not isinstance(raw, dict):

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import items
-from ..repo import Repo
+from hallmark.core import items
+from hallmark.core.repo import Repo
 
 LOOP_ROLES = frozenset({"review", "fix"})
 ROUND_STARTS = frozenset({"ready", "fix_submitted", "retried", "released", "pulled_back", "reopened",
@@ -68,7 +68,7 @@ def failed_runs_reason(item_id: str, ended: list[dict[str, Any]]) -> str:
 
 def counted_failures(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The failed `run_ended` lines the fold counts in the current streak, oldest first."""
-    from ..states import counts_as_failed_run
+    from hallmark.core.states import counts_as_failed_run
 
     streak: list[dict[str, Any]] = []
     for event in events:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from .. import clock, journal, states
-from ..config import parse_tokens
-from ..errors import HallError
-from ..repo import Repo
+from hallmark.core import clock, journal, states
+from hallmark.core.config import parse_tokens
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
 
 ACTOR = "hall"
 ROLES = ("review", "fix", "intake", "librarian", "dev")
@@ -73,7 +73,7 @@ def item_allowance(repo: Repo, item_id: str) -> int | None:
     cap = per_item_cap(repo)
     if cap is None:
         return None
-    from ..items import item_events
+    from hallmark.core.items import item_events
 
     allowance, hold = cap, ""
     for event in item_events(repo, item_id):
@@ -156,7 +156,7 @@ def check_item(repo: Repo, view: states.ItemView) -> Block | None:
         return None
     reason = f"{view.id} used {view.tokens:,} tokens of its {allowance:,} (per_item)"
     if view.hold != "budget":
-        from ..items import record
+        from hallmark.core.items import record
 
         record(repo, view.id, "held", actor=ACTOR, kind="budget", reason=reason)
     return Block("per_item", reason)
@@ -185,7 +185,7 @@ def status(repo: Repo) -> dict[str, Any]:
     rooms = {}
     for role in ROLES:
         role_used = sum(_tokens(e) for e in usage if e.get("role") == role)
-        from ..runner.command import role_max_usd
+        from hallmark.core.runner.command import role_max_usd
 
         rooms[role] = {"used": role_used, "daily": room_cap(repo, role), "max_usd_per_run": role_max_usd(repo, role),
                        "closed": (room_cap(repo, role) is not None and role_used >= (room_cap(repo, role) or 0))}
@@ -232,8 +232,8 @@ def set_value(repo: Repo, assignment: str) -> dict[str, Any]:
             raise HallError("USAGE", str(exc), []) from exc
         literal = f'"{value}"'
     section = f"budget.{role}" if role else "budget"
-    from ..atomic import write_text
-    from ..config_raw import config_path
+    from hallmark.core.atomic import write_text
+    from hallmark.core.config_raw import config_path
 
     path = config_path(repo.root)
     with journal.locked(path):
@@ -242,7 +242,7 @@ def set_value(repo: Repo, assignment: str) -> dict[str, Any]:
         except FileNotFoundError:
             text = ""
         write_text(path, _set_in_toml(text, section, leaf, literal))
-    from ..config import load
+    from hallmark.core.config import load
 
     load(repo.root)  # the edit must leave a valid file
     journal.append(repo.paths.repo_journal, "budget_set", item=None, actor="you", key=key, value=value)

@@ -21,10 +21,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import clock, git, journal, worktree_env
-from ..errors import HallError
-from ..repo import Repo
-from ..runner import lifecycle
+from hallmark.core import clock, git, journal, worktree_env
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
+from hallmark.core.runner import lifecycle
+
 from . import condense as _condense
 
 TIMEOUT_EXIT = 124  # what `timeout(1)` reports; a gate that ran out of time
@@ -247,8 +248,8 @@ def _worktree_is_frozen_commit(repo: Repo, item_id: str | None, worktree: Path, 
     if not head or head != full:
         return False
     if item_id:
-        from ..items import fold_item
-        from ..worktree_copy import person_dirt
+        from hallmark.core.items import fold_item
+        from hallmark.core.worktree_copy import person_dirt
 
         try:
             return not person_dirt(repo, fold_item(repo, item_id))

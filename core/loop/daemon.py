@@ -22,11 +22,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Self
 
-from .. import atomic, clock, items, journal, states
-from ..errors import HallError
-from ..paths import user_data_dir
-from ..repo import Repo, open_repo
-from ..runner import lifecycle
+from hallmark.core import atomic, clock, items, journal, states
+from hallmark.core.errors import HallError
+from hallmark.core.paths import user_data_dir
+from hallmark.core.repo import Repo, open_repo
+from hallmark.core.runner import lifecycle
+
 from . import bounds, budget, leases, librarian, resume, runs
 from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
 
@@ -110,7 +111,7 @@ STEPS: dict[str, tuple[str, Callable[[Repo, states.ItemView], dict[str, Any]], s
 
 def watchman(repo: Repo) -> list[str]:
     """Flag stuck items (core.watchman, the floor plan's rule too) with a notice, once per quiet spell."""
-    from ..watchman import stuck_items
+    from hallmark.core.watchman import stuck_items
 
     flagged = []
     for stuck in stuck_items(repo, stuck_after_s=clock.parse_duration(repo.config.stuck_after)):
@@ -181,7 +182,7 @@ def step_line(step: dict[str, Any]) -> str:
 def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = None,
               on_step: StepHook | None = None) -> list[dict[str, Any]]:
     """One pass over one repo; returns the steps it took (each also handed to on_step as it is taken)."""
-    from ..questions import apply_expired_defaults
+    from hallmark.core.questions import apply_expired_defaults
 
     done: list[dict[str, Any]] = StepList(repo.root.name, on_step)
     done.extend({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]}
@@ -281,7 +282,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
     """Run passes until stopped (the flag), or with until_idle until a pass finds no work.
 
     on_step gets each step the moment it is taken (with its repo's name)."""
-    from ..setup_repo import registered_repos
+    from hallmark.core.setup_repo import registered_repos
 
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
     started = clock.stamp()
@@ -355,7 +356,7 @@ def status() -> dict[str, Any]:
 
 def report_heartbeat(repos: list[Path] | None = None) -> bool:
     """A daemon that should run but has no heartbeat shows in each repo's inbox (and clears when back)."""
-    from ..setup_repo import registered_repos
+    from hallmark.core.setup_repo import registered_repos
 
     info = status()
     key = f"daemon:stopped:{read_state().get('started', '')}"

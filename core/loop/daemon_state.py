@@ -10,8 +10,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock
-from ..paths import user_data_dir
+from hallmark.core import atomic, clock
+from hallmark.core.paths import user_data_dir
 
 HEARTBEAT_STALE_S = 300
 

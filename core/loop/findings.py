@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..repo import Repo
-from ..results import Result, hidden
-from ..states import ItemView
+from hallmark.core.repo import Repo
+from hallmark.core.results import Result, hidden
+from hallmark.core.states import ItemView
 
 
 class Finding(Result):
@@ -88,7 +88,7 @@ def fold(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _events(repo: Repo, item_id: str) -> list[dict[str, Any]]:
-    from ..items import item_events
+    from hallmark.core.items import item_events
 
     return [e for e in item_events(repo, item_id) if e.get("event") in ("verdict", "fixed", "disputed")]
 
@@ -113,7 +113,7 @@ def next_ids(repo: Repo, item_id: str, count: int) -> list[str]:
 
 def failing_checks(repo: Repo, item_id: str) -> list[dict[str, Any]]:
     """The failing gates of the item's last checks run (empty when the last run passed)."""
-    from ..items import item_events
+    from hallmark.core.items import item_events
 
     events = item_events(repo, item_id)
     last_sha = None

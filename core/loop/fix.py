@@ -15,11 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import git, items, runs, states
-from ..errors import HallError
-from ..repo import Repo
-from ..runner import lifecycle, spawn
-from ..runner.command import default_timeout, launch_environment
+from hallmark.core import git, items, runs, states
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
+from hallmark.core.runner import lifecycle, spawn
+from hallmark.core.runner.command import default_timeout, launch_environment
+
 from . import bounds
 from . import findings as _findings
 
@@ -101,7 +102,7 @@ def worktree_env(repo: Repo, worktree: Path) -> dict[str, str]:
     """The environment that makes the worktree's own code the code a run imports (see
     core/worktree_env.py); empty when nothing needs changing."""
     try:
-        from ..worktree_env import gate_environment
+        from hallmark.core.worktree_env import gate_environment
 
         return gate_environment(repo, worktree).extra
     except Exception:  # noqa: BLE001 - advice for the run; never a reason not to run
@@ -167,7 +168,7 @@ def judge_effect(repo: Repo, item_id: str, before: str) -> str | None:
 
 def item_dirt(repo: Repo, view: states.ItemView) -> list[str]:
     """The worktree's uncommitted changes that are the work's, not Hallmark's own copied files."""
-    from ..worktree_copy import person_dirt
+    from hallmark.core.worktree_copy import person_dirt
 
     return person_dirt(repo, view)
 
@@ -186,7 +187,7 @@ def settle(repo: Repo, item_id: str, before: str, run_name: str | None) -> dict[
 def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[tuple[str, str]], *,
                submit: bool = True, actor: str | None = None) -> dict[str, Any]:
     """`hall fixed`: record which findings HEAD fixes and which are disputed, then resubmit."""
-    from ..repo import current_actor
+    from hallmark.core.repo import current_actor
 
     who = actor or current_actor()
     view = items.fold_item(repo, item_id)

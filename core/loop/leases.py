@@ -14,9 +14,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal
-from ..errors import HallError
-from ..repo import Repo
+from hallmark.core import atomic, clock, journal
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
 
 DEFAULT_TTL_S = 15 * 60
 

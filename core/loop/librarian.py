@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import clock, items, states
-from ..errors import HallError
-from ..repo import Repo
+from hallmark.core import clock, items, states
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
+
 from . import budget, leases, runs
 
 ACTOR = "librarian"
@@ -67,7 +68,7 @@ def distill_closed(repo: Repo, holder: str, *, limit: int = PER_PASS) -> list[di
 
 def distill_one(repo: Repo, item_id: str) -> dict[str, Any]:
     """Run the librarian on one closed item and record the outcome, whatever it is."""
-    from ..memory import distill
+    from hallmark.core.memory import distill
 
     runs.recover_dead(repo, item_id)  # a librarian run that died with an earlier daemon is closed first
     failed: str | None = None

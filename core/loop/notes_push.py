@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import git
-from ..repo import Repo
+from hallmark.core import git
+from hallmark.core.repo import Repo
 
 NOTES_REF = "refs/notes/hallmark"
 ACTOR = "shipper"

@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .. import git, states
-from ..repo import Repo
+from hallmark.core import git, states
+from hallmark.core.repo import Repo
 
 ACTOR = "shipper"
 

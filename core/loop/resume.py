@@ -23,12 +23,13 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal
-from ..errors import HallError
-from ..ids import session_path, valid_session
-from ..questions import DELIVERY_EVENTS
-from ..repo import Repo
-from ..runner import command, spawn
+from hallmark.core import atomic, clock, journal
+from hallmark.core.errors import HallError
+from hallmark.core.ids import session_path, valid_session
+from hallmark.core.questions import DELIVERY_EVENTS
+from hallmark.core.repo import Repo
+from hallmark.core.runner import command, spawn
+
 from . import budget, leases
 
 ACTOR = "dev"

@@ -17,10 +17,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import git, items, states
-from ..errors import HallError
-from ..repo import Repo
-from ..runner import command, spawn
+from hallmark.core import git, items, states
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
+from hallmark.core.runner import command, spawn
+
 from . import findings as _findings
 from . import verdict as _verdict
 
@@ -156,7 +157,7 @@ def library_briefing(repo: Repo, cwd: str | Path, start: str, sha: str, query: s
     Fails open: a broken or absent Library never blocks a review.
     """
     try:
-        from ..memory import briefing
+        from hallmark.core.memory import briefing
 
         changed = git.out(["diff", "--name-only", f"{start}..{sha}"], cwd).splitlines()
         return str(briefing.build(repo.paths, changed=changed, query=query).get("text") or "")
@@ -247,7 +248,7 @@ def record_learnings(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, act
     if not verdict.learnings_used and not verdict.learnings_contradicted:
         return done
     try:
-        from ..memory import api as library
+        from hallmark.core.memory import api as library
     except ImportError:  # pragma: no cover - the memory store is part of the package
         return done
     work = [(lid, False) for lid in dict.fromkeys(verdict.learnings_used)]
@@ -277,7 +278,7 @@ def record_learnings(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, act
 
 def run_was_standin(repo: Repo, item_id: str, run: str | None, model: str) -> bool:
     """Was this verdict's run the stand-in's? Its reported model, or how the runner recorded the run."""
-    from ..gates import hallmark as _hallmark
+    from hallmark.core.gates import hallmark as _hallmark
 
     if model == _hallmark.STANDIN_MODEL:
         return True
@@ -311,7 +312,7 @@ def read_note(repo: Repo, sha: str) -> dict[str, Any] | None:
 
 def person_verdict(repo: Repo, path: Path, item_given: str | None) -> dict[str, Any]:
     """`hall verdict --file`: a person's verdict, a human override. Agents are refused."""
-    from ..repo import actor_is_person, current_actor
+    from hallmark.core.repo import actor_is_person, current_actor
 
     actor = current_actor()
     if not actor_is_person(actor):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import journal, runs
-from ..runner.command import ROLE_ACTOR
+from hallmark.core import journal, runs
+from hallmark.core.runner.command import ROLE_ACTOR
 
 
 def recover_dead(repo: Any, item_id: str | None) -> list[str]:

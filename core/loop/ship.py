@@ -22,11 +22,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .. import git, items, states
-from ..errors import HallError
-from ..repo import Repo
-from ..runner import lifecycle
-from ..worktree_copy import person_dirt
+from hallmark.core import git, items, states
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
+from hallmark.core.runner import lifecycle
+from hallmark.core.worktree_copy import person_dirt
+
 from . import notes_push, review, ship_once
 from . import rebase as _rebase
 from .rebase import patch_id  # noqa: F401 - re-exported for callers of ship.patch_id
@@ -152,7 +153,7 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
               "title": view.title, "slug": view.branch.rsplit("/", 1)[-1], "body_file": str(body)}
     command = items._template(repo.config.ship, values)
     remote = ship_once.push_remote(command)
-    from ..runner.command import launch_environment
+    from hallmark.core.runner.command import launch_environment
 
     lock = lifecycle.RunLock(ship_once.lock_path(repo, view.id))
     lock.acquire(timeout_s=5)

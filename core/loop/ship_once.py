@@ -20,9 +20,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .. import git
-from ..repo import Repo
-from ..runs import lock_is_held
+from hallmark.core import git
+from hallmark.core.repo import Repo
+from hallmark.core.runs import lock_is_held
 
 OUTCOMES = frozenset({"shipped", "held", "retried", "pulled_back", "released", "recheck_failed"})
 
@@ -45,7 +45,7 @@ def pending(events: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def push_remote(command: str) -> str | None:
     """The remote a ship command pushes to (the first `git … push <remote>`), if any."""
-    from ..doctor import ship_remotes
+    from hallmark.core.doctor import ship_remotes
 
     found = ship_remotes(command)
     return found[0] if found else None

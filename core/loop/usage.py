@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from ..errors import HallError
-from ..repo import Repo
-from ..run_results import UsageReport, UsageRow, UsageSum
+from hallmark.core.errors import HallError
+from hallmark.core.repo import Repo
+from hallmark.core.run_results import UsageReport, UsageRow, UsageSum
+
 from .budget import window_start
 
 ROOM_OF_ROLE = {"review": "Assay Office", "fix": "Repair Shop", "intake": "Front Desk", "librarian": "Library",

@@ -11,9 +11,8 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
+from hallmark.core.errors import HallError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from ..errors import HallError
 
 Lens = Literal["first_principles", "correctness", "security_tenancy", "data_migrations", "evidence",
                "operability", "repo_rules"]
@@ -69,7 +68,7 @@ class Verdict(BaseModel):
 
 
 def schema() -> dict[str, Any]:
-    from ..draft7 import to_draft7
+    from hallmark.core.draft7 import to_draft7
 
     data = to_draft7(Verdict.model_json_schema())
     data["description"] = ("The principal engineer's verdict on one frozen commit. Approval means 0 blockers "

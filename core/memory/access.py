@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .. import actor as actors
-from .. import journal
-from ..errors import HallError
-from ..paths import RepoPaths
+from hallmark.core import actor as actors
+from hallmark.core import journal
+from hallmark.core.errors import HallError
+from hallmark.core.paths import RepoPaths
+
 from . import identity
 from .promote import Where
 from .search_index import SearchIndex
@@ -43,7 +44,7 @@ def where_of(repo: Any) -> Where:
 
 
 def library_config(repo: Any) -> dict[str, Any]:
-    from ..config_raw import DEFAULTS, load_raw
+    from hallmark.core.config_raw import DEFAULTS, load_raw
 
     try:
         return dict(load_raw(paths_of(repo).main_checkout).get("library") or {})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import journal
+from hallmark.core import journal
 
 
 def read(path: Path, lid: str | None = None) -> list[dict[str, Any]]:

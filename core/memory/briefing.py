@@ -16,8 +16,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..errors import HallError
-from ..paths import RepoPaths
+from hallmark.core.errors import HallError
+from hallmark.core.paths import RepoPaths
+
 from . import identity
 from .search_index import SearchIndex
 from .store import Learning, Store
@@ -66,8 +67,8 @@ HEADER = ("Library briefing: learnings a person accepted for this repository. Au
 def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | None = None,
           query: str = "", limit: int | None = None, as_of: str | None = None) -> dict[str, Any]:
     """The briefing now (only learnings valid now), or as it would have been on `as_of`."""
-    from .. import clock
-    from ..config_raw import load_raw
+    from hallmark.core import clock
+    from hallmark.core.config_raw import load_raw
 
     if limit is None:
         try:

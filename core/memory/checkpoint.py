@@ -16,9 +16,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal, secrets
-from ..errors import HallError
-from ..paths import RepoPaths
+from hallmark.core import atomic, clock, journal, secrets
+from hallmark.core.errors import HallError
+from hallmark.core.paths import RepoPaths
+
 from . import identity
 
 FIELDS = ("Phase", "Active work", "Completed", "In flight", "Blocked", "Pending decisions",

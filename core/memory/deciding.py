@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import clock, secrets
-from ..errors import HallError
+from hallmark.core import clock, secrets
+from hallmark.core.errors import HallError
+
 from . import audit, intents, lifecycle, promote
 from .access import PERSON, load, person, project_of, store_of, where_of
 from .lifecycle import ACTIVE

@@ -14,9 +14,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal, secrets
-from ..errors import HallError
-from ..paths import RepoPaths
+from hallmark.core import atomic, clock, journal, secrets
+from hallmark.core.errors import HallError
+from hallmark.core.paths import RepoPaths
+
 from . import identity
 
 _ID = re.compile(r"^(?:[dD]-?)?0*(\d{1,9})$")

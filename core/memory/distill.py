@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import journal
-from ..errors import HallError
+from hallmark.core import journal
+from hallmark.core.errors import HallError
+
 from . import api, failures
 from .store import KINDS, SOURCES
 
@@ -95,7 +96,7 @@ def build_prompt(repo: Any, item_id: str) -> str:
 
 
 def distill(repo: Any, item_id: str) -> dict[str, Any]:
-    from ..runner import spawn
+    from hallmark.core.runner import spawn
 
     prompt = build_prompt(repo, item_id)
     view_dir = repo.paths.item_dir(item_id)

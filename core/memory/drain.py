@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import HallError
+from hallmark.core.errors import HallError
+
 from . import deciding, reading, usage
 from .access import PERSON
 from .store import Learning

@@ -17,14 +17,14 @@ import os
 import re
 from collections import namedtuple
 
-from .. import journal, secrets
+from hallmark.core import journal, secrets
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ..paths import RepoPaths
+    from hallmark.core.paths import RepoPaths
 
 THRESHOLD_ITEMS = 2
 
@@ -104,7 +104,7 @@ def _item_for(paths: RepoPaths, payload: dict[str, Any]) -> str | None:
     item = os.environ.get("HALL_ITEM", "").strip()
     if item:
         return item
-    from ..item_lookup import item_for_path
+    from hallmark.core.item_lookup import item_for_path
 
     cwd = payload.get("cwd")
     view = item_for_path(paths, cwd if isinstance(cwd, str) and cwd else paths.toplevel)

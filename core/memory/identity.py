@@ -16,8 +16,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import HallError
-from ..paths import RepoPaths
+from hallmark.core.errors import HallError
+from hallmark.core.paths import RepoPaths
 
 FILE_NAME = ".agentmemory-project"
 GRAMMAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{1,127}")
@@ -139,7 +139,7 @@ def _check_base(paths: RepoPaths, value: str) -> None:
     """A branch cannot change whose memory it reads: when the base branch commits an identity, a
     checkout whose identity differs from it is refused (after `hall library import` the store may
     hold another project's learnings, and a branch must not be able to name that project)."""
-    from ..config_raw import load_raw
+    from hallmark.core.config_raw import load_raw
 
     try:
         base = str(load_raw(paths.main_checkout).get("base") or "main")

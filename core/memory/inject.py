@@ -9,8 +9,9 @@ this on every session start and must not pull in pydantic, rich, textual or GitP
 
 from __future__ import annotations
 
-from .. import clock
-from ..paths import RepoPaths
+from hallmark.core import clock
+from hallmark.core.paths import RepoPaths
+
 from . import identity
 from .briefing import degraded_text, estimate_tokens, line
 from .lifecycle import PENDING

@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from .. import atomic, clock, journal
+from hallmark.core import atomic, clock, journal
+
 from . import audit, orphans, promote, rendering
 from .promote import Where
 from .store import Learning, Store

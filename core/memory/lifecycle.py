@@ -7,7 +7,7 @@ learning comes back only through `review --reopen`. Stdlib only.
 
 from __future__ import annotations
 
-from ..errors import HallError
+from hallmark.core.errors import HallError
 
 STATUSES = ("proposed", "skipped", "accepted", "promoted", "rejected", "retired")
 PENDING = frozenset({"proposed", "skipped"})

@@ -17,9 +17,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal, secrets
-from ..errors import HallError
-from ..paths import RepoPaths
+from hallmark.core import atomic, clock, journal, secrets
+from hallmark.core.errors import HallError
+from hallmark.core.paths import RepoPaths
+
 from . import identity
 
 FACETS = ("infrastructure", "tooling", "ownership", "process", "convention", "gotcha")

@@ -12,7 +12,8 @@ import json
 import re
 from typing import Any
 
-from ..errors import HallError
+from hallmark.core.errors import HallError
+
 from . import blocks, safe_write, settings_edit
 from .blocks import digest
 from .promote import Where

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import clock
-from ..errors import HallError
+from hallmark.core import clock
+from hallmark.core.errors import HallError
+
 from . import blocks, safe_write, settings_edit
 from .blocks import digest
 from .rendering import (

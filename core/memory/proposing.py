@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import clock, secrets
-from ..errors import HallError
+from hallmark.core import clock, secrets
+from hallmark.core.errors import HallError
+
 from . import lifecycle
 from .access import PERSON, library_config, open_index, project_of, store_of
 from .similarity import normalise, relation

@@ -7,8 +7,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from .. import clock
-from ..errors import HallError
+from hallmark.core import clock
+from hallmark.core.errors import HallError
+
 from . import audit, promote
 from .access import load, open_index, paths_of, project_of, store_of, where_of
 from .lifecycle import ACTIVE

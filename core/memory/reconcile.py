@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import journal, secrets
-from ..errors import HallError
+from hallmark.core import journal, secrets
+from hallmark.core.errors import HallError
+
 from . import intents, orphans, promote, safe_write
 from .access import PERSON, load, person, project_of, store_of, where_of
 from .deciding import retire

@@ -17,8 +17,8 @@ import os
 import stat
 from pathlib import Path
 
-from .. import atomic
-from ..errors import HallError
+from hallmark.core import atomic
+from hallmark.core.errors import HallError
 
 TEMP_PREFIX = ".hallmark-"
 TEMP_SUFFIX = ".tmp"

@@ -13,8 +13,9 @@ import re
 import sqlite3
 from typing import Any
 
-from .. import journal
-from ..derived_db import DerivedDatabase
+from hallmark.core import journal
+from hallmark.core.derived_db import DerivedDatabase
+
 from .similarity import normalise
 from .store import Learning, Store
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import HallError
+from hallmark.core.errors import HallError
 
 _WS = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')

@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import atomic, clock, journal
-from ..errors import HallError
-from ..paths import RepoPaths
+from hallmark.core import atomic, clock, journal
+from hallmark.core.errors import HallError
+from hallmark.core.paths import RepoPaths
 
 KINDS = ("rule", "false-positive", "map", "decision",
          "convention", "enforcement", "automation", "skill", "workflow")

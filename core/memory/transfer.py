@@ -15,8 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import clock
-from ..errors import HallError
+from hallmark.core import clock
+from hallmark.core.errors import HallError
+
 from . import api, checkpoint, decisions, notes, yamlish
 from .store import KINDS, SOURCES
 
@@ -60,7 +61,7 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
         raise HallError("USAGE", f"{path}: {exc}. Nothing was imported.", ["fix the file and run it again"]) from exc
     entries = _craft_entries(data)
     # check every entry before writing any, so a secret or a bad entry imports nothing
-    from .. import secrets
+    from hallmark.core import secrets
 
     for index, (_, entry) in enumerate(entries):
         if not str(entry.get("pattern") or "").strip():

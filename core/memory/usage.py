@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from .. import clock
-from ..errors import HallError
+from hallmark.core import clock
+from hallmark.core.errors import HallError
+
 from . import audit
 from .access import library_config, paths_of, store_of
 from .deciding import propose_retirement
@@ -22,7 +23,7 @@ def record_usage(repo: Any, lids: list[str], *, item: str | None = None, contrad
                  actor: str = "assayer") -> dict[str, Any]:
     """A verdict says which learnings it used (and which it found wrong). Contradicted ones are
     proposed for retirement at once; use dates feed `propose_retirements`."""
-    from .. import journal
+    from hallmark.core import journal
 
     store = store_of(repo)
     usage = store.root / "usage.jsonl"
@@ -40,7 +41,7 @@ def record_usage(repo: Any, lids: list[str], *, item: str | None = None, contrad
 
 def last_used(repo: Any) -> dict[str, str]:
     """When each learning was last used by a verdict: {id: stamp} (ids never used are absent)."""
-    from .. import journal
+    from hallmark.core import journal
 
     store = store_of(repo)
     found: dict[str, str] = {}

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import clock
-from ..errors import HallError
+from hallmark.core import clock
+from hallmark.core.errors import HallError
+
 from .isolation import REMOVE_ENV, isolation_args
 
 # the plugin's agents (plugin/agents/); a dev run (and intake) is a plain Claude Code session
@@ -58,7 +59,7 @@ class RunSpec:
 
 def plugin_dir() -> Path:
     """The plugin shipped in the package (agents, skills, schemas)."""
-    from .. import __file__ as core_init
+    from hallmark.core import __file__ as core_init
 
     return Path(core_init).resolve().parent.parent / "plugin"
 
@@ -121,7 +122,7 @@ def launch_environment(repo: Any, item_id: str | None, actor: str) -> dict[str, 
     env = dict(os.environ)
     for name in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"):
         env.pop(name, None)  # a run started from inside a session is still a fresh headless run
-    from ..launch_env import launch_env
+    from hallmark.core.launch_env import launch_env
 
     env.update(launch_env(repo, item_id))
     for name in REMOVE_ENV:
@@ -147,7 +148,7 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
         args += ["--agent", f"hallmark:{agent}"]
     args += ["--plugin-dir", str(_run_plugin_dir(repo))]
     if spec.json_schema is not None:  # Claude Code accepts draft-07 only
-        from ..draft7 import to_draft7
+        from hallmark.core.draft7 import to_draft7
 
         args += ["--json-schema", json.dumps(to_draft7(spec.json_schema), separators=(",", ":"))]
     cap = spec.max_budget_usd if spec.max_budget_usd is not None else role_max_usd(repo, spec.role)

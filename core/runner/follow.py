@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from .. import runs
+from hallmark.core import runs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -68,7 +68,7 @@ class RunLock:
             self._fallback = FileLock(str(self.path), timeout=timeout_s)
             self._fallback.acquire()
             return
-        from ..journal import acquire_fd
+        from hallmark.core.journal import acquire_fd
 
         try:
             self.fd = acquire_fd(self.path, timeout_s)

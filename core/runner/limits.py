@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .. import clock
+from hallmark.core import clock
 
 RATE_PAUSE_S = 300  # an API rate limit after Claude Code's own retries: try again in five minutes
 OVERLOADED_PAUSE_S = 60  # an overloaded or failing API after Claude Code's own retries

@@ -33,7 +33,7 @@ def _fingerprint(source: Path, binary: str) -> str:
 
 def headless_plugin(state_dir: Path) -> Path:
     """The rendered copy for this package and this hall-hook (made on first use)."""
-    from ..plugin_install import hook_binary, package_plugin_dir, render_hooks
+    from hallmark.core.plugin_install import hook_binary, package_plugin_dir, render_hooks
 
     source = package_plugin_dir()
     binary = hook_binary()

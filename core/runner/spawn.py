@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import journal, runs
+from hallmark.core import journal, runs
+
 from . import lifecycle, limits
 from .command import (  # RunSpec is re-exported: its many callers build one to hand to run() here
     ROLE_ACTOR,
@@ -155,7 +156,7 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     if standin:
         actor += STANDIN_LABEL
     else:  # one clear error before anything starts, not gates that silently fail open
-        from ..claude_code import check_minimum
+        from hallmark.core.claude_code import check_minimum
 
         check_minimum(claude_command(repo))
     env = launch_environment(repo, spec.item_id, actor)

@@ -51,7 +51,7 @@ def scenario_step(role: str, prompt: str) -> tuple[dict[str, Any], float | None]
     if not steps:
         return {}, pace
     state_path = path.with_name(path.name + ".state.json")
-    from .. import journal
+    from hallmark.core import journal
 
     with journal.locked(state_path, timeout=30):
         try:

@@ -261,7 +261,7 @@ class RunMeter:
         """The result's own figure when there is one, else list price of the tokens so far."""
         if self.result_cost is not None:
             return self.result_cost
-        from ..loop.pricing import cost
+        from hallmark.core.loop.pricing import cost
 
         total = 0.0
         for usage in self.usage.values():

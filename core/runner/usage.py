@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..loop import pricing
+from hallmark.core.loop import pricing
+
 from . import limits
 
 STANDIN_MODEL = "hallmark-standin"
@@ -66,7 +67,7 @@ def run_usage(repo: Any, tracker: Any) -> list[dict[str, Any]]:
     responses = tracker.facts.responses
     if not state_dir or not tracker.session_id or not responses:
         return rows
-    from .. import usage_ledger
+    from hallmark.core import usage_ledger
 
     figures = {mid: {f: int(r.get(f, 0) or 0) for f in TOKEN_FIELDS} for mid, r in responses.items()}
     new, _first = usage_ledger.claim(Path(state_dir), tracker.session_id, figures)

@@ -18,14 +18,13 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from hallmark.core.errors import HallError
+from hallmark.tui.messages import DataLoaded
+from hallmark.tui.protocols import BuildingSource, HallmarkAppLike
+from hallmark.tui.widgets.footer import HallFooter
 from textual import on, work
 from textual.screen import Screen
 from textual.widgets import Header
 from textual.worker import get_current_worker
-
-from ..messages import DataLoaded
-from ..protocols import BuildingSource, HallmarkAppLike
-from ..widgets.footer import HallFooter
 
 if TYPE_CHECKING:
     from hallmark.core.building import Building

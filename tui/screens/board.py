@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from hallmark.core import rooms, states
 from hallmark.core.states import ItemView
+from hallmark.tui import labels
+from hallmark.tui.widgets.lists import VimOptionList
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -20,8 +22,6 @@ from textual.containers import HorizontalScroll, Vertical
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from .. import labels
-from ..widgets.lists import VimOptionList
 from .base import HallScreen
 from .filtering import FilterKeys
 from .triage_keys import TRIAGE_BINDINGS, TriageKeys

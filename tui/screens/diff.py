@@ -14,6 +14,9 @@ from typing import Any, ClassVar
 
 from hallmark.core.diff import Diff, item_diff
 from hallmark.core.errors import HallError
+from hallmark.tui.protocols import BuildingSource
+from hallmark.tui.widgets.diff_view import DiffView
+from hallmark.tui.widgets.footer import HallFooter
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,10 +25,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
-
-from ..protocols import BuildingSource
-from ..widgets.diff_view import DiffView
-from ..widgets.footer import HallFooter
 
 
 class _IndexCloser:

@@ -9,13 +9,13 @@ from typing import ClassVar
 from hallmark.core.memory import drain
 from hallmark.core.memory.drain import DrainCard, DrainQueue
 from hallmark.core.repo import Repo
+from hallmark.tui.messages import CoreDone
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..messages import CoreDone
 from .base import HallScreen
 from .modals import ConfirmModal, ReasonModal, TextModal
 

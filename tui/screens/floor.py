@@ -18,6 +18,7 @@ from hallmark.core import clock, inbox, rooms, states
 from hallmark.core.errors import HallError
 from hallmark.core.repo import Repo
 from hallmark.core.states import ItemView
+from hallmark.tui import labels
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -26,7 +27,6 @@ from textual.containers import Grid, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .. import labels
 from .base import HallScreen
 
 if TYPE_CHECKING:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from hallmark.tui.protocols import KeymapSource
+from hallmark.tui.widgets.lists import VimTable
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
-
-from ..protocols import KeymapSource
-from ..widgets.lists import VimTable
 
 
 def binding_classes(app_class: type) -> list[tuple[str, type]]:

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from hallmark.core import inbox, items, rooms
 from hallmark.core.repo import Repo
+from hallmark.tui import triage
+from hallmark.tui.messages import CoreDone
+from hallmark.tui.widgets.lists import VimTable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import TabbedContent, TabPane
 
-from .. import triage
-from ..messages import CoreDone
-from ..widgets.lists import VimTable
 from .base import HallScreen
 from .modals import ConfirmModal, ReasonModal
 

@@ -15,14 +15,14 @@ from hallmark.core.loop.findings import Finding, list_findings
 from hallmark.core.repo import Repo
 from hallmark.core.run_results import CostBreakdown, RunSummary
 from hallmark.core.states import ItemView
+from hallmark.tui import labels
+from hallmark.tui.widgets.lists import VimTable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static, TabbedContent, TabPane
 
-from .. import labels
-from ..widgets.lists import VimTable
 from .base import HallScreen
 from .triage_keys import TRIAGE_BINDINGS, TriageKeys
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from hallmark.core import items, rooms, states
 from hallmark.core.errors import HallError
 from hallmark.core.states import ItemView
+from hallmark.tui import labels
+from hallmark.tui.widgets.item_table import Column, ItemTable, Row
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -23,8 +25,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from .. import labels
-from ..widgets.item_table import Column, ItemTable, Row
 from .base import HallScreen
 from .filtering import FilterKeys
 from .triage_keys import TRIAGE_BINDINGS, TriageKeys

@@ -9,12 +9,12 @@ from typing import ClassVar
 
 from hallmark.core import runs
 from hallmark.core.repo import Repo
+from hallmark.tui.widgets.lists import VimTable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from ..widgets.lists import VimTable
 from .base import HallScreen
 
 

@@ -17,14 +17,14 @@ from hallmark.core import clock, runs
 from hallmark.core.repo import Repo
 from hallmark.core.runner import trace
 from hallmark.core.takeover import takeover
+from hallmark.tui import programs
+from hallmark.tui.messages import CoreDone
+from hallmark.tui.widgets.trace_view import TailChanged, TraceView
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
 
-from .. import programs
-from ..messages import CoreDone
-from ..widgets.trace_view import TailChanged, TraceView
 from .base import HallScreen
 
 
@@ -250,7 +250,8 @@ class TraceScreen(HallScreen):
         if blocked:
             self.notify(blocked, title="Take over: not available", severity="warning", timeout=8)
             return
-        from .. import triage
+        from hallmark.tui import triage
+
         from .modals import ConfirmModal
 
         def confirmed(yes: bool | None) -> None:

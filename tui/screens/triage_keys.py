@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hallmark.core.states import ItemView
+from hallmark.tui import triage
 from textual.binding import Binding
-
-from .. import triage
 
 if TYPE_CHECKING:  # its host: to a type checker the mixin is the HallScreen it is mixed into
     from .base import HallScreen as _Host

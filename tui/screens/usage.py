@@ -13,14 +13,14 @@ from hallmark.core import clock
 from hallmark.core.loop import budget, usage
 from hallmark.core.repo import Repo
 from hallmark.core.run_results import UsageReport
+from hallmark.tui import labels
+from hallmark.tui.widgets.lists import VimTable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from .. import labels
-from ..widgets.lists import VimTable
 from .base import HallScreen
 
 GROUPS = ("item", "role", "model", "day")

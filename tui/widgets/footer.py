@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from hallmark.tui.protocols import GreysKeys, WaitingCounter
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import RenderResult
 from textual.widget import Widget
-
-from ..protocols import GreysKeys, WaitingCounter
 
 WAITING_SYMBOL = "◆"
 HELP_ACTIONS = ("help", "app.help")

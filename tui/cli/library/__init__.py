@@ -8,7 +8,8 @@ librarian, identity). Joined here, in that order, into the group the command tab
 
 from __future__ import annotations
 
-from ..framework import Group
+from hallmark.tui.cli.framework import Group
+
 from .learnings import learning_commands
 from .moves import move_commands
 

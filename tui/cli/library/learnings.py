@@ -12,9 +12,8 @@ from typing import Any
 from hallmark.core.errors import HallError
 from hallmark.core.memory.store import KINDS, SOURCES
 from hallmark.core.repo import current_actor, open_repo
-
-from .. import text
-from ..framework import Group, arg
+from hallmark.tui.cli import text
+from hallmark.tui.cli.framework import Group, arg
 
 
 def _repo():

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hallmark.core.repo import current_actor, open_repo
-
-from ..framework import Group, arg
+from hallmark.tui.cli.framework import Group, arg
 
 move_commands = Group("library")  # joined with the other parts in __init__.py
 
