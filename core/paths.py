@@ -122,10 +122,7 @@ def _fast_discover(start: Path) -> RepoPaths | None:
         if not (git_dir / "HEAD").exists():
             return None
         common = _common_dir_of(git_dir)
-        if git_dir == common:
-            main = directory
-        else:
-            main = common.parent if common.name == ".git" else directory
+        main = common.parent if git_dir != common and common.name == ".git" else directory
         return RepoPaths(directory, Path(os.path.realpath(git_dir)), common, Path(os.path.realpath(main)))
     return None
 

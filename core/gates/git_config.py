@@ -65,10 +65,7 @@ def check_settings(an: Analyzer, settings: list[tuple[str, str]], cmd: Command, 
             return False
         if RUNS_COMMAND.match(key) and not key.lower().startswith("alias.") and not _command_value(an, key, value, cmd, cwd):
             return False
-    for name in ENV_COMMANDS:
-        if name in env and not _command_value(an, name, env[name], cmd, cwd):
-            return False
-    return True
+    return all(name not in env or _command_value(an, name, env[name], cmd, cwd) for name in ENV_COMMANDS)
 
 
 def _command_value(an: Analyzer, key: str, value: str, cmd: Command, cwd: str | None) -> bool:
