@@ -41,15 +41,17 @@ CASES: dict[str, list[str]] = {
     "help --json": ["help", "--json"],
 }
 # what one `hall` run imported: run main() in-process and print the module names
-PROBE = ("import io, json, sys, contextlib\n"
-         "from hallmark.tui.cli import main\n"
-         "with contextlib.redirect_stdout(io.StringIO()):\n"
-         "    sys.stdin = io.StringIO('{}')\n"
-         "    try:\n"
-         "        main(sys.argv[1:])\n"
-         "    except SystemExit:\n"
-         "        pass\n"
-         "print(json.dumps(sorted(sys.modules)))\n")
+PROBE = (
+    "import io, json, sys, contextlib\n"
+    "from hallmark.tui.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    sys.stdin = io.StringIO('{}')\n"
+    "    try:\n"
+    "        main(sys.argv[1:])\n"
+    "    except SystemExit:\n"
+    "        pass\n"
+    "print(json.dumps(sorted(sys.modules)))\n"
+)
 
 
 def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -60,8 +62,9 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
 
 def imported(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, int]:
     """(command modules, all modules) one run of `hall args` leaves in sys.modules."""
-    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, env=env, cwd=cwd,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, env=env, cwd=cwd, text=True, check=True
+    ).stdout
     names = json.loads(out.splitlines()[-1])
     frame = {"hallmark.tui.cli", "hallmark.tui.cli.framework", "hallmark.tui.cli.commands", "hallmark.tui.cli.text"}
     commands = [n for n in names if n.startswith("hallmark.tui.cli.") and n not in frame]
@@ -83,8 +86,10 @@ def main() -> int:
                 samples[name].append(timed(argv, env, repo))
         modules = {name: imported(argv, env, repo) for name, argv in CASES.items()}
     base = statistics.median(samples["baseline"])
-    print(f"hall, {args.runs} runs each, interleaved; median wall time (ratio to python -c pass); "
-          "command modules / all modules imported")
+    print(
+        f"hall, {args.runs} runs each, interleaved; median wall time (ratio to python -c pass); "
+        "command modules / all modules imported"
+    )
     print(f"  {'baseline python -c pass':24s} {base * 1000:7.1f} ms   1.00x")
     for name in CASES:
         median = statistics.median(samples[name])

@@ -22,8 +22,12 @@ def main(lines: int = 5000) -> None:
     root.mkdir()
 
     def git(*args: str, cwd: Path = root) -> None:
-        subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@invalid", *args], cwd=cwd,
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.name=bench", "-c", "user.email=bench@invalid", *args],
+            cwd=cwd,
+            check=True,
+            capture_output=True,
+        )
 
     git("init", "-q", "-b", "main")
     (root / "app.py").write_text("x = 1\n")

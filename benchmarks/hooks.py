@@ -45,9 +45,16 @@ def build(base: Path) -> tuple[dict[str, str], Path, Path, str]:
     (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@hallmark.invalid\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "HALL_", "GIT_"))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update({"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
-                "HALLMARK_DATA_DIR": str(home / "data"), "PYTHONPYCACHEPREFIX": str(base / "pycache"),
-                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+    env.update(
+        {
+            "HOME": str(home),
+            "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HALLMARK_DATA_DIR": str(home / "data"),
+            "PYTHONPYCACHEPREFIX": str(base / "pycache"),
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+    )
     main = base / "repo"
     main.mkdir()
     _git(main, env, "init", "-q", "-b", "main")
@@ -57,8 +64,9 @@ def build(base: Path) -> tuple[dict[str, str], Path, Path, str]:
     subprocess.run([str(BIN / "hall"), "init"], cwd=main, env=env, check=True, capture_output=True)
     _git(main, env, "add", "-A")
     _git(main, env, "commit", "-q", "-m", "hall init")
-    out = subprocess.run([str(BIN / "hall"), "new", "--title", "bench"], cwd=main, env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [str(BIN / "hall"), "new", "--title", "bench"], cwd=main, env=env, check=True, capture_output=True, text=True
+    ).stdout
     data = json.loads(out)
     return env, main, Path(data["worktree"]), data["item"]
 
@@ -75,14 +83,31 @@ def hallmark_head(env: dict[str, str], main: Path, wt: Path, item: str) -> None:
     journal.append(path, "run_started", item=item, actor="assayer", run=run, role="review", model="bench")
     journal.append(path, "verdict", item=item, actor="assayer", sha=sha, decision="approve", run=run, standin=False)
     journal.append(path, "hallmarked", item=item, actor="assayer", sha=sha, round=1, run=run, standin=False)
-    note = {"v": 1, "item": item, "sha": sha, "round": 1, "model": "bench", "open_findings": [], "actor": "assayer",
-            "run": run, "standin": False}
+    note = {
+        "v": 1,
+        "item": item,
+        "sha": sha,
+        "round": 1,
+        "model": "bench",
+        "open_findings": [],
+        "actor": "assayer",
+        "run": run,
+        "standin": False,
+    }
     _git(wt, env, "notes", "--ref=hallmark", "add", "-m", json.dumps(note), "HEAD")
 
 
 def payload(tool: str, cwd: Path, **tool_input: str) -> bytes:
-    return json.dumps({"session_id": "bench", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": tool,
-                       "tool_input": tool_input, "tool_use_id": "toolu_bench"}).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "hook_event_name": "PreToolUse",
+            "cwd": str(cwd),
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "toolu_bench",
+        }
+    ).encode()
 
 
 def timed(argv: list[str], data: bytes | None, env: dict[str, str], cwd: Path | None = None) -> tuple[float, bytes]:
@@ -99,8 +124,10 @@ def main() -> int:
         env, main_dir, wt, item = build(Path(tmp))
         cases = {
             "baseline": ([sys.executable, "-c", "pass"], None),
-            "edit": ([HOOK, "pre-tool-use"], payload("Edit", wt, file_path=str(wt / "app.py"), old_string="1",
-                                                     new_string="2")),
+            "edit": (
+                [HOOK, "pre-tool-use"],
+                payload("Edit", wt, file_path=str(wt / "app.py"), old_string="1", new_string="2"),
+            ),
             "push": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="git push origin main")),
             "bash-compound": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="cd . && bash -c 'git push'")),
             "bash-plain": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="ls -la")),

@@ -66,9 +66,13 @@ def bench_append(tmp: Path, total: int) -> list[tuple[str, str]]:
         ours = _run_writers(_journal_writer, tmp / "journal.jsonl", writers, per)
         result = journal.read(tmp / "journal.jsonl")
         whole = len(result.events) == per * writers and not result.bad
-        rows.append((f"append, {writers} writer{'s' if writers > 1 else ''} ({per * writers} events)",
-                     f"{per * writers / ours:,.0f} ev/s vs plain append {per * writers / base:,.0f} lines/s "
-                     f"= {ours / base:.1f}x the baseline's time; every line whole and none lost: {whole}"))
+        rows.append(
+            (
+                f"append, {writers} writer{'s' if writers > 1 else ''} ({per * writers} events)",
+                f"{per * writers / ours:,.0f} ev/s vs plain append {per * writers / base:,.0f} lines/s "
+                f"= {ours / base:.1f}x the baseline's time; every line whole and none lost: {whole}",
+            )
+        )
     return rows
 
 
@@ -77,12 +81,39 @@ def bench_append(tmp: Path, total: int) -> list[tuple[str, str]]:
 
 def write_long_item(path: Path, count: int) -> None:
     """A realistic long life: many review rounds, usage, prompts and check runs between transitions."""
-    cycle = ["ready", "check_run", "checks_passed", "usage", "changes_requested", "prompt", "commit",
-             "fix_submitted", "check_run", "checks_failed", "usage", "fix_submitted", "checks_passed",
-             "usage", "escalated", "retried", "turn", "fix_submitted", "checks_passed", "changes_requested",
-             "fix_submitted", "check_run", "checks_passed", "pulled_back"]
-    lines = [journal.encode(journal.make_event("created", "H-0001", "you",
-                                               {"title": "long", "branch": "b", "worktree": "/w", "base": "main"}))]
+    cycle = [
+        "ready",
+        "check_run",
+        "checks_passed",
+        "usage",
+        "changes_requested",
+        "prompt",
+        "commit",
+        "fix_submitted",
+        "check_run",
+        "checks_failed",
+        "usage",
+        "fix_submitted",
+        "checks_passed",
+        "usage",
+        "escalated",
+        "retried",
+        "turn",
+        "fix_submitted",
+        "checks_passed",
+        "changes_requested",
+        "fix_submitted",
+        "check_run",
+        "checks_passed",
+        "pulled_back",
+    ]
+    lines = [
+        journal.encode(
+            journal.make_event(
+                "created", "H-0001", "you", {"title": "long", "branch": "b", "worktree": "/w", "base": "main"}
+            )
+        )
+    ]
     n = 1
     while n < count:
         for name in cycle:
@@ -90,8 +121,13 @@ def write_long_item(path: Path, count: int) -> None:
                 break
             fields: dict = {"sha": f"{n:040x}", "round": n}
             if name == "usage":
-                fields = {"role": "review", "model": "opus", "input_tokens": 1200, "output_tokens": 300,
-                          "cost_usd": 0.01}
+                fields = {
+                    "role": "review",
+                    "model": "opus",
+                    "input_tokens": 1200,
+                    "output_tokens": 300,
+                    "cost_usd": 0.01,
+                }
             elif name in ("prompt", "turn"):
                 fields = {"text": "please fix the failing test in parser.py " * 3}
             lines.append(journal.encode(journal.make_event(name, "H-0001", "fixer", fields)))
@@ -115,9 +151,13 @@ def bench_fold(tmp: Path, count: int, repeat: int) -> list[tuple[str, str]]:
     base = _best(baseline, repeat)
     fold = _best(ours, repeat)
     verdict = "within" if fold <= 1.0 else "OVER"
-    return [(f"fold of one item, {count:,} events",
-             f"{fold * 1000:.0f} ms ({verdict} the 1 s budget) vs json.loads of the same lines "
-             f"{base * 1000:.0f} ms = {fold / base:.2f}x")]
+    return [
+        (
+            f"fold of one item, {count:,} events",
+            f"{fold * 1000:.0f} ms ({verdict} the 1 s budget) vs json.loads of the same lines "
+            f"{base * 1000:.0f} ms = {fold / base:.2f}x",
+        )
+    ]
 
 
 # -- hall status --all -----------------------------------------------------------------------
@@ -128,12 +168,27 @@ def make_repo_with_items(root: Path, count: int) -> None:
     state = root / ".git" / "hallmark"
     (state / "items").mkdir(parents=True)
     (root / ".hallmark.toml").write_text('base = "main"\n')
-    cycle = [("ready", {"sha": "a" * 40, "round": 1}), ("checks_passed", {}), ("usage", {"role": "review",
-             "model": "opus", "input_tokens": 100, "output_tokens": 10}), ("hallmarked", {"sha": "a" * 40})]
+    cycle = [
+        ("ready", {"sha": "a" * 40, "round": 1}),
+        ("checks_passed", {}),
+        ("usage", {"role": "review", "model": "opus", "input_tokens": 100, "output_tokens": 10}),
+        ("hallmarked", {"sha": "a" * 40}),
+    ]
     for number in range(1, count + 1):
         item = f"H-{number:04d}"
-        lines = [journal.make_event("created", item, "you", {"title": f"item {number}", "branch": f"hm/{item}",
-                                                              "worktree": str(root.parent / item), "base": "main"})]
+        lines = [
+            journal.make_event(
+                "created",
+                item,
+                "you",
+                {
+                    "title": f"item {number}",
+                    "branch": f"hm/{item}",
+                    "worktree": str(root.parent / item),
+                    "base": "main",
+                },
+            )
+        ]
         for name, fields in cycle[: number % (len(cycle) + 1)]:
             lines.append(journal.make_event(name, item, "assayer", fields))
         (state / "items" / item).mkdir()
@@ -163,9 +218,13 @@ def bench_status(tmp: Path, count: int, repeat: int) -> list[tuple[str, str]]:
     warm = _time_cmd(env_cmd, root, repeat)
     base = _time_cmd([sys.executable, "-c", "pass"], root, repeat)
     verdict = "within" if warm <= 0.5 else "OVER"
-    return [(f"hall status --all, {count:,} items ({shown} shown)",
-             f"warm {warm * 1000:.0f} ms ({verdict} the 0.5 s budget), cold (builds the index) "
-             f"{cold * 1000:.0f} ms; vs python -c pass {base * 1000:.0f} ms = {warm / base:.1f}x")]
+    return [
+        (
+            f"hall status --all, {count:,} items ({shown} shown)",
+            f"warm {warm * 1000:.0f} ms ({verdict} the 0.5 s budget), cold (builds the index) "
+            f"{cold * 1000:.0f} ms; vs python -c pass {base * 1000:.0f} ms = {warm / base:.1f}x",
+        )
+    ]
 
 
 def _best(fn, repeat: int) -> float:

@@ -49,7 +49,8 @@ def setup(tmp: Path) -> tuple[object, str]:
     setup_repo.init(root)
     (root / ".hallmark.toml").write_text(
         f'base = "main"\ngates = {json.dumps(GATES)}\n'
-        + 'ship = "git push -q -u origin {branch}"\n[runner]\ntimeout = "120s"\n')
+        + 'ship = "git push -q -u origin {branch}"\n[runner]\ntimeout = "120s"\n'
+    )
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "hall init")
     git(root, "push", "-q", "-u", "origin", "main")
@@ -111,8 +112,11 @@ def ship_round(tmp: Path) -> dict[str, float]:
     from hallmark.core.loop import daemon
 
     figures: dict[str, float] = {}
-    for name, moved, warm in (("ship, base unchanged", False, False), ("ship, base moved, re-check cached", True, True),
-                              ("ship, base moved, re-check run", True, False)):
+    for name, moved, warm in (
+        ("ship, base unchanged", False, False),
+        ("ship, base moved, re-check cached", True, True),
+        ("ship, base moved, re-check run", True, False),
+    ):
         where = tmp / name.replace(" ", "_").replace(",", "")
         repo, item_id = _hallmarked(where)
         if name == "ship, base unchanged":
@@ -126,8 +130,11 @@ def ship_round(tmp: Path) -> dict[str, float]:
         figures[name] = time.perf_counter() - started
         if items.fold_item(repo, item_id).state != states.CLOSED:
             raise SystemExit(f"{name}: not shipped: {result}")
-        rechecks = [e for e in items.item_events(repo, item_id) if e.get("event") == "check_run"
-                    and e.get("sha") == result["sha"] and moved]
+        rechecks = [
+            e
+            for e in items.item_events(repo, item_id)
+            if e.get("event") == "check_run" and e.get("sha") == result["sha"] and moved
+        ]
         if moved and (not rechecks or rechecks[-1].get("cached") is not warm):
             raise SystemExit(f"{name}: the re-check was not what this case measures: {rechecks}")
     return figures
@@ -140,9 +147,11 @@ def one_round(tmp: Path) -> dict[str, float]:
     repo, item_id = setup(tmp)
     view = items.fold_item(repo, item_id)
     figures = {"checks alone": checks_alone(Path(view.worktree))}
-    for name, step, expect in (("checks", daemon.do_checks, states.REVIEW),
-                               ("review", daemon.do_review, states.HALLMARKED),
-                               ("ship", daemon.do_ship, states.CLOSED)):
+    for name, step, expect in (
+        ("checks", daemon.do_checks, states.REVIEW),
+        ("review", daemon.do_review, states.HALLMARKED),
+        ("ship", daemon.do_ship, states.CLOSED),
+    ):
         view = items.fold_item(repo, item_id)
         started = time.perf_counter()
         step(repo, view)
@@ -167,7 +176,7 @@ def main() -> None:
         tmp = Path(tmp_name)
         shim = tmp / "bin"
         shim.mkdir()
-        (shim / "claude").write_text(f"#!/bin/sh\nexec {Path(sys.executable).parent / 'hall-standin-claude'} \"$@\"\n")
+        (shim / "claude").write_text(f'#!/bin/sh\nexec {Path(sys.executable).parent / "hall-standin-claude"} "$@"\n')
         (shim / "claude").chmod(0o755)
         os.environ["PATH"] = f"{shim}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
         os.environ["HALL_STANDIN_PACE"] = "0"

@@ -29,9 +29,32 @@ from hallmark.core.memory.search_index import SearchIndex
 from hallmark.core.memory.store import Learning, Store
 from hallmark.core.repo import open_repo
 
-WORDS = [f"{a}{b}" for a in ("cache", "index", "journal", "gate", "hook", "loop", "review", "fix", "ship", "lease",
-                             "budget", "usage", "trace", "drain", "note", "check", "item", "branch", "token", "query")
-         for b in ("", "s", "er", "ing", "ed", "able", "ness", "ful", "ist", "ize")]
+WORDS = [
+    f"{a}{b}"
+    for a in (
+        "cache",
+        "index",
+        "journal",
+        "gate",
+        "hook",
+        "loop",
+        "review",
+        "fix",
+        "ship",
+        "lease",
+        "budget",
+        "usage",
+        "trace",
+        "drain",
+        "note",
+        "check",
+        "item",
+        "branch",
+        "token",
+        "query",
+    )
+    for b in ("", "s", "er", "ing", "ed", "able", "ness", "ful", "ist", "ize")
+]
 WORDS += ["the", "a", "must", "never", "always", "when", "before", "after", "in", "of", "for", "with"]
 DIRS = ["core", "core/loop", "core/memory", "tui/screens", "hooks", "web/checkout", "web/cart", "db", "scripts"]
 
@@ -80,9 +103,14 @@ def main() -> int:
             for n in range(args.learnings):
                 words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16)))
                 paths = [f"{rng.choice(DIRS)}/**"] if rng.random() < 0.3 else []
-                learning = Learning(id=f"L-{n + 1:05d}", kind=rng.choice(["rule", "map", "false-positive", "decision"]),
-                                    pattern=f"{words} #{n}", rationale="benchmark", status="accepted",
-                                    scope={"project": project, "paths": paths})
+                learning = Learning(
+                    id=f"L-{n + 1:05d}",
+                    kind=rng.choice(["rule", "map", "false-positive", "decision"]),
+                    pattern=f"{words} #{n}",
+                    rationale="benchmark",
+                    status="accepted",
+                    scope={"project": project, "paths": paths},
+                )
                 if fresh:
                     store.save(learning, action="propose", actor="bench", from_status=None, why="bulk")
                 patterns.append(learning)
@@ -114,8 +142,12 @@ def main() -> int:
         rebuild = timed(index.rebuild, 1)[0]
 
         hall = str(Path(sys.executable).parent / "hall")
-        cli = timed(lambda: subprocess.run([hall, "library", "search", "cache", "index"], cwd=root,
-                                           capture_output=True, check=True), 5)
+        cli = timed(
+            lambda: subprocess.run(
+                [hall, "library", "search", "cache", "index"], cwd=root, capture_output=True, check=True
+            ),
+            5,
+        )
         bare = timed(lambda: subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=True), 5)
 
     def med(values: list[float]) -> float:
@@ -127,19 +159,29 @@ def main() -> int:
     n = args.learnings
     print(f"memory store benchmark: {n:,} accepted learnings ({sys.version.split()[0]})")
     loaded = f"{load:.1f} s" if fresh else "reused from --keep"
-    print(f"  bulk load (files + history + audit): {loaded}; first index catch-up {first_catch_up:.2f} s; "
-          f"full rebuild from files {rebuild:.2f} s")
-    print(f"  search (FTS5):        median {ms(med(search_times))}, p95 {ms(p95(search_times))}  "
-          f"budget 20 ms -> {'OK' if p95(search_times) <= 0.020 else 'OVER'}")
-    print(f"  baseline linear scan: median {ms(med(baseline_times))}  "
-          f"-> search is {med(search_times) / med(baseline_times):.3f}x the baseline")
+    print(
+        f"  bulk load (files + history + audit): {loaded}; first index catch-up {first_catch_up:.2f} s; "
+        f"full rebuild from files {rebuild:.2f} s"
+    )
+    print(
+        f"  search (FTS5):        median {ms(med(search_times))}, p95 {ms(p95(search_times))}  "
+        f"budget 20 ms -> {'OK' if p95(search_times) <= 0.020 else 'OVER'}"
+    )
+    print(
+        f"  baseline linear scan: median {ms(med(baseline_times))}  "
+        f"-> search is {med(search_times) / med(baseline_times):.3f}x the baseline"
+    )
     print(f"  briefing (high, 6k):  median {ms(med(brief_times))}, p95 {ms(p95(brief_times))}")
-    print(f"  baseline linear brief: median {ms(med(brief_baseline))}  "
-          f"-> briefing is {med(brief_times) / med(brief_baseline):.3f}x the baseline")
+    print(
+        f"  baseline linear brief: median {ms(med(brief_baseline))}  "
+        f"-> briefing is {med(brief_times) / med(brief_baseline):.3f}x the baseline"
+    )
     print(f"  one propose (scan + dedup + write): median {ms(med(propose_times))}")
     print(f"  SessionStart context: median {ms(med(context_times))}")
-    print(f"  `hall library search` process: median {ms(med(cli))} = {med(cli) / med(bare):.1f}x a bare "
-          f"`python -c pass` ({ms(med(bare))})")
+    print(
+        f"  `hall library search` process: median {ms(med(cli))} = {med(cli) / med(bare):.1f}x a bare "
+        f"`python -c pass` ({ms(med(bare))})"
+    )
     return 0
 
 

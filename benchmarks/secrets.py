@@ -35,9 +35,11 @@ def rates() -> None:
 
     caught = [kind for kind, text in CREDENTIALS if secrets.scan_text(text)]
     flagged = [text for text in LOOK_ALIKES if secrets.scan_text(text)]
-    print(f"caught {len(caught)} of {len(CREDENTIALS)} real-shaped credentials "
-          f"({len(caught) / len(CREDENTIALS):.1%}); false refusals {len(flagged)} of {len(LOOK_ALIKES)} look-alikes "
-          f"({len(flagged) / len(LOOK_ALIKES):.1%})")
+    print(
+        f"caught {len(caught)} of {len(CREDENTIALS)} real-shaped credentials "
+        f"({len(caught) / len(CREDENTIALS):.1%}); false refusals {len(flagged)} of {len(LOOK_ALIKES)} look-alikes "
+        f"({len(flagged) / len(LOOK_ALIKES):.1%})"
+    )
     for kind, text in CREDENTIALS:
         if not secrets.scan_text(text):
             print(f"  missed: {kind}")
@@ -86,8 +88,15 @@ def hook_cost(runs: int) -> None:
         home.mkdir()
         (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@hallmark.invalid\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "HALL_", "GIT_"))}
-        env.update({"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
-                    "HALLMARK_DATA_DIR": str(home / "data"), "PYTHONPYCACHEPREFIX": str(base / "pycache")})
+        env.update(
+            {
+                "HOME": str(home),
+                "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "HALLMARK_DATA_DIR": str(home / "data"),
+                "PYTHONPYCACHEPREFIX": str(base / "pycache"),
+            }
+        )
         repo = base / "repo"
         repo.mkdir()
         for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "i"]):
@@ -96,8 +105,13 @@ def hook_cost(runs: int) -> None:
         bare = _wall([sys.executable, "-c", "pass"], runs, env)
         imported = _wall([sys.executable, "-c", "import hallmark.core.secrets"], runs, env)
         plain = json.dumps({"session_id": "b", "cwd": str(repo), "prompt": "refactor the drain, add a test"}).encode()
-        keyed = json.dumps({"session_id": "b", "cwd": str(repo),
-                            "prompt": "deploy with ghp_" + "Ab3De5Gh7Jk9Lm1Np3Qr5St7Vw9Xy1Za3Cd5" + " please"}).encode()
+        keyed = json.dumps(
+            {
+                "session_id": "b",
+                "cwd": str(repo),
+                "prompt": "deploy with ghp_" + "Ab3De5Gh7Jk9Lm1Np3Qr5St7Vw9Xy1Za3Cd5" + " please",
+            }
+        ).encode()
         hook = [str(BIN / "hall-hook"), "user-prompt-submit"]
         plain_t = _wall(hook, runs, env, plain, repo)
         keyed_t = _wall(hook, runs, env, keyed, repo)

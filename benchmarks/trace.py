@@ -29,48 +29,116 @@ SESSION = "0c5e7d7a-3b8f-4c1e-9f0a-6d2b1e4f8a90"
 
 def _lines_for_run(run: int, size: int):
     session = f"{SESSION[:-4]}{run:04d}"
-    yield {"type": "system", "subtype": "init", "cwd": "/work/repo-H-0042", "session_id": session,
-           "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "TodoWrite"], "mcp_servers": [],
-           "model": "claude-sonnet-4-5-20250929", "permissionMode": "acceptEdits", "claude_code_version": "2.1.19",
-           "output_style": "default", "agents": ["general-purpose"], "skills": [], "plugins": [],
-           "uuid": f"init-{run}"}
+    yield {
+        "type": "system",
+        "subtype": "init",
+        "cwd": "/work/repo-H-0042",
+        "session_id": session,
+        "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "TodoWrite"],
+        "mcp_servers": [],
+        "model": "claude-sonnet-4-5-20250929",
+        "permissionMode": "acceptEdits",
+        "claude_code_version": "2.1.19",
+        "output_style": "default",
+        "agents": ["general-purpose"],
+        "skills": [],
+        "plugins": [],
+        "uuid": f"init-{run}",
+    }
     turn = 0
     emitted = 1
     while emitted < size - 1:
         turn += 1
         msg = f"msg_{run:04d}_{turn:05d}"
         use = f"toolu_{run:04d}_{turn:05d}"
-        usage = {"input_tokens": 3, "cache_creation_input_tokens": 812, "cache_read_input_tokens": 20311,
-                 "output_tokens": 140, "service_tier": "standard"}
+        usage = {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": 812,
+            "cache_read_input_tokens": 20311,
+            "output_tokens": 140,
+            "service_tier": "standard",
+        }
         body = [
-            {"type": "thinking", "thinking": f"Turn {turn}: check the failing case before editing.", "signature": "c2ln"},
+            {
+                "type": "thinking",
+                "thinking": f"Turn {turn}: check the failing case before editing.",
+                "signature": "c2ln",
+            },
             {"type": "text", "text": f"Let me look at src/module_{turn % 40}.py around the failing assertion."},
-            {"type": "tool_use", "id": use, "name": ("Bash", "Read", "Grep", "Edit")[turn % 4],
-             "input": ({"command": f"pytest -q tests/test_{turn % 40}.py", "description": "Run the tests"},
-                       {"file_path": f"/work/repo-H-0042/src/module_{turn % 40}.py"},
-                       {"pattern": "def total", "path": "src"},
-                       {"file_path": f"/work/repo-H-0042/src/module_{turn % 40}.py", "old_string": "a + b",
-                        "new_string": "a + b + tax"})[turn % 4]},
+            {
+                "type": "tool_use",
+                "id": use,
+                "name": ("Bash", "Read", "Grep", "Edit")[turn % 4],
+                "input": (
+                    {"command": f"pytest -q tests/test_{turn % 40}.py", "description": "Run the tests"},
+                    {"file_path": f"/work/repo-H-0042/src/module_{turn % 40}.py"},
+                    {"pattern": "def total", "path": "src"},
+                    {
+                        "file_path": f"/work/repo-H-0042/src/module_{turn % 40}.py",
+                        "old_string": "a + b",
+                        "new_string": "a + b + tax",
+                    },
+                )[turn % 4],
+            },
         ]
         for block in body:
-            yield {"type": "assistant", "message": {"model": "claude-sonnet-4-5-20250929", "id": msg, "type": "message",
-                                                    "role": "assistant", "content": [block], "stop_reason": None,
-                                                    "stop_sequence": None, "usage": usage},
-                   "parent_tool_use_id": None, "session_id": session, "uuid": f"{msg}-{block['type']}"}
+            yield {
+                "type": "assistant",
+                "message": {
+                    "model": "claude-sonnet-4-5-20250929",
+                    "id": msg,
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [block],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+                "parent_tool_use_id": None,
+                "session_id": session,
+                "uuid": f"{msg}-{block['type']}",
+            }
         output = "\n".join(f"{i:>5}\tline {i} of module {turn % 40}: value = compute(x, y)  # {i}" for i in range(12))
-        yield {"type": "user", "message": {"role": "user", "content": [
-            {"tool_use_id": use, "type": "tool_result", "content": output, "is_error": turn % 9 == 0}]},
-            "parent_tool_use_id": None, "session_id": session, "uuid": f"{use}-r",
-            "tool_use_result": {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}}
+        yield {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"tool_use_id": use, "type": "tool_result", "content": output, "is_error": turn % 9 == 0}],
+            },
+            "parent_tool_use_id": None,
+            "session_id": session,
+            "uuid": f"{use}-r",
+            "tool_use_result": {"stdout": output, "stderr": "", "interrupted": False, "isImage": False},
+        }
         emitted += 4
-    yield {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 812345, "duration_api_ms": 790001,
-           "num_turns": turn, "result": "Fixed the tax rounding; all tests pass.", "session_id": session,
-           "total_cost_usd": 3.2101, "usage": {"input_tokens": 900, "cache_creation_input_tokens": 40000,
-                                               "cache_read_input_tokens": 2000000, "output_tokens": 30000},
-           "modelUsage": {"claude-sonnet-4-5-20250929": {"inputTokens": 900, "outputTokens": 30000,
-                                                         "cacheReadInputTokens": 2000000,
-                                                         "cacheCreationInputTokens": 40000, "costUSD": 3.2101}},
-           "permission_denials": [], "uuid": f"result-{run}"}
+    yield {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "duration_ms": 812345,
+        "duration_api_ms": 790001,
+        "num_turns": turn,
+        "result": "Fixed the tax rounding; all tests pass.",
+        "session_id": session,
+        "total_cost_usd": 3.2101,
+        "usage": {
+            "input_tokens": 900,
+            "cache_creation_input_tokens": 40000,
+            "cache_read_input_tokens": 2000000,
+            "output_tokens": 30000,
+        },
+        "modelUsage": {
+            "claude-sonnet-4-5-20250929": {
+                "inputTokens": 900,
+                "outputTokens": 30000,
+                "cacheReadInputTokens": 2000000,
+                "cacheCreationInputTokens": 40000,
+                "costUSD": 3.2101,
+            }
+        },
+        "permission_denials": [],
+        "uuid": f"result-{run}",
+    }
 
 
 def write_stream(path: Path, total: int, run_size: int = 5000) -> int:
@@ -135,6 +203,7 @@ def main() -> int:
         def trace(mode: str):
             def run() -> None:
                 subprocess.run([hall, "trace", "--file", str(path), mode], stdout=devnull, check=True)
+
             return run
 
         base, base_cpu = best_of(args.repeat, wc)
@@ -145,11 +214,14 @@ def main() -> int:
             ("hall trace --file --text > /dev/null", best_of(args.repeat, trace("--text"))),
             ("hall trace --file --json > /dev/null", best_of(args.repeat, trace("--json"))),
         ]
-        startup = best_of(args.repeat, lambda: subprocess.run([hall, "trace", "--help"], stdout=devnull,
-                                                               stderr=devnull, check=False))
+        startup = best_of(
+            args.repeat, lambda: subprocess.run([hall, "trace", "--help"], stdout=devnull, stderr=devnull, check=False)
+        )
         rows.append(("hall trace --help (interpreter start-up only)", startup))
-        print(f"stream: {lines:,} lines, {size_mb:.1f} MB; best of {args.repeat}; load average "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s)")
+        print(
+            f"stream: {lines:,} lines, {size_mb:.1f} MB; best of {args.repeat}; load average "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s)"
+        )
         width = max(len(name) for name, _ in rows)
         print(f"  {'':<{width}}  {'wall':>9}  {'vs wc -l':>9}  {'CPU':>9}  {'vs wc -l':>9}")
         for name, (wall, cpu) in rows:
@@ -157,8 +229,10 @@ def main() -> int:
             cpu_ratio = cpu / base_cpu if base_cpu > 0 else float("inf")
             print(f"  {name:<{width}}  {wall:8.3f}s  {ratio:8.1f}x  {cpu:8.3f}s  {cpu_ratio:8.1f}x")
         text_wall, text_cpu = rows[3][1]
-        print(f"  hall trace --text: {lines / text_wall:,.0f} lines/s wall ({lines / text_cpu:,.0f} lines/s of CPU), "
-              f"{size_mb / text_wall:.1f} MB/s")
+        print(
+            f"  hall trace --text: {lines / text_wall:,.0f} lines/s wall ({lines / text_cpu:,.0f} lines/s of CPU), "
+            f"{size_mb / text_wall:.1f} MB/s"
+        )
         devnull.close()
     return 0
 

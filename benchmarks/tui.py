@@ -38,8 +38,15 @@ from typing import Any
 HERE = Path(__file__).resolve()
 BIN = Path(sys.executable).parent
 SIZE = (160, 48)
-VIEWS = (("b", "BoardScreen"), ("v", "ItemListScreen"), ("i", "InboxScreen"), ("t", "RunsScreen"),
-         ("dollar_sign", "UsageScreen"), ("L", "DrainScreen"), ("f", "FloorScreen"))
+VIEWS = (
+    ("b", "BoardScreen"),
+    ("v", "ItemListScreen"),
+    ("i", "InboxScreen"),
+    ("t", "RunsScreen"),
+    ("dollar_sign", "UsageScreen"),
+    ("L", "DrainScreen"),
+    ("f", "FloorScreen"),
+)
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -47,6 +54,7 @@ def _git(cwd: Path, *args: str) -> None:
 
 
 # -- fixtures, built with the product's own core ---------------------------------------------------
+
 
 def build_repo(root: Path, count: int) -> Path:
     """A real repo after `hall init`, with `count` items whose journals hold real events in every state."""
@@ -61,16 +69,41 @@ def build_repo(root: Path, count: int) -> Path:
     _git(repo, "-c", "user.name=bench", "-c", "user.email=bench@invalid", "commit", "-qm", "init")
     setup_repo.init(repo)
     paths = discover(repo)
-    flows = [[], ["ready"], ["ready", "checks_passed"], ["ready", "checks_failed"], ["proposed_ready"],
-             ["ready", "checks_passed", "escalated"], ["ready", "checks_passed", "hallmarked"],
-             ["ready", "checks_passed", "hallmarked", "shipped"], ["dropped"]]
+    flows = [
+        [],
+        ["ready"],
+        ["ready", "checks_passed"],
+        ["ready", "checks_failed"],
+        ["proposed_ready"],
+        ["ready", "checks_passed", "escalated"],
+        ["ready", "checks_passed", "hallmarked"],
+        ["ready", "checks_passed", "hallmarked", "shipped"],
+        ["dropped"],
+    ]
     for n in range(1, count + 1):
         item = f"H-{n:04d}"
         path = paths.item_journal(item)
-        events = [journal.make_event("created", item, "you", {"title": f"Bench item {n}", "branch": f"hm/{item}",
-                                                              "worktree": str(root / f"repo-{item}"), "base": "main"})]
+        events = [
+            journal.make_event(
+                "created",
+                item,
+                "you",
+                {
+                    "title": f"Bench item {n}",
+                    "branch": f"hm/{item}",
+                    "worktree": str(root / f"repo-{item}"),
+                    "base": "main",
+                },
+            )
+        ]
         for action in flows[n % len(flows)]:
-            fields = {"sha": "0" * 40, "round": 1} if action == "ready" else {"reason": "bench"} if action == "dropped" else {}
+            fields = (
+                {"sha": "0" * 40, "round": 1}
+                if action == "ready"
+                else {"reason": "bench"}
+                if action == "dropped"
+                else {}
+            )
             events.append(journal.make_event(action, item, "assayer", fields))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"".join(journal.encode(e) for e in events))
@@ -83,23 +116,82 @@ SESSION = "1d1e46f9-35c7-4834-b529-846d5bb82288"
 
 def stream_block(item: str, n_tools: int) -> list[dict[str, Any]]:
     """Real-format stream-json lines: init, assistant text and tool calls, their results, a result."""
-    lines: list[dict[str, Any]] = [{"type": "system", "subtype": "init", "cwd": f"/work/repo-{item}",
-                                    "session_id": SESSION, "tools": ["Bash", "Read"], "model": "claude-sonnet-4-5",
-                                    "permissionMode": "default", "claude_code_version": "2.1.7"}]
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": f"/work/repo-{item}",
+            "session_id": SESSION,
+            "tools": ["Bash", "Read"],
+            "model": "claude-sonnet-4-5",
+            "permissionMode": "default",
+            "claude_code_version": "2.1.7",
+        }
+    ]
     for i in range(n_tools):
-        lines.append({"type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": f"msg_{i}",
-                      "role": "assistant", "content": [{"type": "text", "text": f"Reading part {i} of the change."}],
-                      "usage": {"input_tokens": 10, "output_tokens": 5}}, "session_id": SESSION})
-        lines.append({"type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": f"msg_{i}",
-                      "role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "Bash",
-                                                        "input": {"command": f"git diff --stat HEAD~{i + 1}"}}],
-                      "usage": {"input_tokens": 10, "output_tokens": 5}}, "session_id": SESSION})
-        lines.append({"type": "user", "message": {"role": "user", "content": [
-                      {"tool_use_id": f"toolu_{i}", "type": "tool_result", "content": f" app.py | {i + 2} +-\n",
-                       "is_error": False}]}, "session_id": SESSION})
-    lines.append({"type": "result", "subtype": "success", "is_error": False, "duration_ms": 42000, "num_turns": 3,
-                  "result": "No blockers.", "session_id": SESSION, "total_cost_usd": 0.0123,
-                  "usage": {"input_tokens": 12000, "output_tokens": 3400}})
+        lines.append(
+            {
+                "type": "assistant",
+                "message": {
+                    "model": "claude-sonnet-4-5",
+                    "id": f"msg_{i}",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"Reading part {i} of the change."}],
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                },
+                "session_id": SESSION,
+            }
+        )
+        lines.append(
+            {
+                "type": "assistant",
+                "message": {
+                    "model": "claude-sonnet-4-5",
+                    "id": f"msg_{i}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{i}",
+                            "name": "Bash",
+                            "input": {"command": f"git diff --stat HEAD~{i + 1}"},
+                        }
+                    ],
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                },
+                "session_id": SESSION,
+            }
+        )
+        lines.append(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "tool_use_id": f"toolu_{i}",
+                            "type": "tool_result",
+                            "content": f" app.py | {i + 2} +-\n",
+                            "is_error": False,
+                        }
+                    ],
+                },
+                "session_id": SESSION,
+            }
+        )
+    lines.append(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "duration_ms": 42000,
+            "num_turns": 3,
+            "result": "No blockers.",
+            "session_id": SESSION,
+            "total_cost_usd": 0.0123,
+            "usage": {"input_tokens": 12000, "output_tokens": 3400},
+        }
+    )
     return lines
 
 
@@ -111,11 +203,24 @@ def write_stream(path: Path, lines: int) -> None:
             take = block[: lines - 1 - written]
             handle.write("\n".join(take) + "\n")
             written += len(take)
-        handle.write(json.dumps({"type": "hall_run_end", "role": "review", "item": "H-0001", "exit_code": 0,
-                                 "duration_ms": 1, "failure": None, "cwd": "/tmp"}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "type": "hall_run_end",
+                    "role": "review",
+                    "item": "H-0001",
+                    "exit_code": 0,
+                    "duration_ms": 1,
+                    "failure": None,
+                    "cwd": "/tmp",
+                }
+            )
+            + "\n"
+        )
 
 
 # -- measuring inside the app -------------------------------------------------------------------------
+
 
 class Paints:
     """Watches the frames the app renders. `expect(ready)` arms it: the first frame rendered while
@@ -147,8 +252,9 @@ class Paints:
             if time.perf_counter() - start > timeout:
                 self.ready = None
                 screen = self.app.screen
-                raise TimeoutError(f"{key}: nothing painted in {timeout} s (on {type(screen).__name__}, "
-                                   f"focus {self.app.focused!r})")
+                raise TimeoutError(
+                    f"{key}: nothing painted in {timeout} s (on {type(screen).__name__}, focus {self.app.focused!r})"
+                )
             await asyncio.sleep(0.001)
         return self.at - start
 
@@ -157,6 +263,7 @@ def screen_ready(app: Any, name: str) -> Callable[[], bool]:
     def ready() -> bool:
         screen = app.screen
         return type(screen).__name__ == name and bool(getattr(screen, "loaded", True))
+
     return ready
 
 
@@ -237,6 +344,7 @@ async def _until(check: Callable[[], bool], timeout: float = 60.0) -> None:
 
 # -- 1. baseline ---------------------------------------------------------------------------------------
 
+
 def time_status(repo: Path, runs: int = 3) -> float:
     subprocess.run([str(BIN / "hall"), "status", "--all", "--json"], cwd=repo, capture_output=True, check=True)
     best = float("inf")
@@ -249,12 +357,14 @@ def time_status(repo: Path, runs: int = 3) -> float:
 
 # -- 2. first paint ------------------------------------------------------------------------------------
 
+
 def time_first_paint(repo: Path, runs: int = 3) -> float:
     best = float("inf")
     for _ in range(runs):
         start = time.time()
-        out = subprocess.run([sys.executable, str(HERE), "--child-first-paint", str(repo)], capture_output=True,
-                             text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, str(HERE), "--child-first-paint", str(repo)], capture_output=True, text=True, check=True
+        )
         painted = float(out.stdout.strip().splitlines()[-1])
         best = min(best, painted - start)
     return best
@@ -262,6 +372,7 @@ def time_first_paint(repo: Path, runs: int = 3) -> float:
 
 def child_first_paint(repo: str) -> None:
     """In a fresh process: open the app headless and report the moment the floor's items are painted."""
+
     async def go() -> float:
         app = app_for(Path(repo), watch_journal=False)
         painted: list[float] = []
@@ -291,6 +402,7 @@ def _floor_full(app: Any) -> bool:
 
 # -- 3. views with 1,000 items ---------------------------------------------------------------------------
 
+
 def time_views(repo: Path, rounds: int) -> tuple[list[float], list[float], list[float]]:
     async def go() -> tuple[list[float], list[float], list[float]]:
         app = app_for(repo, watch_journal=False)
@@ -304,6 +416,7 @@ def time_views(repo: Path, rounds: int) -> tuple[list[float], list[float], list[
 
 # -- 4. the demo while its daemon works ------------------------------------------------------------------
 
+
 def time_demo(rounds: int) -> tuple[list[float], list[float], list[float], int]:
     from hallmark.core.demo import driver, workspace
 
@@ -315,6 +428,7 @@ def time_demo(rounds: int) -> tuple[list[float], list[float], list[float], int]:
             background = driver.Background(demo, interval=0.5)
             background.start()
             try:
+
                 async def go() -> tuple[list[float], list[float], list[float], int]:
                     app = app_for(demo.root, watch_journal=True)
                     async with app.run_test(size=SIZE):
@@ -333,6 +447,7 @@ def time_demo(rounds: int) -> tuple[list[float], list[float], list[float], int]:
 
 # -- 5 and 6. traces ----------------------------------------------------------------------------------------
 
+
 def time_wc(path: Path, runs: int = 3) -> float:
     best = float("inf")
     for _ in range(runs):
@@ -344,6 +459,7 @@ def time_wc(path: Path, runs: int = 3) -> float:
 
 def time_trace(repo: Path, path: Path, lines: int, runs: int = 3) -> tuple[float, float]:
     """(end of the stream on screen, whole stream indexed), best of runs."""
+
     async def go() -> tuple[float, float]:
         app = app_for(repo, watch_journal=False, start_mode="runs")
         async with app.run_test(size=SIZE) as pilot:
@@ -354,8 +470,15 @@ def time_trace(repo: Path, path: Path, lines: int, runs: int = 3) -> tuple[float
             def display(screen: Any, renderable: Any) -> None:
                 original(screen, renderable)
                 view = _trace_view(app)
-                if renderable is not None and not shown_at and view is not None and view.saw_end \
-                        and view.tail and view.line_count and view.scroll_y == view.max_scroll_y:
+                if (
+                    renderable is not None
+                    and not shown_at
+                    and view is not None
+                    and view.saw_end
+                    and view.tail
+                    and view.line_count
+                    and view.scroll_y == view.max_scroll_y
+                ):
                     shown_at.append(time.perf_counter())
 
             app._display = display
@@ -434,6 +557,7 @@ def time_live_trace(repo: Path, count: int = 30, every: float = 0.15) -> list[fl
 
 # -- the report ------------------------------------------------------------------------------------------
 
+
 def verdict(ok: bool) -> str:
     return "OK" if ok else "OVER BUDGET"
 
@@ -461,31 +585,43 @@ def main() -> int:
         status = time_status(repo)
         print(f"baseline: hall status --all, {args.items} items: {status:.3f} s")
         paint = time_first_paint(repo)
-        print(f"first paint, {args.items} items: {paint:.3f} s  (budget 1.5 s)  ratio {paint / status:.1f}x  "
-              f"{verdict(paint <= 1.5)}")
+        print(
+            f"first paint, {args.items} items: {paint:.3f} s  (budget 1.5 s)  ratio {paint / status:.1f}x  "
+            f"{verdict(paint <= 1.5)}"
+        )
         first, switches, moves = time_views(repo, args.rounds)
-        print(f"view switch, {args.items} items: {stats(switches)}  (budget 300 ms)  median ratio "
-              f"{statistics.median(switches) / status:.2f}x  {verdict(p95(switches) <= 0.3)}")
+        print(
+            f"view switch, {args.items} items: {stats(switches)}  (budget 300 ms)  median ratio "
+            f"{statistics.median(switches) / status:.2f}x  {verdict(p95(switches) <= 0.3)}"
+        )
         print(f"  first visit of each view: max {max(first) * 1000:.0f} ms, {stats(first)}")
-        print("  by view (median ms): " + ", ".join(f"{k.removesuffix('Screen')} {statistics.median(v) * 1000:.0f}"
-                                                   for k, v in BY_VIEW.items()))
+        print(
+            "  by view (median ms): "
+            + ", ".join(f"{k.removesuffix('Screen')} {statistics.median(v) * 1000:.0f}" for k, v in BY_VIEW.items())
+        )
         print(f"cursor move, {args.items} items: {stats(moves)}  median ratio {statistics.median(moves) / status:.2f}x")
         if not args.skip_demo:
             first, switches, moves, loads = time_demo(args.rounds)
             keys = switches + moves
-            print(f"demo, daemon working ({loads} building loads meanwhile): key to paint {stats(keys)}  "
-                  f"(budget median 100 ms, p95 250 ms)  median ratio {statistics.median(keys) / status:.2f}x  "
-                  f"{verdict(statistics.median(keys) <= 0.1 and p95(keys) <= 0.25)}")
-            print(f"  view switches {stats(switches)}; cursor moves {stats(moves)}; first visits max "
-                  f"{max(first) * 1000:.0f} ms")
+            print(
+                f"demo, daemon working ({loads} building loads meanwhile): key to paint {stats(keys)}  "
+                f"(budget median 100 ms, p95 250 ms)  median ratio {statistics.median(keys) / status:.2f}x  "
+                f"{verdict(statistics.median(keys) <= 0.1 and p95(keys) <= 0.25)}"
+            )
+            print(
+                f"  view switches {stats(switches)}; cursor moves {stats(moves)}; first visits max "
+                f"{max(first) * 1000:.0f} ms"
+            )
         stream = work / "20261130T090500123Z-review.jsonl"
         write_stream(stream, args.lines)
         size_mb = stream.stat().st_size / 1e6
         wc = time_wc(stream)
         shown, indexed = time_trace(repo, stream, args.lines)
-        print(f"trace, {args.lines:,} lines ({size_mb:.0f} MB): end on screen {shown:.3f} s (budget 1 s) "
-              f"{verdict(shown <= 1.0)}, whole stream indexed {indexed:.3f} s  |  wc -l {wc:.3f} s  |  "
-              f"ratios {shown / wc:.0f}x / {indexed / wc:.0f}x; {shown / status:.1f}x hall status")
+        print(
+            f"trace, {args.lines:,} lines ({size_mb:.0f} MB): end on screen {shown:.3f} s (budget 1 s) "
+            f"{verdict(shown <= 1.0)}, whole stream indexed {indexed:.3f} s  |  wc -l {wc:.3f} s  |  "
+            f"ratios {shown / wc:.0f}x / {indexed / wc:.0f}x; {shown / status:.1f}x hall status"
+        )
         live = time_live_trace(repo)
         print(f"live trace: write to paint {stats(live)}  (budget 500 ms)  {verdict(p95(live) <= 0.5)}")
     finally:

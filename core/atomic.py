@@ -10,8 +10,15 @@ from pathlib import Path
 from typing import Any
 
 
-def write_text(path: Path, text: str, *, tmp_dir: Path | None = None, prefix: str = ".",
-               mode: int | None = None, sync: bool = False) -> None:
+def write_text(
+    path: Path,
+    text: str,
+    *,
+    tmp_dir: Path | None = None,
+    prefix: str = ".",
+    mode: int | None = None,
+    sync: bool = False,
+) -> None:
     """tmp_dir: where the temp file goes (default: beside path); mode: the file's permission bits
     (default: mkstemp's 0600); sync: fsync before the rename."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -62,6 +62,14 @@ def load(repo: Any) -> Building:
     counts: dict[str, int] = {}
     for view in views:
         counts[view.state] = counts.get(view.state, 0) + 1
-    return Building(views=tuple(views), by_id={v.id: v for v in views}, waiting=waits, badges=badges,
-                    questions={k: tuple(v) for k, v in questions.items()}, stuck=tuple(stuck),
-                    rooms={k: tuple(v) for k, v in placed.items()}, counts=counts, now=clock.stamp(now))
+    return Building(
+        views=tuple(views),
+        by_id={v.id: v for v in views},
+        waiting=waits,
+        badges=badges,
+        questions={k: tuple(v) for k, v in questions.items()},
+        stuck=tuple(stuck),
+        rooms={k: tuple(v) for k, v in placed.items()},
+        counts=counts,
+        now=clock.stamp(now),
+    )

@@ -41,8 +41,9 @@ def version_text(command: list[str], timeout: float = 20.0) -> str | None:
     if key in _cache:
         return _cache[key]
     try:
-        proc = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [*command, "--version"], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
         text: str | None = proc.stdout.strip() if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired):
         text = None
@@ -63,10 +64,12 @@ def check_minimum(command: list[str]) -> tuple[int, int, int] | None:
     version = parse_version(version_text(command) or "")
     if version is not None and version < MINIMUM:
         shown = ".".join(map(str, version))
-        raise HallError("RUN_FAILED",
-                        f"Claude Code {shown} is older than {minimum_text()}, the first version whose gate hooks "
-                        "fail closed (onFailure); Hallmark will not start a headless run with it.",
-                        ["claude update", f"npm install -g @anthropic-ai/claude-code@{PINNED}", "hall doctor"])
+        raise HallError(
+            "RUN_FAILED",
+            f"Claude Code {shown} is older than {minimum_text()}, the first version whose gate hooks "
+            "fail closed (onFailure); Hallmark will not start a headless run with it.",
+            ["claude update", f"npm install -g @anthropic-ai/claude-code@{PINNED}", "hall doctor"],
+        )
     return version
 
 

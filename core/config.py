@@ -100,7 +100,7 @@ class RoomBudget(_Strict):
     @classmethod
     def _usd(cls, value: float | str | None) -> float | str | None:
         if isinstance(value, str) and value.strip().lower() not in ("none", "off"):
-            raise ValueError("max_usd is a number of dollars, or \"none\"")
+            raise ValueError('max_usd is a number of dollars, or "none"')
         if isinstance(value, int | float) and not 0 < value <= 10_000:
             raise ValueError(f"max_usd {value} is out of range (above 0, at most 10000)")
         return value
@@ -134,8 +134,10 @@ class BudgetConfig(BaseModel):
         """Besides its own keys, [budget] holds only [budget.<room>] tables; anything else is a typo."""
         for key, value in (self.model_extra or {}).items():
             if key not in ROOMS:
-                raise ValueError(f"unknown key '{key}' under [budget] (its keys: daily, per_item, *_model, "
-                                 f"and the tables [budget.{'], [budget.'.join(ROOMS)}])")
+                raise ValueError(
+                    f"unknown key '{key}' under [budget] (its keys: daily, per_item, *_model, "
+                    f"and the tables [budget.{'], [budget.'.join(ROOMS)}])"
+                )
             if not isinstance(value, dict):
                 raise ValueError(f"[budget.{key}] must be a table (max_usd, daily)")
             RoomBudget.model_validate(value)

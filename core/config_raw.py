@@ -113,8 +113,11 @@ def read(main_checkout: Path) -> dict[str, Any]:
     except OSError as exc:
         raise HallError("INVALID_CONFIG", f"{path}: cannot read ({exc}).", ["hall doctor"]) from exc
     except UnicodeDecodeError as exc:
-        raise HallError("INVALID_CONFIG", f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); TOML files "
-                        "are UTF-8.", [f"re-save {CONFIG_NAME} as UTF-8", "hall doctor"]) from exc
+        raise HallError(
+            "INVALID_CONFIG",
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); TOML files are UTF-8.",
+            [f"re-save {CONFIG_NAME} as UTF-8", "hall doctor"],
+        ) from exc
     import tomllib
 
     try:
@@ -122,8 +125,9 @@ def read(main_checkout: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"at line (\d+)", str(exc))
         line = int(found.group(1)) if found else max(1, len(text.splitlines()))
-        raise HallError("INVALID_CONFIG", f"{path}:{line}: not valid TOML: {exc}.",
-                        [f"edit {CONFIG_NAME}", "hall doctor"]) from exc
+        raise HallError(
+            "INVALID_CONFIG", f"{path}:{line}: not valid TOML: {exc}.", [f"edit {CONFIG_NAME}", "hall doctor"]
+        ) from exc
 
 
 def load_raw(main_checkout: Path) -> dict[str, Any]:

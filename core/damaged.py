@@ -30,9 +30,14 @@ def _cached(folder: str) -> dict[str, Any]:
 
 def _entry(item: str, folder: str, problem: str) -> dict[str, Any]:
     cache = _cached(folder)
-    return {"item": item, "state": "damaged", "problem": problem, "title": str(cache.get("title") or ""),
-            "last_known_state": cache.get("state"),
-            "fix": f"restore {folder}/events.jsonl from a backup, or move {folder} aside (hall doctor)"}
+    return {
+        "item": item,
+        "state": "damaged",
+        "problem": problem,
+        "title": str(cache.get("title") or ""),
+        "last_known_state": cache.get("state"),
+        "fix": f"restore {folder}/events.jsonl from a backup, or move {folder} aside (hall doctor)",
+    }
 
 
 def damaged_items(paths: RepoPaths, known: set[str] | None = None) -> list[dict[str, Any]]:

@@ -75,10 +75,25 @@ class Diff:
         return data
 
     def stat(self) -> dict[str, Any]:
-        return {"item": self.item, "base": self.base, "merge_base": self.merge_base, "head": self.head,
-                "files": [{"path": f.path, "old_path": f.old_path, "status": f.status, "added": f.added,
-                           "removed": f.removed, "binary": f.binary} for f in self.files],
-                "added": self.added, "removed": self.removed}
+        return {
+            "item": self.item,
+            "base": self.base,
+            "merge_base": self.merge_base,
+            "head": self.head,
+            "files": [
+                {
+                    "path": f.path,
+                    "old_path": f.old_path,
+                    "status": f.status,
+                    "added": f.added,
+                    "removed": f.removed,
+                    "binary": f.binary,
+                }
+                for f in self.files
+            ],
+            "added": self.added,
+            "removed": self.removed,
+        }
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -108,7 +123,7 @@ def parse_unified(text: str) -> list[FileDiff]:
     old_no = new_no = 0
     for raw in text.split("\n"):
         if raw.startswith("diff --git "):
-            rest = raw[len("diff --git "):]
+            rest = raw[len("diff --git ") :]
             a, b = _split_git_header(rest)
             current = FileDiff(path=b, old_path=a, status="modified")
             files.append(current)
@@ -165,10 +180,10 @@ def _file_header(current: FileDiff, raw: str) -> None:
     elif raw.startswith("deleted file mode"):
         current.status = "deleted"
     elif raw.startswith("rename from "):
-        current.old_path = _unquote(raw[len("rename from "):])
+        current.old_path = _unquote(raw[len("rename from ") :])
         current.status = "renamed"
     elif raw.startswith("rename to "):
-        current.path = _unquote(raw[len("rename to "):])
+        current.path = _unquote(raw[len("rename to ") :])
         current.status = "renamed"
     elif raw.startswith(("Binary files ", "GIT binary patch")):
         current.binary = True
@@ -185,10 +200,10 @@ def _split_git_header(rest: str) -> tuple[str, str]:
         end = rest.index('"', 1)
         while rest[end - 1] == "\\":
             end = rest.index('"', end + 1)
-        return _strip_prefix(rest[: end + 1]), _strip_prefix(rest[end + 2:])
+        return _strip_prefix(rest[: end + 1]), _strip_prefix(rest[end + 2 :])
     half = len(rest) // 2
-    if len(rest) % 2 == 1 and rest[half] == " " and rest[2:half] == rest[half + 3:]:
-        return _strip_prefix(rest[:half]), _strip_prefix(rest[half + 1:])
+    if len(rest) % 2 == 1 and rest[half] == " " and rest[2:half] == rest[half + 3 :]:
+        return _strip_prefix(rest[:half]), _strip_prefix(rest[half + 1 :])
     a, _, b = rest.partition(" b/")
     return _strip_prefix(a), b
 
@@ -200,23 +215,43 @@ def _resolve_base(cwd: Path, base: str) -> str:
     for ref in (base, f"origin/{base}", f"refs/remotes/origin/{base}"):
         if git.run(["rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], cwd, check=False).returncode == 0:
             return ref
-    raise HallError("COMMAND_FAILED", f"The base branch {base!r} does not exist here.",
-                    ["git branch -a", "hall status <id>"])
+    raise HallError(
+        "COMMAND_FAILED", f"The base branch {base!r} does not exist here.", ["git branch -a", "hall status <id>"]
+    )
 
 
 def _git_diff(cwd: Path, args: list[str]) -> str:
-    proc = subprocess.run(["git", "-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff",
-                           "--src-prefix=a/", "--dst-prefix=b/", *args], cwd=str(cwd),
-                          capture_output=True, check=False)
+    proc = subprocess.run(
+        [
+            "git",
+            "-c",
+            "core.quotePath=false",
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            *args,
+        ],
+        cwd=str(cwd),
+        capture_output=True,
+        check=False,
+    )
     if proc.returncode not in (0, 1):
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise HallError("COMMAND_FAILED", f"git diff failed: {detail[-1] if detail else proc.returncode}", ["hall doctor"])
+        raise HallError(
+            "COMMAND_FAILED", f"git diff failed: {detail[-1] if detail else proc.returncode}", ["hall doctor"]
+        )
     return proc.stdout.decode("utf-8", "replace")
 
 
 def _untracked(cwd: Path) -> list[str]:
-    proc = subprocess.run(["git", "-c", "core.quotePath=false", "ls-files", "--others", "--exclude-standard", "-z"],
-                          cwd=str(cwd), capture_output=True, check=False)
+    proc = subprocess.run(
+        ["git", "-c", "core.quotePath=false", "ls-files", "--others", "--exclude-standard", "-z"],
+        cwd=str(cwd),
+        capture_output=True,
+        check=False,
+    )
     return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
 
 
@@ -296,18 +331,29 @@ def item_diff(repo: Any, item_id: str, ignore_whitespace: bool = False) -> Diff:
     base_ref = _resolve_base(cwd, base)
     tip = "HEAD" if worktree else view.branch
     if not worktree and not (view.branch and git.branch_exists(repo.root, view.branch)):
-        raise HallError("WRONG_STATE", f"{item_id} has neither a worktree nor a branch to diff.", [f"hall status {item_id}"])
+        raise HallError(
+            "WRONG_STATE", f"{item_id} has neither a worktree nor a branch to diff.", [f"hall status {item_id}"]
+        )
     head = git.out(["rev-parse", tip], cwd)
     mb = git.merge_base(cwd, base_ref, tip)
     if mb is None:
-        raise HallError("COMMAND_FAILED", f"{view.branch or tip} shares no history with {base_ref}.", [f"hall status {item_id}"])
+        raise HallError(
+            "COMMAND_FAILED", f"{view.branch or tip} shares no history with {base_ref}.", [f"hall status {item_id}"]
+        )
     ws = ["-w"] if ignore_whitespace else []
     args = ["-M", *ws, mb] if worktree else ["-M", *ws, mb, tip]
     files = parse_unified(_git_diff(cwd, args))
     if worktree:
         files.extend(untracked_file(worktree, rel) for rel in _untracked(worktree))
     files.sort(key=lambda f: f.path)
-    diff = Diff(item=item_id, base=base_ref, merge_base=mb, head=head, worktree=str(worktree or ""),
-                ignore_whitespace=ignore_whitespace, files=files)
+    diff = Diff(
+        item=item_id,
+        base=base_ref,
+        merge_base=mb,
+        head=head,
+        worktree=str(worktree or ""),
+        ignore_whitespace=ignore_whitespace,
+        files=files,
+    )
     diff.findings = anchor_findings(files, load_findings(repo, item_id))
     return diff

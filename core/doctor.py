@@ -28,7 +28,11 @@ def hooks_status(root: Path) -> dict[str, Any]:
     from .plugin_install import claude_config_dir
 
     config = claude_config_dir()
-    candidates = [config / "settings.json", root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+    candidates = [
+        config / "settings.json",
+        root / ".claude" / "settings.json",
+        root / ".claude" / "settings.local.json",
+    ]
     plugins = config / "plugins"
     if plugins.is_dir():
         candidates += sorted(plugins.glob("**/hooks/hooks.json"))[:200]
@@ -54,7 +58,9 @@ def _index_check(path: Path) -> dict[str, Any]:
     except sqlite3.DatabaseError as exc:
         return _check("index", False, f"{path}: {exc}", "hall reindex")
     ok = bool(verdict) and verdict[0] == "ok"
-    return _check("index", ok, "readable" if ok else f"{path}: {verdict[0] if verdict else 'no answer'}", "hall reindex")
+    return _check(
+        "index", ok, "readable" if ok else f"{path}: {verdict[0] if verdict else 'no answer'}", "hall reindex"
+    )
 
 
 def _items_check(paths: RepoPaths) -> dict[str, Any]:
@@ -64,7 +70,9 @@ def _items_check(paths: RepoPaths) -> dict[str, Any]:
     damaged = damaged_items(paths)
     if not damaged:
         return _check("items", True, "every item has a journal with its creation event")
-    shown = "; ".join(f"{d['item']}{' (' + d['title'] + ')' if d['title'] else ''}: {d['problem']}" for d in damaged[:10])
+    shown = "; ".join(
+        f"{d['item']}{' (' + d['title'] + ')' if d['title'] else ''}: {d['problem']}" for d in damaged[:10]
+    )
     return _check("items", False, f"damaged journals: {shown}", damaged[0]["fix"], damaged=damaged)
 
 
@@ -87,8 +95,14 @@ def _library_check(paths: RepoPaths) -> dict[str, Any]:
     left = [f"{o['id']} in {o['path']}: {o['state']}" for o in repaired["orphans"]]
     left += [f"{d['id']} {d['state']} by hand in {d['path']}" for d in drift]
     detail = "; ".join(did + left) or "store and promoted files agree"
-    return _check("library", not left, ("repaired: " if did and not left else "") + detail, "hall library reconcile",
-                  repaired=did, mismatches=left)
+    return _check(
+        "library",
+        not left,
+        ("repaired: " if did and not left else "") + detail,
+        "hall library reconcile",
+        repaired=did,
+        mismatches=left,
+    )
 
 
 def _worktrees_check(paths: RepoPaths) -> dict[str, Any]:
@@ -104,9 +118,13 @@ def _worktrees_check(paths: RepoPaths) -> dict[str, Any]:
         return _check("worktrees", True, "every unfinished item has its worktree")
     shown = ", ".join(f"{m['item']} ({m['worktree']})" for m in missing[:10])
     first = missing[0]["item"]
-    return _check("worktrees", False, f"missing worktrees: {shown}",
-                  f'git worktree prune, then hall drop {first} --reason "worktree lost" (or recreate it with '
-                  f"git worktree add)", missing=missing)
+    return _check(
+        "worktrees",
+        False,
+        f"missing worktrees: {shown}",
+        f'git worktree prune, then hall drop {first} --reason "worktree lost" (or recreate it with git worktree add)',
+        missing=missing,
+    )
 
 
 def ship_remotes(command: str) -> list[str]:
@@ -119,9 +137,9 @@ def ship_remotes(command: str) -> list[str]:
         return []
     found: list[str] = []
     for index, word in enumerate(words):
-        if word != "push" or "git" not in words[max(0, index - 3):index]:
+        if word != "push" or "git" not in words[max(0, index - 3) : index]:
             continue
-        for arg in words[index + 1:]:
+        for arg in words[index + 1 :]:
             if arg in (";", "|") or arg.startswith("{"):
                 break
             if not arg.startswith("-"):
@@ -146,9 +164,14 @@ def _ship_check(paths: RepoPaths) -> dict[str, Any] | None:
     missing = [name for name in wanted if name not in have]
     if not missing:
         return _check("ship", True, f"pushes to {', '.join(wanted)}")
-    return _check("ship", False, f"the ship command pushes to {', '.join(missing)}, which this repo does not have; "
-                  "items get their hallmark but are held at shipping",
-                  f"git remote add {missing[0]} <url>, or set ship in .hallmark.toml", optional=True)
+    return _check(
+        "ship",
+        False,
+        f"the ship command pushes to {', '.join(missing)}, which this repo does not have; "
+        "items get their hallmark but are held at shipping",
+        f"git remote add {missing[0]} <url>, or set ship in .hallmark.toml",
+        optional=True,
+    )
 
 
 def _pre_push_check(paths: RepoPaths) -> dict[str, Any]:
@@ -167,11 +190,21 @@ def _sandbox_check() -> dict[str, Any]:
 
     state = sandbox_profile.status()
     available = state["available"]
-    detail = available["detail"] + ("; Hallmark's profile is in your Claude Code settings" if state["installed"]
-                                     else "; Hallmark's profile is not installed")
+    detail = available["detail"] + (
+        "; Hallmark's profile is in your Claude Code settings"
+        if state["installed"]
+        else "; Hallmark's profile is not installed"
+    )
     fix = available.get("fix") if not available["ok"] else "hall setup claude --sandbox"
-    return _check("sandbox profile", available["ok"] and state["installed"], detail, fix, optional=True,
-                  available=available["ok"], installed=state["installed"])
+    return _check(
+        "sandbox profile",
+        available["ok"] and state["installed"],
+        detail,
+        fix,
+        optional=True,
+        available=available["ok"],
+        installed=state["installed"],
+    )
 
 
 def run(start: Path) -> dict[str, Any]:
@@ -193,10 +226,18 @@ def run(start: Path) -> dict[str, Any]:
         checks.append(_check("config", False, exc.message, "fix the key it names in .hallmark.toml"))
     if paths.initialized:
         bad = journal_health(paths.state_dir)
-        detail = "all lines parse" if not bad else "; ".join(f"{b['path']}:{b['line']}: {b['reason']}" for b in bad[:20])
-        checks.append(_check("journal", not bad, detail,
-                             "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
-                             bad_lines=bad))
+        detail = (
+            "all lines parse" if not bad else "; ".join(f"{b['path']}:{b['line']}: {b['reason']}" for b in bad[:20])
+        )
+        checks.append(
+            _check(
+                "journal",
+                not bad,
+                detail,
+                "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
+                bad_lines=bad,
+            )
+        )
         checks.append(_items_check(paths))
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
         checks.append(_library_check(paths))
@@ -222,8 +263,11 @@ def run(start: Path) -> dict[str, Any]:
     checks.append(_sandbox_check())
     for tool, why in (("gh", "opening pull requests"),):
         found = shutil.which(tool)
-        checks.append(_check(tool, found is not None, found or f"not on PATH (needed for {why})",
-                             f"install {tool}", optional=True))
+        checks.append(
+            _check(
+                tool, found is not None, found or f"not on PATH (needed for {why})", f"install {tool}", optional=True
+            )
+        )
     return _finish(checks)
 
 
@@ -238,4 +282,8 @@ def _sandbox_mode(paths: RepoPaths) -> str:
 
 def _finish(checks: list[dict[str, Any]]) -> dict[str, Any]:
     failed = [c for c in checks if not c["ok"] and not c.get("optional")]
-    return {"ok": not failed, "checks": checks, "next": [c["fix"] for c in failed if c.get("fix")] or ["hall status --all"]}
+    return {
+        "ok": not failed,
+        "checks": checks,
+        "next": [c["fix"] for c in failed if c.get("fix")] or ["hall status --all"],
+    }

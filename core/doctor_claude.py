@@ -32,19 +32,42 @@ def checks(sandbox_mode: str = "auto", *, probe: bool = True) -> list[dict[str, 
 
     found = shutil.which("claude")
     if not found:
-        return [_check("claude code", False, "`claude` is not on PATH: sessions have no gates and the loop cannot "
-                       "review", f"npm install -g @anthropic-ai/claude-code@{claude_code.PINNED}, then "
-                       "hall setup claude", optional=True)]
+        return [
+            _check(
+                "claude code",
+                False,
+                "`claude` is not on PATH: sessions have no gates and the loop cannot review",
+                f"npm install -g @anthropic-ai/claude-code@{claude_code.PINNED}, then hall setup claude",
+                optional=True,
+            )
+        ]
     text = claude_code.version_text([found]) or ""
     version = claude_code.parse_version(text)
     if version is None:
-        return [_check("claude code", True, f"{found} is not Claude Code ({text or 'no --version'}); "
-                       "Claude Code checks skipped", optional=True)]
+        return [
+            _check(
+                "claude code",
+                True,
+                f"{found} is not Claude Code ({text or 'no --version'}); Claude Code checks skipped",
+                optional=True,
+            )
+        ]
     shown = ".".join(map(str, version))
     ok = version >= claude_code.MINIMUM
-    out = [_check("claude code", ok, f"{found} {shown}" + ("" if ok else f", older than {claude_code.minimum_text()}: "
-                  "gate hooks that cannot start would let tool calls through (no onFailure)"),
-                  f"claude update (or npm install -g @anthropic-ai/claude-code@{claude_code.PINNED})")]
+    out = [
+        _check(
+            "claude code",
+            ok,
+            f"{found} {shown}"
+            + (
+                ""
+                if ok
+                else f", older than {claude_code.minimum_text()}: "
+                "gate hooks that cannot start would let tool calls through (no onFailure)"
+            ),
+            f"claude update (or npm install -g @anthropic-ai/claude-code@{claude_code.PINNED})",
+        )
+    ]
     out += plugin_checks([found])
     if probe:
         out += probe_checks([found], sandbox_mode)
@@ -58,25 +81,35 @@ def plugin_checks(claude: list[str]) -> list[dict[str, Any]]:
     current = _current_release(install_root())
     staged = _staged_version(current)
     if entry is None:
-        how = ("it is registered in settings.json only (Claude Code loads it, but cannot list it)"
-               if current else "it is not installed")
+        how = (
+            "it is registered in settings.json only (Claude Code loads it, but cannot list it)"
+            if current
+            else "it is not installed"
+        )
         return [_check("plugin", False, f"`claude plugin list` does not list {PLUGIN_ID}: {how}", "hall setup claude")]
     problems = []
     if not entry.get("enabled", False):
         problems.append("it is disabled")
     if staged and entry.get("version") != staged:
         problems.append(f"Claude Code has {entry.get('version')}, hall setup claude staged {staged}")
-    plugin_check = _check("plugin", not problems, "; ".join(problems) or f"{PLUGIN_ID} {entry.get('version')} "
-                          "listed and enabled by Claude Code", f"hall setup claude (or claude plugin enable {PLUGIN_ID})")
+    plugin_check = _check(
+        "plugin",
+        not problems,
+        "; ".join(problems) or f"{PLUGIN_ID} {entry.get('version')} listed and enabled by Claude Code",
+        f"hall setup claude (or claude plugin enable {PLUGIN_ID})",
+    )
     folder = Path(str(entry.get("readFromFolder") or entry.get("installPath") or ""))
     hooks_file = folder / "hooks" / "hooks.json"
     try:
         hook_problems = hooks_problems(json.loads(hooks_file.read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:
         hook_problems = [f"{hooks_file} cannot be read: {exc}"]
-    hook_check = _check("hook command", not hook_problems,
-                        "; ".join(hook_problems[:3]) or f"the hooks Claude Code runs ({hooks_file}) start hall-hook",
-                        "hall setup claude (from the venv hall now runs in: the hooks name its hall-hook)")
+    hook_check = _check(
+        "hook command",
+        not hook_problems,
+        "; ".join(hook_problems[:3]) or f"the hooks Claude Code runs ({hooks_file}) start hall-hook",
+        "hall setup claude (from the venv hall now runs in: the hooks name its hall-hook)",
+    )
     return [plugin_check, hook_check]
 
 
@@ -84,7 +117,9 @@ def _staged_version(current: Path | None) -> str | None:
     if current is None:
         return None
     try:
-        return json.loads((current / "plugin" / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))["version"]
+        return json.loads((current / "plugin" / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))[
+            "version"
+        ]
     except (OSError, ValueError, KeyError):
         return None
 
@@ -105,10 +140,24 @@ def probe_checks(claude: list[str], sandbox_mode: str = "auto") -> list[dict[str
             results: list[tuple[int | None, str, str]] = []
             for extra in ([], ["--settings", str(settings)]):
                 try:
-                    proc = subprocess.run([*claude, "-p", "ok", "--output-format", "stream-json", "--verbose",
-                                           "--no-session-persistence", *extra],
-                                          cwd=work, env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                                          stdin=subprocess.DEVNULL)
+                    proc = subprocess.run(
+                        [
+                            *claude,
+                            "-p",
+                            "ok",
+                            "--output-format",
+                            "stream-json",
+                            "--verbose",
+                            "--no-session-persistence",
+                            *extra,
+                        ],
+                        cwd=work,
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        timeout=PROBE_TIMEOUT_S,
+                        stdin=subprocess.DEVNULL,
+                    )
                     results.append((proc.returncode, proc.stdout, proc.stderr))
                 except (OSError, subprocess.TimeoutExpired) as exc:
                     results.append((None, "", str(exc)))
@@ -116,23 +165,34 @@ def probe_checks(claude: list[str], sandbox_mode: str = "auto") -> list[dict[str
     init = _init_line(plain[1])
     plugins = [str(p.get("name")) for p in (init or {}).get("plugins") or [] if isinstance(p, dict)]
     if init is None:
-        session = _check("session", False, f"a probe `claude -p` session did not start: {plain[2].strip()[-300:]}",
-                         "hall doctor again; run claude -p yourself to see its error")
+        session = _check(
+            "session",
+            False,
+            f"a probe `claude -p` session did not start: {plain[2].strip()[-300:]}",
+            "hall doctor again; run claude -p yourself to see its error",
+        )
     else:
-        session = _check("session", PLUGIN in plugins,
-                         f"a real session lists the plugins {', '.join(plugins) or 'none'}",
-                         "hall setup claude, then restart Claude Code")
+        session = _check(
+            "session",
+            PLUGIN in plugins,
+            f"a real session lists the plugins {', '.join(plugins) or 'none'}",
+            "hall setup claude, then restart Claude Code",
+        )
     boxed_init = _init_line(boxed[1])
     if boxed_init is not None:
         sandbox = _check("sandbox", True, "Claude Code's sandbox starts here (headless runs' commands are confined)")
     else:
         reason = " ".join(boxed[2].split())[:300] or "the probe session did not start"
-        sandbox = _check("sandbox", False, f"Claude Code's sandbox cannot run here: {reason}",
-                         "install bubblewrap and socat (Linux), or set [runner] sandbox = \"off\" to run headless "
-                         "commands under permission rules only",
-                         optional=sandbox_mode != "require")
+        sandbox = _check(
+            "sandbox",
+            False,
+            f"Claude Code's sandbox cannot run here: {reason}",
+            'install bubblewrap and socat (Linux), or set [runner] sandbox = "off" to run headless '
+            "commands under permission rules only",
+            optional=sandbox_mode != "require",
+        )
         if sandbox_mode == "auto":
-            sandbox["detail"] += " — [runner] sandbox = \"auto\": headless runs go unsandboxed with a warning"
+            sandbox["detail"] += ' — [runner] sandbox = "auto": headless runs go unsandboxed with a warning'
     return [session, sandbox]
 
 

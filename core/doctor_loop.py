@@ -14,12 +14,58 @@ from .doctor_check import check as _check
 
 # Words that are not the program a simple command starts.
 WRAPPERS = frozenset({"env", "exec", "command", "nohup", "time", "nice", "builtin"})
-BUILTINS = frozenset({
-    "test", "[", "[[", "true", "false", ":", "echo", "printf", "cd", "exit", "export", "set", "unset", "read",
-    "eval", "source", ".", "shift", "trap", "wait", "return", "if", "then", "else", "elif", "fi", "for", "while",
-    "until", "do", "done", "case", "esac", "in", "function", "!", "{", "}", "(", ")", "local", "pwd", "type",
-    "umask", "ulimit", "alias", "break", "continue",
-})
+BUILTINS = frozenset(
+    {
+        "test",
+        "[",
+        "[[",
+        "true",
+        "false",
+        ":",
+        "echo",
+        "printf",
+        "cd",
+        "exit",
+        "export",
+        "set",
+        "unset",
+        "read",
+        "eval",
+        "source",
+        ".",
+        "shift",
+        "trap",
+        "wait",
+        "return",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "function",
+        "!",
+        "{",
+        "}",
+        "(",
+        ")",
+        "local",
+        "pwd",
+        "type",
+        "umask",
+        "ulimit",
+        "alias",
+        "break",
+        "continue",
+    }
+)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _OPERATORS = {"&&", "||", ";", "|", "&", ";;", "(", ")", "|&"}
 
@@ -67,18 +113,35 @@ def programs_checks(root: Path, ship: str, gates: list[str]) -> list[dict[str, A
     out = []
     ship_missing = missing_programs(ship, root)
     if ship_missing:
-        out.append(_check("ship_programs", False, f"the ship command starts {', '.join(ship_missing)}, which "
-                          "is not on PATH: every hallmarked item would be held at shipping",
-                          f"install {ship_missing[0]}, or set ship in .hallmark.toml"))
+        out.append(
+            _check(
+                "ship_programs",
+                False,
+                f"the ship command starts {', '.join(ship_missing)}, which "
+                "is not on PATH: every hallmarked item would be held at shipping",
+                f"install {ship_missing[0]}, or set ship in .hallmark.toml",
+            )
+        )
     else:
-        out.append(_check("ship_programs", True, "every program the ship command starts is on PATH: "
-                          + (", ".join(programs_of(ship)) or "(none)")))
+        out.append(
+            _check(
+                "ship_programs",
+                True,
+                "every program the ship command starts is on PATH: " + (", ".join(programs_of(ship)) or "(none)"),
+            )
+        )
     missing = {g: m for g in gates if (m := missing_programs(g, root))}
     if missing:
         shown = "; ".join(f"`{g}` starts {', '.join(m)}" for g, m in missing.items())
         first = next(iter(missing.values()))[0]
-        out.append(_check("gate_programs", False, f"not on PATH: {shown}; those checks would fail on every item",
-                          f"install {first}, or edit gates in .hallmark.toml"))
+        out.append(
+            _check(
+                "gate_programs",
+                False,
+                f"not on PATH: {shown}; those checks would fail on every item",
+                f"install {first}, or edit gates in .hallmark.toml",
+            )
+        )
     elif gates:
         out.append(_check("gate_programs", True, "every program the gates start is on PATH"))
     return out
@@ -93,16 +156,29 @@ def worktree_checks(root: Path, gates: list[str], copies: list[str]) -> list[dic
     out = []
     warnings = init_warnings(root, gates)
     if warnings:
-        out.append(_check("worktree_code", False, " ".join(w["text"] for w in warnings),
-                          "nothing to do for Hallmark's checks; in a worktree run tests with PYTHONPATH=src first",
-                          optional=True))
+        out.append(
+            _check(
+                "worktree_code",
+                False,
+                " ".join(w["text"] for w in warnings),
+                "nothing to do for Hallmark's checks; in a worktree run tests with PYTHONPATH=src first",
+                optional=True,
+            )
+        )
     else:
         out.append(_check("worktree_code", True, "no environment the gates use imports from the main checkout"))
     loose = not_ignored(root, copies)
     if loose:
-        out.append(_check("worktree_copy", False, f"[worktree] copy lists {', '.join(loose)}, which git does not "
-                          "ignore: your own git commands in a worktree would show it as a change",
-                          f"add {loose[0]} to .gitignore", optional=True))
+        out.append(
+            _check(
+                "worktree_copy",
+                False,
+                f"[worktree] copy lists {', '.join(loose)}, which git does not "
+                "ignore: your own git commands in a worktree would show it as a change",
+                f"add {loose[0]} to .gitignore",
+                optional=True,
+            )
+        )
     elif copies:
         out.append(_check("worktree_copy", True, "every [worktree] copy path is git-ignored"))
     return out
@@ -117,5 +193,6 @@ def loop_checks(root: Path) -> list[dict[str, Any]]:
         config = load(root)
     except HallError:
         return []
-    return programs_checks(root, config.ship, list(config.gates)) + worktree_checks(root, list(config.gates),
-                                                                                  config.worktree_copy)
+    return programs_checks(root, config.ship, list(config.gates)) + worktree_checks(
+        root, list(config.gates), config.worktree_copy
+    )

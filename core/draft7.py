@@ -27,7 +27,7 @@ def to_draft7(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _ref(ref: str) -> str:
-    return "#/definitions/" + ref[len("#/$defs/"):] if ref.startswith("#/$defs/") else ref
+    return "#/definitions/" + ref[len("#/$defs/") :] if ref.startswith("#/$defs/") else ref
 
 
 def _walk(node: Any) -> Any:

@@ -54,8 +54,18 @@ class Reasoned(Envelope):
 
 
 class LoopStep(Envelope):
-    event: Literal["checks_passed", "checks_failed", "hallmarked", "changes_requested", "escalated",
-                   "fix_submitted", "shipped", "reopened", "restored", "recheck_failed"]
+    event: Literal[
+        "checks_passed",
+        "checks_failed",
+        "hallmarked",
+        "changes_requested",
+        "escalated",
+        "fix_submitted",
+        "shipped",
+        "reopened",
+        "restored",
+        "recheck_failed",
+    ]
     sha: str | None = None
     round: int | None = None
     held: bool | None = None
@@ -93,8 +103,16 @@ class Usage(Envelope):
     cost_usd: float = 0.0
 
 
-TYPED_MODELS: tuple[type[Envelope], ...] = (Created, Ready, ProposedReady, Reasoned, LoopStep, Question, Answered,
-                                           Usage)
+TYPED_MODELS: tuple[type[Envelope], ...] = (
+    Created,
+    Ready,
+    ProposedReady,
+    Reasoned,
+    LoopStep,
+    Question,
+    Answered,
+    Usage,
+)
 
 
 def _typed_names() -> dict[str, type[Envelope]]:

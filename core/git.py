@@ -9,26 +9,32 @@ from pathlib import Path
 from .errors import HallError
 
 
-def run(args: list[str], cwd: Path | str, *, check: bool = True, env: dict[str, str] | None = None,
-        input: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], cwd: Path | str, *, check: bool = True, env: dict[str, str] | None = None, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = None
     if env:
         full_env = dict(os.environ)
         full_env.update(env)
     try:
-        proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True,
-                              env=full_env, input=input, check=False)
+        proc = subprocess.run(
+            ["git", *args], cwd=str(cwd), capture_output=True, text=True, env=full_env, input=input, check=False
+        )
     except FileNotFoundError as exc:
         raise HallError("COMMAND_FAILED", "git is not installed or not on PATH.", ["hall doctor"]) from exc
     if check and proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise HallError("COMMAND_FAILED", f"git {' '.join(args)} failed: {detail[-1] if detail else proc.returncode}",
-                        ["hall doctor"])
+        raise HallError(
+            "COMMAND_FAILED",
+            f"git {' '.join(args)} failed: {detail[-1] if detail else proc.returncode}",
+            ["hall doctor"],
+        )
     return proc
 
 
-def out(args: list[str], cwd: Path | str, *, check: bool = True, env: dict[str, str] | None = None,
-        input: str | None = None) -> str:
+def out(
+    args: list[str], cwd: Path | str, *, check: bool = True, env: dict[str, str] | None = None, input: str | None = None
+) -> str:
     return run(args, cwd, check=check, env=env, input=input).stdout.strip()
 
 

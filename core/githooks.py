@@ -49,8 +49,9 @@ def _git_out(cwd: Path, *args: str) -> str | None:
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
     try:
-        proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, check=False, env=env,
-                              timeout=30)
+        proc = subprocess.run(
+            ["git", *args], cwd=str(cwd), capture_output=True, text=True, check=False, env=env, timeout=30
+        )
     except (OSError, ValueError):
         return None
     return proc.stdout.strip() if proc.returncode == 0 else None
@@ -62,7 +63,7 @@ def checkouts(paths: RepoPaths) -> list[Path]:
     listing = _git_out(paths.main_checkout, "worktree", "list", "--porcelain") or ""
     for line in listing.splitlines():
         if line.startswith("worktree "):
-            path = Path(os.path.realpath(line[len("worktree "):]))
+            path = Path(os.path.realpath(line[len("worktree ") :]))
             if path not in found and path.is_dir():
                 found.append(path)
     return found
@@ -164,8 +165,13 @@ def status(paths: RepoPaths) -> dict[str, Any]:
     if not bad:
         where = ", ".join(e["dir"] for e in entries)
         return {"ok": True, "detail": f"installed in {where}", "dirs": entries}
-    words = {"missing": "missing", "foreign": "replaced by another hook", "stale": "from another install of hall",
-             "not_executable": "not executable", "tracked": "the repository tracks its own pre-push there"}
+    words = {
+        "missing": "missing",
+        "foreign": "replaced by another hook",
+        "stale": "from another install of hall",
+        "not_executable": "not executable",
+        "tracked": "the repository tracks its own pre-push there",
+    }
     detail = "; ".join(f"{e['dir']}: {words[e['state']]}" for e in bad)
     return {"ok": False, "detail": detail, "dirs": entries}
 
@@ -176,8 +182,14 @@ def install(paths: RepoPaths, *, dry_run: bool = False) -> dict[str, Any]:
     done: list[dict[str, Any]] = []
     for folder, checkout in hook_dirs(paths).items():
         entry = _state(folder, checkout, want)
-        action = {"installed": "unchanged", "missing": "install", "foreign": "chain and install",
-                  "stale": "update", "not_executable": "update", "tracked": "skipped"}[entry["state"]]
+        action = {
+            "installed": "unchanged",
+            "missing": "install",
+            "foreign": "chain and install",
+            "stale": "update",
+            "not_executable": "update",
+            "tracked": "skipped",
+        }[entry["state"]]
         entry["action"] = action
         done.append(entry)
         if dry_run or action in ("unchanged", "skipped"):
@@ -195,8 +207,10 @@ def install(paths: RepoPaths, *, dry_run: bool = False) -> dict[str, Any]:
     tracked = [e for e in done if e["state"] == "tracked"]
     result: dict[str, Any] = {"ok": not tracked, "dirs": done, "dry_run": dry_run}
     if tracked:
-        result["detail"] = (f"{tracked[0]['hook']} is the repository's own tracked hook; add this line at its top: "
-                            f'{binary()} git-pre-push "$0" "$@" (with the same stdin) to keep Hallmark\'s wall')
+        result["detail"] = (
+            f"{tracked[0]['hook']} is the repository's own tracked hook; add this line at its top: "
+            f'{binary()} git-pre-push "$0" "$@" (with the same stdin) to keep Hallmark\'s wall'
+        )
     return result
 
 

@@ -17,9 +17,19 @@ if TYPE_CHECKING:
     from .item_results import InboxReport
 
 
-def _entry(kind: str, item: str | None, since: str, text: str, key: str, nxt: list[str], **extra: Any) -> dict[str, Any]:
+def _entry(
+    kind: str, item: str | None, since: str, text: str, key: str, nxt: list[str], **extra: Any
+) -> dict[str, Any]:
     fingerprint = hashlib.sha1(f"{key}|{since}|{text}".encode()).hexdigest()[:12]
-    data = {"kind": kind, "item": item, "since": since, "text": text, "key": key, "fingerprint": fingerprint, "next": nxt}
+    data = {
+        "kind": kind,
+        "item": item,
+        "since": since,
+        "text": text,
+        "key": key,
+        "fingerprint": fingerprint,
+        "next": nxt,
+    }
     data.update(extra)
     return data
 
@@ -30,21 +40,55 @@ def entries(repo: Repo, views: list[states.ItemView] | None = None) -> list[dict
     found: list[dict[str, Any]] = []
     for q in repo.index.questions(open_only=True):
         opts = f" [{', '.join(q['options'])}]" if q["options"] else ""
-        found.append(_entry("question", q["item"], q["asked"] or "", f"{q['question']}{opts}", q["qid"],
-                            [f"hall answer {q['qid']} <answer>"], qid=q["qid"], options=q["options"], default=q["default"]))
-    for view in (repo.index.items(include_terminal=False) if views is None else views):
+        found.append(
+            _entry(
+                "question",
+                q["item"],
+                q["asked"] or "",
+                f"{q['question']}{opts}",
+                q["qid"],
+                [f"hall answer {q['qid']} <answer>"],
+                qid=q["qid"],
+                options=q["options"],
+                default=q["default"],
+            )
+        )
+    for view in repo.index.items(include_terminal=False) if views is None else views:
         if view.terminal:
             continue
         if view.state == states.ESCALATED:
-            found.append(_entry("escalated", view.id, view.state_since, f"{view.title}: {view.rejects} rejected reviews",
-                                f"escalated:{view.id}", [f'hall retry {view.id} --reason "…"', f"hall log {view.id} --kind verdict"]))
+            found.append(
+                _entry(
+                    "escalated",
+                    view.id,
+                    view.state_since,
+                    f"{view.title}: {view.rejects} rejected reviews",
+                    f"escalated:{view.id}",
+                    [f'hall retry {view.id} --reason "…"', f"hall log {view.id} --kind verdict"],
+                )
+            )
         elif view.state == states.AWAITING_YOU:
-            found.append(_entry("ready?", view.id, view.state_since, f"{view.title}: {view.summary or 'ready?'}",
-                                f"ready:{view.id}", [f"hall ready {view.id}", f'hall pull-back {view.id} --reason "not yet"']))
+            found.append(
+                _entry(
+                    "ready?",
+                    view.id,
+                    view.state_since,
+                    f"{view.title}: {view.summary or 'ready?'}",
+                    f"ready:{view.id}",
+                    [f"hall ready {view.id}", f'hall pull-back {view.id} --reason "not yet"'],
+                )
+            )
         if view.hold:
-            found.append(_entry(view.hold, view.id, view.hold_since or view.updated, f"{view.title}: held ({view.hold}) {view.hold_reason}".strip(),
-                                f"hold:{view.id}", list(view.hold_next) or [f'hall retry {view.id} --reason "…"',
-                                                                            f"hall log {view.id}"]))
+            found.append(
+                _entry(
+                    view.hold,
+                    view.id,
+                    view.hold_since or view.updated,
+                    f"{view.title}: held ({view.hold}) {view.hold_reason}".strip(),
+                    f"hold:{view.id}",
+                    list(view.hold_next) or [f'hall retry {view.id} --reason "…"', f"hall log {view.id}"],
+                )
+            )
     found.extend(_extra_sources(repo))
     stopped = _daemon_stopped()
     if stopped and not any(e["key"] == stopped["key"] for e in found):
@@ -63,8 +107,14 @@ def _daemon_stopped() -> dict[str, Any] | None:
         return None
     key = f"daemon:stopped:{data.get('started', '')}"
     since = info.get("heartbeat") or info.get("started") or ""
-    return _entry("daemon stopped", None, since, f"The daemon has no heartbeat since {since or 'it started'}.",
-                  key, ["hall daemon start", "hall daemon status"])
+    return _entry(
+        "daemon stopped",
+        None,
+        since,
+        f"The daemon has no heartbeat since {since or 'it started'}.",
+        key,
+        ["hall daemon start", "hall daemon status"],
+    )
 
 
 def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
@@ -76,8 +126,16 @@ def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
             out = [e for e in out if e["key"] != key]
             continue
         out = [e for e in out if e["key"] != key]
-        out.append(_entry(event.get("kind", "notice"), event.get("for_item"), event.get("t", ""), event.get("text", ""),
-                          key, list(event.get("next") or [])))
+        out.append(
+            _entry(
+                event.get("kind", "notice"),
+                event.get("for_item"),
+                event.get("t", ""),
+                event.get("text", ""),
+                key,
+                list(event.get("next") or []),
+            )
+        )
     return out
 
 
@@ -119,8 +177,9 @@ def dismiss_entry(repo: Repo, key: str, fingerprint: str) -> dict[str, Any]:
     if entry is None:
         raise HallError("WRONG_STATE", f"The inbox has no entry {key!r} to dismiss any more.", ["hall inbox"])
     if entry["fingerprint"] != fingerprint:
-        raise HallError("WRONG_STATE", f"The inbox entry {key!r} changed since it was shown; look again.",
-                        ["hall inbox"])
+        raise HallError(
+            "WRONG_STATE", f"The inbox entry {key!r} changed since it was shown; look again.", ["hall inbox"]
+        )
     path = _dismissed_path(repo)
     with journal.locked(path):
         data = atomic.read_json(path, {}) or {}
@@ -143,8 +202,15 @@ def undismiss(repo: Repo, key: str) -> bool:
 
 def notices(repo: Repo) -> list[dict[str, Any]]:
     """What the loop handles on its own: stuck items, session waiting, learnings (news, never escalated)."""
-    return [{"kind": event.get("kind", "notice"), "item": event.get("item"), "since": event.get("t"),
-             "text": event.get("text", "")} for event in repo.index.events(kinds=["notice"])]
+    return [
+        {
+            "kind": event.get("kind", "notice"),
+            "item": event.get("item"),
+            "since": event.get("t"),
+            "text": event.get("text", ""),
+        }
+        for event in repo.index.events(kinds=["notice"])
+    ]
 
 
 def report(repo: Repo, *, show_all: bool = False) -> InboxReport:

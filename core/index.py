@@ -110,8 +110,9 @@ class Index(DerivedDatabase):
                 raise
             return added
 
-    def _catch_up_file(self, db: sqlite3.Connection, item_id: str | None, path: Path,
-                       known: tuple[Any, ...] | None) -> int:
+    def _catch_up_file(
+        self, db: sqlite3.Connection, item_id: str | None, path: Path, known: tuple[Any, ...] | None
+    ) -> int:
         try:
             st = path.stat()
         except FileNotFoundError:
@@ -136,16 +137,36 @@ class Index(DerivedDatabase):
             if view is not None:
                 states.apply(view, event)
             self._index_side_tables(db, item_id, event)
-            rows.append((str(path), line, event.get("item") or item_id, event.get("t"), event.get("event"),
-                         event.get("actor"), json.dumps(event, separators=(",", ":"))))
+            rows.append(
+                (
+                    str(path),
+                    line,
+                    event.get("item") or item_id,
+                    event.get("t"),
+                    event.get("event"),
+                    event.get("actor"),
+                    json.dumps(event, separators=(",", ":")),
+                )
+            )
         db.executemany("INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?)", rows)
         if view is not None and view.events:
-            db.execute("INSERT OR REPLACE INTO items VALUES (?,?,?,?,?,?,?,?)",
-                       (item_id, view.state, view.title, view.branch, view.worktree, view.updated,
-                        view.created, json.dumps(view.to_dict())))
-        db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
-                   (str(path), result.offset, result.lines, st.st_ino, st.st_mtime_ns,
-                    _tail_of(path, result.offset)))
+            db.execute(
+                "INSERT OR REPLACE INTO items VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    item_id,
+                    view.state,
+                    view.title,
+                    view.branch,
+                    view.worktree,
+                    view.updated,
+                    view.created,
+                    json.dumps(view.to_dict()),
+                ),
+            )
+        db.execute(
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
+            (str(path), result.offset, result.lines, st.st_ino, st.st_mtime_ns, _tail_of(path, result.offset)),
+        )
         return len(result.events)
 
     def _forget(self, db: sqlite3.Connection, item_id: str | None, path: Path) -> None:
@@ -162,13 +183,27 @@ class Index(DerivedDatabase):
         if name == "question":
             db.execute(
                 "INSERT OR REPLACE INTO questions (qid, item, question, options, dflt, wait, session, asked) VALUES (?,?,?,?,?,?,?,?)",
-                (event.get("qid"), item_id, event.get("question"), json.dumps(event.get("options") or []),
-                 event.get("default"), event.get("wait"), event.get("session"), event.get("t")),
+                (
+                    event.get("qid"),
+                    item_id,
+                    event.get("question"),
+                    json.dumps(event.get("options") or []),
+                    event.get("default"),
+                    event.get("wait"),
+                    event.get("session"),
+                    event.get("t"),
+                ),
             )
         elif name in ("answered", "question_defaulted"):
-            db.execute("UPDATE questions SET answered=?, answer=?, answered_by=? WHERE qid=?",
-                       (event.get("t"), event.get("answer"), event.get("actor") if name == "answered" else "default",
-                        event.get("qid")))
+            db.execute(
+                "UPDATE questions SET answered=?, answer=?, answered_by=? WHERE qid=?",
+                (
+                    event.get("t"),
+                    event.get("answer"),
+                    event.get("actor") if name == "answered" else "default",
+                    event.get("qid"),
+                ),
+            )
 
     def rebuild(self) -> int:
         """Throw every derived row away and read every journal again from its first byte."""
@@ -198,8 +233,14 @@ class Index(DerivedDatabase):
         row = self.db().execute("SELECT view FROM items WHERE id=?", (item_id,)).fetchone()
         return states.ItemView.from_dict(json.loads(row[0])) if row else None
 
-    def events(self, *, item: str | None = None, kinds: list[str] | None = None, since: str | None = None,
-               repo_level: bool = False) -> list[dict[str, Any]]:
+    def events(
+        self,
+        *,
+        item: str | None = None,
+        kinds: list[str] | None = None,
+        since: str | None = None,
+        repo_level: bool = False,
+    ) -> list[dict[str, Any]]:
         self.catch_up()
         sql = "SELECT body FROM events WHERE 1=1"
         args: list[Any] = []
@@ -225,10 +266,12 @@ class Index(DerivedDatabase):
         self.catch_up()
         out: dict[str, tuple[str, str]] = {}
         for start in range(0, len(item_ids), 500):  # SQLite's variable limit
-            chunk = item_ids[start:start + 500]
-            sql = ("SELECT item, MAX(CASE WHEN event='notice' AND actor='watchman' THEN NULL ELSE t END), "
-                   "MAX(CASE WHEN event='notice' AND actor='watchman' THEN t END) FROM events "
-                   f"WHERE item IN ({','.join('?' * len(chunk))}) GROUP BY item")
+            chunk = item_ids[start : start + 500]
+            sql = (
+                "SELECT item, MAX(CASE WHEN event='notice' AND actor='watchman' THEN NULL ELSE t END), "
+                "MAX(CASE WHEN event='notice' AND actor='watchman' THEN t END) FROM events "
+                f"WHERE item IN ({','.join('?' * len(chunk))}) GROUP BY item"
+            )
             for item, progress, noticed in self.db().execute(sql, chunk):
                 out[str(item)] = (progress or "", noticed or "")
         return out
@@ -250,7 +293,19 @@ class Index(DerivedDatabase):
         if open_only:
             sql += " WHERE answered IS NULL"
         sql += " ORDER BY asked"
-        keys = ("qid", "item", "question", "options", "default", "wait", "session", "asked", "answered", "answer", "answered_by")
+        keys = (
+            "qid",
+            "item",
+            "question",
+            "options",
+            "default",
+            "wait",
+            "session",
+            "asked",
+            "answered",
+            "answer",
+            "answered_by",
+        )
         out = []
         for row in self.db().execute(sql):
             entry = dict(zip(keys, row, strict=True))

@@ -118,8 +118,11 @@ def within(path: str, root: str) -> bool:
 def item_for_path(paths: RepoPaths, where: str | os.PathLike[str]) -> ItemView | None:
     """The active item whose worktree holds `where` (the deepest worktree wins), folded."""
     real = os.path.realpath(where)
-    candidates = [(len(entry["worktree"]), item_id)
-                  for item_id, entry in worktree_map(paths).items() if within(real, entry["worktree"])]
+    candidates = [
+        (len(entry["worktree"]), item_id)
+        for item_id, entry in worktree_map(paths).items()
+        if within(real, entry["worktree"])
+    ]
     for _, item_id in sorted(candidates, reverse=True):
         view = fold_item(paths, item_id)
         if view is not None and view.active:

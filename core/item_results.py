@@ -32,10 +32,21 @@ class ItemResult(Result):
 
     @classmethod
     def fields_of(cls, view: ItemView) -> dict[str, Any]:
-        return {"item": view.id, "title": view.title, "state": view.state, "branch": view.branch,
-                "worktree": view.worktree, "base": view.base, "sha": view.sha, "round": view.round,
-                "hold": view.hold or None, "tokens": view.tokens, "cost_usd": round(view.cost_usd, 4),
-                "updated": view.updated, "view": view}
+        return {
+            "item": view.id,
+            "title": view.title,
+            "state": view.state,
+            "branch": view.branch,
+            "worktree": view.worktree,
+            "base": view.base,
+            "sha": view.sha,
+            "round": view.round,
+            "hold": view.hold or None,
+            "tokens": view.tokens,
+            "cost_usd": round(view.cost_usd, 4),
+            "updated": view.updated,
+            "view": view,
+        }
 
     @classmethod
     def of(cls, view: ItemView) -> ItemResult:
@@ -71,8 +82,9 @@ class Dropped(ItemResult):
 
     @classmethod
     def dropping(cls, view: ItemView, removed: bool, kept_why: str, stood_in: bool) -> Dropped:
-        return cls(**cls.fields_of(view), worktree_removed=removed, worktree_kept=kept_why or None,
-                   stood_in_worktree=stood_in)
+        return cls(
+            **cls.fields_of(view), worktree_removed=removed, worktree_kept=kept_why or None, stood_in_worktree=stood_in
+        )
 
 
 class ItemDetail(ItemResult):
@@ -90,10 +102,18 @@ class ItemDetail(ItemResult):
 
     @classmethod
     def detail(cls, view: ItemView) -> ItemDetail:
-        return cls(**cls.fields_of(view), open_questions=view.open_questions, rejects=view.rejects,
-                   check_failures=view.check_failures, hold_reason=view.hold_reason or None, pr=view.pr or None,
-                   created=view.created, state_since=view.state_since, summary=view.summary or None,
-                   events=view.events)
+        return cls(
+            **cls.fields_of(view),
+            open_questions=view.open_questions,
+            rejects=view.rejects,
+            check_failures=view.check_failures,
+            hold_reason=view.hold_reason or None,
+            pr=view.pr or None,
+            created=view.created,
+            state_since=view.state_since,
+            summary=view.summary or None,
+            events=view.events,
+        )
 
 
 class StatusAll(Result):

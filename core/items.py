@@ -59,8 +59,11 @@ def resolve(repo: Repo, given: str | None) -> str:
         return item_id
     found = item_for_path(repo, repo.cwd)
     if found is None:
-        raise HallError("NO_ITEM", "No item given, and this directory is not an item's worktree.",
-                        ["hall status --all", "hall status <id>", 'hall new --title "…"'])
+        raise HallError(
+            "NO_ITEM",
+            "No item given, and this directory is not an item's worktree.",
+            ["hall status --all", "hall status <id>", 'hall new --title "…"'],
+        )
     return found
 
 
@@ -89,8 +92,15 @@ def describe(view: states.ItemView) -> item_results.ItemResult:
 # -- the one step ----------------------------------------------------------------------
 
 
-def transition(repo: Repo, item_id: str, action: str, *, actor: str | None = None,
-               extra_events: list[tuple[str, dict[str, Any]]] | None = None, **fields: Any) -> states.ItemView:
+def transition(
+    repo: Repo,
+    item_id: str,
+    action: str,
+    *,
+    actor: str | None = None,
+    extra_events: list[tuple[str, dict[str, Any]]] | None = None,
+    **fields: Any,
+) -> states.ItemView:
     """Fold, check the transition, append — as one step under the item's lock."""
     path = repo.paths.item_journal(item_id)
     who = actor or current_actor()
@@ -147,16 +157,26 @@ def _copy_untracked(repo: Repo, worktree: Path) -> dict[str, str]:
     return copy_into(repo.root, worktree, repo.config.worktree_copy)
 
 
-def new(repo: Repo, *, title: str | None = None, request: str | None = None, branch: str | None = None,
-        base: str | None = None, actor: str | None = None) -> item_results.ItemResult:
+def new(
+    repo: Repo,
+    *,
+    title: str | None = None,
+    request: str | None = None,
+    branch: str | None = None,
+    base: str | None = None,
+    actor: str | None = None,
+) -> item_results.ItemResult:
     title = redact((title or request or "").strip())  # a title names a branch: never a secret in it
     if not title:
         raise HallError("USAGE", "An item needs a title or a request.", ['hall new --title "…"'])
     cfg = repo.config
     base = base or cfg.base
     if git.try_head_sha(repo.root) is None:
-        raise HallError("COMMAND_FAILED", "The repository has no commits yet; an item's branch needs one.",
-                        ['git commit --allow-empty -m "start"'])
+        raise HallError(
+            "COMMAND_FAILED",
+            "The repository has no commits yet; an item's branch needs one.",
+            ['git commit --allow-empty -m "start"'],
+        )
     number = ids.allocate(repo.state_dir, "item")
     item_id = ids.item_id(number)
     slug = ids.slugify(title)
@@ -173,12 +193,16 @@ def new(repo: Repo, *, title: str | None = None, request: str | None = None, bra
         proc = subprocess.run(["sh", "-c", command], cwd=str(repo.root), capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             _forget_new_branch(repo, branch)
-            raise HallError("COMMAND_FAILED", f"The worktree command failed: {command}: {proc.stderr.strip()[-400:]}",
-                            ["hall doctor", "edit worktree in .hallmark.toml"])
+            raise HallError(
+                "COMMAND_FAILED",
+                f"The worktree command failed: {command}: {proc.stderr.strip()[-400:]}",
+                ["hall doctor", "edit worktree in .hallmark.toml"],
+            )
         worktree = git.worktree_for_branch(repo.root, branch)
     if worktree is None:
-        raise HallError("COMMAND_FAILED", f"The worktree command ran but no worktree has branch {branch}.",
-                        ["git worktree list"])
+        raise HallError(
+            "COMMAND_FAILED", f"The worktree command ran but no worktree has branch {branch}.", ["git worktree list"]
+        )
     copied = _copy_untracked(repo, Path(worktree))
     from . import githooks
 
@@ -203,20 +227,26 @@ def _forget_new_branch(repo: Repo, branch: str) -> None:
     if not git.branch_exists(repo.root, branch) or git.worktree_for_branch(repo.root, branch) is not None:
         return
     tip = git.run(["rev-parse", f"refs/heads/{branch}"], repo.root, check=False).stdout.strip()
-    others = git.run(["for-each-ref", "--format=%(objectname)", "--points-at", tip, "refs/heads/"], repo.root,
-                     check=False).stdout.split()
+    others = git.run(
+        ["for-each-ref", "--format=%(objectname)", "--points-at", tip, "refs/heads/"], repo.root, check=False
+    ).stdout.split()
     if len(others) > 1:  # another branch holds the same commit: nothing of its own would be lost
         git.run(["branch", "-D", branch], repo.root, check=False)
 
 
-def adopt(repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None) -> item_results.Adopted:
+def adopt(
+    repo: Repo, *, title: str | None = None, base: str | None = None, actor: str | None = None
+) -> item_results.Adopted:
     branch = git.current_branch(repo.cwd)
     if branch is None:
         raise HallError("WRONG_STATE", "HEAD is detached; adopt needs a branch.", ["git switch -c <branch>"])
     base = base or repo.config.base
     if branch == base:
-        raise HallError("WRONG_STATE", f"{branch} is the base branch; adopt a work branch instead.",
-                        ["git switch -c <branch>", 'hall new --title "…"'])
+        raise HallError(
+            "WRONG_STATE",
+            f"{branch} is the base branch; adopt a work branch instead.",
+            ["git switch -c <branch>", 'hall new --title "…"'],
+        )
     for view in repo.index.items():
         if view.branch == branch and not view.terminal:
             return item_results.Adopted.adopting(view, False)
@@ -237,18 +267,25 @@ def _require_clean(repo: Repo, view: states.ItemView) -> str:
     from .worktree_copy import dirty_advice, split_dirt
 
     if not view.worktree or not Path(view.worktree).is_dir():
-        raise HallError("WRONG_STATE", f"{view.id} has no worktree at {view.worktree or '(none)'}.", [f"hall status {view.id}"])
+        raise HallError(
+            "WRONG_STATE", f"{view.id} has no worktree at {view.worktree or '(none)'}.", [f"hall status {view.id}"]
+        )
     dirty, _own, edited = split_dirt(repo, view)
     if dirty:
         shown = ", ".join(line[3:] for line in dirty[:5])
-        raise HallError("DIRTY_WORKTREE", f"{view.id}'s worktree has uncommitted changes: {shown}.",
-                        dirty_advice(view, dirty, edited))
+        raise HallError(
+            "DIRTY_WORKTREE",
+            f"{view.id}'s worktree has uncommitted changes: {shown}.",
+            dirty_advice(view, dirty, edited),
+        )
     return git.head_sha(view.worktree)
 
 
 def _queue(repo: Repo, view: states.ItemView) -> None:
-    atomic.write_json(repo.state_dir / "queue" / f"{view.id}.json",
-                      {"item": view.id, "sha": view.sha, "round": view.round, "t": clock.stamp()})
+    atomic.write_json(
+        repo.state_dir / "queue" / f"{view.id}.json",
+        {"item": view.id, "sha": view.sha, "round": view.round, "t": clock.stamp()},
+    )
 
 
 LOOP_STATES = frozenset({states.CHECKS, states.REVIEW, states.FIXING, states.ESCALATED, states.HALLMARKED})
@@ -258,9 +295,11 @@ def _ready_again(view: states.ItemView, sha: str) -> item_results.AlreadyReady:
     """`ready` on an item already in the loop: the current result at the same SHA, else ITEM_IN_REVIEW."""
     if sha and (view.sha == sha or view.hallmark_sha == sha):
         return item_results.AlreadyReady.again(view)
-    raise HallError("ITEM_IN_REVIEW",
-                    f"{view.id} is in {view.state}, round {view.round}, at {view.sha[:7] or '?'}; HEAD is {sha[:7]}.",
-                    [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"])
+    raise HallError(
+        "ITEM_IN_REVIEW",
+        f"{view.id} is in {view.state}, round {view.round}, at {view.sha[:7] or '?'}; HEAD is {sha[:7]}.",
+        [f"hall pull-back {view.id}", f"hall log {view.id} --kind verdict"],
+    )
 
 
 def _require_rebased(repo: Repo, view: states.ItemView, sha: str) -> None:
@@ -274,10 +313,12 @@ def _require_rebased(repo: Repo, view: states.ItemView, sha: str) -> None:
         return
     if git.run(["merge-base", "--is-ancestor", onto, sha], view.worktree, check=False).returncode != 0:
         files = ", ".join(held[-1].get("files") or []) or "the conflicting files"
-        raise HallError("WRONG_STATE", f"{view.id}'s branch is not on {onto} yet: the rebase at shipping conflicted "
-                                       f"in {files}. Rebase it by hand, resolve, then run ready again.",
-                        list(view.hold_next) or [f"git -C {shlex.quote(view.worktree)} rebase {onto}",
-                                                 f"hall ready {view.id}"])
+        raise HallError(
+            "WRONG_STATE",
+            f"{view.id}'s branch is not on {onto} yet: the rebase at shipping conflicted "
+            f"in {files}. Rebase it by hand, resolve, then run ready again.",
+            list(view.hold_next) or [f"git -C {shlex.quote(view.worktree)} rebase {onto}", f"hall ready {view.id}"],
+        )
 
 
 def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | None = None) -> item_results.ItemResult:
@@ -305,8 +346,16 @@ def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | Non
     return item_results.ItemResult.of(view)
 
 
-def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = None, how: str | None = None,
-                  ask: bool = False, actor: str | None = None) -> item_results.ItemResult:
+def propose_ready(
+    repo: Repo,
+    item_id: str,
+    *,
+    summary: str,
+    why: str | None = None,
+    how: str | None = None,
+    ask: bool = False,
+    actor: str | None = None,
+) -> item_results.ItemResult:
     if not summary or not summary.strip():
         raise HallError("USAGE", "propose-ready needs --summary.", [f'hall propose-ready {item_id} --summary "…"'])
     view = fold_item(repo, item_id)
@@ -316,21 +365,31 @@ def propose_ready(repo: Repo, item_id: str, *, summary: str, why: str | None = N
     fields = {"summary": summary, "why": why, "how": how, "ask": ask, "sha": sha}
     auto = repo.config.auto_ready and not ask and not view.open_questions
     extra = [("ready", {"sha": sha, "round": view.round + 1, "auto": True})] if auto else None
-    view = transition(repo, item_id, "proposed_ready", actor=actor, extra_events=extra,
-                      **{k: v for k, v in fields.items() if v is not None})
+    view = transition(
+        repo,
+        item_id,
+        "proposed_ready",
+        actor=actor,
+        extra_events=extra,
+        **{k: v for k, v in fields.items() if v is not None},
+    )
     if auto:
         _queue(repo, view)
     return describe(view)
 
 
-def pull_back(repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None) -> item_results.ItemResult:
+def pull_back(
+    repo: Repo, item_id: str, *, reason: str | None = None, actor: str | None = None
+) -> item_results.ItemResult:
     view = transition(repo, item_id, "pulled_back", actor=actor, reason=reason or "")
     with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
     return describe(view)
 
 
-def drop(repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None) -> item_results.Dropped:
+def drop(
+    repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None
+) -> item_results.Dropped:
     if not reason or not reason.strip():
         raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
@@ -361,7 +420,9 @@ def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = No
     return True, ""
 
 
-def retry(repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, actor: str | None = None) -> item_results.ItemResult:
+def retry(
+    repo: Repo, item_id: str, *, reason: str, tokens: int | None = None, actor: str | None = None
+) -> item_results.ItemResult:
     if not reason or not reason.strip():
         raise HallError("USAGE", "retry needs --reason.", [f'hall retry {item_id} --reason "…"'])
     fields: dict[str, Any] = {"reason": reason}
@@ -387,18 +448,29 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
     damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
     counts = {state: len(found) for state, found in by_state.items()}
     if not damaged:
-        return item_results.StatusAll(items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state)
+        return item_results.StatusAll(
+            items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state
+        )
     counts["damaged"] = len(damaged)  # shown, never hidden: the journal is the truth and these have lost theirs
-    warning = f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)"
-    return item_results.StatusAll(items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state, damaged=damaged,
-                     warnings=[warning])
+    warning = (
+        f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)"
+    )
+    return item_results.StatusAll(
+        items=tuple(item_results.ItemResult.of(v) for v in views),
+        counts=counts,
+        by_state=by_state,
+        damaged=damaged,
+        warnings=[warning],
+    )
 
 
 def status_one(repo: Repo, item_id: str) -> item_results.ItemDetail:
     return item_results.ItemDetail.detail(fold_item(repo, item_id))
 
 
-def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limit: int | None = None) -> item_results.ItemLog:
+def log(
+    repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limit: int | None = None
+) -> item_results.ItemLog:
     if item_id:
         fold_item(repo, item_id)
         events = item_events(repo, item_id)
@@ -406,7 +478,12 @@ def log(repo: Repo, item_id: str | None, *, kinds: list[str] | None = None, limi
         events = journal.read(repo.paths.repo_journal).events
     if kinds:
         wanted = set(kinds)
-        events = [e for e in events if e.get("event") in wanted or (e.get("event") in ("changes_requested", "hallmarked", "escalated") and "verdict" in wanted)]
+        events = [
+            e
+            for e in events
+            if e.get("event") in wanted
+            or (e.get("event") in ("changes_requested", "hallmarked", "escalated") and "verdict" in wanted)
+        ]
     if limit is not None and limit >= 0:
         events = events[-limit:] if limit else []
     return item_results.ItemLog(item=item_id, events=events)

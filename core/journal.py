@@ -26,8 +26,28 @@ JOURNAL_VERSION = 1
 ENVELOPE = frozenset({"v", "t", "actor", "event", "item"})
 # Fields that carry free text (a prompt, a turn summary, a question, a title…): secrets in them are
 # redacted on the way in (core/secrets.redact), so the journal never keeps one verbatim.
-FREE_TEXT = frozenset({"prompt", "summary", "question", "answer", "title", "request", "reason", "note", "message",
-                       "text", "why", "how", "subject", "options", "default", "body", "input", "output"})
+FREE_TEXT = frozenset(
+    {
+        "prompt",
+        "summary",
+        "question",
+        "answer",
+        "title",
+        "request",
+        "reason",
+        "note",
+        "message",
+        "text",
+        "why",
+        "how",
+        "subject",
+        "options",
+        "default",
+        "body",
+        "input",
+        "output",
+    }
+)
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -55,8 +75,14 @@ class ReadResult:
 
     __slots__ = ("bad", "events", "lines", "numbers", "offset")
 
-    def __init__(self, events: list[dict[str, Any]] | None = None, bad: list[BadLine] | None = None,
-                 offset: int = 0, lines: int = 0, numbers: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        events: list[dict[str, Any]] | None = None,
+        bad: list[BadLine] | None = None,
+        offset: int = 0,
+        lines: int = 0,
+        numbers: list[int] | None = None,
+    ) -> None:
         self.events = events if events is not None else []
         self.bad = bad if bad is not None else []
         self.offset = offset  # bytes consumed (only whole lines)
@@ -135,12 +161,16 @@ def _filelock(lock: Path, path: Path, timeout: float) -> Iterator[None]:  # prag
 def _stayed_locked(path: Path, timeout: float) -> Exception:
     from .errors import HallError
 
-    return HallError("COMMAND_FAILED", f"{path} stayed locked by another process for {timeout:g} s.",
-                     ["hall doctor", f"lsof {lock_path(path)}"])
+    return HallError(
+        "COMMAND_FAILED",
+        f"{path} stayed locked by another process for {timeout:g} s.",
+        ["hall doctor", f"lsof {lock_path(path)}"],
+    )
 
 
 def make_event(event: str, item: str | None, actor: str, fields: dict[str, Any]) -> dict[str, Any]:
     from . import clock  # datetime only when an event is written, not on every read
+
     record: dict[str, Any] = {"v": JOURNAL_VERSION, "t": clock.stamp(), "actor": actor, "event": event, "item": item}
     for key, value in fields.items():
         if key in record:

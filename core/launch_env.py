@@ -81,8 +81,9 @@ def normalise_remote(url: str) -> str | None:
 
 def origin_url(root: Path) -> str | None:
     try:
-        proc = subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=str(root),
-                              capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            ["git", "config", "--get", "remote.origin.url"], cwd=str(root), capture_output=True, text=True, check=False
+        )
     except (FileNotFoundError, OSError):
         return None
     return proc.stdout.strip() or None if proc.returncode == 0 else None

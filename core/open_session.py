@@ -43,7 +43,9 @@ def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | N
     """The command, directory and environment that start Claude Code on the item (nothing runs)."""
     view = items.fold_item(repo, item_id)
     if not view.worktree or not Path(view.worktree).is_dir():
-        raise HallError("WRONG_STATE", f"{item_id} has no worktree at {view.worktree or '(none)'}.", [f"hall status {item_id}"])
+        raise HallError(
+            "WRONG_STATE", f"{item_id} has no worktree at {view.worktree or '(none)'}.", [f"hall status {item_id}"]
+        )
     command = claude_command()
     if not _plugin_installed():
         command += ["--plugin-dir", str(plugin_dir())]
@@ -55,8 +57,14 @@ def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | N
     command += sandbox_args
     if prompt:
         command.append(prompt)
-    return {"item": item_id, "command": command, "cwd": view.worktree, "env": launch_env(repo, item_id), "yolo": yolo,
-            "sandbox": sandbox}
+    return {
+        "item": item_id,
+        "command": command,
+        "cwd": view.worktree,
+        "env": launch_env(repo, item_id),
+        "yolo": yolo,
+        "sandbox": sandbox,
+    }
 
 
 def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> dict[str, Any]:
@@ -67,6 +75,9 @@ def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | N
     try:
         code = subprocess.call(plan["command"], cwd=plan["cwd"], env=env)
     except FileNotFoundError as exc:
-        raise HallError("COMMAND_FAILED", f"{plan['command'][0]} is not installed or not on PATH.",
-                        ["install Claude Code", "set HALL_CLAUDE to its path"]) from exc
+        raise HallError(
+            "COMMAND_FAILED",
+            f"{plan['command'][0]} is not installed or not on PATH.",
+            ["install Claude Code", "set HALL_CLAUDE to its path"],
+        ) from exc
     return {**plan, "exit_code": code}

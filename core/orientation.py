@@ -53,8 +53,11 @@ def item_summary(view: ItemView) -> str:
     hold = ""
     if view.hold:
         hold = f" (held: {view.hold}{' — ' + view.hold_reason if view.hold_reason else ''})"
-    lines = [f"Hallmark item {view.id}: {view.title!r}, state {view.state}{hold}"
-             + (f", round {view.round}" if view.round else "") + "."]
+    lines = [
+        f"Hallmark item {view.id}: {view.title!r}, state {view.state}{hold}"
+        + (f", round {view.round}" if view.round else "")
+        + "."
+    ]
     if view.worktree:
         lines.append(f"Worktree: {view.worktree} (branch {view.branch}). Edit and commit only there.")
     if view.open_questions:
@@ -65,8 +68,10 @@ def item_summary(view: ItemView) -> str:
 
 def in_loop_note(view: ItemView) -> str:
     """While the review loop holds the item's commit: how the person's changes get in."""
-    return (f"{view.id} is in {view.state}: its commit is frozen while the review loop runs. If the person wants "
-            f"changes now, run `hall pull-back {view.id} --reason \"…\"` first, then edit.")
+    return (
+        f"{view.id} is in {view.state}: its commit is frozen while the review loop runs. If the person wants "
+        f'changes now, run `hall pull-back {view.id} --reason "…"` first, then edit.'
+    )
 
 
 def listens_to_person(view: ItemView) -> bool:
@@ -75,12 +80,17 @@ def listens_to_person(view: ItemView) -> bool:
 
 
 def how_to_start() -> str:
-    return ("This repository uses Hallmark: every piece of work is an item with its own branch and worktree. "
-            'To start: hall new --title "…" (or hall adopt on an existing work branch), then cd into the '
-            "worktree it prints. Edits outside an item's worktree and pushes without a hallmark are denied. "
-            "Where things stand: hall status --all, hall inbox.")
+    return (
+        "This repository uses Hallmark: every piece of work is an item with its own branch and worktree. "
+        'To start: hall new --title "…" (or hall adopt on an existing work branch), then cd into the '
+        "worktree it prints. Edits outside an item's worktree and pushes without a hallmark are denied. "
+        "Where things stand: hall status --all, hall inbox."
+    )
 
 
 def inbox_line(count: int) -> str:
-    return f"The inbox has {count} entr{'y' if count == 1 else 'ies'} waiting for the person (hall inbox)." if count \
+    return (
+        f"The inbox has {count} entr{'y' if count == 1 else 'ies'} waiting for the person (hall inbox)."
+        if count
         else ""
+    )

@@ -66,7 +66,7 @@ def command_words(argv: list[str]) -> tuple[list[str], list[str]]:
         if not words and arg.startswith("-C") and len(arg) > 2:
             continue
         if arg == "--":
-            words += argv[index + 1:]
+            words += argv[index + 1 :]
             break
         if arg.startswith("-"):
             options.append(arg)

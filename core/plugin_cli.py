@@ -79,11 +79,17 @@ def apply(claude: list[str], steps: list[list[str]], plugin_id: str, version: st
         step = run_claude(claude, *args)
         done.append(step)
         if step["exit_code"] != 0:
-            raise HallError("COMMAND_FAILED", f"`claude {' '.join(args)}` failed (exit {step['exit_code']}): "
-                            f"{step['output'][-500:]}", ["hall doctor", "hall setup claude"])
+            raise HallError(
+                "COMMAND_FAILED",
+                f"`claude {' '.join(args)}` failed (exit {step['exit_code']}): {step['output'][-500:]}",
+                ["hall doctor", "hall setup claude"],
+            )
     entry = listed(claude, plugin_id)
     if entry is None or entry.get("version") != version:
         found = entry.get("version") if entry else "nothing"
-        raise HallError("COMMAND_FAILED", f"after installing, `claude plugin list` shows {found} for {plugin_id}, "
-                        f"not {version}", ["hall doctor", "hall setup claude"])
+        raise HallError(
+            "COMMAND_FAILED",
+            f"after installing, `claude plugin list` shows {found} for {plugin_id}, not {version}",
+            ["hall doctor", "hall setup claude"],
+        )
     return done

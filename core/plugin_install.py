@@ -40,8 +40,15 @@ MARKETPLACE = "hallmark-local"
 PLUGIN = "hallmark"
 PLUGIN_ID = f"{PLUGIN}@{MARKETPLACE}"
 KEEP_RELEASES = 3
-HOOK_EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "post-tool-use-failure",
-               "stop", "notification")
+HOOK_EVENTS = (
+    "session-start",
+    "user-prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "stop",
+    "notification",
+)
 
 
 def claude_config_dir() -> Path:
@@ -94,13 +101,16 @@ def schemas() -> dict[str, dict[str, Any]]:
     from .loop.verdict import schema as verdict_schema
 
     error = ErrorReply.model_json_schema()
-    return {name: to_draft7(schema) for name, schema in {
-        "error.json": error,
-        "event.json": event_schema(),
-        "config.json": Config.model_json_schema(),
-        "hallmark-note.json": hallmark_note_schema(),
-        "verdict.json": verdict_schema(),
-    }.items()}
+    return {
+        name: to_draft7(schema)
+        for name, schema in {
+            "error.json": error,
+            "event.json": event_schema(),
+            "config.json": Config.model_json_schema(),
+            "hallmark-note.json": hallmark_note_schema(),
+            "verdict.json": verdict_schema(),
+        }.items()
+    }
 
 
 def hallmark_note_schema() -> dict[str, Any]:
@@ -153,15 +163,20 @@ def stage(release: Path, binary: str, stamp: str) -> list[str]:
     plugin = release / "plugin"
     shutil.copytree(source, plugin, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py"))
     hooks_file = plugin / "hooks" / "hooks.json"
-    hooks_file.write_text(json.dumps(render_hooks(json.loads(hooks_file.read_text(encoding="utf-8")), binary),
-                                     indent=2) + "\n", encoding="utf-8")
+    hooks_file.write_text(
+        json.dumps(render_hooks(json.loads(hooks_file.read_text(encoding="utf-8")), binary), indent=2) + "\n",
+        encoding="utf-8",
+    )
     manifest_file = plugin / ".claude-plugin" / "plugin.json"
     manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
     manifest["version"] = f"{manifest.get('version', '0.0.0')}+{stamp}"
     manifest_file.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     write_schemas(plugin / "schemas")
-    market = {"name": MARKETPLACE, "owner": {"name": "Hallmark (local install by hall setup claude)"},
-              "plugins": [{"name": PLUGIN, "source": "./plugin", "description": manifest.get("description", "")}]}
+    market = {
+        "name": MARKETPLACE,
+        "owner": {"name": "Hallmark (local install by hall setup claude)"},
+        "plugins": [{"name": PLUGIN, "source": "./plugin", "description": manifest.get("description", "")}],
+    }
     (release / ".claude-plugin").mkdir(parents=True, exist_ok=True)
     (release / ".claude-plugin" / "marketplace.json").write_text(json.dumps(market, indent=2) + "\n", encoding="utf-8")
     return sorted(str(p.relative_to(release)) for p in release.rglob("*") if p.is_file())
@@ -211,7 +226,9 @@ def hooks_problems(data: dict[str, Any]) -> list[str]:
                     problems.append(f"hooks.json {event_name}: {binary!r} is not an absolute path")
                 elif not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
                     problems.append(f"hooks.json {event_name}: {binary} is not an executable file")
-    problems += [f"hooks.json: no {needed} hook" for needed in ("pre-tool-use", "session-start") if needed not in events]
+    problems += [
+        f"hooks.json: no {needed} hook" for needed in ("pre-tool-use", "session-start") if needed not in events
+    ]
     return problems
 
 
@@ -221,7 +238,7 @@ def _split_command(command: str) -> tuple[str, str, str]:
         while end < len(command) and command[end] != '"':
             end += 2 if command[end] == "\\" else 1
         binary = command[1:end].replace('\\"', '"').replace("\\\\", "\\")
-        return binary, " ", command[end + 1:]
+        return binary, " ", command[end + 1 :]
     return command.partition(" ")
 
 
@@ -249,16 +266,20 @@ def _register(settings: Path, marketplace_path: Path, *, write: bool = True) -> 
     try:
         data = json.loads(text) if text.strip() else {}
     except ValueError as exc:
-        raise HallError("COMMAND_FAILED", f"{settings} is not valid JSON ({exc}); nothing was changed.",
-                        [f"fix {settings}", "hall setup claude"]) from exc
+        raise HallError(
+            "COMMAND_FAILED",
+            f"{settings} is not valid JSON ({exc}); nothing was changed.",
+            [f"fix {settings}", "hall setup claude"],
+        ) from exc
     if not isinstance(data, dict):
         raise HallError("COMMAND_FAILED", f"{settings} is not a JSON object; nothing was changed.", [f"fix {settings}"])
     wanted_market = {"source": {"source": "directory", "path": str(marketplace_path)}}
     markets = data.setdefault("extraKnownMarketplaces", {})
     enabled = data.setdefault("enabledPlugins", {})
     if not isinstance(markets, dict) or not isinstance(enabled, dict):
-        raise HallError("COMMAND_FAILED", f"{settings}: extraKnownMarketplaces/enabledPlugins are not objects.",
-                        [f"fix {settings}"])
+        raise HallError(
+            "COMMAND_FAILED", f"{settings}: extraKnownMarketplaces/enabledPlugins are not objects.", [f"fix {settings}"]
+        )
     if markets.get(MARKETPLACE) == wanted_market and enabled.get(PLUGIN_ID) is True:
         return False
     if not write:
@@ -288,17 +309,31 @@ def install(*, dry_run: bool = False) -> dict[str, Any]:
         try:
             files = stage(release, binary, stamp)
         except (OSError, ValueError) as exc:
-            raise HallError("COMMAND_FAILED", f"Staging the plugin failed; the installed one is unchanged: {exc}",
-                            ["hall doctor", "reinstall hallmark"]) from exc
+            raise HallError(
+                "COMMAND_FAILED",
+                f"Staging the plugin failed; the installed one is unchanged: {exc}",
+                ["hall doctor", "reinstall hallmark"],
+            ) from exc
         problems = validate(release)
         if problems:
-            raise HallError("COMMAND_FAILED", "The staged plugin is invalid; the installed one is unchanged: "
-                            + "; ".join(problems[:10]), ["hall doctor", "reinstall hallmark"])
-        result: dict[str, Any] = {"dry_run": dry_run, "install_root": str(root), "release": str(release),
-                                  "hook": binary, "files": files, "previous": str(previous) if previous else None,
-                                  "settings": str(settings_path())}
+            raise HallError(
+                "COMMAND_FAILED",
+                "The staged plugin is invalid; the installed one is unchanged: " + "; ".join(problems[:10]),
+                ["hall doctor", "reinstall hallmark"],
+            )
+        result: dict[str, Any] = {
+            "dry_run": dry_run,
+            "install_root": str(root),
+            "release": str(release),
+            "hook": binary,
+            "files": files,
+            "previous": str(previous) if previous else None,
+            "settings": str(settings_path()),
+        }
         claude = find_claude()
-        version = json.loads((release / "plugin" / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))["version"]
+        version = json.loads((release / "plugin" / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))[
+            "version"
+        ]
         result["route"] = "claude" if claude else "settings"
         result["version"] = version
         if claude:
@@ -306,8 +341,12 @@ def install(*, dry_run: bool = False) -> dict[str, Any]:
 
             checked = run_claude(claude, "plugin", "validate", str(release / "plugin"))
             if checked["exit_code"] != 0:
-                raise HallError("COMMAND_FAILED", "Claude Code refuses the staged plugin; the installed one is "
-                                f"unchanged: {checked['output'][-800:]}", ["hall doctor", "reinstall hallmark"])
+                raise HallError(
+                    "COMMAND_FAILED",
+                    "Claude Code refuses the staged plugin; the installed one is "
+                    f"unchanged: {checked['output'][-800:]}",
+                    ["hall doctor", "reinstall hallmark"],
+                )
             steps = plan(claude, root / "current", MARKETPLACE, PLUGIN_ID)
             result["claude"] = claude[0]
             result["would_run" if dry_run else "ran"] = [[*claude, *s] for s in steps]
@@ -383,7 +422,10 @@ def installed_status() -> dict[str, Any]:
     settings = settings_path()
     if _would_register(settings, root / "current"):
         return {"ok": False, "detail": f"the plugin is installed but not enabled in {settings}"}
-    return {"ok": True, "detail": f"{PLUGIN_ID} installed at {current}, hooks run {_split_command(_first_command(hooks_file))[0]}"}
+    return {
+        "ok": True,
+        "detail": f"{PLUGIN_ID} installed at {current}, hooks run {_split_command(_first_command(hooks_file))[0]}",
+    }
 
 
 def _first_command(hooks_file: Path) -> str:

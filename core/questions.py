@@ -14,14 +14,26 @@ from .repo import Repo, current_actor
 from .secrets import redact
 
 
-def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[str] | None = None,
-        default: str | None = None, wait: str | None = None, session: str | None = None,
-        actor: str | None = None) -> item_results.Asked:
+def ask(
+    repo: Repo,
+    question: str,
+    *,
+    item_id: str | None = None,
+    options: list[str] | None = None,
+    default: str | None = None,
+    wait: str | None = None,
+    session: str | None = None,
+    actor: str | None = None,
+) -> item_results.Asked:
     question = redact(question)  # free text: a secret in it is redacted, never kept
     if not question.strip():
         raise HallError("USAGE", "A question needs text.", ['hall ask "…"'])
     if default is not None and options and default not in options:
-        raise HallError("USAGE", f"The default '{default}' is not one of the options {options}.", ['hall ask "…" --options a,b --default a'])
+        raise HallError(
+            "USAGE",
+            f"The default '{default}' is not one of the options {options}.",
+            ['hall ask "…" --options a,b --default a'],
+        )
     if wait:
         try:
             clock.parse_duration(wait)
@@ -38,7 +50,9 @@ def ask(repo: Repo, question: str, *, item_id: str | None = None, options: list[
     if session:
         fields["session"] = session
     record(repo, item_id, "question", actor=actor, **fields)
-    return item_results.Asked(qid=qid, item=item_id, question=question, options=options or [], default=default, wait=wait)
+    return item_results.Asked(
+        qid=qid, item=item_id, question=question, options=options or [], default=default, wait=wait
+    )
 
 
 def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> item_results.Answered:
@@ -60,8 +74,10 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> item
         for event in journal.read(path).events:
             if event.get("event") in ("answered", "question_defaulted") and event.get("qid") == qid:
                 raise HallError("ALREADY_ANSWERED", f"{qid} was answered already.", ["hall inbox"])
-        journal.append_unlocked(path, journal.make_event("answered", entry["item"], actor or current_actor(),
-                                                         {"qid": qid, "answer": chosen}))
+        journal.append_unlocked(
+            path,
+            journal.make_event("answered", entry["item"], actor or current_actor(), {"qid": qid, "answer": chosen}),
+        )
     return item_results.Answered(qid=qid, item=entry["item"], answer=chosen)
 
 
@@ -76,12 +92,24 @@ def apply_expired_defaults(repo: Repo) -> list[dict[str, Any]]:
             continue
         path = repo.paths.item_journal(q["item"]) if q["item"] else repo.paths.repo_journal
         with journal.locked(path):
-            done = any(e.get("qid") == q["qid"] and e.get("event") in ("answered", "question_defaulted")
-                       for e in journal.read(path).events)
+            done = any(
+                e.get("qid") == q["qid"] and e.get("event") in ("answered", "question_defaulted")
+                for e in journal.read(path).events
+            )
             if not done:
-                journal.append_unlocked(path, journal.make_event(
-                    "question_defaulted", q["item"], "hall",
-                    {"qid": q["qid"], "answer": q["default"], "reason": f"no answer within {q['wait']}; went ahead with the default"}))
+                journal.append_unlocked(
+                    path,
+                    journal.make_event(
+                        "question_defaulted",
+                        q["item"],
+                        "hall",
+                        {
+                            "qid": q["qid"],
+                            "answer": q["default"],
+                            "reason": f"no answer within {q['wait']}; went ahead with the default",
+                        },
+                    ),
+                )
                 applied.append(q)
     return applied
 
@@ -96,8 +124,12 @@ def wait_for_answer(repo: Repo, qid: str, wait: str | None, poll: float = 0.5) -
             raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
         if entry["answered"]:
             delivered = mark_delivered(repo, entry)
-            return {"answer": entry["answer"], "answered_by": entry["answered_by"],
-                    "defaulted": entry["answered_by"] == "default", "delivered_here": delivered}
+            return {
+                "answer": entry["answer"],
+                "answered_by": entry["answered_by"],
+                "defaulted": entry["answered_by"] == "default",
+                "delivered_here": delivered,
+            }
         if limit is not None and time.monotonic() - started > limit + 5:
             return {"answer": None, "answered_by": None, "defaulted": False}
         time.sleep(poll)
@@ -113,10 +145,15 @@ def mark_delivered(repo: Repo, entry: dict[str, Any]) -> bool:
         return False
     path = repo.paths.item_journal(entry["item"]) if entry["item"] else repo.paths.repo_journal
     with journal.locked(path):
-        claims = [e for e in journal.read(path).events
-                  if e.get("qid") == entry["qid"] and e.get("event") in DELIVERY_EVENTS]
+        claims = [
+            e for e in journal.read(path).events if e.get("qid") == entry["qid"] and e.get("event") in DELIVERY_EVENTS
+        ]
         if claims and claims[-1].get("event") != "resume_released":
             return False
-        journal.append_unlocked(path, journal.make_event("answer_delivered", entry["item"], "hall",
-                                                         {"qid": entry["qid"], "via": "hall ask --block"}))
+        journal.append_unlocked(
+            path,
+            journal.make_event(
+                "answer_delivered", entry["item"], "hall", {"qid": entry["qid"], "via": "hall ask --block"}
+            ),
+        )
     return True

@@ -46,8 +46,11 @@ class _ResultMeta(type):
     _hidden: frozenset[str]
 
     def __new__(mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _ResultMeta:
-        own = [field for field, hint in ns.get("__annotations__", {}).items()
-               if not str(hint).startswith(("ClassVar", "typing.ClassVar"))]
+        own = [
+            field
+            for field, hint in ns.get("__annotations__", {}).items()
+            if not str(hint).startswith(("ClassVar", "typing.ClassVar"))
+        ]
         defaults: dict[str, Any] = {}
         hidden_names: set[str] = set()
         for field in own:
@@ -102,7 +105,8 @@ class Result(metaclass=_ResultMeta):
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and all(
-            getattr(self, name) == getattr(other, name) for name in type(self)._fields if name not in self._hidden)
+            getattr(self, name) == getattr(other, name) for name in type(self)._fields if name not in self._hidden
+        )
 
     __hash__ = None  # type: ignore[assignment]  # lists inside: compared, never hashed
 
@@ -178,8 +182,12 @@ def _plain(value: Any) -> Any:
 
 
 _SCALARS: dict[Any, dict[str, Any]] = {
-    str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"}, bool: {"type": "boolean"},
-    type(None): {"type": "null"}, Any: {},
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    type(None): {"type": "null"},
+    Any: {},
 }
 
 

@@ -82,8 +82,9 @@ def _recent(moment: str, now: datetime, days: float) -> bool:
         return False
 
 
-def assign(views: list[ItemView], now: datetime | None = None,
-           waiting: Collection[str] = ()) -> dict[str, list[ItemView]]:
+def assign(
+    views: list[ItemView], now: datetime | None = None, waiting: Collection[str] = ()
+) -> dict[str, list[ItemView]]:
     """Which items each room shows.
 
     An item sits in the room of its state. Your Office also holds every item waiting for you

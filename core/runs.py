@@ -333,15 +333,26 @@ def describe(run: RunFile, number: int) -> RunSummary:
     end = found["end"]
     word, detail = run.outcome()  # the one rule: the Runs views and take-over judge it the same way
     rows = usage_rows(found["result"], found["model"])
-    return RunSummary(file=str(run.path), name=run.name, item=run.item, role=run.role, started=run.started,
-                      duration_ms=end.get("duration_ms") if end else None,
-                      exit_code=end.get("exit_code") if end else None,
-                      tokens=sum(row[key] for row in rows for key in TOKEN_FIELDS),
-                      cost_usd=round(sum(row["cost_usd"] for row in rows), 6), model=found["model"],
-                      outcome=f"failed: {detail}" if word == "failed" else word, detail=detail,
-                      failure=detail if word in ("failed", "died") else None, live=word == "live",
-                      lines=found["lines"], session_id=found["session_id"] or None,
-                      cwd=(end or {}).get("cwd") or found["cwd"] or None, run=number)
+    return RunSummary(
+        file=str(run.path),
+        name=run.name,
+        item=run.item,
+        role=run.role,
+        started=run.started,
+        duration_ms=end.get("duration_ms") if end else None,
+        exit_code=end.get("exit_code") if end else None,
+        tokens=sum(row[key] for row in rows for key in TOKEN_FIELDS),
+        cost_usd=round(sum(row["cost_usd"] for row in rows), 6),
+        model=found["model"],
+        outcome=f"failed: {detail}" if word == "failed" else word,
+        detail=detail,
+        failure=detail if word in ("failed", "died") else None,
+        live=word == "live",
+        lines=found["lines"],
+        session_id=found["session_id"] or None,
+        cwd=(end or {}).get("cwd") or found["cwd"] or None,
+        run=number,
+    )
 
 
 def rows(paths: RepoPaths, item_id: str | None) -> list[RunSummary]:
@@ -352,10 +363,26 @@ def rows(paths: RepoPaths, item_id: str | None) -> list[RunSummary]:
 # -- the end line ------------------------------------------------------------------------------
 
 
-def end_record(role: str, item_id: str | None, *, exit_code: int | None, duration_ms: int | None,
-               failure: str | None, cwd: str | None, **extra: Any) -> dict[str, Any]:
-    return {"type": "hall_run_end", "role": role, "item": item_id, "exit_code": exit_code, "duration_ms": duration_ms,
-            "failure": failure, "cwd": cwd, **extra}
+def end_record(
+    role: str,
+    item_id: str | None,
+    *,
+    exit_code: int | None,
+    duration_ms: int | None,
+    failure: str | None,
+    cwd: str | None,
+    **extra: Any,
+) -> dict[str, Any]:
+    return {
+        "type": "hall_run_end",
+        "role": role,
+        "item": item_id,
+        "exit_code": exit_code,
+        "duration_ms": duration_ms,
+        "failure": failure,
+        "cwd": cwd,
+        **extra,
+    }
 
 
 def append_end(stream: Path, record: dict[str, Any]) -> None:
@@ -407,6 +434,8 @@ def close_dead(run: RunFile) -> bool:
 def _close_if_open(run: RunFile) -> bool:
     if scan(run.path)["end"] is not None:
         return False
-    append_end(run.path, end_record(run.role, run.item, exit_code=None, duration_ms=None, failure=DIED, cwd=None,
-                                    recovered=True))
+    append_end(
+        run.path,
+        end_record(run.role, run.item, exit_code=None, duration_ms=None, failure=DIED, cwd=None, recovered=True),
+    )
     return True

@@ -36,20 +36,72 @@ from .errors import HallError
 from .paths import RepoPaths, discover, user_data_dir
 
 CREDENTIAL_PATHS = (
-    "~/.ssh", "~/.gnupg", "~/.config/gh", "~/.config/hub", "~/.config/glab-cli", "~/.config/tea",
-    "~/.git-credentials", "~/.config/git/credentials", "~/.netrc", "~/.npmrc", "~/.yarnrc.yml", "~/.pypirc",
-    "~/.config/pip/pip.conf", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials",
-    "~/.aws", "~/.config/gcloud", "~/.azure", "~/.kube", "~/.docker/config.json", "~/.terraform.d",
-    "~/.config/op", "~/.password-store", "~/.local/share/keyrings", "~/.config/sops",
+    "~/.ssh",
+    "~/.gnupg",
+    "~/.config/gh",
+    "~/.config/hub",
+    "~/.config/glab-cli",
+    "~/.config/tea",
+    "~/.git-credentials",
+    "~/.config/git/credentials",
+    "~/.netrc",
+    "~/.npmrc",
+    "~/.yarnrc.yml",
+    "~/.pypirc",
+    "~/.config/pip/pip.conf",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "~/.gem/credentials",
+    "~/.aws",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.kube",
+    "~/.docker/config.json",
+    "~/.terraform.d",
+    "~/.config/op",
+    "~/.password-store",
+    "~/.local/share/keyrings",
+    "~/.config/sops",
 )
 CREDENTIAL_ENV = (
-    "GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "GITLAB_TOKEN", "GL_TOKEN",
-    "GITLAB_PRIVATE_TOKEN", "CI_JOB_TOKEN", "GITEA_TOKEN", "BITBUCKET_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN",
-    "YARN_NPM_AUTH_TOKEN", "TWINE_PASSWORD", "TWINE_USERNAME", "PYPI_TOKEN", "PYPI_API_TOKEN", "UV_PUBLISH_TOKEN",
-    "UV_PUBLISH_PASSWORD", "POETRY_PYPI_TOKEN_PYPI", "FLIT_PASSWORD", "HATCH_INDEX_AUTH", "CARGO_REGISTRY_TOKEN",
-    "GEM_HOST_API_KEY", "NUGET_API_KEY", "VSCE_PAT", "OVSX_PAT", "DOCKER_PASSWORD", "DOCKER_AUTH_CONFIG",
-    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS",
-    "AZURE_CLIENT_SECRET", "AZURE_DEVOPS_EXT_PAT", "SSH_AUTH_SOCK", "GIT_ASKPASS", "SSH_ASKPASS",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "GITLAB_TOKEN",
+    "GL_TOKEN",
+    "GITLAB_PRIVATE_TOKEN",
+    "CI_JOB_TOKEN",
+    "GITEA_TOKEN",
+    "BITBUCKET_TOKEN",
+    "NPM_TOKEN",
+    "NODE_AUTH_TOKEN",
+    "YARN_NPM_AUTH_TOKEN",
+    "TWINE_PASSWORD",
+    "TWINE_USERNAME",
+    "PYPI_TOKEN",
+    "PYPI_API_TOKEN",
+    "UV_PUBLISH_TOKEN",
+    "UV_PUBLISH_PASSWORD",
+    "POETRY_PYPI_TOKEN_PYPI",
+    "FLIT_PASSWORD",
+    "HATCH_INDEX_AUTH",
+    "CARGO_REGISTRY_TOKEN",
+    "GEM_HOST_API_KEY",
+    "NUGET_API_KEY",
+    "VSCE_PAT",
+    "OVSX_PAT",
+    "DOCKER_PASSWORD",
+    "DOCKER_AUTH_CONFIG",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AZURE_CLIENT_SECRET",
+    "AZURE_DEVOPS_EXT_PAT",
+    "SSH_AUTH_SOCK",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
 )
 # inside git's directory: what a commit in a worktree needs is written; these never are. The runtime
 # puts /dev/null where a denied path does not exist, which git would misread, so `prepare` makes the
@@ -76,15 +128,21 @@ def repo_rules(paths: RepoPaths) -> dict[str, list[str]]:
     common = os.path.realpath(paths.common_dir)
     main = os.path.realpath(paths.main_checkout)
     deny = [_abs(os.path.join(common, name)) for name in GIT_DENIED]
-    deny += [_abs(os.path.join(common, name)) for name in GIT_DENIED_IF_PRESENT
-             if os.path.lexists(os.path.join(common, name))]
+    deny += [
+        _abs(os.path.join(common, name))
+        for name in GIT_DENIED_IF_PRESENT
+        if os.path.lexists(os.path.join(common, name))
+    ]
     try:
         worktree_dirs = sorted(os.listdir(os.path.join(common, "worktrees")))
     except OSError:
         worktree_dirs = []
     for name in worktree_dirs:
-        deny += [_abs(os.path.join(common, "worktrees", name, leaf)) for leaf in WORKTREE_DENIED
-                 if os.path.lexists(os.path.join(common, "worktrees", name, leaf))]
+        deny += [
+            _abs(os.path.join(common, "worktrees", name, leaf))
+            for leaf in WORKTREE_DENIED
+            if os.path.lexists(os.path.join(common, "worktrees", name, leaf))
+        ]
     deny += [_abs(os.path.join(main, ".hallmark.toml")), _abs(os.path.join(main, ".claude"))]
     for checkout in _checkouts(paths):
         deny += [_abs(os.path.join(checkout, ".claude", name)) for name in ("settings.json", "settings.local.json")]
@@ -155,28 +213,53 @@ def availability() -> dict[str, Any]:
     """Whether Claude Code's sandbox can run on this machine, and what is missing when it cannot."""
     if sys.platform == "darwin":
         found = shutil.which("sandbox-exec")
-        return {"ok": bool(found), "platform": "macos", "missing": [] if found else ["sandbox-exec"],
-                "detail": "Seatbelt (sandbox-exec) is available" if found else "sandbox-exec is missing"}
+        return {
+            "ok": bool(found),
+            "platform": "macos",
+            "missing": [] if found else ["sandbox-exec"],
+            "detail": "Seatbelt (sandbox-exec) is available" if found else "sandbox-exec is missing",
+        }
     if not sys.platform.startswith("linux"):
-        return {"ok": False, "platform": sys.platform, "missing": [],
-                "detail": "Claude Code's sandbox runs on macOS, Linux and WSL2 only"}
+        return {
+            "ok": False,
+            "platform": sys.platform,
+            "missing": [],
+            "detail": "Claude Code's sandbox runs on macOS, Linux and WSL2 only",
+        }
     missing = [tool for tool in ("bwrap", "socat") if shutil.which(tool) is None]
     if missing:
         names = {"bwrap": "bubblewrap", "socat": "socat"}
-        return {"ok": False, "platform": "linux", "missing": [names[m] for m in missing],
-                "detail": f"{' and '.join(names[m] for m in missing)} not installed",
-                "fix": f"apt-get install {' '.join(names[m] for m in missing)} (or your distribution's packages)"}
+        return {
+            "ok": False,
+            "platform": "linux",
+            "missing": [names[m] for m in missing],
+            "detail": f"{' and '.join(names[m] for m in missing)} not installed",
+            "fix": f"apt-get install {' '.join(names[m] for m in missing)} (or your distribution's packages)",
+        }
     try:
-        proc = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--unshare-net",
-                               "--", "true"], capture_output=True, text=True, timeout=20, check=False)
+        proc = subprocess.run(
+            ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--unshare-net", "--", "true"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return {"ok": False, "platform": "linux", "missing": [], "detail": f"bubblewrap cannot start: {exc}"}
     if proc.returncode != 0:
-        return {"ok": False, "platform": "linux", "missing": [],
-                "detail": "bubblewrap cannot make a sandbox here (no unprivileged user namespaces?): "
-                          + (proc.stderr.strip()[-200:] or f"exit {proc.returncode}")}
-    return {"ok": True, "platform": "linux", "missing": [], "detail": "bubblewrap and socat are installed and "
-                                                                      "bubblewrap can make a sandbox here"}
+        return {
+            "ok": False,
+            "platform": "linux",
+            "missing": [],
+            "detail": "bubblewrap cannot make a sandbox here (no unprivileged user namespaces?): "
+            + (proc.stderr.strip()[-200:] or f"exit {proc.returncode}"),
+        }
+    return {
+        "ok": True,
+        "platform": "linux",
+        "missing": [],
+        "detail": "bubblewrap and socat are installed and bubblewrap can make a sandbox here",
+    }
 
 
 # -- writing it ------------------------------------------------------------------------------------
@@ -226,8 +309,11 @@ def install(start: Path | None = None, *, dry_run: bool = False) -> dict[str, An
     try:
         current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except (OSError, ValueError) as exc:
-        raise HallError("COMMAND_FAILED", f"{path} is not valid JSON ({exc}); the sandbox profile was not written.",
-                        [f"fix {path}", "hall setup claude --sandbox --dry-run"]) from exc
+        raise HallError(
+            "COMMAND_FAILED",
+            f"{path} is not valid JSON ({exc}); the sandbox profile was not written.",
+            [f"fix {path}", "hall setup claude --sandbox --dry-run"],
+        ) from exc
     if not isinstance(current, dict):
         raise HallError("COMMAND_FAILED", f"{path} does not hold a JSON object.", [f"fix {path}"])
     state = user_data_dir() / STATE_FILE
@@ -241,11 +327,19 @@ def install(start: Path | None = None, *, dry_run: bool = False) -> dict[str, An
     if changed and not dry_run:
         atomic.write_text(path, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
         atomic.write_json(state, {"sandbox": block, "settings": str(path)})
-    result: dict[str, Any] = {"settings": str(path), "sandbox": block, "repos": [str(p.main_checkout) for p in repos],
-                              "changed": changed, "dry_run": dry_run, "available": available}
+    result: dict[str, Any] = {
+        "settings": str(path),
+        "sandbox": block,
+        "repos": [str(p.main_checkout) for p in repos],
+        "changed": changed,
+        "dry_run": dry_run,
+        "available": available,
+    }
     if not available["ok"]:
-        result["warning"] = (f"the sandbox cannot run here ({available['detail']}): Claude Code would run commands "
-                             "unsandboxed; failIfUnavailable is left off so sessions still work")
+        result["warning"] = (
+            f"the sandbox cannot run here ({available['detail']}): Claude Code would run commands "
+            "unsandboxed; failIfUnavailable is left off so sessions still work"
+        )
     return result
 
 
@@ -277,6 +371,9 @@ def status() -> dict[str, Any]:
     except (OSError, ValueError):
         data = {}
     sandbox = data.get("sandbox") if isinstance(data, dict) else None
-    installed = isinstance(sandbox, dict) and sandbox.get("enabled") is True and "hall" in (
-        sandbox.get("excludedCommands") or [])
+    installed = (
+        isinstance(sandbox, dict)
+        and sandbox.get("enabled") is True
+        and "hall" in (sandbox.get("excludedCommands") or [])
+    )
     return {"available": available, "installed": installed}

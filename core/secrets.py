@@ -51,69 +51,124 @@ _E = r"(?![A-Za-z0-9_\-])"  # and ends here
 # on text that holds one of its needles, and is compiled the first time it runs: the hook that
 # scans every prompt pays for the shapes a prompt could hold, not for all of them.
 _SHAPES_SRC: list[tuple[str, tuple[str, ...], str, int]] = [
-    ("private key block", ('PRIVATE KEY',), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", 0),
-    ("AWS access key", ('AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'ANVA', 'AIPA', 'A3T'), _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}" + _E, 0),
-    ("GitHub token", ('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'), _B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E, 0),
-    ("GitHub fine-grained token", ('github_pat_',), _B + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _E, 0),
-    ("GitLab token", ('gl',), _B + r"gl(?:pat|dt|ptt|rt|cbt|oas|imt|agent|feed|ft|soat|wt)-[A-Za-z0-9_\-]{20,}", 0),
-    ("Slack token", ('xox',), _B + r"xox[abposre]-(?:[0-9A-Za-z]+-)*[0-9A-Za-z]{10,}", 0),
-    ("Slack app token", ('xapp-',), _B + r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,}", 0),
-    ("Slack webhook", ('hooks.slack.com',), r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}", 0),
-    ("Discord webhook", ('/api/webhooks/',), r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_\-]{40,}", 0),
-    ("Microsoft Teams webhook", ('webhook.office.com',), r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}", 0),
-    ("Stripe key", ('_live_', '_test_'), _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E, 0),
-    ("Stripe webhook secret", ('whsec_',), _B + r"whsec_[A-Za-z0-9+/]{24,}" + _E, 0),
-    ("Anthropic key", ('sk-ant-',), _B + r"sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_\-]{40,}", 0),
-    ("OpenAI key", ('sk-',), _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}", 0),
-    ("OpenAI key", ('sk-',), _B + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}", 0),
-    ("Google API key", ('AIza',), _B + r"AIza[0-9A-Za-z_\-]{35}" + _E, 0),
-    ("Google OAuth secret", ('GOCSPX-',), _B + r"GOCSPX-[A-Za-z0-9_\-]{28}" + _E, 0),
-    ("Google service account key", ('private_key_id',), r"\"private_key_id\"\s*:\s*\"[a-f0-9]{40}\"", 0),
-    ("npm token", ('npm_',), _B + r"npm_[A-Za-z0-9]{36}" + _E, 0),
-    ("PyPI token", ('pypi-',), _B + r"pypi-AgE[A-Za-z0-9_\-]{50,}", 0),
-    ("RubyGems key", ('rubygems_',), _B + r"rubygems_[a-f0-9]{48}" + _E, 0),
-    ("SendGrid key", ('SG.',), _B + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E, 0),
-    ("Twilio key", ('SK',), _B + r"SK[0-9a-f]{32}" + _E, 0),
-    ("Twilio credentials", ('AC',), _B + r"AC[0-9a-f]{32}(?:\s*[:/,;|]\s*|\s+)[0-9a-f]{32}" + _E, 0),
-    ("Mailgun key", ('key-',), _B + r"key-[0-9a-f]{32}" + _E, 0),
-    ("Mailchimp key", ('-us',), _B + r"[0-9a-f]{32}-us\d{1,2}" + _E, 0),
-    ("Telegram bot token", (':AA',), _B + r"\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _E, 0),
-    ("Discord bot token", ('.',), r"[MNO](?<![A-Za-z0-9_\-][MNO])[A-Za-z\d]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}" + _E, 0),
-    ("DigitalOcean token", ('_v1_',), _B + r"do[pro]_v1_[a-f0-9]{64}" + _E, 0),
-    ("Hugging Face token", ('hf_',), _B + r"hf_[A-Za-z]{34}" + _E, 0),
-    ("Azure storage key", ('AccountKey=',), r"AccountKey=[A-Za-z0-9+/]{60,}={0,2}", 0),
-    ("Azure SAS signature", ('sig=',), r"[?&]sig=([A-Za-z0-9%+/=]{30,})", 1),
-    ("Doppler token", ('dp.',), _B + r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[A-Za-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,}" + _E, 0),
-    ("Vault token", ('hvs.', 'hvb.', 'hvr.'), _B + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", 0),
-    ("Databricks token", ('dapi',), _B + r"dapi[0-9a-f]{32}(?:-\d)?" + _E, 0),
-    ("Atlassian API token", ('ATATT3',), _B + r"ATATT3[A-Za-z0-9_\-=]{100,}", 0),
-    ("age secret key", ('AGE-SECRET-KEY-1',), _B + r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E, 0),
-    ("Grafana token", ('glsa_', 'glc_'), _B + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})" + _E, 0),
-    ("Shopify token", ('shp',), _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, 0),
-    ("Linear key", ('lin_',), _B + r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _E, 0),
-    ("Postman key", ('PMAK-',), _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E, 0),
-    ("New Relic key", ('NRAK-', 'NRII-', 'NRJS-'), _B + r"NR(?:AK|II|JS)-[A-Za-z0-9]{27,}" + _E, 0),
-    ("Sentry token", ('sntr',), _B + r"sntry[su]_[A-Za-z0-9_=+/\-]{40,}", 0),
-    ("Supabase token", ('sbp_',), _B + r"sbp_[a-f0-9]{40}" + _E, 0),
-    ("PlanetScale token", ('pscale_',), _B + r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}", 0),
-    ("Pulumi token", ('pul-',), _B + r"pul-[a-f0-9]{40}" + _E, 0),
-    ("Docker Hub token", ('dckr_pat_',), _B + r"dckr_pat_[A-Za-z0-9_\-]{27,}" + _E, 0),
-    ("Buildkite token", ('bkua_',), _B + r"bkua_[a-f0-9]{40}" + _E, 0),
-    ("Sourcegraph token", ('sgp_',), _B + r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}" + _E, 0),
-    ("Fly.io token", ('fo1_',), _B + r"fo1_[A-Za-z0-9_\-]{43}" + _E, 0),
-    ("Netlify token", ('nfp_',), _B + r"nfp_[A-Za-z0-9]{36}" + _E, 0),
-    ("Figma token", ('figd_',), _B + r"figd_[A-Za-z0-9_\-]{40}" + _E, 0),
-    ("Terraform Cloud token", ('.atlasv1.',), _B + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9\-_=]{60,}", 0),
-    ("Square token", ('sq0', 'EAAA'), _B + r"(?:sq0(?:atp|csp)-[0-9A-Za-z\-_]{22,43}|EAAA[A-Za-z0-9\-_+=]{60})" + _E, 0),
-    ("Notion token", ('secret_', 'ntn_'), _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})" + _E, 0),
-    ("Airtable token", ('pat',), _B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E, 0),
-    ("Alibaba key", ('LTAI',), _B + r"LTAI[A-Za-z0-9]{20}" + _E, 0),
-    ("Heroku key", ('HRKU-',), _B + r"HRKU-[A-Za-z0-9_\-]{40,}", 0),
-    ("JSON Web Token", ('eyJ',), _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}", 0),
-    ("URL with a password", ('://',), r"\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@]{0,64}:([^\s]{1,256})@[A-Za-z0-9\-.\[\]]+"
-                            r"(?::\d+)?(?=[/?#\s\"'`),;]|$)", 1),
-    ("curl --user credentials", ('-u', '--user'), r"(?:^|\s)(?:-u|--user)(?:\s+|=)(['\"]?)[^\s:'\"]+:([^\s'\"]{3,})\1", 2),
-    (".netrc password", ('password',), r"(?m)(?:^[ \t]*password[ \t]+(\S{3,})[ \t]*$|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{3,}))", -1),
+    ("private key block", ("PRIVATE KEY",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", 0),
+    (
+        "AWS access key",
+        ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "A3T"),
+        _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}" + _E,
+        0,
+    ),
+    ("GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E, 0),
+    ("GitHub fine-grained token", ("github_pat_",), _B + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _E, 0),
+    ("GitLab token", ("gl",), _B + r"gl(?:pat|dt|ptt|rt|cbt|oas|imt|agent|feed|ft|soat|wt)-[A-Za-z0-9_\-]{20,}", 0),
+    ("Slack token", ("xox",), _B + r"xox[abposre]-(?:[0-9A-Za-z]+-)*[0-9A-Za-z]{10,}", 0),
+    ("Slack app token", ("xapp-",), _B + r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,}", 0),
+    (
+        "Slack webhook",
+        ("hooks.slack.com",),
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}",
+        0,
+    ),
+    (
+        "Discord webhook",
+        ("/api/webhooks/",),
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_\-]{40,}",
+        0,
+    ),
+    (
+        "Microsoft Teams webhook",
+        ("webhook.office.com",),
+        r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}",
+        0,
+    ),
+    ("Stripe key", ("_live_", "_test_"), _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E, 0),
+    ("Stripe webhook secret", ("whsec_",), _B + r"whsec_[A-Za-z0-9+/]{24,}" + _E, 0),
+    ("Anthropic key", ("sk-ant-",), _B + r"sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_\-]{40,}", 0),
+    ("OpenAI key", ("sk-",), _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}", 0),
+    ("OpenAI key", ("sk-",), _B + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}", 0),
+    ("Google API key", ("AIza",), _B + r"AIza[0-9A-Za-z_\-]{35}" + _E, 0),
+    ("Google OAuth secret", ("GOCSPX-",), _B + r"GOCSPX-[A-Za-z0-9_\-]{28}" + _E, 0),
+    ("Google service account key", ("private_key_id",), r"\"private_key_id\"\s*:\s*\"[a-f0-9]{40}\"", 0),
+    ("npm token", ("npm_",), _B + r"npm_[A-Za-z0-9]{36}" + _E, 0),
+    ("PyPI token", ("pypi-",), _B + r"pypi-AgE[A-Za-z0-9_\-]{50,}", 0),
+    ("RubyGems key", ("rubygems_",), _B + r"rubygems_[a-f0-9]{48}" + _E, 0),
+    ("SendGrid key", ("SG.",), _B + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E, 0),
+    ("Twilio key", ("SK",), _B + r"SK[0-9a-f]{32}" + _E, 0),
+    ("Twilio credentials", ("AC",), _B + r"AC[0-9a-f]{32}(?:\s*[:/,;|]\s*|\s+)[0-9a-f]{32}" + _E, 0),
+    ("Mailgun key", ("key-",), _B + r"key-[0-9a-f]{32}" + _E, 0),
+    ("Mailchimp key", ("-us",), _B + r"[0-9a-f]{32}-us\d{1,2}" + _E, 0),
+    ("Telegram bot token", (":AA",), _B + r"\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _E, 0),
+    (
+        "Discord bot token",
+        (".",),
+        r"[MNO](?<![A-Za-z0-9_\-][MNO])[A-Za-z\d]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}" + _E,
+        0,
+    ),
+    ("DigitalOcean token", ("_v1_",), _B + r"do[pro]_v1_[a-f0-9]{64}" + _E, 0),
+    ("Hugging Face token", ("hf_",), _B + r"hf_[A-Za-z]{34}" + _E, 0),
+    ("Azure storage key", ("AccountKey=",), r"AccountKey=[A-Za-z0-9+/]{60,}={0,2}", 0),
+    ("Azure SAS signature", ("sig=",), r"[?&]sig=([A-Za-z0-9%+/=]{30,})", 1),
+    (
+        "Doppler token",
+        ("dp.",),
+        _B + r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[A-Za-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,}" + _E,
+        0,
+    ),
+    ("Vault token", ("hvs.", "hvb.", "hvr."), _B + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", 0),
+    ("Databricks token", ("dapi",), _B + r"dapi[0-9a-f]{32}(?:-\d)?" + _E, 0),
+    ("Atlassian API token", ("ATATT3",), _B + r"ATATT3[A-Za-z0-9_\-=]{100,}", 0),
+    ("age secret key", ("AGE-SECRET-KEY-1",), _B + r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E, 0),
+    (
+        "Grafana token",
+        ("glsa_", "glc_"),
+        _B + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})" + _E,
+        0,
+    ),
+    ("Shopify token", ("shp",), _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, 0),
+    ("Linear key", ("lin_",), _B + r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _E, 0),
+    ("Postman key", ("PMAK-",), _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E, 0),
+    ("New Relic key", ("NRAK-", "NRII-", "NRJS-"), _B + r"NR(?:AK|II|JS)-[A-Za-z0-9]{27,}" + _E, 0),
+    ("Sentry token", ("sntr",), _B + r"sntry[su]_[A-Za-z0-9_=+/\-]{40,}", 0),
+    ("Supabase token", ("sbp_",), _B + r"sbp_[a-f0-9]{40}" + _E, 0),
+    ("PlanetScale token", ("pscale_",), _B + r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}", 0),
+    ("Pulumi token", ("pul-",), _B + r"pul-[a-f0-9]{40}" + _E, 0),
+    ("Docker Hub token", ("dckr_pat_",), _B + r"dckr_pat_[A-Za-z0-9_\-]{27,}" + _E, 0),
+    ("Buildkite token", ("bkua_",), _B + r"bkua_[a-f0-9]{40}" + _E, 0),
+    ("Sourcegraph token", ("sgp_",), _B + r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}" + _E, 0),
+    ("Fly.io token", ("fo1_",), _B + r"fo1_[A-Za-z0-9_\-]{43}" + _E, 0),
+    ("Netlify token", ("nfp_",), _B + r"nfp_[A-Za-z0-9]{36}" + _E, 0),
+    ("Figma token", ("figd_",), _B + r"figd_[A-Za-z0-9_\-]{40}" + _E, 0),
+    ("Terraform Cloud token", (".atlasv1.",), _B + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9\-_=]{60,}", 0),
+    (
+        "Square token",
+        ("sq0", "EAAA"),
+        _B + r"(?:sq0(?:atp|csp)-[0-9A-Za-z\-_]{22,43}|EAAA[A-Za-z0-9\-_+=]{60})" + _E,
+        0,
+    ),
+    ("Notion token", ("secret_", "ntn_"), _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})" + _E, 0),
+    ("Airtable token", ("pat",), _B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E, 0),
+    ("Alibaba key", ("LTAI",), _B + r"LTAI[A-Za-z0-9]{20}" + _E, 0),
+    ("Heroku key", ("HRKU-",), _B + r"HRKU-[A-Za-z0-9_\-]{40,}", 0),
+    ("JSON Web Token", ("eyJ",), _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}", 0),
+    (
+        "URL with a password",
+        ("://",),
+        r"\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@]{0,64}:([^\s]{1,256})@[A-Za-z0-9\-.\[\]]+"
+        r"(?::\d+)?(?=[/?#\s\"'`),;]|$)",
+        1,
+    ),
+    (
+        "curl --user credentials",
+        ("-u", "--user"),
+        r"(?:^|\s)(?:-u|--user)(?:\s+|=)(['\"]?)[^\s:'\"]+:([^\s'\"]{3,})\1",
+        2,
+    ),
+    (
+        ".netrc password",
+        ("password",),
+        r"(?m)(?:^[ \t]*password[ \t]+(\S{3,})[ \t]*$|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{3,}))",
+        -1,
+    ),
 ]
 _COMPILED: dict[str, re.Pattern[str]] = {}
 
@@ -145,16 +200,25 @@ _PROSE_GUARD = r"[A-Za-z_][\w.\[\]]*"
 _CLASSES = (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]")
 
 # The providers' own documented example values: quoted in docs everywhere, never live.
-KNOWN_EXAMPLES = frozenset({
-    "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AKIAI44QH8DHBEXAMPLE",
-    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
-    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
-    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
-    "xoxb-not-a-real-token-this-will-not-work", "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
-})
+KNOWN_EXAMPLES = frozenset(
+    {
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "AKIAI44QH8DHBEXAMPLE",
+        "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+        ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "xoxb-not-a-real-token-this-will-not-work",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    }
+)
 # A value that says, in itself, that it is not a real one.
-_SELF_EXAMPLE = (r"(?i)example|sample|dummy|placeholder|redacted|changeme|not[_\-]?a[_\-]?real|your[_\-]|"
-                 r"x{4,}|\*{3,}|\.{3,}|…|^<[^>]*>$|^\{\{.*\}\}$|^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+_SELF_EXAMPLE = (
+    r"(?i)example|sample|dummy|placeholder|redacted|changeme|not[_\-]?a[_\-]?real|your[_\-]|"
+    r"x{4,}|\*{3,}|\.{3,}|…|^<[^>]*>$|^\{\{.*\}\}$|^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
+)
 # For a value written after a name (or in a URL): also a reference to where the secret lives, or a word.
 _PLACEHOLDER = (
     r"(?ix)^(?:"
@@ -218,8 +282,11 @@ def _shapes(text: str, add: Callable[[str, int, int], None]) -> None:
             value = match.group(slot)
             if is_placeholder(value) if slot else is_example(value):
                 continue
-            if slot and kind in ("URL with a password", "curl --user credentials", ".netrc password") \
-                    and (value.startswith("$") or not _credential_like(value)):
+            if (
+                slot
+                and kind in ("URL with a password", "curl --user credentials", ".netrc password")
+                and (value.startswith("$") or not _credential_like(value))
+            ):
                 continue
             add(kind, match.start(slot), match.end(slot))
 
@@ -266,8 +333,12 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
                 _assignment(text, assigned, add)
     for match in _re(_AWS_SECRET).finditer(text):
         value = match.group(0)
-        if _classes(value) >= 3 and shannon_entropy(value) >= 4.3 and not is_example(value) \
-                and not re.search(r"[a-z]{7,}", value):
+        if (
+            _classes(value) >= 3
+            and shannon_entropy(value) >= 4.3
+            and not is_example(value)
+            and not re.search(r"[a-z]{7,}", value)
+        ):
             add("AWS secret access key", match.start(), match.end())
     return found
 
@@ -285,14 +356,17 @@ def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], 
     lowered = name.lower()
     is_password = any(w in lowered for w in ("password", "passwd", "pwd", "passphrase"))
     quoted = bool(match.group("q"))
-    separator = text[match.end("name"): match.start(slot)]
+    separator = text[match.end("name") : match.start(slot)]
     if not quoted and not re.search(r"[=:]", separator) and not (_looks_random(value) and len(value) >= 20):
         return  # "token abc" in prose is not an assignment; only flag a random-looking value
     if is_password and (quoted or "=" in separator or ":" in separator) and len(value) >= 6 and not value.isalpha():
         add("password assignment", match.start(slot), match.end(slot))
     elif _looks_random(value) and len(value) >= 16:
-        kind = "AWS secret access key" if "aws" in lowered and len(value) == 40 else \
-            "high-entropy value next to a secret-like name"
+        kind = (
+            "AWS secret access key"
+            if "aws" in lowered and len(value) == 40
+            else "high-entropy value next to a secret-like name"
+        )
         add(kind, match.start(slot), match.end(slot))
     elif is_password and len(value) >= 8 and _looks_random(value):
         add("password assignment", match.start(slot), match.end(slot))
@@ -308,7 +382,7 @@ def redact(text: str) -> str:
     out = []
     last = 0
     for finding in sorted(found, key=lambda f: f.start):
-        out.append(text[last:finding.start])
+        out.append(text[last : finding.start])
         out.append(f"[redacted: {finding.kind}]")
         last = finding.end
     out.append(text[last:])

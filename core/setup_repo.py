@@ -43,15 +43,20 @@ def detect_gates(root: Path) -> list[str]:
             runner = "yarn"
         elif (root / "bun.lockb").exists() or (root / "bun.lock").exists():
             runner = "bun run"
-        gates += ["npm test" if (name == "test" and runner == "npm run") else f"{runner} {name}"
-                  for name in ("lint", "typecheck", "build", "test") if name in scripts]
+        gates += [
+            "npm test" if (name == "test" and runner == "npm run") else f"{runner} {name}"
+            for name in ("lint", "typecheck", "build", "test")
+            if name in scripts
+        ]
     if (root / "Cargo.toml").is_file():
         gates += ["cargo test", "cargo clippy"]
         if (root / "rustfmt.toml").is_file() or (root / ".rustfmt.toml").is_file():
             gates.append("cargo fmt --check")
     if (root / "go.mod").is_file():
         gates += ["go test ./...", "go vet ./..."]
-        if any((root / name).is_file() for name in (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")):
+        if any(
+            (root / name).is_file() for name in (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")
+        ):
             gates.append("golangci-lint run")
     gates += python_checkers(root)
     if _uses_pytest(root):
@@ -73,7 +78,9 @@ def python_checkers(root: Path) -> list[str]:
     pyproject = _read(root / "pyproject.toml")
     setup_cfg = _read(root / "setup.cfg")
     tox_ini = _read(root / "tox.ini")
-    precommit = next((p for p in (root / ".pre-commit-config.yaml", root / ".pre-commit-config.yml") if p.is_file()), None)
+    precommit = next(
+        (p for p in (root / ".pre-commit-config.yaml", root / ".pre-commit-config.yml") if p.is_file()), None
+    )
     hooks = set(re.findall(r"^\s*-?\s*id:\s*([\w.-]+)", _read(precommit), re.M)) if precommit else set()
     found: list[str] = ["pre-commit run --all-files"] if precommit else []
 
@@ -87,9 +94,20 @@ def python_checkers(root: Path) -> list[str]:
         add("black --check .", "black")
     if (root / ".flake8").is_file() or "[flake8]" in setup_cfg or "[flake8]" in tox_ini:
         add("flake8", "flake8")
-    mypy_files = re.search(r"^\s*files\s*=", _section(pyproject, "[tool.mypy]") + _section(setup_cfg, "[mypy]")
-                           + _read(root / "mypy.ini") + _read(root / ".mypy.ini"), re.M)
-    if "[tool.mypy]" in pyproject or "[mypy]" in setup_cfg or (root / "mypy.ini").is_file() or (root / ".mypy.ini").is_file():
+    mypy_files = re.search(
+        r"^\s*files\s*=",
+        _section(pyproject, "[tool.mypy]")
+        + _section(setup_cfg, "[mypy]")
+        + _read(root / "mypy.ini")
+        + _read(root / ".mypy.ini"),
+        re.M,
+    )
+    if (
+        "[tool.mypy]" in pyproject
+        or "[mypy]" in setup_cfg
+        or (root / "mypy.ini").is_file()
+        or (root / ".mypy.ini").is_file()
+    ):
         add("mypy" if mypy_files else ("mypy src" if (root / "src").is_dir() else "mypy ."), "mypy")
     if "[tool.pyright]" in pyproject or (root / "pyrightconfig.json").is_file():
         add("pyright", "pyright")
@@ -101,7 +119,7 @@ def _section(text: str, header: str) -> str:
     start = text.find(header)
     if start == -1:
         return ""
-    rest = text[start + len(header):]
+    rest = text[start + len(header) :]
     end = re.search(r"^\[", rest, re.M)
     return rest[: end.start()] if end else rest
 
@@ -164,7 +182,7 @@ def write_claude_section(root: Path) -> str:
         return "created"
     start, end = text.find(CLAUDE_START), text.find(CLAUDE_END)
     if start != -1 and end != -1 and end > start:
-        updated = text[:start] + CLAUDE_SECTION.rstrip("\n") + text[end + len(CLAUDE_END):]
+        updated = text[:start] + CLAUDE_SECTION.rstrip("\n") + text[end + len(CLAUDE_END) :]
         if updated == text:
             return "unchanged"
         atomic.write_text(path, updated)
@@ -251,7 +269,13 @@ def install_pre_push(paths: RepoPaths) -> dict[str, Any]:
         done = githooks.install(paths)
     except Exception as exc:  # noqa: BLE001 - reported, and `hall doctor` / `hall setup git` repair it
         return {"ok": False, "detail": f"the pre-push hook was not installed: {exc}", "next": ["hall setup git"]}
-    return {"ok": done["ok"], "dirs": [d["dir"] for d in done["dirs"]], **({"detail": done["detail"]} if "detail" in done else {})}
+    return {
+        "ok": done["ok"],
+        "dirs": [d["dir"] for d in done["dirs"]],
+        **({"detail": done["detail"]} if "detail" in done else {}),
+    }
+
+
 def setup_warnings(root: Path) -> list[dict[str, str]]:
     """What would make the loop test or treat the wrong files, found at init: an environment that
     imports the package from the main checkout (an editable install), and `[worktree] copy` paths
@@ -268,10 +292,16 @@ def setup_warnings(root: Path) -> list[dict[str, str]]:
         return out
     out += [{"kind": "worktree_code", "text": warning["text"]} for warning in init_warnings(root, list(config.gates))]
     for path in not_ignored(root, config.worktree_copy):
-        out.append({"kind": "worktree_copy", "text": (
-            f"{path} is copied into every item's worktree ([worktree] copy) but git does not ignore it: add it to "
-            ".gitignore. Hallmark leaves the unchanged copy out of every dirtiness check and never commits it, "
-            "but your own git commands would see it.")})
+        out.append(
+            {
+                "kind": "worktree_copy",
+                "text": (
+                    f"{path} is copied into every item's worktree ([worktree] copy) but git does not ignore it: add it to "
+                    ".gitignore. Hallmark leaves the unchanged copy out of every dirtiness check and never commits it, "
+                    "but your own git commands would see it."
+                ),
+            }
+        )
     return out
 
 

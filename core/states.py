@@ -48,9 +48,7 @@ TRANSITIONS: dict[str, dict[str, str]] = {
     # the agent thinks it's done: waits for you; with auto_ready a `ready` follows at once
     "proposed_ready": {DEVELOPMENT: AWAITING_YOU},
     "ready": {DEVELOPMENT: CHECKS, AWAITING_YOU: CHECKS},
-    "pulled_back": {
-        s: DEVELOPMENT for s in (AWAITING_YOU, CHECKS, REVIEW, FIXING, ESCALATED, HALLMARKED)
-    },
+    "pulled_back": {s: DEVELOPMENT for s in (AWAITING_YOU, CHECKS, REVIEW, FIXING, ESCALATED, HALLMARKED)},
     "checks_passed": {CHECKS: REVIEW},
     "checks_failed": {CHECKS: FIXING},
     "hallmarked": {REVIEW: HALLMARKED},
@@ -106,8 +104,13 @@ CARRYING_ACTORS = frozenset({"shipper", "assayer"})
 def carries_hallmark(state: str, event: dict) -> bool:
     """A clean rebase of a hallmarked commit by the shipper carries the approval to the new SHA."""
     sha = event.get("sha")
-    return (state == HALLMARKED and event.get("carried") is True and event.get("actor") in CARRYING_ACTORS
-            and isinstance(sha, str) and bool(sha))
+    return (
+        state == HALLMARKED
+        and event.get("carried") is True
+        and event.get("actor") in CARRYING_ACTORS
+        and isinstance(sha, str)
+        and bool(sha)
+    )
 
 
 # -- the view -------------------------------------------------------------------------------------
@@ -203,8 +206,9 @@ class ItemView:
             raise TypeError(f"ItemView has no field {sorted(values)[0]!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: (list(value) if name in _LISTS else value)
-                for name in FIELD_NAMES for value in (getattr(self, name),)}
+        return {
+            name: (list(value) if name in _LISTS else value) for name in FIELD_NAMES for value in (getattr(self, name),)
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemView:

@@ -58,8 +58,9 @@ def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.
     return removable, kept
 
 
-def sweep(repo: Any, dry_run: bool = False, *, actor: str | None = None,
-          item_ids: Iterable[str] | None = None) -> dict[str, Any]:
+def sweep(
+    repo: Any, dry_run: bool = False, *, actor: str | None = None, item_ids: Iterable[str] | None = None
+) -> dict[str, Any]:
     """Remove the worktrees of closed and dropped items (the daemon's sweeper calls this too, with
     `item_ids` = the items whose PR is done and `actor="sweeper"`)."""
     removable, kept = plan(repo, item_ids)
@@ -76,5 +77,9 @@ def sweep(repo: Any, dry_run: bool = False, *, actor: str | None = None,
             kept.append({"item": view.id, "state": view.state, "worktree": view.worktree, "why": why})
     nxt = ["hall sweep"] if dry_run and removed else []
     nxt += [f"git -C {k['worktree']} status" for k in kept if "uncommitted" in k["why"]][:3]
-    return {"dry_run": dry_run, ("would_remove" if dry_run else "removed"): removed, "kept": kept,
-            "next": nxt or ["hall status --all"]}
+    return {
+        "dry_run": dry_run,
+        ("would_remove" if dry_run else "removed"): removed,
+        "kept": kept,
+        "next": nxt or ["hall status --all"],
+    }

@@ -61,18 +61,24 @@ def pick_run(repo: Any, item_id: str, run: int | str | None) -> Path:
     """Run N (1 = oldest, -1 = latest), a run file name, or by default the latest run with a session."""
     files = runs.list_runs(repo.paths, item_id)
     if not files:
-        raise HallError("NO_RUN", f"{item_id} has no runs to take over.", [f"hall trace {item_id}", f"hall status {item_id}"])
+        raise HallError(
+            "NO_RUN", f"{item_id} has no runs to take over.", [f"hall trace {item_id}", f"hall status {item_id}"]
+        )
     if run is None:
         for found in reversed(files):
             if stream_info(found.path).get("session_id"):
                 return found.path
-        raise HallError("NO_SESSION", f"None of {item_id}'s runs has a session id in its stream yet.", [f"hall trace {item_id}"])
+        raise HallError(
+            "NO_SESSION", f"None of {item_id}'s runs has a session id in its stream yet.", [f"hall trace {item_id}"]
+        )
     picked = runs.pick(files, run)
     if picked is not None:
         return picked.path
     if isinstance(run, str) and not run.lstrip("-").isdigit():
         raise HallError("NO_RUN", f"{item_id} has no run {run!r}.", [f"hall trace {item_id}"])
-    raise HallError("NO_RUN", f"{item_id} has {len(files)} run(s); there is no run {int(run)}.", [f"hall trace {item_id}"])
+    raise HallError(
+        "NO_RUN", f"{item_id} has {len(files)} run(s); there is no run {int(run)}.", [f"hall trace {item_id}"]
+    )
 
 
 def _run_pid(repo: Any, item_id: str, run_path: Path) -> int | None:
@@ -98,8 +104,11 @@ def stop_run(repo: Any, item_id: str, run_path: Path) -> bool:
         return False
     pid = _run_pid(repo, item_id, run_path)
     if pid is None:
-        raise HallError("RUN_LIVE", f"{run_path.name} is still running and its process id is unknown; stop it first.",
-                        [f"hall trace {item_id} --follow"])
+        raise HallError(
+            "RUN_LIVE",
+            f"{run_path.name} is still running and its process id is unknown; stop it first.",
+            [f"hall trace {item_id} --follow"],
+        )
     for sig in (signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
         _signal(pid, sig)
         deadline = time.monotonic() + STOP_WAIT_S
@@ -138,23 +147,46 @@ def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: st
         raise HallError("NO_SESSION", f"{run_path.name} has no session id in its stream.", [f"hall trace {item_id}"])
     cwd = info.get("cwd") or _started_cwd(repo, item_id, run_path) or view.worktree
     if not cwd or not Path(cwd).is_dir():
-        raise HallError("WRONG_STATE", f"The directory {run_path.name} ran in ({cwd or 'unknown'}) is gone.",
-                        [f"hall status {item_id}"])
+        raise HallError(
+            "WRONG_STATE",
+            f"The directory {run_path.name} ran in ({cwd or 'unknown'}) is gone.",
+            [f"hall status {item_id}"],
+        )
     stopped = stop_run(repo, item_id, run_path)
     released = release_lease(repo, item_id)
-    items.record(repo, item_id, "taken_over", actor=actor, run=run_path.name, session_id=session_id, cwd=str(cwd),
-                 stopped=stopped, lease_released=released)
+    items.record(
+        repo,
+        item_id,
+        "taken_over",
+        actor=actor,
+        run=run_path.name,
+        session_id=session_id,
+        cwd=str(cwd),
+        stopped=stopped,
+        lease_released=released,
+    )
     pulled = False
     if not view.terminal and view.state != states.DEVELOPMENT:
         items.pull_back(repo, item_id, reason="taken over", actor=actor)
         pulled = True
     command = [*claude_command(), "--resume", str(session_id)]
     env = launch_env(repo, item_id)
-    return {"item": item_id, "run": run_path.name, "session_id": session_id, "command": command, "cwd": str(cwd),
-            "env": env, "stopped": stopped, "lease_released": released, "pulled_back": pulled,
-            "shell": f"cd {shlex.quote(str(cwd))} && " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-                     + " " + shlex.join(command),
-            "next": [f"hall ready {item_id}", f"hall status {item_id}"]}
+    return {
+        "item": item_id,
+        "run": run_path.name,
+        "session_id": session_id,
+        "command": command,
+        "cwd": str(cwd),
+        "env": env,
+        "stopped": stopped,
+        "lease_released": released,
+        "pulled_back": pulled,
+        "shell": f"cd {shlex.quote(str(cwd))} && "
+        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        + " "
+        + shlex.join(command),
+        "next": [f"hall ready {item_id}", f"hall status {item_id}"],
+    }
 
 
 def _started_cwd(repo: Any, item_id: str, run_path: Path) -> str | None:
@@ -173,5 +205,8 @@ def run_command(result: dict[str, Any]) -> int:
     try:
         return subprocess.call(result["command"], cwd=result["cwd"], env=env)
     except FileNotFoundError as exc:
-        raise HallError("COMMAND_FAILED", f"{result['command'][0]} is not installed or not on PATH.",
-                        ["install Claude Code", "set HALL_CLAUDE"]) from exc
+        raise HallError(
+            "COMMAND_FAILED",
+            f"{result['command'][0]} is not installed or not on PATH.",
+            ["install Claude Code", "set HALL_CLAUDE"],
+        ) from exc

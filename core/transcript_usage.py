@@ -15,17 +15,28 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FIELDS = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"),
-          ("cache_read_input_tokens", "cache_read_tokens"), ("cache_creation_input_tokens", "cache_write_tokens"))
+FIELDS = (
+    ("input_tokens", "input_tokens"),
+    ("output_tokens", "output_tokens"),
+    ("cache_read_input_tokens", "cache_read_tokens"),
+    ("cache_creation_input_tokens", "cache_write_tokens"),
+)
 
 
-def read_usage(transcript: Any, state: dict[str, Any], state_dir: Any, session: str, *,
-               claim: bool = True) -> tuple[dict[str, Any], int]:
+def read_usage(
+    transcript: Any, state: dict[str, Any], state_dir: Any, session: str, *, claim: bool = True
+) -> tuple[dict[str, Any], int]:
     """New usage in the transcript since the stored offset: (totals not counted before, new offset).
 
     With claim=False the offset moves on and nothing is counted (a headless run's own usage)."""
-    totals: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0,
-                              "cache_write_tokens": 0, "responses": 0, "model": ""}
+    totals: dict[str, Any] = {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
+        "responses": 0,
+        "model": "",
+    }
     offset = stored if isinstance(stored := state.get("transcript_offset"), int) else 0
     if state.get("transcript") and transcript and state.get("transcript") != transcript:
         offset = 0

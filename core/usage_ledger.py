@@ -40,8 +40,9 @@ def claimed(state_dir: Path, session: str) -> dict[str, dict[str, int]]:
     return _read(path) if path else {}
 
 
-def claim(state_dir: Path, session: str,
-          responses: dict[str, dict[str, int]]) -> tuple[dict[str, dict[str, int]], set[str]]:
+def claim(
+    state_dir: Path, session: str, responses: dict[str, dict[str, int]]
+) -> tuple[dict[str, dict[str, int]], set[str]]:
     """Record responses (message id -> figures) as counted; returns, per id, only what is new, and
     the ids no path had counted before.
 

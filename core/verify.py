@@ -49,24 +49,45 @@ def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str,
     sha = _resolve(where, ref)
     verdict = hallmark.check_revs(str(where), [sha], paths)
     note = _note(where, sha) or {}
-    answer: dict[str, Any] = {"ref": ref, "sha": sha, "item": verdict.item or note.get("item"),
-                              "actor": note.get("actor"), "round": note.get("round"),
-                              "carried_from": note.get("carried_from"), "reason": verdict.reason}
+    answer: dict[str, Any] = {
+        "ref": ref,
+        "sha": sha,
+        "item": verdict.item or note.get("item"),
+        "actor": note.get("actor"),
+        "round": note.get("round"),
+        "carried_from": note.get("carried_from"),
+        "reason": verdict.reason,
+    }
     if verdict.ok:
         return dict(answer, ok=True, journal="checked", next=["git push", "hall status"])
     journal_missing = not paths.initialized
     standin_elsewhere = bool(note.get("standin")) and not hallmark.demo_repo(paths)
     if verdict.item and journal_missing and standin_elsewhere:
-        raise HallError("GATE_DENIED", f"{ref} ({sha[:12]}) carries no valid hallmark: its note says Hallmark's "
-                                       "stand-in model struck it (no model reviewed it), and this repository is not "
-                                       "one `hall demo` made.", [f"hall log {verdict.item}  (where the loop ran)"])
+        raise HallError(
+            "GATE_DENIED",
+            f"{ref} ({sha[:12]}) carries no valid hallmark: its note says Hallmark's "
+            "stand-in model struck it (no model reviewed it), and this repository is not "
+            "one `hall demo` made.",
+            [f"hall log {verdict.item}  (where the loop ran)"],
+        )
     if verdict.item and journal_missing and not strict:
         # the note passed its own checks (the item is named only then); the journal is not here
-        return dict(answer, ok=True, journal="unavailable",
-                    reason=(f"{ref} ({sha[:12]}) carries a version-1 hallmark note for itself, naming {verdict.item}; "
-                            "this clone has no Hallmark journal to confirm it was struck by the loop (--strict "
-                            "requires it)"),
-                    next=["hall verify --strict <ref>  (where the loop ran)"])
-    hint = [FETCH_NOTES, f"hall verify {ref}"] if "no note" in verdict.reason else [f"hall log {verdict.item}"] \
-        if verdict.item else ["hall status --all"]
+        return dict(
+            answer,
+            ok=True,
+            journal="unavailable",
+            reason=(
+                f"{ref} ({sha[:12]}) carries a version-1 hallmark note for itself, naming {verdict.item}; "
+                "this clone has no Hallmark journal to confirm it was struck by the loop (--strict "
+                "requires it)"
+            ),
+            next=["hall verify --strict <ref>  (where the loop ran)"],
+        )
+    hint = (
+        [FETCH_NOTES, f"hall verify {ref}"]
+        if "no note" in verdict.reason
+        else [f"hall log {verdict.item}"]
+        if verdict.item
+        else ["hall status --all"]
+    )
     raise HallError("GATE_DENIED", f"{ref} ({sha[:12]}) carries no valid hallmark: {verdict.reason}.", hint)

@@ -140,8 +140,9 @@ def label(repo: Any, view: states.ItemView) -> str:
     return f"{symbol} {word}"
 
 
-def badges(repo: Any, views: list[states.ItemView] | None = None,
-           waiting: WaitingFor | None = None) -> dict[str, tuple[str, str, str]]:
+def badges(
+    repo: Any, views: list[states.ItemView] | None = None, waiting: WaitingFor | None = None
+) -> dict[str, tuple[str, str, str]]:
     """item id -> (kind, word, symbol) for many items at once (a screen's load step): what waits
     for you and your seen marks are read once, not once per item."""
     views = views if views is not None else repo.index.items()
@@ -155,8 +156,9 @@ def badges(repo: Any, views: list[states.ItemView] | None = None,
     return out
 
 
-def _kind(repo: Any, view: states.ItemView, waiting: WaitingFor, marks: Mapping[str, str],
-          working: set[str] | None = None) -> str:
+def _kind(
+    repo: Any, view: states.ItemView, waiting: WaitingFor, marks: Mapping[str, str], working: set[str] | None = None
+) -> str:
     if view.state == states.DROPPED:
         return IDLE
     if view.id in waiting:
@@ -193,8 +195,17 @@ def summary(repo: Any) -> WaitingSummary:
     rows = []
     for view in views:
         kind, word, symbol = found[view.id]
-        rows.append(ItemWaits(item=view.id, title=view.title, state=view.state, kind=kind, word=word, symbol=symbol,
-                              reason=waiting.reasons.get(view.id) if kind == WAITING else None))
+        rows.append(
+            ItemWaits(
+                item=view.id,
+                title=view.title,
+                state=view.state,
+                kind=kind,
+                word=word,
+                symbol=symbol,
+                reason=waiting.reasons.get(view.id) if kind == WAITING else None,
+            )
+        )
     return WaitingSummary(items=tuple(rows), waiting=list(waiting.items), waiting_count=waiting.count)
 
 
@@ -235,18 +246,22 @@ def cost_breakdown(repo: Any, item_id: str) -> CostBreakdown:
             entry.update(role=event.get("role"), model=event.get("model"), started=event.get("t"), round=view.round)
         elif name == "run_ended" and run:
             entry = runs.setdefault(run, {"run": run, **_blank(), "runs": 1, "round": view.round})
-            entry.update(exit_code=event.get("exit_code"), duration_ms=event.get("duration_ms"),
-                         failed=event.get("failed"))
+            entry.update(
+                exit_code=event.get("exit_code"), duration_ms=event.get("duration_ms"), failed=event.get("failed")
+            )
         elif name == "usage":
             key = run or f"(usage at {event.get('t', '')})"
-            entry = runs.setdefault(key, {"run": key, **_blank(), "runs": 1, "round": view.round,
-                                          "started": event.get("t")})
+            entry = runs.setdefault(
+                key, {"run": key, **_blank(), "runs": 1, "round": view.round, "started": event.get("t")}
+            )
             entry.setdefault("role", event.get("role"))
             entry["role"] = entry.get("role") or event.get("role")
             entry["model"] = entry.get("model") or event.get("model")
             entry["standin"] = bool(event.get("standin", False))
             _add(entry, event)
-            per_round = rounds.setdefault(int(entry.get("round") or 0), {"round": int(entry.get("round") or 0), **_blank()})
+            per_round = rounds.setdefault(
+                int(entry.get("round") or 0), {"round": int(entry.get("round") or 0), **_blank()}
+            )
             _add(per_round, event)
             _add(total, event)
     run_rows = list(runs.values())
@@ -255,5 +270,9 @@ def cost_breakdown(repo: Any, item_id: str) -> CostBreakdown:
     total["runs"] = len(run_rows)
     from .run_results import CostBreakdown, RoundUsage, UsageTotals
 
-    return CostBreakdown(item=item_id, runs=run_rows, rounds=tuple(RoundUsage(**rounds[k]) for k in sorted(rounds)),
-                         total=UsageTotals(**total))
+    return CostBreakdown(
+        item=item_id,
+        runs=run_rows,
+        rounds=tuple(RoundUsage(**rounds[k]) for k in sorted(rounds)),
+        total=UsageTotals(**total),
+    )

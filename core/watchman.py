@@ -52,14 +52,18 @@ def stuck_after_seconds(repo: Any) -> float:
         return clock.parse_duration(DEFAULTS["stuck_after"])
 
 
-def stuck_items(repo: Any, *, views: list[states.ItemView] | None = None, now: datetime | None = None,
-                stuck_after_s: float | None = None) -> list[Stuck]:
+def stuck_items(
+    repo: Any,
+    *,
+    views: list[states.ItemView] | None = None,
+    now: datetime | None = None,
+    stuck_after_s: float | None = None,
+) -> list[Stuck]:
     """The stuck items, the quietest first."""
     now = now or clock.now()
     limit = stuck_after_seconds(repo) if stuck_after_s is None else stuck_after_s
     views = repo.index.items(include_terminal=False) if views is None else views
-    candidates = [v for v in views if v.state in LOOP_STATES and not v.terminal and not v.hold
-                  and not v.open_questions]
+    candidates = [v for v in views if v.state in LOOP_STATES and not v.terminal and not v.hold and not v.open_questions]
     if not candidates:
         return []
     times = repo.index.progress_times([v.id for v in candidates])

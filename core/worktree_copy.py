@@ -120,9 +120,11 @@ def dirty_advice(view: Any, dirty: list[str], edited: list[str]) -> list[str]:
     advice = [f"git -C {where} status"]
     if edited:
         names = " ".join(shlex.quote(p) for p in edited)
-        advice.append(f"{', '.join(edited)}: copied in by Hallmark ([worktree] copy) and edited since; it is not "
-                      f"part of the work: restore it from the main checkout or delete it (rm {names}), and "
-                      "git-ignore it")
+        advice.append(
+            f"{', '.join(edited)}: copied in by Hallmark ([worktree] copy) and edited since; it is not "
+            f"part of the work: restore it from the main checkout or delete it (rm {names}), and "
+            "git-ignore it"
+        )
     others = [line for line in dirty if line[3:] not in edited]
     if others:
         advice.append("commit or stash " + ("your other changes" if edited else "them") + ", then run ready again")

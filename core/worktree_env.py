@@ -150,8 +150,9 @@ def probe(python: str) -> list[list[str]]:
     if key in _PROBE_CACHE:
         return _PROBE_CACHE[key]
     try:
-        proc = subprocess.run([python, "-I", "-S", "-c", _PROBE], capture_output=True, text=True, timeout=20,
-                              check=False)
+        proc = subprocess.run(
+            [python, "-I", "-S", "-c", _PROBE], capture_output=True, text=True, timeout=20, check=False
+        )
         entries = json.loads(proc.stdout).get("entries", []) if proc.returncode == 0 else []
     except (OSError, subprocess.SubprocessError, ValueError):
         entries = []
@@ -159,8 +160,9 @@ def probe(python: str) -> list[list[str]]:
     return entries
 
 
-def into_main(main: Path, worktree: Path | None, commands: list[str],
-              path_env: str | None = None) -> list[dict[str, str]]:
+def into_main(
+    main: Path, worktree: Path | None, commands: list[str], path_env: str | None = None
+) -> list[dict[str, str]]:
     """Every place an interpreter the gates may use imports from the main checkout (and, when the
     worktree lies inside the main checkout, not from the worktree)."""
     main = Path(os.path.realpath(main))
@@ -199,8 +201,10 @@ def gate_environment(repo: Any, worktree: Path | str, commands: list[str] | None
             first.append(str(mapped))
             relative.append(str(rel))
     if not first:
-        env.notes.append(f"hall: the environment imports from the main checkout ({outside[0]['path']}, via "
-                         f"{outside[0]['via']}), and this worktree has no counterpart to put first")
+        env.notes.append(
+            f"hall: the environment imports from the main checkout ({outside[0]['path']}, via "
+            f"{outside[0]['via']}), and this worktree has no counterpart to put first"
+        )
         return env
     existing = os.environ.get("PYTHONPATH", "")
     env.extra["PYTHONPATH"] = os.pathsep.join(first + ([existing] if existing else []))
@@ -239,11 +243,17 @@ def init_warnings(main: Path, gates: list[str]) -> list[dict[str, str]]:
             continue
         seen.add(key)
         what = f"the package {entry['package']} from {entry['path']}" if entry["package"] else entry["path"]
-        warnings.append({
-            "python": entry["python"], "path": entry["path"], "via": entry["via"],
-            "text": (f"{entry['python']} imports from the main checkout: {what} (via {Path(entry['via']).name}, an "
-                     "editable install). Tests run with it in an item's worktree would test the main checkout's "
-                     "code. Hallmark's checks put the worktree's source first (PYTHONPATH); do the same when you "
-                     "run tests by hand in a worktree."),
-        })
+        warnings.append(
+            {
+                "python": entry["python"],
+                "path": entry["path"],
+                "via": entry["via"],
+                "text": (
+                    f"{entry['python']} imports from the main checkout: {what} (via {Path(entry['via']).name}, an "
+                    "editable install). Tests run with it in an item's worktree would test the main checkout's "
+                    "code. Hallmark's checks put the worktree's source first (PYTHONPATH); do the same when you "
+                    "run tests by hand in a worktree."
+                ),
+            }
+        )
     return warnings

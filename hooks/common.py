@@ -42,8 +42,10 @@ def log(paths: RepoPaths | None, event: str, message: str) -> None:
             pass
         from hallmark.core.secrets import redact
 
-        line = json.dumps({"t": clock.stamp(), "event": event, "pid": os.getpid(), "message": redact(message[:2000])},
-                          ensure_ascii=False)
+        line = json.dumps(
+            {"t": clock.stamp(), "event": event, "pid": os.getpid(), "message": redact(message[:2000])},
+            ensure_ascii=False,
+        )
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
     except Exception:  # noqa: BLE001 - the log is best effort by design

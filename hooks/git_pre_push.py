@@ -43,8 +43,13 @@ def main(argv: list[str]) -> int:
 
         code, message = prepush.run(args, stdin)
     except Exception as exc:  # noqa: BLE001 - the wall fails closed
-        code, message = 1, (f"Hallmark's pre-push hook failed ({type(exc).__name__}: {exc}); it refuses the push "
-                            "until this is fixed: run `hall doctor`.")
+        code, message = (
+            1,
+            (
+                f"Hallmark's pre-push hook failed ({type(exc).__name__}: {exc}); it refuses the push "
+                "until this is fixed: run `hall doctor`."
+            ),
+        )
     if message:
         sys.stderr.write(message.rstrip("\n") + "\n")
     if code != 0:

@@ -28,12 +28,21 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
         return None
     found = item_lookup.item_for_session(paths, cwd, session)
     item = found.id if found else None
-    common.record(paths, item, "notice", kind="session_waiting", message=message, notification_type=kind,
-                  session=session)
+    common.record(
+        paths, item, "notice", kind="session_waiting", message=message, notification_type=kind, session=session
+    )
     where = f"{item}: " if item else ""
     nxt = [f"hall status {item}"] if item else ["hall status --all"]
-    common.record(paths, None, "inbox_entry", kind="waiting", for_item=item, text=f"{where}{message}",
-                  key=f"waiting:{session or cwd}", next=nxt)
+    common.record(
+        paths,
+        None,
+        "inbox_entry",
+        kind="waiting",
+        for_item=item,
+        text=f"{where}{message}",
+        key=f"waiting:{session or cwd}",
+        next=nxt,
+    )
     if session:
         common.update_session(paths, session, waiting=True)
     return None

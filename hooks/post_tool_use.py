@@ -77,8 +77,9 @@ def _record_commit(paths: RepoPaths, directory: str, session: str) -> None:
     if not sha:
         return
     view = item_lookup.item_for_session(paths, directory, session)
-    common.record(paths, view.id if view else None, "commit", sha=sha, subject=subject[:300], session=session,
-                  cwd=directory)
+    common.record(
+        paths, view.id if view else None, "commit", sha=sha, subject=subject[:300], session=session, cwd=directory
+    )
 
 
 def _memory_capture(paths: RepoPaths, payload: dict[str, Any]) -> None:

@@ -28,9 +28,15 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
         view = item_for_path(paths, cwd)
         tool_input = raw if isinstance(raw := payload.get("tool_input"), dict) else {}
         what = tool_input.get("command") or tool_input.get("file_path") or tool_input.get("notebook_path") or ""
-        record(paths, view.id if view else None, "gate_denied" if gate.decision == "deny" else "gate_asked",
-               tool=str(payload.get("tool_name")), message=gate.message[:500], input=str(what)[:500],
-               session=str(payload.get("session_id") or ""))
+        record(
+            paths,
+            view.id if view else None,
+            "gate_denied" if gate.decision == "deny" else "gate_asked",
+            tool=str(payload.get("tool_name")),
+            message=gate.message[:500],
+            input=str(what)[:500],
+            session=str(payload.get("session_id") or ""),
+        )
     except Exception:  # noqa: BLE001 - recording a decision must not change it
         pass
     return reply.gate(gate)

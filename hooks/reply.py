@@ -27,8 +27,13 @@ def decide(decision: str, reason: str) -> dict[str, Any]:
     """A PreToolUse permission decision: deny or ask, with the reason Claude (and the person) reads."""
     if decision not in DECISIONS:
         raise ValueError(f"a hook never answers {decision!r}: only deny or ask")
-    return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES["pre-tool-use"], "permissionDecision": decision,
-                                   "permissionDecisionReason": reason}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": EVENT_NAMES["pre-tool-use"],
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 def deny(reason: str) -> dict[str, Any]:
@@ -49,8 +54,9 @@ def gate_failed(exc: BaseException) -> dict[str, Any]:
     from hallmark.core.errors import HallError
 
     detail = f"{type(exc).__name__}: {exc}"[:300]
-    error = HallError("GATE_FAILED", f"Hallmark's gate failed ({detail}); it denies until this is fixed.",
-                      ["hall doctor"])
+    error = HallError(
+        "GATE_FAILED", f"Hallmark's gate failed ({detail}); it denies until this is fixed.", ["hall doctor"]
+    )
     return deny(error.to_json())
 
 

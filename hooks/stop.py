@@ -35,11 +35,24 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
         fields["summary"] = summary.strip()[:SUMMARY_LIMIT]
     common.record(paths, item, "turn", **fields)
     if usage["responses"] or any(usage[f] for _, f in FIELDS):
-        common.record(paths, item, "usage", run=session, role="session", model=usage["model"],
-                      input_tokens=usage["input_tokens"], output_tokens=usage["output_tokens"],
-                      cache_read_tokens=usage["cache_read_tokens"], cache_write_tokens=usage["cache_write_tokens"],
-                      turns=1, responses=usage["responses"], duration_ms=0, standin=False)
+        common.record(
+            paths,
+            item,
+            "usage",
+            run=session,
+            role="session",
+            model=usage["model"],
+            input_tokens=usage["input_tokens"],
+            output_tokens=usage["output_tokens"],
+            cache_read_tokens=usage["cache_read_tokens"],
+            cache_write_tokens=usage["cache_write_tokens"],
+            turns=1,
+            responses=usage["responses"],
+            duration_ms=0,
+            standin=False,
+        )
     if session:
-        common.update_session(paths, session, transcript_offset=offset,
-                              transcript=str(payload.get("transcript_path") or ""))
+        common.update_session(
+            paths, session, transcript_offset=offset, transcript=str(payload.get("transcript_path") or "")
+        )
     return None

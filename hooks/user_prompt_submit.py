@@ -25,8 +25,15 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     view = item_lookup.item_for_session(paths, cwd, session)
     item = view.id if view else None
     state = common.read_session(paths, session) if session else {}
-    common.record(paths, item, "prompt", actor=common.person_actor(), prompt=prompt[:PROMPT_LIMIT],
-                  truncated=len(prompt) > PROMPT_LIMIT, session=session)
+    common.record(
+        paths,
+        item,
+        "prompt",
+        actor=common.person_actor(),
+        prompt=prompt[:PROMPT_LIMIT],
+        truncated=len(prompt) > PROMPT_LIMIT,
+        session=session,
+    )
     if state.get("waiting"):
         common.record(paths, None, "inbox_cleared", key=f"waiting:{session}")
         common.update_session(paths, session, waiting=False)

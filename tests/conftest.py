@@ -19,9 +19,19 @@ PROJECT = Path(__file__).resolve().parent.parent
 SHARED = PROJECT.parent / "shared"
 BIN = Path(sys.executable).parent
 
-_SCRUB = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "HALL_ACTOR", "HALL_ITEM", "HALL_CLAUDE",
-          "HALLMARK_FIXED_NOW", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CLAUDE_PROJECT_DIR",
-          "AGENTMEMORY_PROJECT_NAME")
+_SCRUB = (
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "HALL_ACTOR",
+    "HALL_ITEM",
+    "HALL_CLAUDE",
+    "HALLMARK_FIXED_NOW",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "CLAUDE_PROJECT_DIR",
+    "AGENTMEMORY_PROJECT_NAME",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +41,10 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for name in _SCRUB:
         monkeypatch.delenv(name, raising=False)
     gitconfig = home / ".gitconfig"
-    gitconfig.write_text("[user]\n\tname = Hallmark Test\n\temail = test@hallmark.invalid\n"
-                         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n")
+    gitconfig.write_text(
+        "[user]\n\tname = Hallmark Test\n\temail = test@hallmark.invalid\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+    )
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -86,13 +98,21 @@ class HallResult:
 def hall():
     """Run the real `hall` console script: hall(args, cwd=..., env=..., input=...)."""
 
-    def run(*args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None,
-            timeout: float = 60) -> HallResult:
+    def run(
+        *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60
+    ) -> HallResult:
         full_env = dict(os.environ)
         if env:
             full_env.update(env)
-        proc = subprocess.run([str(BIN / "hall"), *args], cwd=cwd, env=full_env, input=input,
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [str(BIN / "hall"), *args],
+            cwd=cwd,
+            env=full_env,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         return HallResult(proc.returncode, proc.stdout, proc.stderr)
 
     return run
@@ -134,8 +154,10 @@ def find_pinned_claude() -> tuple[Path | None, str]:
             version = claude_code.parse_version(claude_code.version_text([str(path)]) or "")
             if version is not None and version >= claude_code.MINIMUM:
                 return path, ""
-    return None, (f"the Claude Code CLI is not installed for the tests (npm install --prefix .claude-code "
-                  f"@anthropic-ai/claude-code@{claude_code.PINNED}; bash .ci/run does it when npm is there)")
+    return None, (
+        f"the Claude Code CLI is not installed for the tests (npm install --prefix .claude-code "
+        f"@anthropic-ai/claude-code@{claude_code.PINNED}; bash .ci/run does it when npm is there)"
+    )
 
 
 @pytest.fixture

@@ -30,42 +30,92 @@ PROJECT = Path(__file__).resolve().parent.parent
 
 def _walk(package: str) -> str:
     """A statement importing every module of a package (what a static contract covers)."""
-    return (f"import importlib, pkgutil, {package}\n"
-            f"for m in pkgutil.walk_packages({package}.__path__, '{package}.'):\n"
-            "    importlib.import_module(m.name)\n")
+    return (
+        f"import importlib, pkgutil, {package}\n"
+        f"for m in pkgutil.walk_packages({package}.__path__, '{package}.'):\n"
+        "    importlib.import_module(m.name)\n"
+    )
 
 
-GATE_MODULES = ["push", "forges", "runners", "writes", "wrappers", "git_cmds", "git_config", "git_hooks", "refspecs",
-                "hall_cmds", "hallmark", "prepush", "decide", "edit", "scripts", "shell_text", "env_xargs", "gh_config", "shell_words"]
+GATE_MODULES = [
+    "push",
+    "forges",
+    "runners",
+    "writes",
+    "wrappers",
+    "git_cmds",
+    "git_config",
+    "git_hooks",
+    "refspecs",
+    "hall_cmds",
+    "hallmark",
+    "prepush",
+    "decide",
+    "edit",
+    "scripts",
+    "shell_text",
+    "env_xargs",
+    "gh_config",
+    "shell_words",
+]
 TERMINAL = {"textual", "rich"}
 HEAVY = {"pydantic", "rich", "textual", "git"}
-PLAIN_PUSH = ("from hallmark.core.gates.push import analyze, Context\n"
-              "analyze('git push origin main', Context('/tmp', alias_lookup=lambda *a: None))\n")
+PLAIN_PUSH = (
+    "from hallmark.core.gates.push import analyze, Context\n"
+    "analyze('git push origin main', Context('/tmp', alias_lookup=lambda *a: None))\n"
+)
 
 # (what, a statement run in a fresh interpreter, modules that must not be loaded after it: a name
 # forbids the module and everything under it)
 IMPORTS = [
-    ("every core module imports no face and no terminal library", _walk("hallmark.core"),
-     TERMINAL | {"hallmark.tui", "hallmark.hooks"}),
-    ("every hook module imports no face and nothing heavy", _walk("hallmark.hooks"),
-     HEAVY | {"filelock", "hallmark.tui"}),
-    ("every command module imports no textual (hall tui and hall demo open the app in their handlers)",
-     _walk("hallmark.tui.cli"), {"textual", "hallmark.tui.app", "hallmark.tui.screens"}),
-    ("building the whole command line imports no textual",
-     "from hallmark.tui.cli import build_parser\nbuild_parser()\n", {"textual"}),
-    ("memory's hook modules (inject, failures) import nothing heavy",
-     "import hallmark.core.memory.inject, hallmark.core.memory.failures\n", HEAVY),
-    ("every gate module and git's pre-push hook import nothing heavy",
-     "import importlib\n"
-     f"for m in {GATE_MODULES!r}: importlib.import_module('hallmark.core.gates.' + m)\n"
-     "import hallmark.hooks.git_pre_push, hallmark.core.person_only, hallmark.core.githooks\n", HEAVY),
-    ("a plain git push loads no forge, runner, writer or script rules", PLAIN_PUSH,
-     {f"hallmark.core.gates.{m}" for m in ("forges", "runners", "writes", "hall_cmds", "scripts")}),
-    ("the journal's lock takes its flock without filelock",
-     "import tempfile\nfrom pathlib import Path\nfrom hallmark.core import journal\n"
-     "with journal.locked(Path(tempfile.mkdtemp()) / 'events.jsonl', timeout=5): pass\n", {"filelock"}),
-    ("the help screen lists the app's keys without importing the app (the app passes its class in)",
-     "from hallmark.tui.screens import help\nhelp.all_bindings(object)\n", {"hallmark.tui.app"}),
+    (
+        "every core module imports no face and no terminal library",
+        _walk("hallmark.core"),
+        TERMINAL | {"hallmark.tui", "hallmark.hooks"},
+    ),
+    (
+        "every hook module imports no face and nothing heavy",
+        _walk("hallmark.hooks"),
+        HEAVY | {"filelock", "hallmark.tui"},
+    ),
+    (
+        "every command module imports no textual (hall tui and hall demo open the app in their handlers)",
+        _walk("hallmark.tui.cli"),
+        {"textual", "hallmark.tui.app", "hallmark.tui.screens"},
+    ),
+    (
+        "building the whole command line imports no textual",
+        "from hallmark.tui.cli import build_parser\nbuild_parser()\n",
+        {"textual"},
+    ),
+    (
+        "memory's hook modules (inject, failures) import nothing heavy",
+        "import hallmark.core.memory.inject, hallmark.core.memory.failures\n",
+        HEAVY,
+    ),
+    (
+        "every gate module and git's pre-push hook import nothing heavy",
+        "import importlib\n"
+        f"for m in {GATE_MODULES!r}: importlib.import_module('hallmark.core.gates.' + m)\n"
+        "import hallmark.hooks.git_pre_push, hallmark.core.person_only, hallmark.core.githooks\n",
+        HEAVY,
+    ),
+    (
+        "a plain git push loads no forge, runner, writer or script rules",
+        PLAIN_PUSH,
+        {f"hallmark.core.gates.{m}" for m in ("forges", "runners", "writes", "hall_cmds", "scripts")},
+    ),
+    (
+        "the journal's lock takes its flock without filelock",
+        "import tempfile\nfrom pathlib import Path\nfrom hallmark.core import journal\n"
+        "with journal.locked(Path(tempfile.mkdtemp()) / 'events.jsonl', timeout=5): pass\n",
+        {"filelock"},
+    ),
+    (
+        "the help screen lists the app's keys without importing the app (the app passes its class in)",
+        "from hallmark.tui.screens import help\nhelp.all_bindings(object)\n",
+        {"hallmark.tui.app"},
+    ),
 ]
 
 
@@ -87,13 +137,20 @@ def test_an_import_loads_nothing_it_must_not(what: str, statement: str, forbidde
 
 def test_read_commands_import_no_heavy_library(hall_repo):
     """status, log and inbox on a pipe stay on the stdlib path: no rich, pydantic, textual or GitPython."""
-    code = ("import io, contextlib, json\n"
-            "from hallmark.tui.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    codes = [main(['status']), main(['status', '--all']), main(['log']), main(['inbox'])]\n"
-            "print(json.dumps(codes))\n")
-    proc = subprocess.run([sys.executable, "-c", code + "import sys\nprint(json.dumps(sorted(sys.modules)))\n"],
-                          cwd=hall_repo.root, capture_output=True, text=True, timeout=60)
+    code = (
+        "import io, contextlib, json\n"
+        "from hallmark.tui.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    codes = [main(['status']), main(['status', '--all']), main(['log']), main(['inbox'])]\n"
+        "print(json.dumps(codes))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code + "import sys\nprint(json.dumps(sorted(sys.modules)))\n"],
+        cwd=hall_repo.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     codes, modules = (json.loads(line) for line in proc.stdout.splitlines()[-2:])
     assert codes == [0, 0, 0, 0], proc.stderr[-2000:]
     assert _forbidden_found(set(modules), HEAVY) == []
@@ -102,40 +159,118 @@ def test_read_commands_import_no_heavy_library(hall_repo):
 # ---- the hook path: the modules each event may load ----
 
 HOOKS = {"hallmark", "hallmark.hooks", "hallmark.hooks.main", "hallmark.hooks.reply", "hallmark.hooks.common"}
-LIGHT_CORE = {"hallmark.core", "hallmark.core.clock", "hallmark.core.errors", "hallmark.core.ids",
-              "hallmark.core.item_lookup", "hallmark.core.journal", "hallmark.core.paths", "hallmark.core.secrets",
-              "hallmark.core.states"}
-GATES = {f"hallmark.core.gates{suffix}" for suffix in (
-    "", ".decide", ".edit", ".git_hooks", ".protected", ".settings", ".shell_text", ".git_cmds", ".git_subs", ".git_config",
-    ".hallmark", ".names", ".push", ".refspecs", ".run", ".runners", ".shell", ".shell_words", ".wrappers", ".env_xargs")} | {"hallmark.core.config_raw"}
+LIGHT_CORE = {
+    "hallmark.core",
+    "hallmark.core.clock",
+    "hallmark.core.errors",
+    "hallmark.core.ids",
+    "hallmark.core.item_lookup",
+    "hallmark.core.journal",
+    "hallmark.core.paths",
+    "hallmark.core.secrets",
+    "hallmark.core.states",
+}
+GATES = {
+    f"hallmark.core.gates{suffix}"
+    for suffix in (
+        "",
+        ".decide",
+        ".edit",
+        ".git_hooks",
+        ".protected",
+        ".settings",
+        ".shell_text",
+        ".git_cmds",
+        ".git_subs",
+        ".git_config",
+        ".hallmark",
+        ".names",
+        ".push",
+        ".refspecs",
+        ".run",
+        ".runners",
+        ".shell",
+        ".shell_words",
+        ".wrappers",
+        ".env_xargs",
+    )
+} | {"hallmark.core.config_raw"}
 ORIENTATION = {"hallmark.core.next_steps", "hallmark.core.orientation"}
 # never on a hook that runs on every prompt or tool call
-PER_CALL_FORBIDDEN = {"pydantic", "textual", "rich", "git", "filelock", "sqlite3", "dataclasses", "typing",
-                      "inspect", "ast", "tomllib"}
+PER_CALL_FORBIDDEN = {
+    "pydantic",
+    "textual",
+    "rich",
+    "git",
+    "filelock",
+    "sqlite3",
+    "dataclasses",
+    "typing",
+    "inspect",
+    "ast",
+    "tomllib",
+}
 # SessionStart (once per session) reads the inbox count and the memory store, still without these
 SESSION_FORBIDDEN = {"pydantic", "textual", "rich", "git", "filelock"}
-SESSION_START = LIGHT_CORE | ORIENTATION | HOOKS | {f"hallmark.{name}" for name in (
-    "hooks.session_start", "hooks.context", "core.actor", "core.atomic", "core.config_raw", "core.derived_db",
-    "core.inbox", "core.index", "core.loop", "core.loop.daemon_state", "core.memory", "core.memory.briefing",
-    "core.memory.checkpoint", "core.memory.decisions", "core.memory.identity", "core.memory.inject",
-    "core.memory.lifecycle", "core.memory.notes", "core.memory.search_index", "core.memory.similarity",
-    "core.memory.store", "core.repo", "core.runs", "core.seen", "core.waiting")}
+SESSION_START = (
+    LIGHT_CORE
+    | ORIENTATION
+    | HOOKS
+    | {
+        f"hallmark.{name}"
+        for name in (
+            "hooks.session_start",
+            "hooks.context",
+            "core.actor",
+            "core.atomic",
+            "core.config_raw",
+            "core.derived_db",
+            "core.inbox",
+            "core.index",
+            "core.loop",
+            "core.loop.daemon_state",
+            "core.memory",
+            "core.memory.briefing",
+            "core.memory.checkpoint",
+            "core.memory.decisions",
+            "core.memory.identity",
+            "core.memory.inject",
+            "core.memory.lifecycle",
+            "core.memory.notes",
+            "core.memory.search_index",
+            "core.memory.similarity",
+            "core.memory.store",
+            "core.repo",
+            "core.runs",
+            "core.seen",
+            "core.waiting",
+        )
+    }
+)
 PER_CALL = {
     "user-prompt-submit": ORIENTATION | {"hallmark.hooks.user_prompt_submit"},
-    "post-tool-use": GATES | {"hallmark.hooks.post_tool_use", "hallmark.core.memory", "hallmark.core.gates.ran",
-                              "hallmark.core.memory.failures"},
+    "post-tool-use": GATES
+    | {
+        "hallmark.hooks.post_tool_use",
+        "hallmark.core.memory",
+        "hallmark.core.gates.ran",
+        "hallmark.core.memory.failures",
+    },
     "stop": {"hallmark.hooks.stop", "hallmark.core.transcript_usage", "hallmark.core.usage_ledger"},
     "notification": {"hallmark.hooks.notification"},
 }
 
 
 def _hook(repo: GateRepo, payload: dict, event: str) -> tuple[dict | None, set[str]]:
-    code = ("import json, sys\n"
-            "from hallmark.hooks.main import run\n"
-            f"answer = run({event!r}, {json.dumps(payload).encode()!r})\n"
-            "print(json.dumps({'answer': answer, 'modules': sorted(sys.modules)}))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=repo.env, check=True,
-                          timeout=120)
+    code = (
+        "import json, sys\n"
+        "from hallmark.hooks.main import run\n"
+        f"answer = run({event!r}, {json.dumps(payload).encode()!r})\n"
+        "print(json.dumps({'answer': answer, 'modules': sorted(sys.modules)}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=repo.env, check=True, timeout=120
+    )
     out = json.loads(proc.stdout)
     return out["answer"], set(out["modules"])
 
@@ -151,17 +286,27 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> GateRepo:
     """A real repo after hall init and hall new, with one gated call made first: the config cache the
     gates read is built once, as in any session."""
     repo = make_repo(tmp_path_factory.mktemp("hygiene"))
-    _hook(repo, {"tool_name": "Edit", "cwd": str(repo.wt), "tool_input": {"file_path": str(repo.wt / "app.py")}},
-          "pre-tool-use")
+    _hook(
+        repo,
+        {"tool_name": "Edit", "cwd": str(repo.wt), "tool_input": {"file_path": str(repo.wt / "app.py")}},
+        "pre-tool-use",
+    )
     return repo
 
 
 def test_pre_tool_use_loads_only_the_gates_and_light_core(warm):
     repo = warm
     cases = {
-        "edit in the worktree": {"tool_name": "Edit", "cwd": str(repo.wt),
-                                 "tool_input": {"file_path": str(repo.wt / "app.py")}},
-        "edit in the main checkout": {"tool_name": "Edit", "cwd": str(repo.main), "tool_input": {"file_path": "app.py"}},
+        "edit in the worktree": {
+            "tool_name": "Edit",
+            "cwd": str(repo.wt),
+            "tool_input": {"file_path": str(repo.wt / "app.py")},
+        },
+        "edit in the main checkout": {
+            "tool_name": "Edit",
+            "cwd": str(repo.main),
+            "tool_input": {"file_path": "app.py"},
+        },
         "push": bash("git push origin main", repo.wt),
         "plain": bash("ls -la", repo.wt),
         "compound": bash("cd . && bash -c 'git push'", repo.wt),
@@ -174,15 +319,26 @@ def test_pre_tool_use_loads_only_the_gates_and_light_core(warm):
         forbidden = PER_CALL_FORBIDDEN - {"typing"} if name == "compound" else PER_CALL_FORBIDDEN
         assert ("tree_sitter" in modules) == (name == "compound")
         _check(modules, HOOKS | LIGHT_CORE | GATES | {"hallmark.hooks.pre_tool_use"}, forbidden)
-    assert answers == {"edit in the worktree": None, "edit in the main checkout": "deny", "push": "deny",
-                       "plain": None, "compound": "deny"}
+    assert answers == {
+        "edit in the worktree": None,
+        "edit in the main checkout": "deny",
+        "push": "deny",
+        "plain": None,
+        "compound": "deny",
+    }
 
 
 @pytest.mark.parametrize("event", sorted(PER_CALL))
 def test_every_per_call_hook_stays_on_its_list(warm, event):
-    payload = {"cwd": str(warm.wt), "session_id": "s", "prompt": "hi", "tool_name": "Bash",
-               "tool_input": {"command": "ls"}, "tool_response": {"stdout": "", "stderr": "x: command not found",
-                                                                  "exit_code": 127}, "message": "m"}
+    payload = {
+        "cwd": str(warm.wt),
+        "session_id": "s",
+        "prompt": "hi",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_response": {"stdout": "", "stderr": "x: command not found", "exit_code": 127},
+        "message": "m",
+    }
     _, modules = _hook(warm, payload, event)
     _check(modules, HOOKS | LIGHT_CORE | PER_CALL[event], PER_CALL_FORBIDDEN)
 
@@ -200,13 +356,20 @@ def test_the_static_contract_covers_every_core_module_on_the_hook_path():
     contracts = tomllib.loads((PROJECT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     (hook_path,) = [c for c in contracts if c["name"].startswith("The hook path")]
     sources = set(hook_path["source_modules"])
-    on_path = {m for m in SESSION_START | LIGHT_CORE | GATES | set().union(*PER_CALL.values())
-               if m.startswith("hallmark.core.")}
+    on_path = {
+        m
+        for m in SESSION_START | LIGHT_CORE | GATES | set().union(*PER_CALL.values())
+        if m.startswith("hallmark.core.")
+    }
     covered = {m for m in on_path if any(m == s or m.startswith(s + ".") for s in sources)}
     packages = {m for m in on_path if (PROJECT / m.removeprefix("hallmark.").replace(".", "/")).is_dir()}
     assert on_path - covered - packages == set()
-    assert {"hallmark.hooks"} <= sources and set(hook_path["forbidden_modules"]) == {"textual", "rich", "git",
-                                                                                      "pydantic"}
+    assert {"hallmark.hooks"} <= sources and set(hook_path["forbidden_modules"]) == {
+        "textual",
+        "rich",
+        "git",
+        "pydantic",
+    }
 
 
 def _module_names() -> set[str]:
@@ -227,8 +390,9 @@ def test_the_import_contracts_hold_on_the_real_graph():
     contract vacuously."""
     import grimp
 
-    proc = subprocess.run([str(Path(sys.executable).parent / "lint-imports")], cwd=PROJECT, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports")], cwd=PROJECT, capture_output=True, text=True, timeout=300
+    )
     contracts = tomllib.loads((PROJECT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     assert proc.returncode == 0, proc.stdout[-4000:]
     assert f"Contracts: {len(contracts)} kept, 0 broken." in proc.stdout

@@ -36,8 +36,9 @@ def main(argv: list[str]) -> int:
     try:
         with workspace.demo_env(demo):
             driver.build(demo, lambda text: print(f"hall demo: {text}", file=sys.stderr))
-            app = make_app(demo, keep=False, welcome=False, theme="hallmark-dark", watch_journal=False,
-                           persist_theme=False)
+            app = make_app(
+                demo, keep=False, welcome=False, theme="hallmark-dark", watch_journal=False, persist_theme=False
+            )
             svg = take_svg_screenshot(app=app, terminal_size=SIZE, run_before=settle)
     finally:
         workspace.remove(demo)

@@ -102,8 +102,15 @@ class HallmarkApp(App[None]):
     waiting_count: reactive[int | None] = reactive(None)
     """How many things wait for you (core.waiting, from the current Building); None until loaded."""
 
-    def __init__(self, repo_path: str | os.PathLike[str] | None = None, *, watch_journal: bool = True,
-                 theme: str | None = None, start_mode: str = "floor", persist_theme: bool | None = None) -> None:
+    def __init__(
+        self,
+        repo_path: str | os.PathLike[str] | None = None,
+        *,
+        watch_journal: bool = True,
+        theme: str | None = None,
+        start_mode: str = "floor",
+        persist_theme: bool | None = None,
+    ) -> None:
         super().__init__()
         self.start_path = Path(repo_path) if repo_path is not None else Path.cwd()
         self.paths: RepoPaths | None = None
@@ -244,8 +251,12 @@ class HallmarkApp(App[None]):
         new = [e for e in after.waiting.entries if e["key"] not in old]
         for entry in new[:3]:
             who = entry.get("item") or "the repository"
-            self.notify(f"{who}: {entry.get('text', '')}", title=f"◆ waiting for you: {entry.get('kind')}",
-                        timeout=6, markup=False)
+            self.notify(
+                f"{who}: {entry.get('text', '')}",
+                title=f"◆ waiting for you: {entry.get('kind')}",
+                timeout=6,
+                markup=False,
+            )
 
     def action_next_waiting(self) -> None:
         """n: the next item waiting for you, oldest first (core.waiting, from the Building). A
@@ -256,8 +267,9 @@ class HallmarkApp(App[None]):
         screen = self.screen
         after = screen.current_item_id() if isinstance(screen, ItemContext) else None
         if not order or order == [after]:
-            self.notify("Nothing else is waiting for you." if order else "Nothing is waiting for you.",
-                        severity="information")
+            self.notify(
+                "Nothing else is waiting for you." if order else "Nothing is waiting for you.", severity="information"
+            )
             return
         found = order[(order.index(after) + 1) % len(order)] if after in order else order[0]
         if isinstance(screen, ShowsWaiting) and screen.show_waiting(found):
@@ -298,8 +310,7 @@ class HallmarkApp(App[None]):
                 screen.journal_changed(changed, in_front=screen is self.screen)
 
     # -- core calls from keys --------------------------------------------------------------
-    def core_call(self, label: str, fn: Callable[..., Any], *args: Any, item: str | None = None,
-                  **kwargs: Any) -> None:
+    def core_call(self, label: str, fn: Callable[..., Any], *args: Any, item: str | None = None, **kwargs: Any) -> None:
         """Run fn(repo, *args, **kwargs) in a worker; CoreDone reports the result or the error."""
         self._core_worker(label, fn, args, kwargs, item)
 
@@ -337,8 +348,7 @@ class HallmarkApp(App[None]):
                 text += "\nnext: " + "  ·  ".join(error.next)
             self.notify(text, title=error.code, severity="error", timeout=10, markup=False)
         else:
-            self.notify(f"{type(error).__name__}: {error}", title="error", severity="error", timeout=10,
-                        markup=False)
+            self.notify(f"{type(error).__name__}: {error}", title="error", severity="error", timeout=10, markup=False)
 
     # -- outside programs ------------------------------------------------------------------
     def run_external(self, command: list[str], cwd: str | None = None, env: dict[str, str] | None = None) -> int | None:
@@ -352,15 +362,23 @@ class HallmarkApp(App[None]):
             if driver is not None and driver.can_suspend:
                 with self.suspend():
                     return subprocess.run(command, cwd=cwd, env=full_env, check=False).returncode
-            return subprocess.run(command, cwd=cwd, env=full_env, check=False, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+            return subprocess.run(
+                command,
+                cwd=cwd,
+                env=full_env,
+                check=False,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ).returncode
         except Exception as exc:  # noqa: BLE001 - OSError (not found, not executable) or the terminal refusing
             from . import programs
 
             programs.forget()
             name = command[0] if command else "the program"
-            self.notify(f"could not start {name}: {exc}", title="not started", severity="error", timeout=10,
-                        markup=False)
+            self.notify(
+                f"could not start {name}: {exc}", title="not started", severity="error", timeout=10, markup=False
+            )
             self.refresh_bindings()
             return None
 

@@ -44,8 +44,11 @@ class ItemCommands(Provider):
         for item_id in building.waiting.items[:10]:
             view = building.by_id.get(item_id)
             if view is not None:
-                yield DiscoveryHit(f"Go to {view.id}: {_title(view)}", partial(self.hall.open_item, view.id),
-                                   help=f"◆ waiting for you: {building.reason(view.id)}")
+                yield DiscoveryHit(
+                    f"Go to {view.id}: {_title(view)}",
+                    partial(self.hall.open_item, view.id),
+                    help=f"◆ waiting for you: {building.reason(view.id)}",
+                )
 
     async def search(self, query: str) -> Hits:
         building = self.hall.building
@@ -58,8 +61,12 @@ class ItemCommands(Provider):
             score = matcher.match(text)
             if score > 0:
                 matched.append((score, view))
-                yield Hit(score, matcher.highlight(text), partial(self.hall.open_item, view.id),
-                          help=f"{view.state.replace('_', ' ')} · open its detail")
+                yield Hit(
+                    score,
+                    matcher.highlight(text),
+                    partial(self.hall.open_item, view.id),
+                    help=f"{view.state.replace('_', ' ')} · open its detail",
+                )
         matched.sort(key=lambda pair: -pair[0])
         named = [building.by_id[i] for i in ids_in(query) if i in building.by_id]  # "drop 42", "retry H-0042"
         candidates = list({v.id: v for v in [*named, *(v for _s, v in matched[:ACTION_ITEMS])]}.values())
@@ -70,5 +77,9 @@ class ItemCommands(Provider):
                 text = action.palette.format(id=view.id, title=_title(view)) + f" ({_title(view)})"
                 score = matcher.match(text)
                 if score > 0:
-                    yield Hit(score, matcher.highlight(text), partial(triage.act, self.hall, action.name, view),
-                              help=f"{action.help} [{action.key}]")
+                    yield Hit(
+                        score,
+                        matcher.highlight(text),
+                        partial(triage.act, self.hall, action.name, view),
+                        help=f"{action.help} [{action.key}]",
+                    )

@@ -59,8 +59,15 @@ class HallmarkAppLike(BuildingSource, WaitingCounter, KeymapSource, Protocol):
 
     repo: Repo | None
 
-    def notify(self, message: str, *, title: str = ..., severity: SeverityLevel = ..., timeout: float | None = ...,
-               markup: bool = ...) -> None: ...
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = ...,
+        severity: SeverityLevel = ...,
+        timeout: float | None = ...,
+        markup: bool = ...,
+    ) -> None: ...
 
     def push_screen(self, screen: Screen[Any], callback: Callable[[Any], None] | None = ...) -> Any: ...
 
@@ -70,8 +77,9 @@ class HallmarkAppLike(BuildingSource, WaitingCounter, KeymapSource, Protocol):
 
     def report_error(self, error: Exception) -> None: ...
 
-    def core_call(self, label: str, fn: Callable[..., Any], *args: Any, item: str | None = None,
-                  **kwargs: Any) -> None: ...
+    def core_call(
+        self, label: str, fn: Callable[..., Any], *args: Any, item: str | None = None, **kwargs: Any
+    ) -> None: ...
 
     def open_item(self, item_id: str) -> None: ...
 
@@ -81,8 +89,9 @@ class HallmarkAppLike(BuildingSource, WaitingCounter, KeymapSource, Protocol):
 
     async def action_mode(self, mode: str) -> None: ...
 
-    def run_external(self, command: list[str], cwd: str | None = None,
-                     env: dict[str, str] | None = None) -> int | None: ...
+    def run_external(
+        self, command: list[str], cwd: str | None = None, env: dict[str, str] | None = None
+    ) -> int | None: ...
 
 
 # -- what the app (and the footer) asks of a screen ---------------------------------------------
@@ -142,4 +151,3 @@ class GreysKeys(Protocol):
     """A screen whose keys may run only to say why they cannot (the footer greys them)."""
 
     def greyed(self, action: str) -> bool: ...
-

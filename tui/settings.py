@@ -53,9 +53,9 @@ def _tui_table(data: dict[str, Any], where: Path, problems: list[str]) -> tuple[
             if isinstance(value, str) and value.strip():
                 keymap[str(key)] = value.strip()
             else:
-                problems.append(f"{where}: tui.keymap.{key} must be a key string like \"x\" or \"ctrl+d\"")
+                problems.append(f'{where}: tui.keymap.{key} must be a key string like "x" or "ctrl+d"')
     else:
-        problems.append(f"{where}: tui.keymap must be a table of binding id = \"keys\"")
+        problems.append(f'{where}: tui.keymap must be a table of binding id = "keys"')
     return theme, keymap
 
 

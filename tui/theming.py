@@ -8,8 +8,19 @@ from importlib import resources
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-_COLOUR_KEYS = ("primary", "secondary", "accent", "warning", "error", "success",
-                "foreground", "background", "surface", "panel", "boost")
+_COLOUR_KEYS = (
+    "primary",
+    "secondary",
+    "accent",
+    "warning",
+    "error",
+    "success",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 
 
 def _theme_from(data: dict, source: str) -> Theme:

@@ -40,8 +40,14 @@ class Action:
 
 ACTIONS: tuple[Action, ...] = (
     Action("ready", "r", "Ready", "triage.ready", "Ready {id}: start checks", "Freeze the commit and queue the checks"),
-    Action("pull_back", "p", "Pull back", "triage.pull_back", "Pull back {id}",
-           "Back to development (the loop stops working on it)"),
+    Action(
+        "pull_back",
+        "p",
+        "Pull back",
+        "triage.pull_back",
+        "Pull back {id}",
+        "Back to development (the loop stops working on it)",
+    ),
     Action("drop", "d", "Drop", "triage.drop", "Drop {id}…", "Give it up, with a reason the journal keeps"),
     Action("retry", "R", "Retry", "triage.retry", "Retry {id}…", "One more round after an escalation or a hold"),
     Action("answer", "a", "Answer", "triage.answer", "Answer {id}'s question…", "Answer its open question"),
@@ -88,23 +94,45 @@ def act(app: HallmarkAppLike, name: str, view: ItemView) -> None:
         app.notify(missing, title=f"{BY_NAME[name].label}: not available", severity="warning", timeout=8)
         return
     if name not in ("open_item", "runs", "diff") and not applies(name, view, building):
-        app.notify(f"{BY_NAME[name].label} does not apply to {view.id} in {rooms.state_label(view.state)}.",
-                   severity="warning", timeout=5)
+        app.notify(
+            f"{BY_NAME[name].label} does not apply to {view.id} in {rooms.state_label(view.state)}.",
+            severity="warning",
+            timeout=5,
+        )
         return
     {
         "open_item": lambda: app.open_item(view.id),
-        "ready": lambda: _confirm(app, view, "ready", f"Ready {view.id}?",
-                                  [f"{view.id}: {view.title}",
-                                   "Its current commit is frozen and the checks start; the review follows."],
-                                  items.ready),
-        "pull_back": lambda: _confirm(app, view, "pulled back", f"Pull {view.id} back to development?",
-                                      [f"{view.id}: {view.title} (now {rooms.state_label(view.state)})",
-                                       "The loop stops working on it; `r` makes it ready again."],
-                                      items.pull_back, reason="pulled back from the app"),
-        "drop": lambda: _reason(app, view, "dropped", f"Drop {view.id}: {view.title}",
-                                "Why drop it? The journal keeps the reason.", items.drop),
-        "retry": lambda: _reason(app, view, "retried", f"Retry {view.id}: {view.title}",
-                                 "Allow one more round. Why?", items.retry),
+        "ready": lambda: _confirm(
+            app,
+            view,
+            "ready",
+            f"Ready {view.id}?",
+            [f"{view.id}: {view.title}", "Its current commit is frozen and the checks start; the review follows."],
+            items.ready,
+        ),
+        "pull_back": lambda: _confirm(
+            app,
+            view,
+            "pulled back",
+            f"Pull {view.id} back to development?",
+            [
+                f"{view.id}: {view.title} (now {rooms.state_label(view.state)})",
+                "The loop stops working on it; `r` makes it ready again.",
+            ],
+            items.pull_back,
+            reason="pulled back from the app",
+        ),
+        "drop": lambda: _reason(
+            app,
+            view,
+            "dropped",
+            f"Drop {view.id}: {view.title}",
+            "Why drop it? The journal keeps the reason.",
+            items.drop,
+        ),
+        "retry": lambda: _reason(
+            app, view, "retried", f"Retry {view.id}: {view.title}", "Allow one more round. Why?", items.retry
+        ),
         "answer": lambda: answer_question(app, dict(building.open_questions(view.id)[0])) if building else None,
         "open_editor": lambda: open_in_editor(app, view),
         "runs": lambda: app.call_later(app.show_runs, view.id),
@@ -122,8 +150,9 @@ def person_call(verb: Any, what: str) -> Any:
     return call
 
 
-def _confirm(app: HallmarkAppLike, view: ItemView, label: str, title: str, lines: list[str], verb: Any,
-             **kwargs: Any) -> None:
+def _confirm(
+    app: HallmarkAppLike, view: ItemView, label: str, title: str, lines: list[str], verb: Any, **kwargs: Any
+) -> None:
     def done(yes: bool | None) -> None:
         if yes:
             app.core_call(label, person_call(verb, label), view.id, item=view.id, **kwargs)
@@ -157,8 +186,9 @@ def answer_question(app: HallmarkAppLike, question: dict[str, Any]) -> None:
 
     def done(text: str | None) -> None:
         if text:
-            app.core_call("answered", person_call(questions.answer, "answer"), question["qid"], text,
-                          item=question.get("item"))
+            app.core_call(
+                "answered", person_call(questions.answer, "answer"), question["qid"], text, item=question.get("item")
+            )
 
     app.push_screen(ReasonModal(f"Answer {question['qid']}", "\n".join(lines), placeholder="your answer"), done)
 

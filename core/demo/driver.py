@@ -48,14 +48,23 @@ def dev_run(repo: Repo, item_id: str, story: scenario.Story) -> None:
     from hallmark.core.runner import spawn
 
     view = items.fold_item(repo, item_id)
-    prompt = (f"# Develop {item_id}: {story.title}\n\n{story.request}\n\n"
-              f"Work in {view.worktree} on branch {view.branch}. Commit, run the tests, then "
-              f"`hall propose-ready --summary \"…\"`, or `hall ask` when a decision is the person's.\n")
-    result = spawn.run(repo, spawn.RunSpec(role="dev", prompt=prompt, cwd=Path(view.worktree), item_id=item_id,
-                                           permission_mode="acceptEdits"))
+    prompt = (
+        f"# Develop {item_id}: {story.title}\n\n{story.request}\n\n"
+        f"Work in {view.worktree} on branch {view.branch}. Commit, run the tests, then "
+        f'`hall propose-ready --summary "…"`, or `hall ask` when a decision is the person\'s.\n'
+    )
+    result = spawn.run(
+        repo,
+        spawn.RunSpec(
+            role="dev", prompt=prompt, cwd=Path(view.worktree), item_id=item_id, permission_mode="acceptEdits"
+        ),
+    )
     if not result.ok:
-        raise HallError("RUN_FAILED", f"The demo's stand-in developer run for {item_id} failed: {result.failure}.",
-                        [f"hall trace {item_id}", "hall demo --keep"])
+        raise HallError(
+            "RUN_FAILED",
+            f"The demo's stand-in developer run for {item_id} failed: {result.failure}.",
+            [f"hall trace {item_id}", "hall demo --keep"],
+        )
 
 
 def advance(repo: Repo, item_id: str, target: str, limit: int = 20) -> states.ItemView:
@@ -119,6 +128,7 @@ def propose_learnings(repo: Repo, ids: dict[str, str]) -> dict[str, Any]:
 
 # -- the live part --------------------------------------------------------------------------------
 
+
 def run_until_idle(demo: Demo) -> dict[str, Any]:
     """The daemon's passes in the foreground until no work is left (the scripted demo)."""
     from hallmark.core.loop import daemon
@@ -149,7 +159,12 @@ class Background:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "hallmark.core.demo.background", str(self.demo.root), str(self.interval)],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, env=dict(os.environ))
+                stdout=log,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=dict(os.environ),
+            )
 
     @property
     def running(self) -> bool:
@@ -194,8 +209,11 @@ def end_runs(demo: Demo) -> list[str]:
     repo = demo.repo()
     for item_id in demo.ids.values():
         for run in live_runs(repo.paths, item_id):
-            started = [e for e in items.item_events(repo, item_id)
-                       if e.get("event") == "run_started" and e.get("run") == run.name and e.get("pid")]
+            started = [
+                e
+                for e in items.item_events(repo, item_id)
+                if e.get("event") == "run_started" and e.get("run") == run.name and e.get("pid")
+            ]
             for event in started[-1:]:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(int(event["pid"]), signal.SIGTERM)
@@ -204,6 +222,7 @@ def end_runs(demo: Demo) -> list[str]:
 
 
 # -- what happened --------------------------------------------------------------------------------
+
 
 def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]) -> dict[str, Any]:
     """The journal summary: each item's story, where the scripted part left it and where it is now,
@@ -223,9 +242,17 @@ def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]
         reached = outcomes.get(story.key, "")
         ok = ok and reached == story.outcome
         entry: dict[str, Any] = {
-            "item": item_id, "story": story.key, "title": story.title, "what": story.words,
-            "expected": story.outcome, "outcome": reached, "state": view.state, "round": view.round,
-            "rejects": view.rejects, "hold": view.hold or None, "events": len(events),
+            "item": item_id,
+            "story": story.key,
+            "title": story.title,
+            "what": story.words,
+            "expected": story.outcome,
+            "outcome": reached,
+            "state": view.state,
+            "round": view.round,
+            "rejects": view.rejects,
+            "hold": view.hold or None,
+            "events": len(events),
             "actors": sorted({str(e.get("actor")) for e in events}),
             "runs": [e.get("run") for e in events if e.get("event") == "run_started"],
             "open_questions": view.open_questions,
@@ -238,15 +265,26 @@ def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]
     learnings = _learnings(repo, library, learned)
     ok = ok and bool(learnings.get("refused")) and bool(learnings.get("tombstone")) and bool(learnings.get("merged"))
     return {
-        "demo": {"base": str(demo.base), "repo": str(demo.root), "data_dir": str(demo.data_dir),
-                 "seconds": round(time.monotonic() - demo.started, 1), "standin": STANDIN,
-                 "model": "hallmark-standin (no model ran)"},
+        "demo": {
+            "base": str(demo.base),
+            "repo": str(demo.root),
+            "data_dir": str(demo.data_dir),
+            "seconds": round(time.monotonic() - demo.started, 1),
+            "standin": STANDIN,
+            "model": "hallmark-standin (no model ran)",
+        },
         "ok": ok,
         "items": stories,
         "learnings": learnings,
-        "usage": {"runs": report.total.runs, "tokens": report.total.tokens, "cost_usd": report.total.cost_usd,
-                  "by_model": [{"model": r.key, "runs": r.runs, "standin_runs": r.standin_runs,
-                                "cost_usd": r.cost_usd} for r in report.rows]},
+        "usage": {
+            "runs": report.total.runs,
+            "tokens": report.total.tokens,
+            "cost_usd": report.total.cost_usd,
+            "by_model": [
+                {"model": r.key, "runs": r.runs, "standin_runs": r.standin_runs, "cost_usd": r.cost_usd}
+                for r in report.rows
+            ],
+        },
         "next": [f"hall tui --repo {demo.root}", f"hall status --all -C {demo.root}", "hall demo"],
     }
 
@@ -256,23 +294,42 @@ def _learnings(repo: Repo, library: Any, learned: dict[str, Any] | None) -> dict
     proposed, merged, tombstone = [], [], []
     for entry in replies.get("proposed", []):
         learning = library.get(repo, entry["id"])
-        row = {"id": learning.id, "kind": learning.kind, "pattern": learning.pattern, "status": learning.status,
-               "occurrences": learning.occurrences}
+        row = {
+            "id": learning.id,
+            "kind": learning.kind,
+            "pattern": learning.pattern,
+            "status": learning.status,
+            "occurrences": learning.occurrences,
+        }
         if entry.get("previously_rejected"):
             tomb = library.tombstone_for(repo, learning.id) or {}
-            tombstone.append({**row, "landed_on_tombstone": tomb.get("id"), "rejected_because": tomb.get("reason"),
-                              "reproposed": tomb.get("reproposed")})
+            tombstone.append(
+                {
+                    **row,
+                    "landed_on_tombstone": tomb.get("id"),
+                    "rejected_because": tomb.get("reason"),
+                    "reproposed": tomb.get("reproposed"),
+                }
+            )
         elif entry.get("merged"):
-            merged.append({"merged_into": learning.id, "pattern": learning.pattern,
-                           "occurrences": learning.occurrences})
+            merged.append(
+                {"merged_into": learning.id, "pattern": learning.pattern, "occurrences": learning.occurrences}
+            )
         else:
             proposed.append(row)
     refused = [{"code": s.get("code"), "why": s.get("why")} for s in replies.get("skipped", [])]
-    pending = [{"id": x.id, "kind": x.kind, "pattern": x.pattern, "occurrences": x.occurrences}
-               for x in library.pending(repo)]
-    return {"proposed": proposed, "merged": merged, "refused": refused, "tombstone": tombstone,
-            "rejected_earlier": (learned or {}).get("rejected_first", []), "pending": pending,
-            "librarian_runs": (learned or {}).get("runs", [])}
+    pending = [
+        {"id": x.id, "kind": x.kind, "pattern": x.pattern, "occurrences": x.occurrences} for x in library.pending(repo)
+    ]
+    return {
+        "proposed": proposed,
+        "merged": merged,
+        "refused": refused,
+        "tombstone": tombstone,
+        "rejected_earlier": (learned or {}).get("rejected_first", []),
+        "pending": pending,
+        "librarian_runs": (learned or {}).get("runs", []),
+    }
 
 
 def outcomes_now(demo: Demo) -> dict[str, str]:
@@ -289,8 +346,9 @@ def journal_lines(demo: Demo) -> int:
     return total
 
 
-def run_script(where: str | None = None, *, keep: bool = False, progress: Progress | None = None,
-               daemon_after: bool = True) -> dict[str, Any]:
+def run_script(
+    where: str | None = None, *, keep: bool = False, progress: Progress | None = None, daemon_after: bool = True
+) -> dict[str, Any]:
     """`hall demo --script`: the scripted part, then the daemon until idle; the summary; cleanup."""
     demo = create(where)
     try:

@@ -78,7 +78,7 @@ class Cart:
 
 INIT = '"""tinyshop: a cart that prices in integer cents."""\n'
 
-TEST_MONEY = '''import unittest
+TEST_MONEY = """import unittest
 
 from tinyshop.money import format_cents, to_cents
 
@@ -96,9 +96,9 @@ class MoneyTest(unittest.TestCase):
     def test_format_cents(self):
         self.assertEqual(format_cents(1234), "12.34")
         self.assertEqual(format_cents(-50), "-0.50")
-'''
+"""
 
-TEST_CART = '''import unittest
+TEST_CART = """import unittest
 
 from tinyshop.cart import Cart, discount
 
@@ -117,7 +117,7 @@ class CartTest(unittest.TestCase):
 
     def test_discount(self):
         self.assertEqual(discount(1000, 25), 250)
-'''
+"""
 
 
 def files() -> dict[str, str]:
@@ -139,17 +139,18 @@ def files() -> dict[str, str]:
 
 COUNT_CHANGE = {
     "tinyshop/cart.py": CART.replace(
-        '''    def summary(self) -> str:
+        """    def summary(self) -> str:
         return f"{len(self.lines)} lines, total {format_cents(self.total())}"
-''',
+""",
         '''    def count(self) -> int:
         """How many things are in the cart (quantities added up)."""
         return sum(qty for _, _, qty in self.lines)
 
     def summary(self) -> str:
         return f"{self.count()} items, total {format_cents(self.total())}"
-'''),
-    "tests/test_count.py": '''import unittest
+''',
+    ),
+    "tests/test_count.py": """import unittest
 
 from tinyshop.cart import Cart
 
@@ -161,7 +162,7 @@ class CountTest(unittest.TestCase):
         cart.add("mug", 1200)
         self.assertEqual(cart.count(), 3)
         self.assertEqual(cart.summary(), "3 items, total 21.00")
-''',
+""",
 }
 
 ROUNDING_CHANGE = {
@@ -171,8 +172,9 @@ ROUNDING_CHANGE = {
 ''',
         '''    """The discount on an amount, in cents, rounded half up (not down in the shop's favour)."""
     return (cents * percent + 50) // 100
-'''),
-    "tests/test_rounding.py": '''import unittest
+''',
+    ),
+    "tests/test_rounding.py": """import unittest
 
 from tinyshop.cart import discount
 
@@ -180,23 +182,24 @@ from tinyshop.cart import discount
 class RoundingTest(unittest.TestCase):
     def test_half_cents_round_up(self):
         self.assertEqual(discount(1050, 5), 53)  # 52.5 cents
-''',
+""",
 }
 
 # The fixer's commit for the rounding item: clamp the percentage (the reviewer's finding).
 CLAMP_FIX_CART = ROUNDING_CHANGE["tinyshop/cart.py"].replace(
-    '''    return (cents * percent + 50) // 100
-''',
-    '''    percent = max(0, min(100, percent))
+    """    return (cents * percent + 50) // 100
+""",
+    """    percent = max(0, min(100, percent))
     return (cents * percent + 50) // 100
-''')
-CLAMP_FIX_TEST = '''
+""",
+)
+CLAMP_FIX_TEST = """
 
 class ClampTest(unittest.TestCase):
     def test_percent_is_clamped_to_0_100(self):
         self.assertEqual(discount(1000, 150), 1000)
         self.assertEqual(discount(1000, -20), 0)
-'''
+"""
 
 CSV_CHANGE = {
     "tinyshop/csvimport.py": '''"""Read a cart from CSV lines: sku,price,quantity (price as text, e.g. 4.50)."""
@@ -214,7 +217,7 @@ def read_cart(lines: list[str]) -> Cart:
         cart.add(sku, to_cents(price), int(float(qty)))
     return cart
 ''',
-    "tests/test_csvimport.py": '''import unittest
+    "tests/test_csvimport.py": """import unittest
 
 from tinyshop.csvimport import read_cart
 
@@ -223,7 +226,7 @@ class CsvTest(unittest.TestCase):
     def test_reads_lines(self):
         cart = read_cart(["# sku,price,qty", "tea,4.50,2", "mug,12.00,1"])
         self.assertEqual(cart.subtotal(), 2100)
-''',
+""",
 }
 
 GIFT_WRAP = '''"""Gift wrapping (first cut): the price rule waits for the person's answer (see hall inbox)."""
@@ -236,7 +239,8 @@ def gift_wrap_cents(subtotal_cents: int) -> int:
 '''
 
 FLOAT_CHANGE = {
-    "tinyshop/money.py": MONEY + '''
+    "tinyshop/money.py": MONEY
+    + '''
 
 def to_float(cents: int) -> float:
     """Prices as floats, to keep the code simple."""

@@ -34,9 +34,20 @@ from . import project, scenario
 
 PROJECT = "tinyshop"
 STANDIN = "hall-standin-claude"
-SCRUB = ("HALL_CLAUDE", "HALL_ACTOR", "HALL_ITEM", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "HALL_STANDIN_PACE",
-         "HALLMARK_FIXED_NOW", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CLAUDE_PROJECT_DIR",
-         "AGENTMEMORY_PROJECT_NAME")
+SCRUB = (
+    "HALL_CLAUDE",
+    "HALL_ACTOR",
+    "HALL_ITEM",
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "HALL_STANDIN_PACE",
+    "HALLMARK_FIXED_NOW",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "CLAUDE_PROJECT_DIR",
+    "AGENTMEMORY_PROJECT_NAME",
+)
 
 
 @dataclass
@@ -69,6 +80,7 @@ class Demo:
 
 # -- where ---------------------------------------------------------------------------------------
 
+
 def create(where: str | os.PathLike[str] | None = None) -> Demo:
     """A fresh base directory: a new temporary one, or PATH (which must be absent or empty)."""
     if shutil.which("git") is None:
@@ -78,14 +90,18 @@ def create(where: str | os.PathLike[str] | None = None) -> Demo:
     own = user_data_dir() / "config.toml"
     own_config = own if own.is_file() else None
     if where is None:
-        return Demo(Path(tempfile.mkdtemp(prefix="hallmark-demo-")).resolve(), created_base=True,
-                    own_config=own_config)
+        return Demo(Path(tempfile.mkdtemp(prefix="hallmark-demo-")).resolve(), created_base=True, own_config=own_config)
     base = Path(where).expanduser().resolve()
     if base.exists() and not base.is_dir():
-        raise HallError("USAGE", f"--dir {base} is a file; give a new or empty directory.", ["hall demo --dir <new dir>"])
+        raise HallError(
+            "USAGE", f"--dir {base} is a file; give a new or empty directory.", ["hall demo --dir <new dir>"]
+        )
     if base.is_dir() and any(base.iterdir()):
-        raise HallError("USAGE", f"--dir {base} is not empty; the demo writes a whole repository there.",
-                        ["hall demo --dir <new dir>", "hall demo (a temporary directory)"])
+        raise HallError(
+            "USAGE",
+            f"--dir {base} is not empty; the demo writes a whole repository there.",
+            ["hall demo --dir <new dir>", "hall demo (a temporary directory)"],
+        )
     created = not base.exists()
     base.mkdir(parents=True, exist_ok=True)
     return Demo(base, created_base=created, own_config=own_config)
@@ -118,8 +134,11 @@ def standin_path() -> str:
         candidate = Path(folder) / STANDIN
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
-    raise HallError("RUN_FAILED", f"The stand-in model `{STANDIN}` is not installed beside `hall`.",
-                    ["pip install -e .", f"which {STANDIN}"])
+    raise HallError(
+        "RUN_FAILED",
+        f"The stand-in model `{STANDIN}` is not installed beside `hall`.",
+        ["pip install -e .", f"which {STANDIN}"],
+    )
 
 
 @contextlib.contextmanager
@@ -145,6 +164,7 @@ def _git(cwd: Path, *args: str) -> str:
 
 # -- the project ---------------------------------------------------------------------------------
 
+
 def write_project(demo: Demo) -> None:
     """The project's first commit, a local bare origin, and the person's own user config copied in."""
     root = demo.root
@@ -154,8 +174,13 @@ def write_project(demo: Demo) -> None:
     hooks.mkdir(parents=True, exist_ok=True)
     _git(root, "init", "-q")
     _git(root, "symbolic-ref", "HEAD", "refs/heads/main")
-    for key, value in (("user.name", "hall demo"), ("user.email", "demo@hallmark.invalid"),
-                       ("commit.gpgsign", "false"), ("tag.gpgsign", "false"), ("core.hooksPath", str(hooks))):
+    for key, value in (
+        ("user.name", "hall demo"),
+        ("user.email", "demo@hallmark.invalid"),
+        ("commit.gpgsign", "false"),
+        ("tag.gpgsign", "false"),
+        ("core.hooksPath", str(hooks)),
+    ):
         _git(root, "config", key, value)
     for rel, text in project.files().items():
         path = root / rel

@@ -77,8 +77,12 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths))
     if not findings:
         return None
-    return (_record_gate(findings) or _push_gate(paths, findings, cwd) or _commit_gate(paths, capture, findings, cwd)
-            or _strict_gate(paths, capture, findings, cwd, command))
+    return (
+        _record_gate(findings)
+        or _push_gate(paths, findings, cwd)
+        or _commit_gate(paths, capture, findings, cwd)
+        or _strict_gate(paths, capture, findings, cwd, command)
+    )
 
 
 def _record_gate(findings: list[Any]) -> Gate | None:
@@ -86,17 +90,28 @@ def _record_gate(findings: list[Any]) -> Gate | None:
     actor = os.environ.get("HALL_ACTOR", "").strip()
     for finding in findings:
         if finding.kind == "person":
-            return Gate("deny", f"{finding.detail}. Agents do not take a person's decisions, and Hallmark's own "
-                                "variables are not theirs to set.", ["hall propose-ready --summary \"…\"", "hall ask \"…\"",
-                                                                    "hall status"])
+            return Gate(
+                "deny",
+                f"{finding.detail}. Agents do not take a person's decisions, and Hallmark's own "
+                "variables are not theirs to set.",
+                ['hall propose-ready --summary "…"', 'hall ask "…"', "hall status"],
+            )
     for finding in findings:
         if finding.kind == "note" and actor not in NOTE_WRITERS:
-            return Gate("deny", f"{finding.detail}: hallmark notes are written only by Hallmark's assayer or "
-                                "shipper; reading notes is fine.", ["git notes --ref=hallmark show HEAD", "hall status"])
+            return Gate(
+                "deny",
+                f"{finding.detail}: hallmark notes are written only by Hallmark's assayer or "
+                "shipper; reading notes is fine.",
+                ["git notes --ref=hallmark show HEAD", "hall status"],
+            )
         if finding.kind == "state" and actor not in NOTE_WRITERS:
-            return Gate("deny", f"{finding.detail}: Hallmark's record, its configuration and Claude Code's settings "
-                                "are written only through hall; a hand-written change would forge the record or "
-                                "loosen the gates.", ["hall status", "hall log", "hall doctor"])
+            return Gate(
+                "deny",
+                f"{finding.detail}: Hallmark's record, its configuration and Claude Code's settings "
+                "are written only through hall; a hand-written change would forge the record or "
+                "loosen the gates.",
+                ["hall status", "hall log", "hall doctor"],
+            )
     return None
 
 
@@ -105,9 +120,12 @@ def _push_gate(paths: RepoPaths, findings: list[Any], cwd: str) -> Gate | None:
     for finding in (f for f in findings if f.kind == "push"):
         verdict = _sends(paths, finding, cwd)
         if verdict is not None:
-            return Gate("deny", f"{finding.detail} publishes, and {verdict}. Only hallmarked work leaves this "
-                                "machine: finish the item and let the review loop hallmark it.",
-                        ["hall ready", "hall status", "hall log --kind verdict"])
+            return Gate(
+                "deny",
+                f"{finding.detail} publishes, and {verdict}. Only hallmarked work leaves this "
+                "machine: finish the item and let the review loop hallmark it.",
+                ["hall ready", "hall status", "hall log --kind verdict"],
+            )
     return None
 
 
@@ -123,8 +141,7 @@ def _commit_gate(paths: RepoPaths, capture: dict[str, Any], findings: list[Any],
     return None
 
 
-def _strict_gate(paths: RepoPaths, capture: dict[str, Any], findings: list[Any], cwd: str,
-                 command: str) -> Gate | None:
+def _strict_gate(paths: RepoPaths, capture: dict[str, Any], findings: list[Any], cwd: str, command: str) -> Gate | None:
     """What the gate cannot follow: denied in strict mode inside an item's worktree (everywhere for
     the classes marked `always`), and when an unparsed command says publish, unless HEAD is hallmarked."""
     strict = [f for f in findings if f.kind == "strict"]
@@ -143,10 +160,13 @@ def _strict_gate(paths: RepoPaths, capture: dict[str, Any], findings: list[Any],
         hallmarked = _hallmark(paths, finding.cwd or cwd)
         if hallmarked.ok:
             continue
-        return Gate("deny", f"the push gate cannot follow this command ({finding.detail}), and it might publish "
-                            f"while {hallmarked.reason}. Write it plainly, or list it in [capture] push_allow in "
-                            ".hallmark.toml (main checkout).",
-                    ["hall status", "rewrite the command without the construct named"])
+        return Gate(
+            "deny",
+            f"the push gate cannot follow this command ({finding.detail}), and it might publish "
+            f"while {hallmarked.reason}. Write it plainly, or list it in [capture] push_allow in "
+            ".hallmark.toml (main checkout).",
+            ["hall status", "rewrite the command without the construct named"],
+        )
     return None
 
 
@@ -199,7 +219,8 @@ def _staged(findings: list[Finding]) -> list[str] | None:
             continue
         for arg in finding.args:
             if arg in ("-A", "--all", "-u", "--update", ".", ":/", "--pathspec-from-file") or arg.startswith(
-                    "--pathspec-from-file="):
+                "--pathspec-from-file="
+            ):
                 return None
         specs = [a for a in finding.args if not a.startswith("-")]
         if not specs:

@@ -75,12 +75,12 @@ def real(path: str, cwd: str) -> str:
     if path.startswith(_SELF) or path in ("/proc/self", "/proc/thread-self"):
         for prefix in ("/proc/self/cwd", "/proc/thread-self/cwd"):
             if path == prefix or path.startswith(prefix + "/"):
-                path = cwd + path[len(prefix):]
+                path = cwd + path[len(prefix) :]
                 break
         else:
             for prefix in ("/proc/self/root", "/proc/thread-self/root"):
                 if path == prefix or path.startswith(prefix + "/"):
-                    path = "/" + path[len(prefix):].lstrip("/")
+                    path = "/" + path[len(prefix) :].lstrip("/")
                     break
             else:
                 raise Unresolvable(path)
@@ -110,7 +110,8 @@ def is_free(rel: str, patterns: list[str]) -> bool:
             continue
         if anchored:
             if fnmatch.fnmatchcase(rel, core) or any(
-                    fnmatch.fnmatchcase("/".join(parts[:k]), core) for k in range(1, len(parts))):
+                fnmatch.fnmatchcase("/".join(parts[:k]), core) for k in range(1, len(parts))
+            ):
                 return True
         elif fnmatch.fnmatchcase(parts[-1], core):  # a file pattern matches the file's own name, never
             return True  # a directory's: `*.md` does not free everything inside a folder named x.md
@@ -146,22 +147,35 @@ def file_gate(paths: RepoPaths, capture: dict[str, Any], cwd: str, file_paths: l
         try:
             target = real(given, cwd)
         except Unresolvable:
-            return Gate("deny", f"{given} names a file through this process's own descriptors; the edit gate "
-                                "cannot tell which file that is. Use the file's own path.", ["hall status"])
+            return Gate(
+                "deny",
+                f"{given} names a file through this process's own descriptors; the edit gate "
+                "cannot tell which file that is. Use the file's own path.",
+                ["hall status"],
+            )
         if _git_internal(paths, target):
-            return Gate("deny", f"{given} is inside git's own directory, where Hallmark keeps its state; "
-                                "it is never edited by hand.", ["hall doctor", "hall status"])
+            return Gate(
+                "deny",
+                f"{given} is inside git's own directory, where Hallmark keeps its state; it is never edited by hand.",
+                ["hall doctor", "hall status"],
+            )
         from .protected import protected_reason
 
         why = protected_reason(paths, target)
         if why:
-            return Gate("deny", f"{given} is {why}; only hall writes it (a person edits it in their own editor).",
-                        ["hall doctor", "hall status"])
+            return Gate(
+                "deny",
+                f"{given} is {why}; only hall writes it (a person edits it in their own editor).",
+                ["hall doctor", "hall status"],
+            )
         links = _hard_links(target, paths)
         if links:
-            return Gate("deny", f"{given} has {links} hard links: an edit changes every one of them, and one may "
-                                "be a file of the repository outside the item's worktree. Copy it instead.",
-                        NEXT)
+            return Gate(
+                "deny",
+                f"{given} has {links} hard links: an edit changes every one of them, and one may "
+                "be a file of the repository outside the item's worktree. Copy it instead.",
+                NEXT,
+            )
         root, rel = _outside(paths, target)
         if root is None or rel is None:
             continue
@@ -171,15 +185,37 @@ def file_gate(paths: RepoPaths, capture: dict[str, Any], cwd: str, file_paths: l
             continue
         if is_free(rel, capture["free"]):
             continue
-        message = (f"{given} is in the repository but not in an active item's worktree. Start an item "
-                   f'(hall new --title "…", or hall adopt on a work branch) and edit in its worktree.')
+        message = (
+            f"{given} is in the repository but not in an active item's worktree. Start an item "
+            f'(hall new --title "…", or hall adopt on a work branch) and edit in its worktree.'
+        )
         return Gate("ask" if capture["mode"] == "ask" else "deny", message, NEXT)
     return None
 
 
-COMMIT_WITH_VALUE = frozenset({"-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message",
-                               "--author", "--date", "-t", "--template", "--fixup", "--squash", "--trailer",
-                               "--cleanup", "--pathspec-from-file", "-S", "--gpg-sign"})
+COMMIT_WITH_VALUE = frozenset(
+    {
+        "-m",
+        "--message",
+        "-F",
+        "--file",
+        "-C",
+        "--reuse-message",
+        "-c",
+        "--reedit-message",
+        "--author",
+        "--date",
+        "-t",
+        "--template",
+        "--fixup",
+        "--squash",
+        "--trailer",
+        "--cleanup",
+        "--pathspec-from-file",
+        "-S",
+        "--gpg-sign",
+    }
+)
 
 
 def commit_pathspecs(args: list[str]) -> tuple[list[str], bool, bool]:
@@ -191,7 +227,7 @@ def commit_pathspecs(args: list[str]) -> tuple[list[str], bool, bool]:
     while i < len(args):
         arg = args[i]
         if arg == "--":
-            specs += args[i + 1:]
+            specs += args[i + 1 :]
             break
         if arg in COMMIT_WITH_VALUE:
             from_file = from_file or arg == "--pathspec-from-file"
@@ -221,8 +257,14 @@ def _git_lines(where: str, *args: str) -> list[str] | None:
     return [line for line in proc.stdout.splitlines() if line]
 
 
-def commit_gate(paths: RepoPaths, capture: dict[str, Any], where: str | None, payload_cwd: str,
-                args: list[str], staged_in_command: list[str] | None) -> Gate | None:
+def commit_gate(
+    paths: RepoPaths,
+    capture: dict[str, Any],
+    where: str | None,
+    payload_cwd: str,
+    args: list[str],
+    staged_in_command: list[str] | None,
+) -> Gate | None:
     """A git commit outside an active item's worktree, unless it commits only free paths."""
     if capture["mode"] == "off":
         return None
@@ -248,6 +290,8 @@ def commit_gate(paths: RepoPaths, capture: dict[str, Any], where: str | None, pa
         files = files + list(staged_in_command or [])
         if all(is_free(f, capture["free"]) for f in files):
             return None
-    message = (f"git commit in {directory} is outside an active item's worktree. Start an item "
-               f'(hall new --title "…", or hall adopt on a work branch) and commit there.')
+    message = (
+        f"git commit in {directory} is outside an active item's worktree. Start an item "
+        f'(hall new --title "…", or hall adopt on a work branch) and commit there.'
+    )
     return Gate("ask" if capture["mode"] == "ask" else "deny", message, NEXT)

@@ -33,8 +33,11 @@ def read_env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env:
             continue
         if flag.startswith("--"):
             name, eq, value = flag.partition("=")
-            if name in ("--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal",
-                        "--block-signal") and not eq:
+            if (
+                name
+                in ("--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal", "--block-signal")
+                and not eq
+            ):
                 value_word = args[i + 1] if i + 1 < len(args) else None
                 i += 2
             else:
@@ -50,13 +53,13 @@ def read_env(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env:
             consumed = 1
             for index, letter in enumerate(letters):
                 if letter in "uCS":
-                    attached = letters[index + 1:]
+                    attached = letters[index + 1 :]
                     value_word = Word(attached, True) if attached else (args[i + 1] if i + 1 < len(args) else None)
                     consumed = 1 if attached else 2
                     if letter == "C":
                         cwd = join(cwd, value_word)
                     elif letter == "S":
-                        return _split(an, value_word, args[i + consumed:], cmd, cwd)
+                        return _split(an, value_word, args[i + consumed :], cmd, cwd)
                     break
             i += consumed
             continue
@@ -89,13 +92,35 @@ def _split(an: Analyzer, inner: Word | None, rest: list[Word], cmd: Command, cwd
     return [Word(w) for w in split] + rest, cwd
 
 
-XARGS_VALUE = frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-i", "-L", "-l", "-n",
-                         "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof",
-                         "--replace", "--max-lines"})
+XARGS_VALUE = frozenset(
+    {
+        "-a",
+        "--arg-file",
+        "-d",
+        "--delimiter",
+        "-E",
+        "-e",
+        "-I",
+        "-i",
+        "-L",
+        "-l",
+        "-n",
+        "--max-args",
+        "-P",
+        "--max-procs",
+        "-s",
+        "--max-chars",
+        "--process-slot-var",
+        "--eof",
+        "--replace",
+        "--max-lines",
+    }
+)
 
 
-def read_xargs(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-           stdin: str | None) -> Inner | None:
+def read_xargs(
+    an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None
+) -> Inner | None:
     """xargs runs its command (echo by default) with the words it reads from stdin appended."""
     i = 0
     replace = False
@@ -122,20 +147,51 @@ def read_xargs(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, en
 
 
 # commands whose meaning words read from stdin can change (xargs/parallel append them)
-FED_WORDS_MATTER = frozenset({"git", "gh", "hall", "sh", "bash", "zsh", "dash", "ksh", "env", "sudo", "eval",
-                              "glab", "hub", "npm", "pnpm", "yarn", "bun", "make", "just", "python", "python3",
-                              "node", "perl", "ruby", "curl", "xargs", "parallel", "source", "."})
+FED_WORDS_MATTER = frozenset(
+    {
+        "git",
+        "gh",
+        "hall",
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        "env",
+        "sudo",
+        "eval",
+        "glab",
+        "hub",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "make",
+        "just",
+        "python",
+        "python3",
+        "node",
+        "perl",
+        "ruby",
+        "curl",
+        "xargs",
+        "parallel",
+        "source",
+        ".",
+    }
+)
 
 
-def read_parallel(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-              stdin: str | None) -> Inner | None:
+def read_parallel(
+    an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None
+) -> Inner | None:
     separators = [k for k, w in enumerate(args) if w.literal and w.text in (":::", "::::", ":::+", "::::+")]
     end = separators[0] if separators else len(args)
     inner = [w for w in args[:end] if not (w.literal and w.text.startswith("-"))]
     if not inner:
         return None
     if separators:
-        values = [w for w in args[separators[0] + 1:] if not (w.literal and w.text.startswith(":::"))]
+        values = [w for w in args[separators[0] + 1 :] if not (w.literal and w.text.startswith(":::"))]
         if any(not w.literal for w in values) or args[separators[0]].text.startswith("::::"):
             head = inner[0].text if inner[0].literal else ""
             if os.path.basename(head) in FED_WORDS_MATTER:

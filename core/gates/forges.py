@@ -34,31 +34,63 @@ GH_READ = {
     "gist": {"view", "list", "clone"},
     "auth": {"status", "token", "login", "logout", "refresh", "setup-git", "switch"},
     "config": {"get", "list", "set", "clear-cache"},
-    "label": {"list"}, "cache": {"list"}, "secret": {"list"}, "variable": {"list", "get"},
-    "ruleset": {"view", "list", "check"}, "org": {"list"},
+    "label": {"list"},
+    "cache": {"list"},
+    "secret": {"list"},
+    "variable": {"list", "get"},
+    "ruleset": {"view", "list", "check"},
+    "org": {"list"},
     "project": {"view", "list", "field-list", "item-list"},
     "codespace": {"list", "view", "logs", "ssh", "code", "cp", "jupyter", "ports"},
-    "extension": {"list", "search", "browse"}, "alias": {"list"},
+    "extension": {"list", "search", "browse"},
+    "alias": {"list"},
     "attestation": {"verify", "download", "trusted-root"},
-    "search": None, "browse": None, "status": None, "help": None, "version": None, "completion": None,
+    "search": None,
+    "browse": None,
+    "status": None,
+    "help": None,
+    "version": None,
+    "completion": None,
 }
-GH_PUBLISH = {("pr", "create"), ("pr", "merge"), ("pr", "ready"), ("release", "create"), ("release", "upload"),
-              ("repo", "sync"), ("gist", "create")}
+GH_PUBLISH = {
+    ("pr", "create"),
+    ("pr", "merge"),
+    ("pr", "ready"),
+    ("release", "create"),
+    ("release", "upload"),
+    ("repo", "sync"),
+    ("gist", "create"),
+}
 GH_BUILTINS = frozenset(GH_READ) | {"api", "gpg-key", "ssh-key", "preview", "agent-task", "copilot", "accessibility"}
-API_PUSH_PATH = r"(^|/)(pulls|merges|contents|git|refs|merge|merge_requests|releases|repository/(commits|files|branches))(/|$|\?)"
-GRAPHQL_PUSH = (r"\b(createPullRequest|mergePullRequest|enablePullRequestAutoMerge|updateRefs?|createRef|deleteRef|"
-                r"createCommitOnBranch|mergeBranch|markPullRequestReadyForReview|createRelease)\b")
+API_PUSH_PATH = (
+    r"(^|/)(pulls|merges|contents|git|refs|merge|merge_requests|releases|repository/(commits|files|branches))(/|$|\?)"
+)
+GRAPHQL_PUSH = (
+    r"\b(createPullRequest|mergePullRequest|enablePullRequestAutoMerge|updateRefs?|createRef|deleteRef|"
+    r"createCommitOnBranch|mergeBranch|markPullRequestReadyForReview|createRelease)\b"
+)
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # forge CLIs: (tool, group, action) that publish; a group of None matches any action word
 FORGE_PUBLISH: dict[str, set[tuple[str, str | None]]] = {
     "glab": {("mr", "create"), ("mr", "merge"), ("mr", "approve"), ("release", "create"), ("repo", "mirror")},
-    "hub": {("pull-request", None), ("push", None), ("release", "create"), ("merge", None), ("create", None),
-            ("fork", None)},
-    "tea": {("pr", "create"), ("pulls", "create"), ("pr", "merge"), ("pulls", "merge"), ("release", "create"),
-            ("releases", "create")},
+    "hub": {
+        ("pull-request", None),
+        ("push", None),
+        ("release", "create"),
+        ("merge", None),
+        ("create", None),
+        ("fork", None),
+    },
+    "tea": {
+        ("pr", "create"),
+        ("pulls", "create"),
+        ("pr", "merge"),
+        ("pulls", "merge"),
+        ("release", "create"),
+        ("releases", "create"),
+    },
     "sl": {("push", None), ("pr", "submit"), ("submit", None), ("ghstack", None)},
-    "gt": {("submit", None), ("ss", None), ("stack", "submit"), ("branch", "submit"), ("merge", None),
-           ("sync", None)},
+    "gt": {("submit", None), ("ss", None), ("stack", "submit"), ("branch", "submit"), ("merge", None), ("sync", None)},
     "jj": {("git", "push")},
     "az": {("repos", "pr")},
     "git-town": {("ship", None), ("propose", None), ("sync", None)},
@@ -67,22 +99,59 @@ FORGE_READ = {
     "glab": {"list", "view", "diff", "status", "ci", "check-update", "version", "help", "auth", "config", "alias"},
     "hub": {"browse", "ci-status", "compare", "help", "version", "issue", "pr"},
     "tea": {"list", "ls", "view", "login", "logins", "whoami", "help"},
-    "jj": None, "sl": None, "gt": None, "az": None, "git-town": None,
+    "jj": None,
+    "sl": None,
+    "gt": None,
+    "az": None,
+    "git-town": None,
 }
 # registries: (tool, action words) that publish a package or an image
 REGISTRY = {
-    "npm": ("publish",), "pnpm": ("publish",), "yarn": ("publish", "npm"), "bun": ("publish",),
-    "twine": ("upload",), "poetry": ("publish",), "uv": ("publish",), "flit": ("publish",), "hatch": ("publish",),
-    "pdm": ("publish",), "maturin": ("publish", "upload"), "cargo": ("publish",), "gem": ("push",),
-    "docker": ("push",), "podman": ("push",), "buildah": ("push",), "helm": ("push",), "nuget": ("push",),
-    "dotnet": ("nuget",), "vsce": ("publish",), "ovsx": ("publish",), "dart": ("pub",), "flutter": ("pub",),
-    "mix": ("hex.publish",), "cabal": ("upload",), "anaconda": ("upload",), "mvn": ("deploy",),
-    "gradle": ("publish",), "gradlew": ("publish",), "./gradlew": ("publish",), "skopeo": ("copy",),
-    "crane": ("push", "copy"), "oras": ("push",), "goreleaser": ("release",), "semantic-release": (),
-    "changeset": ("publish",), "lerna": ("publish",), "jf": ("rt",), "jfrog": ("rt",), "swift": (),
+    "npm": ("publish",),
+    "pnpm": ("publish",),
+    "yarn": ("publish", "npm"),
+    "bun": ("publish",),
+    "twine": ("upload",),
+    "poetry": ("publish",),
+    "uv": ("publish",),
+    "flit": ("publish",),
+    "hatch": ("publish",),
+    "pdm": ("publish",),
+    "maturin": ("publish", "upload"),
+    "cargo": ("publish",),
+    "gem": ("push",),
+    "docker": ("push",),
+    "podman": ("push",),
+    "buildah": ("push",),
+    "helm": ("push",),
+    "nuget": ("push",),
+    "dotnet": ("nuget",),
+    "vsce": ("publish",),
+    "ovsx": ("publish",),
+    "dart": ("pub",),
+    "flutter": ("pub",),
+    "mix": ("hex.publish",),
+    "cabal": ("upload",),
+    "anaconda": ("upload",),
+    "mvn": ("deploy",),
+    "gradle": ("publish",),
+    "gradlew": ("publish",),
+    "./gradlew": ("publish",),
+    "skopeo": ("copy",),
+    "crane": ("push", "copy"),
+    "oras": ("push",),
+    "goreleaser": ("release",),
+    "semantic-release": (),
+    "changeset": ("publish",),
+    "lerna": ("publish",),
+    "jf": ("rt",),
+    "jfrog": ("rt",),
+    "swift": (),
 }
-UPLOAD_HOSTS = (r"\b(uploads\.github\.com|upload\.pypi\.org|test\.pypi\.org/legacy|registry\.npmjs\.org|"
-                r"crates\.io/api/v1/crates/new|rubygems\.org/api/v1/gems|api\.nuget\.org|marketplace\.visualstudio)")
+UPLOAD_HOSTS = (
+    r"\b(uploads\.github\.com|upload\.pypi\.org|test\.pypi\.org/legacy|registry\.npmjs\.org|"
+    r"crates\.io/api/v1/crates/new|rubygems\.org/api/v1/gems|api\.nuget\.org|marketplace\.visualstudio)"
+)
 
 
 # -- gh ----------------------------------------------------------------------------------------------
@@ -181,8 +250,9 @@ def api_call(an: Analyzer, tool: str, args: list[Word], cmd: Command, cwd: str |
     if endpoint is None or not endpoint.literal or method == "?":
         an.add("strict", f"{tool} write to a computed endpoint", cmd, cwd, always=True)
         return
-    texts = [_field_text(an, f, cwd) if f.literal and "=@" in f.text else (f.text if f.literal else None)
-             for f in fields] + [_field_text(an, Word(f"@{f.text}", f.literal), cwd) for f in files]
+    texts = [
+        _field_text(an, f, cwd) if f.literal and "=@" in f.text else (f.text if f.literal else None) for f in fields
+    ] + [_field_text(an, Word(f"@{f.text}", f.literal), cwd) for f in files]
     path = endpoint.text
     if path == "graphql" or path.endswith("/graphql"):
         if any(t is None for t in texts) or re.search(GRAPHQL_PUSH, " ".join(texts)):  # type: ignore[arg-type]
@@ -226,8 +296,18 @@ def _api_words(args: list[Word]) -> tuple[str | None, list[Word], list[Word], Wo
             fields.append(Word(text.split("=", 1)[-1] if text.startswith("--") else text[2:], word.literal))
         elif text.startswith("--input="):
             files.append(Word(text.split("=", 1)[1], word.literal))
-        elif text in ("-H", "--header", "-q", "--jq", "-t", "--template", "--hostname", "--cache", "-p",
-                      "--preview") and i + 1 < len(args):
+        elif text in (
+            "-H",
+            "--header",
+            "-q",
+            "--jq",
+            "-t",
+            "--template",
+            "--hostname",
+            "--cache",
+            "-p",
+            "--preview",
+        ) and i + 1 < len(args):
             i += 2
             continue
         elif not text.startswith("-") and endpoint is None:
@@ -250,7 +330,7 @@ def run_forge(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str 
     group = words[0] if words else ""
     action = words[1] if len(words) > 1 else ""
     if name == "glab" and group == "api":
-        api_call(an, "glab api", args[args.index(positional[0]) + 1:], cmd, cwd)
+        api_call(an, "glab api", args[args.index(positional[0]) + 1 :], cmd, cwd)
         return
     for want_group, want_action in FORGE_PUBLISH.get(name, set()):
         if group == want_group and (want_action is None or action == want_action):
@@ -308,13 +388,28 @@ def http_client(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
             method = text.split("=", 1)[1].upper()
         elif text.startswith("-X") and len(text) > 2:
             method = text[2:].upper()
-        elif text in ("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form", "-T",
-                      "--upload-file", "--json", "--post-data", "--post-file", "--body-data", "--body-file"):
+        elif text in (
+            "-d",
+            "--data",
+            "--data-binary",
+            "--data-raw",
+            "--data-urlencode",
+            "-F",
+            "--form",
+            "-T",
+            "--upload-file",
+            "--json",
+            "--post-data",
+            "--post-file",
+            "--body-data",
+            "--body-file",
+        ):
             sends = True
             i += 2
             continue
         elif text.startswith(("--data", "--form", "--json", "--post-", "--body-", "--upload-file")) or (
-                text[:2] in ("-d", "-F", "-T") and len(text) > 2):
+            text[:2] in ("-d", "-F", "-T") and len(text) > 2
+        ):
             sends = True
         elif name in ("http", "https", "xh", "xhs", "httpie") and word.literal and re.fullmatch(r"[A-Z]+", text):
             method = text
@@ -330,9 +425,11 @@ def http_client(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
         if not url.literal:
             an.add("strict", f"{name} sends data to a computed address", cmd, cwd, always=True)
             return
-        if re.search(API_PUSH_PATH, re.sub(r"^[a-z]+://[^/]+", "", url.text).split("?", 1)[0]) or (
-                "graphql" in url.text and re.search(r"github|gitlab|gitea|bitbucket", url.text)) or re.search(
-                UPLOAD_HOSTS, url.text):
+        if (
+            re.search(API_PUSH_PATH, re.sub(r"^[a-z]+://[^/]+", "", url.text).split("?", 1)[0])
+            or ("graphql" in url.text and re.search(r"github|gitlab|gitea|bitbucket", url.text))
+            or re.search(UPLOAD_HOSTS, url.text)
+        ):
             an.add("push", f"{name} {method or 'POST'} {url.text[:80]}", cmd, cwd)
             return
     # any other upload is data leaving the machine, which no parser can judge: the sandbox wall's job
@@ -343,8 +440,9 @@ def remote_copy(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
     operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
     if name in ("aws", "gsutil", "gcloud", "az", "s3cmd", "mc", "rclone"):
         words = [w.text for w in operands if w.literal]
-        if any(w in ("cp", "sync", "mv", "put", "rsync", "copy", "upload", "copyto", "moveto", "move") for w in
-               words[:3]):
+        if any(
+            w in ("cp", "sync", "mv", "put", "rsync", "copy", "upload", "copyto", "moveto", "move") for w in words[:3]
+        ):
             an.add("push", f"{name} {' '.join(words[:2])} (copies off the machine)", cmd, cwd)
         return
     if name in ("sftp", "ftp", "lftp"):
@@ -356,6 +454,7 @@ def remote_copy(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
     if not destination.literal:
         an.add("strict", f"{name} to a computed destination", cmd, cwd, always=True)
         return
-    if re.match(r"^([\w.-]+@)?[\w.-]+:(?!//)", destination.text) or destination.text.startswith(("rsync://", "scp://",
-                                                                                                  "sftp://")):
+    if re.match(r"^([\w.-]+@)?[\w.-]+:(?!//)", destination.text) or destination.text.startswith(
+        ("rsync://", "scp://", "sftp://")
+    ):
         an.add("push", f"{name} to {destination.text[:60]} (copies off the machine)", cmd, cwd)

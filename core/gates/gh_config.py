@@ -58,4 +58,3 @@ def _yaml_scalar(text: str) -> str:
         except ValueError:
             return text[1:-1]
     return text.split(" #", 1)[0].strip()
-

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from .shell import Command
 
 # the fallback when `git --list-cmds` cannot be asked: builtins and the scripts git ships
-GIT_COMMANDS = frozenset("""
+GIT_COMMANDS = frozenset(
+    """
 add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore
 check-mailmap check-ref-format checkout checkout-index cherry cherry-pick clean clone column commit
 commit-graph commit-tree config count-objects credential credential-cache credential-store describe
@@ -45,11 +46,22 @@ repack replace rerere reset restore rev-list rev-parse revert rm send-pack short
 show-index show-ref sparse-checkout stage stash status stripspace submodule switch symbolic-ref tag
 unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack var
 verify-commit verify-pack verify-tag version whatchanged worktree write-tree
-""".split())
+""".split()
+)
 
-GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                               "--super-prefix", "--attr-source", "--list-cmds"})
-
+GLOBAL_WITH_VALUE = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--attr-source",
+        "--list-cmds",
+    }
+)
 
 
 # -- this git's own commands ---------------------------------------------------------------------
@@ -172,8 +184,15 @@ def config_alias(where: str, sub: str, globals_: list[str], env: dict[str, str])
             safe.append(flag)
         i += 1
     run_in = where if where and os.path.isdir(where) else None
-    proc = subprocess.run(["git", *safe, "config", "--get", f"alias.{sub}"], cwd=run_in, env=probe_env(env),
-                          capture_output=True, text=True, timeout=5, check=False)
+    proc = subprocess.run(
+        ["git", *safe, "config", "--get", f"alias.{sub}"],
+        cwd=run_in,
+        env=probe_env(env),
+        capture_output=True,
+        text=True,
+        timeout=5,
+        check=False,
+    )
     if proc.returncode != 0:
         return None
     return proc.stdout.rstrip("\n")
@@ -202,8 +221,15 @@ class _Globals:
         self.words: list[str] = []  # the global options as given, for `git config` lookups of aliases
 
 
-def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-            alias_depth: int = 0, git_dir: str | None = None) -> None:
+def run_git(
+    an: Analyzer,
+    args: list[Word],
+    cmd: Command,
+    cwd: str | None,
+    env: dict[str, str],
+    alias_depth: int = 0,
+    git_dir: str | None = None,
+) -> None:
     if env.get("GIT_DIR") and env["GIT_DIR"] != UNKNOWN:
         git_dir = _join(cwd, Word(env["GIT_DIR"]))
     for name in git_config.ENV_DENIED:
@@ -218,7 +244,7 @@ def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: 
     if not git_config.check_settings(an, settings, cmd, git_cwd, env):
         return
     sub = args[i].text
-    rest = args[i + 1:]
+    rest = args[i + 1 :]
     if sub == "send-email":  # mails the commits as patches: code leaves like a push (installed or not)
         an.add("push", "git send-email", cmd, git_cwd, revs=None, git_dir=git_dir)
         return
@@ -239,11 +265,18 @@ def run_git(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: 
     _run_alias(an, args, alias, cmd, env, alias_depth, found)
 
 
-def _run_alias(an: Analyzer, args: list[Word], alias: str | None, cmd: Command, env: dict[str, str],
-               alias_depth: int, found: _Globals) -> None:
+def _run_alias(
+    an: Analyzer,
+    args: list[Word],
+    alias: str | None,
+    cmd: Command,
+    env: dict[str, str],
+    alias_depth: int,
+    found: _Globals,
+) -> None:
     """`git <alias>`: a shell alias (`!…`) is read as shell code, a git alias is run as git again."""
     i, git_cwd = found.index, found.cwd
-    sub, rest = args[i].text, args[i + 1:]
+    sub, rest = args[i].text, args[i + 1 :]
     if alias is None or alias == UNKNOWN:
         an.add("strict", f"unknown git subcommand {sub!r}", cmd, git_cwd, always=alias == UNKNOWN)
         return
@@ -261,7 +294,9 @@ def _run_alias(an: Analyzer, args: list[Word], alias: str | None, cmd: Command, 
     run_git(an, list(args[:i]) + [Word(w) for w in split] + rest, cmd, git_cwd, env, alias_depth + 1, found.git_dir)
 
 
-def _global_options(an: Analyzer, args: list[Word], cmd: Command, env: dict[str, str], found: _Globals) -> _Globals | None:
+def _global_options(
+    an: Analyzer, args: list[Word], cmd: Command, env: dict[str, str], found: _Globals
+) -> _Globals | None:
     """git's options before the subcommand; None when they end the analysis (denied, or --help and
     the like, which run nothing)."""
     i = 0

@@ -19,26 +19,55 @@ if TYPE_CHECKING:
     from .shell import Command
 
 # configuration whose value git runs as a command (read as shell code when literal)
-RUNS_COMMAND = re.compile(r"(?i)^(core\.(editor|pager|sshcommand|askpass|fsmonitor|gitproxy)|sequence\.editor|"
-                          r"pager\..+|gpg(\..+)?\.program|credential(\..+)?\.helper|diff\.external|"
-                          r"(diff|merge)\..+\.(textconv|command|driver|cmd)|filter\..+\.(clean|smudge|process)|"
-                          r"remote\..+\.(receivepack|uploadpack|vcs)|uploadpack\.packobjectshook|"
-                          r"sendemail\..*(smtpserver|tocmd|cccmd|validate)|(difftool|mergetool)\..+\.cmd|"
-                          r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|alias\..+)$")
+RUNS_COMMAND = re.compile(
+    r"(?i)^(core\.(editor|pager|sshcommand|askpass|fsmonitor|gitproxy)|sequence\.editor|"
+    r"pager\..+|gpg(\..+)?\.program|credential(\..+)?\.helper|diff\.external|"
+    r"(diff|merge)\..+\.(textconv|command|driver|cmd)|filter\..+\.(clean|smudge|process)|"
+    r"remote\..+\.(receivepack|uploadpack|vcs)|uploadpack\.packobjectshook|"
+    r"sendemail\..*(smtpserver|tocmd|cccmd|validate)|(difftool|mergetool)\..+\.cmd|"
+    r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|alias\..+)$"
+)
 # configuration the gate denies outright: another hooks dir, another config file, other transports,
 # git's own programs elsewhere, where a push goes or what it sends by default
-DENIED_CONFIG = re.compile(r"(?i)^(core\.hookspath|include\.path|includeif\..+|protocol\..+|"
-                           r"remote\..+\.(push|pushurl|mirror)|push\.(default|pushoption)|"
-                           r"core\.worktree|core\.bare|extensions\..+|safe\.directory)$")
+DENIED_CONFIG = re.compile(
+    r"(?i)^(core\.hookspath|include\.path|includeif\..+|protocol\..+|"
+    r"remote\..+\.(push|pushurl|mirror)|push\.(default|pushoption)|"
+    r"core\.worktree|core\.bare|extensions\..+|safe\.directory)$"
+)
 NOTES_CONFIG = re.compile(r"(?i)^(notes\..+|core\.notesref)$")
 BOOLISH = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
 # environment variables git reads a command from; and those that redirect git wholesale
-ENV_COMMANDS = ("GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "GIT_SSH", "GIT_SSH_COMMAND",
-                "GIT_PAGER", "PAGER", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND")
-ENV_DENIED = ("GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR",
-              "GIT_CONFIG_PARAMETERS", "GIT_NOTES_REF", "GIT_NOTES_DISPLAY_REF", "GIT_NOTES_REWRITE_REF",
-              "GIT_NOTES_REWRITE_MODE", "GIT_REPLACE_REF_BASE", "GIT_OBJECT_DIRECTORY",
-              "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR")
+ENV_COMMANDS = (
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_PAGER",
+    "PAGER",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_PROXY_COMMAND",
+)
+ENV_DENIED = (
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_TEMPLATE_DIR",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_NOTES_REF",
+    "GIT_NOTES_DISPLAY_REF",
+    "GIT_NOTES_REWRITE_REF",
+    "GIT_NOTES_REWRITE_MODE",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+)
+
 
 def env_config(env: dict[str, str]) -> list[tuple[str, str]]:
     """(key, value) given through GIT_CONFIG_COUNT/KEY_n/VALUE_n in the command's own assignments."""
@@ -49,9 +78,9 @@ def env_config(env: dict[str, str]) -> list[tuple[str, str]]:
     return [(env.get(f"GIT_CONFIG_KEY_{n}", ""), env.get(f"GIT_CONFIG_VALUE_{n}", "")) for n in range(min(count, 100))]
 
 
-
-def check_settings(an: Analyzer, settings: list[tuple[str, str]], cmd: Command, cwd: str | None,
-                   env: dict[str, str]) -> bool:
+def check_settings(
+    an: Analyzer, settings: list[tuple[str, str]], cmd: Command, cwd: str | None, env: dict[str, str]
+) -> bool:
     """Check `-c`, `--config-env`, GIT_CONFIG_* and the command-running variables; False when denied."""
     for key, value in settings:
         if key == "GIT_CONFIG_COUNT":
@@ -63,7 +92,11 @@ def check_settings(an: Analyzer, settings: list[tuple[str, str]], cmd: Command, 
         if DENIED_CONFIG.match(key):
             an.add("strict", f"git -c {key}=… (the gate denies overriding it)", cmd, cwd, always=True)
             return False
-        if RUNS_COMMAND.match(key) and not key.lower().startswith("alias.") and not _command_value(an, key, value, cmd, cwd):
+        if (
+            RUNS_COMMAND.match(key)
+            and not key.lower().startswith("alias.")
+            and not _command_value(an, key, value, cmd, cwd)
+        ):
             return False
     return all(name not in env or _command_value(an, name, env[name], cmd, cwd) for name in ENV_COMMANDS)
 
@@ -76,7 +109,6 @@ def _command_value(an: Analyzer, key: str, value: str, cmd: Command, cwd: str | 
         return True
     an.nested(value[1:] if value.startswith("!") else value, cmd, cwd)
     return True
-
 
 
 def _config_operands(lits: list[str]) -> list[str]:
@@ -108,8 +140,18 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
     if set(lits) & {"-e", "--edit"} or (lits[:1] == ["edit"]):
         an.add("strict", "git config --edit rewrites git's configuration by hand", cmd, cwd, always=True)
         return
-    reads = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin", "--name-only",
-             "--get-color", "--get-colorbool"}
+    reads = {
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "-l",
+        "--list",
+        "--show-origin",
+        "--name-only",
+        "--get-color",
+        "--get-colorbool",
+    }
     if set(lits) & reads or lits[:1] in (["get"], ["list"]):
         return
     for index, flag in enumerate(lits):
@@ -118,16 +160,26 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
         elif flag.startswith("--file="):
             an.write(Word(flag.split("=", 1)[1]), cwd, cmd.source)
     words = _config_operands(lits)
-    if len(words) < 2 and not set(lits) & {"--unset", "--unset-all", "--rename-section", "--remove-section",
-                                           "--add", "--replace-all"}:
+    if len(words) < 2 and not set(lits) & {
+        "--unset",
+        "--unset-all",
+        "--rename-section",
+        "--remove-section",
+        "--add",
+        "--replace-all",
+    }:
         return  # `git config key`: a read
     key = words[0] if words else ""
     value = words[1] if len(words) > 1 else ""
     if NOTES_CONFIG.match(key):
         an.add("note", f"git config {key} (moves hallmark notes)", cmd, cwd)
     elif DENIED_CONFIG.match(key) or (RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH):
-        an.add("strict", f"git config {key} … (configuration that runs commands or moves the gates)", cmd, cwd,
-               always=True)
-    elif key.lower().startswith(("remote.", "url.")) and key.lower().endswith(("fetch", "insteadof", "pushinsteadof")) \
-            and ("notes" in value or key.lower().endswith("pushinsteadof")):
+        an.add(
+            "strict", f"git config {key} … (configuration that runs commands or moves the gates)", cmd, cwd, always=True
+        )
+    elif (
+        key.lower().startswith(("remote.", "url."))
+        and key.lower().endswith(("fetch", "insteadof", "pushinsteadof"))
+        and ("notes" in value or key.lower().endswith("pushinsteadof"))
+    ):
         an.add("note", f"git config {key} {value}", cmd, cwd)

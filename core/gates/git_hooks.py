@@ -18,12 +18,38 @@ if TYPE_CHECKING:
     from .push import Analyzer
     from .shell import Command
 
-HOOK_NAMES = frozenset({
-    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg",
-    "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
-    "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
-    "post-rewrite", "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
-    "p4-post-changelist", "p4-pre-submit", "post-index-change"})
+HOOK_NAMES = frozenset(
+    {
+        "applypatch-msg",
+        "pre-applypatch",
+        "post-applypatch",
+        "pre-commit",
+        "pre-merge-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "pre-rebase",
+        "post-checkout",
+        "post-merge",
+        "pre-push",
+        "pre-receive",
+        "update",
+        "proc-receive",
+        "post-receive",
+        "post-update",
+        "reference-transaction",
+        "push-to-checkout",
+        "pre-auto-gc",
+        "post-rewrite",
+        "sendemail-validate",
+        "fsmonitor-watchman",
+        "p4-changelist",
+        "p4-prepare-changelist",
+        "p4-post-changelist",
+        "p4-pre-submit",
+        "post-index-change",
+    }
+)
 # the client hooks each subcommand may run (githooks(5)); a subcommand not here and not READ_ONLY may
 # run any of them
 _REF = ("reference-transaction",)
@@ -35,19 +61,54 @@ HOOKS_RUN_BY: dict[str, tuple[str, ...]] = {
     "pull": ("pre-merge-commit", "post-merge", "pre-rebase", "post-checkout", *_COMMITS),
     "rebase": ("pre-rebase", "post-checkout", *_COMMITS),
     "am": ("applypatch-msg", "pre-applypatch", "post-applypatch", *_COMMITS),
-    "cherry-pick": _COMMITS, "revert": _COMMITS,
-    "checkout": ("post-checkout", *_REF, *_INDEX), "switch": ("post-checkout", *_REF, *_INDEX),
-    "worktree": ("post-checkout", *_REF, *_INDEX), "clone": ("post-checkout",),
-    "reset": _REF + _INDEX, "restore": _INDEX, "stash": _REF + _INDEX,
-    "branch": _REF, "tag": _REF, "update-ref": _REF, "symbolic-ref": _REF, "replace": _REF, "notes": _REF,
-    "fetch": (*_REF, "pre-auto-gc"), "gc": ("pre-auto-gc", *_REF), "maintenance": ("pre-auto-gc", *_REF),
-    "push": ("pre-push", *_REF), "send-pack": ("pre-push", *_REF), "send-email": ("sendemail-validate",),
-    "add": _INDEX, "rm": _INDEX, "mv": _INDEX, "stage": _INDEX, "update-index": _INDEX, "read-tree": _INDEX,
-    "sparse-checkout": _INDEX, "status": _INDEX, "apply": _INDEX, "clean": (), "config": (), "remote": (),
-    "reflog": _REF, "pack-refs": (), "prune": (), "repack": (), "bundle": _REF, "submodule": ("post-checkout", *_REF),
-    "bisect": ("post-checkout", *_REF, *_INDEX), "filter-branch": _COMMITS,
+    "cherry-pick": _COMMITS,
+    "revert": _COMMITS,
+    "checkout": ("post-checkout", *_REF, *_INDEX),
+    "switch": ("post-checkout", *_REF, *_INDEX),
+    "worktree": ("post-checkout", *_REF, *_INDEX),
+    "clone": ("post-checkout",),
+    "reset": _REF + _INDEX,
+    "restore": _INDEX,
+    "stash": _REF + _INDEX,
+    "branch": _REF,
+    "tag": _REF,
+    "update-ref": _REF,
+    "symbolic-ref": _REF,
+    "replace": _REF,
+    "notes": _REF,
+    "fetch": (*_REF, "pre-auto-gc"),
+    "gc": ("pre-auto-gc", *_REF),
+    "maintenance": ("pre-auto-gc", *_REF),
+    "push": ("pre-push", *_REF),
+    "send-pack": ("pre-push", *_REF),
+    "send-email": ("sendemail-validate",),
+    "add": _INDEX,
+    "rm": _INDEX,
+    "mv": _INDEX,
+    "stage": _INDEX,
+    "update-index": _INDEX,
+    "read-tree": _INDEX,
+    "sparse-checkout": _INDEX,
+    "status": _INDEX,
+    "apply": _INDEX,
+    "clean": (),
+    "config": (),
+    "remote": (),
+    "reflog": _REF,
+    "pack-refs": (),
+    "prune": (),
+    "repack": (),
+    "bundle": _REF,
+    "submodule": ("post-checkout", *_REF),
+    "bisect": ("post-checkout", *_REF, *_INDEX),
+    "filter-branch": _COMMITS,
     "p4": ("p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit"),
-    "init": (), "hash-object": (), "mktree": (), "commit-tree": (), "write-tree": (), "fast-import": _REF,
+    "init": (),
+    "hash-object": (),
+    "mktree": (),
+    "commit-tree": (),
+    "write-tree": (),
+    "fast-import": _REF,
 }
 # hooks skipped by --no-verify (commit, merge, am)
 NO_VERIFY_SKIPS = frozenset({"pre-commit", "commit-msg", "pre-merge-commit", "applypatch-msg", "pre-applypatch"})
@@ -59,7 +120,6 @@ def probe_env(env: dict[str, str]) -> dict[str, str]:
     full_env.update({k: v for k, v in env.items() if k.startswith("GIT_") and v != UNKNOWN})
     full_env["GIT_TERMINAL_PROMPT"] = "0"
     return full_env
-
 
 
 # -- hooks -----------------------------------------------------------------------------------------
@@ -85,10 +145,15 @@ def git_hooks(an: Analyzer, sub: str, lits: list[str], cmd: Command, cwd: str | 
 
 
 def mentions_publish(text: str) -> bool:
-    return bool(re.search(r"\bgit\b[^\n;|&]*\b(push|send-pack|http-push)\b|\bgh\b[^\n;|&]*\bpr\b[^\n;|&]*\b(create|merge)\b"
-                          r"|\bnotes\b[^\n;|&]*\b(add|append|edit|copy|remove|merge|prune)\b"
-                          r"|\b(npm|pnpm|yarn|bun|cargo|poetry|uv|flit|hatch|vsce|dart)\b[^\n;|&]*\bpublish\b"
-                          r"|\btwine\b[^\n;|&]*\bupload\b|\b(docker|podman)\b[^\n;|&]*\bpush\b", text))
+    return bool(
+        re.search(
+            r"\bgit\b[^\n;|&]*\b(push|send-pack|http-push)\b|\bgh\b[^\n;|&]*\bpr\b[^\n;|&]*\b(create|merge)\b"
+            r"|\bnotes\b[^\n;|&]*\b(add|append|edit|copy|remove|merge|prune)\b"
+            r"|\b(npm|pnpm|yarn|bun|cargo|poetry|uv|flit|hatch|vsce|dart)\b[^\n;|&]*\bpublish\b"
+            r"|\btwine\b[^\n;|&]*\bupload\b|\b(docker|podman)\b[^\n;|&]*\bpush\b",
+            text,
+        )
+    )
 
 
 def hooks_dir(cwd: str, env: dict[str, str], common_dir: str | None = None) -> str | None:
@@ -101,8 +166,15 @@ def hooks_dir(cwd: str, env: dict[str, str], common_dir: str | None = None) -> s
     if not os.path.isdir(cwd):
         return None
     try:
-        proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=cwd, env=probe_env(env),
-                              capture_output=True, text=True, timeout=5, check=False)
+        proc = subprocess.run(
+            ["git", "rev-parse", "--git-path", "hooks"],
+            cwd=cwd,
+            env=probe_env(env),
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     out = proc.stdout.strip()
@@ -116,8 +188,11 @@ def _config_may_move_hooks(common_dir: str, env: dict[str, str]) -> bool:
     home = merged.get("HOME") or os.path.expanduser("~")
     xdg = merged.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     files = [os.path.join(common_dir, "config"), os.path.join(common_dir, "config.worktree")]
-    files += [merged["GIT_CONFIG_GLOBAL"]] if merged.get("GIT_CONFIG_GLOBAL") else [
-        os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    files += (
+        [merged["GIT_CONFIG_GLOBAL"]]
+        if merged.get("GIT_CONFIG_GLOBAL")
+        else [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    )
     if not merged.get("GIT_CONFIG_NOSYSTEM"):
         files.append(merged.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
     if any(k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_PARAMETERS")) for k in merged):

@@ -20,18 +20,65 @@ if TYPE_CHECKING:
 NOTE_WRITES = frozenset({"add", "append", "edit", "copy", "remove", "merge", "prune"})
 HELP_FLAGS = frozenset({"-h", "--help"})
 # subcommands that only read: they run no hook (every other one may, see githooks(5))
-READ_ONLY = frozenset({"log", "show", "diff", "diff-files", "diff-index", "diff-tree", "blame", "annotate", "grep",
-                       "ls-files", "ls-tree", "ls-remote", "rev-parse", "rev-list", "cat-file", "describe", "shortlog",
-                       "show-ref", "for-each-ref", "help", "version", "var", "check-ignore", "check-attr",
-                       "check-ref-format", "name-rev", "merge-base", "whatchanged", "show-branch", "cherry",
-                       "count-objects", "verify-commit", "verify-tag", "format-patch", "range-diff", "patch-id",
-                       "column", "stripspace", "interpret-trailers", "bugreport", "diagnose", "archive"})
+READ_ONLY = frozenset(
+    {
+        "log",
+        "show",
+        "diff",
+        "diff-files",
+        "diff-index",
+        "diff-tree",
+        "blame",
+        "annotate",
+        "grep",
+        "ls-files",
+        "ls-tree",
+        "ls-remote",
+        "rev-parse",
+        "rev-list",
+        "cat-file",
+        "describe",
+        "shortlog",
+        "show-ref",
+        "for-each-ref",
+        "help",
+        "version",
+        "var",
+        "check-ignore",
+        "check-attr",
+        "check-ref-format",
+        "name-rev",
+        "merge-base",
+        "whatchanged",
+        "show-branch",
+        "cherry",
+        "count-objects",
+        "verify-commit",
+        "verify-tag",
+        "format-patch",
+        "range-diff",
+        "patch-id",
+        "column",
+        "stripspace",
+        "interpret-trailers",
+        "bugreport",
+        "diagnose",
+        "archive",
+    }
+)
 # subcommands that write or send refs but are not counted as moving the item's own refs here
 _NOT_MOVING = frozenset({"push", "send-pack", "http-push", "status", "config", "remote", "help", "notes", "stash"})
 # options whose value git runs as a command (for local and ssh transports)
-COMMAND_OPTIONS = {"push": ("--receive-pack", "--exec"), "send-pack": ("--receive-pack", "--exec"),
-                   "fetch": ("--upload-pack",), "pull": ("--upload-pack",), "clone": ("--upload-pack", "-u"),
-                   "ls-remote": ("--upload-pack",), "archive": ("--exec",), "fetch-pack": ("--upload-pack",)}
+COMMAND_OPTIONS = {
+    "push": ("--receive-pack", "--exec"),
+    "send-pack": ("--receive-pack", "--exec"),
+    "fetch": ("--upload-pack",),
+    "pull": ("--upload-pack",),
+    "clone": ("--upload-pack", "-u"),
+    "ls-remote": ("--upload-pack",),
+    "archive": ("--exec",),
+    "fetch-pack": ("--upload-pack",),
+}
 # bridges to other systems whose one word sends the commits: `git svn dcommit`, `git p4 submit`
 _BRIDGE_PUSH = {"svn": "dcommit", "p4": "submit", "lfs": "push"}
 
@@ -41,8 +88,9 @@ class GitCall:
 
     __slots__ = ("cmd", "cwd", "env", "git_dir", "lits", "positional", "rest", "sub")
 
-    def __init__(self, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-                 git_dir: str | None) -> None:
+    def __init__(
+        self, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], git_dir: str | None
+    ) -> None:
         self.sub, self.rest, self.cmd, self.cwd, self.env, self.git_dir = sub, rest, cmd, cwd, env, git_dir
         self.lits = [w.text for w in rest]
         self.positional = [text for text in self.lits if not text.startswith("-")]
@@ -61,8 +109,15 @@ class GitCall:
         return found
 
 
-def git_sub(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-            git_dir: str | None = None) -> None:
+def git_sub(
+    an: Analyzer,
+    sub: str,
+    rest: list[Word],
+    cmd: Command,
+    cwd: str | None,
+    env: dict[str, str],
+    git_dir: str | None = None,
+) -> None:
     call = GitCall(sub, rest, cmd, cwd, env, git_dir)
     if call.lits[:1] and call.lits[0] in HELP_FLAGS:
         return
@@ -103,8 +158,7 @@ def _push(an: Analyzer, call: GitCall) -> None:
 
 
 def _subtree(an: Analyzer, call: GitCall) -> None:
-    first = first_positional(call.rest, {"-P", "--prefix", "-m", "--message", "--onto", "-b", "--branch",
-                                         "--annotate"})
+    first = first_positional(call.rest, {"-P", "--prefix", "-m", "--message", "--onto", "-b", "--branch", "--annotate"})
     if first == "push":
         an.add("push", "git subtree push", call.cmd, call.cwd, revs=None, git_dir=call.git_dir)
 
@@ -148,8 +202,11 @@ def _symbolic_ref(an: Analyzer, call: GitCall) -> None:
 def _writes_any_ref(an: Analyzer, call: GitCall) -> None:
     """fast-import and replace (but not `git replace --list`)."""
     lits = set(call.lits)
-    if call.sub == "replace" and lits & {"-l", "--list", "--format"} and not lits & {"-f", "--edit", "-e", "--graft",
-                                                                                    "-d"}:
+    if (
+        call.sub == "replace"
+        and lits & {"-l", "--list", "--format"}
+        and not lits & {"-f", "--edit", "-e", "--graft", "-d"}
+    ):
         return
     an.add("note", f"git {call.sub} (writes any ref or object it is given)", call.cmd, call.cwd)
 
@@ -207,7 +264,7 @@ def _bisect(an: Analyzer, call: GitCall) -> None:
     if call.positional[:1] == ["run"]:
         index = next(k for k, w in enumerate(call.rest) if w.text == "run")
         if index + 1 < len(call.rest):
-            an.exec(list(call.rest[index + 1:]), call.cmd, call.cwd, dict(call.env), None)
+            an.exec(list(call.rest[index + 1 :]), call.cmd, call.cwd, dict(call.env), None)
 
 
 def _without_options(words: list[Word]) -> list[Word]:
@@ -235,11 +292,33 @@ def _difftool(an: Analyzer, call: GitCall) -> None:
 
 
 _HANDLERS: dict[str, Callable[[Analyzer, GitCall], None]] = {
-    "push": _push, "send-pack": _push, "http-push": _push, "subtree": _subtree,
-    "svn": _bridge, "p4": _bridge, "lfs": _bridge, "fetch": _fetch, "pull": _fetch,
-    "notes": _notes, "update-ref": _update_ref, "symbolic-ref": _symbolic_ref,
-    "fast-import": _writes_any_ref, "replace": _writes_any_ref, "filter-branch": _filter_branch, "config": _config,
-    "commit": _commit, "add": _stage, "rm": _stage, "mv": _stage, "stage": _stage,
-    "clone": _makes_repository, "init": _makes_repository, "worktree": _makes_repository,
-    "rebase": _rebase, "bisect": _bisect, "submodule": _submodule, "difftool": _difftool, "mergetool": _difftool,
+    "push": _push,
+    "send-pack": _push,
+    "http-push": _push,
+    "subtree": _subtree,
+    "svn": _bridge,
+    "p4": _bridge,
+    "lfs": _bridge,
+    "fetch": _fetch,
+    "pull": _fetch,
+    "notes": _notes,
+    "update-ref": _update_ref,
+    "symbolic-ref": _symbolic_ref,
+    "fast-import": _writes_any_ref,
+    "replace": _writes_any_ref,
+    "filter-branch": _filter_branch,
+    "config": _config,
+    "commit": _commit,
+    "add": _stage,
+    "rm": _stage,
+    "mv": _stage,
+    "stage": _stage,
+    "clone": _makes_repository,
+    "init": _makes_repository,
+    "worktree": _makes_repository,
+    "rebase": _rebase,
+    "bisect": _bisect,
+    "submodule": _submodule,
+    "difftool": _difftool,
+    "mergetool": _difftool,
 }

@@ -20,8 +20,12 @@ NAMES = frozenset({"hall"})
 def run_hall(an: Analyzer, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]) -> None:
     overrides = sorted({k for k in [*env, *an.exported] if k.startswith(person_only.OVERRIDE_PREFIXES)})
     if overrides:
-        an.add("person", f"hall run with {', '.join(overrides)} set (Hallmark's own variables are not the "
-                         "agent's to change)", cmd, cwd)
+        an.add(
+            "person",
+            f"hall run with {', '.join(overrides)} set (Hallmark's own variables are not the agent's to change)",
+            cmd,
+            cwd,
+        )
         return
     if any(not w.literal for w in args):
         words = [w.text for w in args]

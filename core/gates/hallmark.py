@@ -89,8 +89,21 @@ def read_notes(where: str, revs: list[str], git_dir: str | None = None) -> dict[
         if not rev or rev.startswith(("-", "^")) or any(c in rev for c in " \t\n\x00:") or ".." in rev:
             raise LookupError(rev)
     specs = [rev if rev.endswith("^{commit}") else f"{rev}^{{commit}}" for rev in revs]
-    proc = _git(where, ["log", "--no-walk=unsorted", "--no-show-signature", "--no-notes", f"--notes={NOTES_REF}",
-                        "--format=%H%x00%N%x1e", "--end-of-options", *specs, "--"], git_dir)
+    proc = _git(
+        where,
+        [
+            "log",
+            "--no-walk=unsorted",
+            "--no-show-signature",
+            "--no-notes",
+            f"--notes={NOTES_REF}",
+            "--format=%H%x00%N%x1e",
+            "--end-of-options",
+            *specs,
+            "--",
+        ],
+        git_dir,
+    )
     if proc.returncode != 0:
         for rev, spec in zip(revs, specs, strict=True):  # the failure path only: name the culprit
             one = _git(where, ["rev-parse", "--verify", "-q", "--end-of-options", spec], git_dir)
@@ -142,9 +155,15 @@ def _struck_by_the_loop(events: list[dict[str, Any]], index: int, sha: str) -> t
     run = event.get("run")
     earlier = events[:index]
     if actor in PERSON_ACTORS:
-        override = [e for e in earlier if e.get("event") == "verdict" and e.get("actor") == actor
-                    and e.get("human_override") is True and e.get("decision") == "approve"
-                    and _same(str(e.get("sha") or ""), sha)]
+        override = [
+            e
+            for e in earlier
+            if e.get("event") == "verdict"
+            and e.get("actor") == actor
+            and e.get("human_override") is True
+            and e.get("decision") == "approve"
+            and _same(str(e.get("sha") or ""), sha)
+        ]
         if not override:
             return "its hallmarked line names a person but no verdict of theirs approves it", False
         return None, False
@@ -153,13 +172,16 @@ def _struck_by_the_loop(events: list[dict[str, Any]], index: int, sha: str) -> t
     if not isinstance(run, str) or not run:
         return "its hallmarked line names no review run", False
     verdicts = [e for e in earlier if e.get("event") == "verdict" and e.get("run") == run]
-    if not any(e.get("actor") == ASSAYER and e.get("decision") == "approve" and _same(str(e.get("sha") or ""), sha)
-               for e in verdicts):
+    if not any(
+        e.get("actor") == ASSAYER and e.get("decision") == "approve" and _same(str(e.get("sha") or ""), sha)
+        for e in verdicts
+    ):
         return f"no approving verdict from its review run {run} is recorded", False
     if not any(e.get("event") == "run_started" and e.get("run") == run for e in earlier):
         return f"its review run {run} was never started by Hallmark's runner", False
-    standin = bool(event.get("standin")) or any(bool(e.get("standin")) for e in verdicts) \
-        or run_was_standin(earlier, run)
+    standin = (
+        bool(event.get("standin")) or any(bool(e.get("standin")) for e in verdicts) or run_was_standin(earlier, run)
+    )
     return None, standin
 
 
@@ -196,8 +218,9 @@ def demo_repo(paths: RepoPaths) -> bool:
         return False
     command = str(runner.get("claude") or "").strip() if isinstance(runner, dict) else ""
     first = command.split()[0] if command.split() else ""
-    return os.path.basename(first) in STANDIN_COMMANDS or (len(command.split()) > 2 and command.split()[1] == "-m"
-                                                           and command.split()[2] in STANDIN_COMMANDS)
+    return os.path.basename(first) in STANDIN_COMMANDS or (
+        len(command.split()) > 2 and command.split()[1] == "-m" and command.split()[2] in STANDIN_COMMANDS
+    )
 
 
 def check_commit(sha: str, note: str | None, paths: RepoPaths, *, label: str = "") -> Verdict:
@@ -225,20 +248,35 @@ def check_commit(sha: str, note: str | None, paths: RepoPaths, *, label: str = "
         return Verdict(False, f"its note names {item}, which has no journal here", sha, item)
     view, events = found
     if not _same(view.hallmark_sha, sha):
-        return Verdict(False, f"the journal of {item} records no hallmarked at {short}"
-                       + (f" (it is {view.state})" if view.state != "hallmarked" else ""), sha, item)
+        return Verdict(
+            False,
+            f"the journal of {item} records no hallmarked at {short}"
+            + (f" (it is {view.state})" if view.state != "hallmarked" else ""),
+            sha,
+            item,
+        )
     why, standin = chain(view, events, sha)
     if why:
         return Verdict(False, f"the hallmark of {item} on {short} is not the loop's: {why}", sha, item, standin)
     struck = events[view.hallmark_chain[0]]
     if data.get("run") != struck.get("run") and struck.get("actor") == ASSAYER:
-        return Verdict(False, f"the note on {short} names run {data.get('run')!r}, the journal {struck.get('run')!r}",
-                       sha, item, standin)
+        return Verdict(
+            False,
+            f"the note on {short} names run {data.get('run')!r}, the journal {struck.get('run')!r}",
+            sha,
+            item,
+            standin,
+        )
     standin = standin or bool(data.get("standin"))
     if standin and not demo_repo(paths):
-        return Verdict(False, f"the hallmark of {item} on {short} was struck by Hallmark's stand-in model (no model "
-                              "reviewed it); it opens no gate outside a repository made by `hall demo`",
-                       sha, item, True)
+        return Verdict(
+            False,
+            f"the hallmark of {item} on {short} was struck by Hallmark's stand-in model (no model "
+            "reviewed it); it opens no gate outside a repository made by `hall demo`",
+            sha,
+            item,
+            True,
+        )
     return Verdict(True, f"{short} is hallmarked for {item}", sha, item, standin)
 
 

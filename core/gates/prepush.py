@@ -38,10 +38,14 @@ class Refusal:
         name = self.ref.removeprefix("refs/heads/")
         head = f"Hallmark refuses to push {name} ({self.sha[:7]}): {self.reason}."
         if self.item:
-            return (f"{head}\n  It is {self.item}'s work: only hallmarked work leaves this machine. Finish it and run "
-                    f"`hall ready {self.item}`; the review loop hallmarks it and the shipper pushes it.")
-        return (f"{head}\n  Only hallmarked work leaves this machine: make it an item (`hall new` or `hall adopt`), "
-                "then `hall ready`; the review loop hallmarks it and the shipper pushes it.")
+            return (
+                f"{head}\n  It is {self.item}'s work: only hallmarked work leaves this machine. Finish it and run "
+                f"`hall ready {self.item}`; the review loop hallmarks it and the shipper pushes it."
+            )
+        return (
+            f"{head}\n  Only hallmarked work leaves this machine: make it an item (`hall new` or `hall adopt`), "
+            "then `hall ready`; the review loop hallmarks it and the shipper pushes it."
+        )
 
 
 def parse_lines(text: str) -> list[tuple[str, str, str, str]]:
@@ -70,8 +74,9 @@ def _item_of(paths: RepoPaths, refs: tuple[str, str], where: str) -> str:
     return view.id if view else ""
 
 
-def check(paths: RepoPaths, where: str, lines: list[tuple[str, str, str, str]],
-          git_dir: str | None = None) -> list[Refusal]:
+def check(
+    paths: RepoPaths, where: str, lines: list[tuple[str, str, str, str]], git_dir: str | None = None
+) -> list[Refusal]:
     """The refusals for a push of these ref lines (an empty list lets the push go)."""
     sending: list[tuple[str, str]] = []
     remote_of: dict[str, str] = {}
@@ -131,7 +136,9 @@ def _peel(where: str, sha: str, git_dir: str | None) -> str:
     return proc.stdout.decode().strip() if proc.returncode == 0 else sha
 
 
-def run(argv: list[str], stdin: bytes, cwd: str | None = None, environ: dict[str, str] | None = None) -> tuple[int, str]:
+def run(
+    argv: list[str], stdin: bytes, cwd: str | None = None, environ: dict[str, str] | None = None
+) -> tuple[int, str]:
     """The hook as a function: (exit code, what to print on stderr). Fails closed."""
     env = os.environ if environ is None else environ
     where = cwd or os.getcwd()
@@ -142,8 +149,10 @@ def run(argv: list[str], stdin: bytes, cwd: str | None = None, environ: dict[str
 
     paths = discover(git_dir or where, required=False)
     if paths is None or not paths.initialized:
-        return 1, ("Hallmark's pre-push hook is installed here, but this repository has no Hallmark state "
-                   "(run `hall init`, or remove the hook with `hall setup git --remove`).")
+        return 1, (
+            "Hallmark's pre-push hook is installed here, but this repository has no Hallmark state "
+            "(run `hall init`, or remove the hook with `hall setup git --remove`)."
+        )
     lines = parse_lines(stdin.decode("utf-8", "replace"))
     refusals = check(paths, where, lines, git_dir)
     if refusals:

@@ -26,8 +26,13 @@ _ROOTS: dict[str, list[tuple[str, str]]] = {}
 
 def protected_roots(paths: RepoPaths | None) -> list[tuple[str, str]]:
     """(real path, why) of everything a Bash command or an edit tool may not write."""
-    key = "\x00".join([str(paths.common_dir) if paths is not None else "", os.environ.get("CLAUDE_CONFIG_DIR", ""),
-                        os.path.expanduser("~")])
+    key = "\x00".join(
+        [
+            str(paths.common_dir) if paths is not None else "",
+            os.environ.get("CLAUDE_CONFIG_DIR", ""),
+            os.path.expanduser("~"),
+        ]
+    )
     if key in _ROOTS:
         return _ROOTS[key]
     roots: list[tuple[str, str]] = []
@@ -36,19 +41,28 @@ def protected_roots(paths: RepoPaths | None) -> list[tuple[str, str]]:
 
         common = os.path.realpath(paths.common_dir)
         main = os.path.realpath(paths.main_checkout)
-        roots += [(common, "git's own directory: Hallmark's journal and state, the refs and the hallmark notes, "
-                           "hooks and config"),
-                  (os.path.join(main, ".hallmark.toml"), "the main checkout's .hallmark.toml, the gates' "
-                                                          "configuration"),
-                  (os.path.join(main, ".claude"), "the main checkout's .claude/, where Hallmark writes what a "
-                                                  "person approved")]
+        roots += [
+            (
+                common,
+                "git's own directory: Hallmark's journal and state, the refs and the hallmark notes, hooks and config",
+            ),
+            (os.path.join(main, ".hallmark.toml"), "the main checkout's .hallmark.toml, the gates' configuration"),
+            (
+                os.path.join(main, ".claude"),
+                "the main checkout's .claude/, where Hallmark writes what a person approved",
+            ),
+        ]
         hooks = hooks_dir(main, {}, str(paths.common_dir))
         if hooks and not hooks.startswith(common + os.sep):
             roots.append((os.path.realpath(hooks), "git's hooks directory"))
     config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
     for name in ("settings.json", "settings.local.json", "hallmark", "plugins"):
-        roots.append((os.path.realpath(os.path.join(config, name)),
-                      "Claude Code's user settings and plugins (they load Hallmark's hooks)"))
+        roots.append(
+            (
+                os.path.realpath(os.path.join(config, name)),
+                "Claude Code's user settings and plugins (they load Hallmark's hooks)",
+            )
+        )
     import sys
 
     bin_dir = os.path.dirname(sys.executable)
@@ -71,7 +85,11 @@ def protected_reason(paths: RepoPaths | None, real: str) -> str | None:
         return None
     base = os.path.basename(real)
     parent = os.path.basename(os.path.dirname(real))
-    if parent == ".claude" and base in ("settings.json", "settings.local.json") and checkout_of(paths, real) is not None:
+    if (
+        parent == ".claude"
+        and base in ("settings.json", "settings.local.json")
+        and checkout_of(paths, real) is not None
+    ):
         return "Claude Code's settings for this repository (they load Hallmark's hooks)"
     if base == ".git" and checkout_of(paths, real) is not None:
         return "a checkout's .git (it says where git's directory is)"

@@ -79,9 +79,19 @@ def hall_cmds() -> ModuleType:
 class Finding:
     __slots__ = ("always", "args", "command", "cwd", "detail", "git_dir", "kind", "revs", "unresolved")
 
-    def __init__(self, kind: str, detail: str, command: str, cwd: str | None, args: list[str] | None = None, *,
-                 revs: list[str] | None = None, git_dir: str | None = None, unresolved: str | None = None,
-                 always: bool = False) -> None:
+    def __init__(
+        self,
+        kind: str,
+        detail: str,
+        command: str,
+        cwd: str | None,
+        args: list[str] | None = None,
+        *,
+        revs: list[str] | None = None,
+        git_dir: str | None = None,
+        unresolved: str | None = None,
+        always: bool = False,
+    ) -> None:
         self.kind = kind
         self.detail = detail
         self.command = command
@@ -99,8 +109,14 @@ class Finding:
 class Context:
     """What the analysis may consult: the payload's cwd, the repo, the ship command and git config."""
 
-    def __init__(self, cwd: str, ship: str = "", alias_lookup: Callable[..., str | None] | None = None,
-                 env: dict[str, str] | None = None, paths: RepoPaths | None = None) -> None:
+    def __init__(
+        self,
+        cwd: str,
+        ship: str = "",
+        alias_lookup: Callable[..., str | None] | None = None,
+        env: dict[str, str] | None = None,
+        paths: RepoPaths | None = None,
+    ) -> None:
         self.cwd = cwd
         self.paths = paths
         self.ship = ship
@@ -191,8 +207,11 @@ def ship_parts(template: str) -> tuple[list[list[str]], set[str]]:
             return
         prefixes.append(words)
         head = os.path.basename(words[0])
-        script = words[1] if head in shell.SHELLS and len(words) > 1 and not words[1].startswith("-") else (
-            words[0] if "/" in words[0] else None)
+        script = (
+            words[1]
+            if head in shell.SHELLS and len(words) > 1 and not words[1].startswith("-")
+            else (words[0] if "/" in words[0] else None)
+        )
         if script:
             scripts.add(os.path.normpath(script))
 
@@ -224,21 +243,49 @@ class Analyzer:
     def run(self, text: str) -> list[Finding]:
         self.walker.source(shell.unkeyword(text), self.ctx.cwd)
         for index, finding in enumerate(self.findings):
-            if finding.kind == "push" and finding.revs is not None and not finding.unresolved and any(
-                    mover <= index for mover in self.movers):
-                finding.unresolved = ("a command before it in the same line may commit, tag or move a branch; "
-                                      "push in a command of its own")
+            if (
+                finding.kind == "push"
+                and finding.revs is not None
+                and not finding.unresolved
+                and any(mover <= index for mover in self.movers)
+            ):
+                finding.unresolved = (
+                    "a command before it in the same line may commit, tag or move a branch; "
+                    "push in a command of its own"
+                )
         return self.findings
 
-    def add(self, kind: str, detail: str, cmd: Command | None, cwd: str | None = None,
-            args: list[str] | None = None, *, revs: list[str] | None = None, git_dir: str | None = None,
-            unresolved: str | None = None, always: bool = False) -> None:
-        self.findings.append(Finding(kind, detail, cmd.source if cmd else "", cwd, args, revs=revs, git_dir=git_dir,
-                                     unresolved=unresolved, always=always))
+    def add(
+        self,
+        kind: str,
+        detail: str,
+        cmd: Command | None,
+        cwd: str | None = None,
+        args: list[str] | None = None,
+        *,
+        revs: list[str] | None = None,
+        git_dir: str | None = None,
+        unresolved: str | None = None,
+        always: bool = False,
+    ) -> None:
+        self.findings.append(
+            Finding(
+                kind,
+                detail,
+                cmd.source if cmd else "",
+                cwd,
+                args,
+                revs=revs,
+                git_dir=git_dir,
+                unresolved=unresolved,
+                always=always,
+            )
+        )
 
     def problem(self, problem: Problem) -> None:
-        self.findings.append(Finding("strict", f"{problem.kind.replace('_', ' ')}: {problem.detail}", problem.source,
-                                     self.ctx.cwd))
+        self.findings.append(
+            Finding("strict", f"{problem.kind.replace('_', ' ')}: {problem.detail}", problem.source, self.ctx.cwd)
+        )
 
     def write(self, target: Word, cwd: str | None, source: str, content: str | None = None) -> None:
         writes().check(self, target, cwd, source, content)
@@ -276,8 +323,9 @@ class Analyzer:
         command sends what the gate cannot see now."""
         self.movers.append(len(self.findings))
 
-    def exec(self, words: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-             stdin: str | None, depth: int = 0) -> None:
+    def exec(
+        self, words: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None, depth: int = 0
+    ) -> None:
         expanded: set[str] = set()
         while words:
             if depth > 20:
@@ -313,8 +361,16 @@ class Analyzer:
             self.leaf(name, raw, rest, cmd, cwd, env, stdin)
             return
 
-    def leaf(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],  # noqa: C901 - one dispatch table: a command word to the planner that reads it
-             stdin: str | None) -> None:
+    def leaf(  # noqa: C901 - one dispatch table: a command word to the planner that reads it
+        self,
+        name: str,
+        raw: str,
+        args: list[Word],
+        cmd: Command,
+        cwd: str | None,
+        env: dict[str, str],
+        stdin: str | None,
+    ) -> None:
         if name in shell.SHELLS:
             runners().run_shell(self, name, args, cmd, cwd, env, stdin)
         elif name == "eval":
@@ -349,10 +405,12 @@ class Analyzer:
         elif name == "hall":
             hall_cmds().run_hall(self, args, cmd, cwd, env)
         elif (name in names.REGISTRIES or raw == "./gradlew") and forges().registry(  # noqa: SIM114 - each branch asks a different planner
-                self, raw if raw == "./gradlew" else name, args, cmd, cwd):
+            self, raw if raw == "./gradlew" else name, args, cmd, cwd
+        ):
             return
-        elif name in names.RUNNERS and (self._ship(name, raw, args, cmd, cwd)
-                                        or runners().runner(self, name, args, cmd, cwd, env)):
+        elif name in names.RUNNERS and (
+            self._ship(name, raw, args, cmd, cwd) or runners().runner(self, name, args, cmd, cwd, env)
+        ):
             return
         elif name in names.OPAQUE_RUNNERS:
             runners().opaque_runner(self, name, args, cmd, cwd)
@@ -390,14 +448,15 @@ class Analyzer:
             if word.literal and word.text.startswith("-"):
                 continue
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-                self.assign({key: value if (eq and word.literal) else (UNKNOWN if eq else self.vars.get(key, ""))},
-                            exported)
+                self.assign(
+                    {key: value if (eq and word.literal) else (UNKNOWN if eq else self.vars.get(key, ""))}, exported
+                )
 
     def _ship(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None) -> bool:
         """The configured ship command (`make ship`) is a push before it is a runner."""
         argv = [name] + [w.text for w in args]
         for prefix in self.ctx.ship_prefixes:
-            if argv[: len(prefix)] == prefix or [raw, *argv[1:len(prefix)]] == prefix:
+            if argv[: len(prefix)] == prefix or [raw, *argv[1 : len(prefix)]] == prefix:
                 self.add("push", f"the configured ship command ({' '.join(prefix)})", cmd, cwd)
                 return True
         return False

@@ -19,8 +19,18 @@ if TYPE_CHECKING:
     from .push import Analyzer
     from .shell import Command
 
-PUSH_VALUE = frozenset({"--repo", "--receive-pack", "--exec", "-o", "--push-option", "--signed",
-                        "--force-with-lease", "--recurse-submodules"})
+PUSH_VALUE = frozenset(
+    {
+        "--repo",
+        "--receive-pack",
+        "--exec",
+        "-o",
+        "--push-option",
+        "--signed",
+        "--force-with-lease",
+        "--recurse-submodules",
+    }
+)
 PUSH_FLAGS_NEED_EQ = frozenset({"--signed", "--force-with-lease", "--recurse-submodules"})  # value only with =
 ALL_BRANCHES = "\x00branches"
 ALL_TAGS = "\x00tags"
@@ -41,8 +51,9 @@ class _PushWords:
         self.deleting = False
 
 
-def push_finding(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-                 git_dir: str | None) -> None:
+def push_finding(
+    an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], git_dir: str | None
+) -> None:
     """Read a push: what it sends (a "push" finding with its sources), or why it is denied outright."""
     label = f"git {sub}"
     words = _push_words(an, label, rest, cmd, cwd, git_dir)
@@ -52,16 +63,24 @@ def push_finding(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: st
     repo = operands[0] if operands else None
     refspecs = operands[1:]
     if repo is not None and not repo.literal:
-        an.add("push", label, cmd, cwd, revs=None, unresolved=f"it pushes to a computed remote {repo.text!r}",
-               git_dir=git_dir)
+        an.add(
+            "push",
+            label,
+            cmd,
+            cwd,
+            revs=None,
+            unresolved=f"it pushes to a computed remote {repo.text!r}",
+            git_dir=git_dir,
+        )
         return
     if repo is not None and repo.text.startswith(("ext::", "fd::")):
         an.add("strict", f"{label} over the {repo.text.split('::')[0]} transport runs a command", cmd, cwd, always=True)
         return
     for spec in refspecs:
         if not spec.literal:
-            an.add("push", label, cmd, cwd, revs=None, unresolved=f"the refspec {spec.text!r} is computed",
-                   git_dir=git_dir)
+            an.add(
+                "push", label, cmd, cwd, revs=None, unresolved=f"the refspec {spec.text!r} is computed", git_dir=git_dir
+            )
             return
         text = spec.text
         if text == "tag":
@@ -81,8 +100,9 @@ def push_finding(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: st
     an.add("push", label, cmd, cwd, revs=sources, git_dir=git_dir)
 
 
-def _push_words(an: Analyzer, label: str, rest: list[Word], cmd: Command, cwd: str | None,
-                git_dir: str | None) -> _PushWords | None:
+def _push_words(
+    an: Analyzer, label: str, rest: list[Word], cmd: Command, cwd: str | None, git_dir: str | None
+) -> _PushWords | None:
     """The push's options and operands; None when an option alone decides it (recorded in an)."""
     words = _PushWords()
     i = 0
@@ -94,7 +114,7 @@ def _push_words(an: Analyzer, label: str, rest: list[Word], cmd: Command, cwd: s
             i += 1
             continue
         if text == "--":
-            words.operands += rest[i + 1:]
+            words.operands += rest[i + 1 :]
             break
         if text.startswith("--"):
             name, eq, value = text.partition("=")
@@ -113,8 +133,17 @@ def _push_words(an: Analyzer, label: str, rest: list[Word], cmd: Command, cwd: s
     return words
 
 
-def _long_option(an: Analyzer, label: str, words: _PushWords, name: str, eq: str, value: str, cmd: Command,
-                 cwd: str | None, git_dir: str | None) -> bool:
+def _long_option(
+    an: Analyzer,
+    label: str,
+    words: _PushWords,
+    name: str,
+    eq: str,
+    value: str,
+    cmd: Command,
+    cwd: str | None,
+    git_dir: str | None,
+) -> bool:
     """One `--option[=value]` of a push; False when it decides the push on its own (recorded in an)."""
     if name == "--delete":
         words.deleting = True
@@ -123,8 +152,15 @@ def _long_option(an: Analyzer, label: str, words: _PushWords, name: str, eq: str
     elif name == "--tags":
         words.sources.append(ALL_TAGS)
     elif name == "--mirror":
-        an.add("push", f"{label} --mirror", cmd, cwd, revs=None, unresolved="--mirror sends every ref, the "
-               "hallmark notes included", git_dir=git_dir)
+        an.add(
+            "push",
+            f"{label} --mirror",
+            cmd,
+            cwd,
+            revs=None,
+            unresolved="--mirror sends every ref, the hallmark notes included",
+            git_dir=git_dir,
+        )
         return False
     elif name == "--no-verify":
         an.add("strict", f"{label} --no-verify skips git's pre-push wall", cmd, cwd, always=True)
@@ -145,8 +181,7 @@ def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str],
     where = cwd or an.ctx.cwd
     base = ["git", "--git-dir", git_dir] if git_dir else ["git", "-C", where]
     try:
-        proc = capture([*base, "config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"],
-                       env=_probe_env(env))
+        proc = capture([*base, "config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"], env=_probe_env(env))
     except OSError:
         return ALL_BRANCHES
     for line in proc.stdout.decode("utf-8", "replace").splitlines():
@@ -189,8 +224,9 @@ def resolve(where: str, sources: list[str], git_dir: str | None) -> tuple[list[s
     return revs, None
 
 
-def fetch_into_notes(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None,
-                     env: dict[str, str]) -> None:
+def fetch_into_notes(
+    an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]
+) -> None:
     """A fetch or pull whose refspec (given, `--refmap`, or configured for the remote) writes refs/notes/."""
     operands: list[Word] = []
     for word in rest:

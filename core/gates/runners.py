@@ -30,30 +30,55 @@ if TYPE_CHECKING:
 SCRIPT_LIMIT = 262_144
 MENTION = r"(?i)\b(push|release|publish)\b"
 INLINE_FLAGS = frozenset({"-c", "-e", "--eval", "-E", "-r", "--command", "-p", "--print", "-Command", "-x"})
-RUNNER_FILES = {"make": ("GNUmakefile", "makefile", "Makefile"), "gmake": ("GNUmakefile", "makefile", "Makefile"),
-                "just": ("justfile", "Justfile", ".justfile"), "npm": ("package.json",), "pnpm": ("package.json",),
-                "yarn": ("package.json",), "bun": ("package.json",)}
+RUNNER_FILES = {
+    "make": ("GNUmakefile", "makefile", "Makefile"),
+    "gmake": ("GNUmakefile", "makefile", "Makefile"),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "npm": ("package.json",),
+    "pnpm": ("package.json",),
+    "yarn": ("package.json",),
+    "bun": ("package.json",),
+}
 # runners whose files are read only for what they mention (their grammars are not followed)
-OPAQUE_RUNNERS = {"task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "Taskfile.dist.yml"),
-                  "rake": ("Rakefile", "rakefile", "Rakefile.rb"), "invoke": ("tasks.py",), "inv": ("tasks.py",),
-                  "fab": ("fabfile.py",), "nox": ("noxfile.py",), "tox": ("tox.ini",), "mage": ("magefile.go",),
-                  "gulp": ("gulpfile.js",), "grunt": ("Gruntfile.js",), "cake": ("Cakefile",),
-                  "earthly": ("Earthfile",), "pants": ("BUILD",), "bazel": (), "ninja": ("build.ninja",),
-                  "cargo-make": ("Makefile.toml",), "makers": ("Makefile.toml",), "doit": ("dodo.py",),
-                  "poe": ("pyproject.toml",), "scons": ("SConstruct",), "waf": ("wscript",)}
+OPAQUE_RUNNERS = {
+    "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "Taskfile.dist.yml"),
+    "rake": ("Rakefile", "rakefile", "Rakefile.rb"),
+    "invoke": ("tasks.py",),
+    "inv": ("tasks.py",),
+    "fab": ("fabfile.py",),
+    "nox": ("noxfile.py",),
+    "tox": ("tox.ini",),
+    "mage": ("magefile.go",),
+    "gulp": ("gulpfile.js",),
+    "grunt": ("Gruntfile.js",),
+    "cake": ("Cakefile",),
+    "earthly": ("Earthfile",),
+    "pants": ("BUILD",),
+    "bazel": (),
+    "ninja": ("build.ninja",),
+    "cargo-make": ("Makefile.toml",),
+    "makers": ("Makefile.toml",),
+    "doit": ("dodo.py",),
+    "poe": ("pyproject.toml",),
+    "scons": ("SConstruct",),
+    "waf": ("wscript",),
+}
 HALLMARK_CODE = r"\bhallmark\b"
 NAMES_STATE = r"\.git/|\.git['\"]|git-common-dir|git-dir|\.hallmark\.toml|refs/notes|\.claude/settings|hall-hook"
-RUNS_PROGRAMS = (r"\b(subprocess|os\.system|os\.exec|os\.spawn|popen|pty\.spawn|child_process|execSync|spawnSync|"
-                 r"execFile|Deno\.run|Deno\.Command|Bun\.spawn|Runtime\.getRuntime|ProcessBuilder|shell_exec|"
-                 r"passthru|proc_open|IO\.popen|Open3|Process\.Start|Start-Process|Invoke-Expression|do shell script)"
-                 r"\b|\bsystem\s*\(|\bexec\s*\(|`[^`]+`|\bqx\b")
+RUNS_PROGRAMS = (
+    r"\b(subprocess|os\.system|os\.exec|os\.spawn|popen|pty\.spawn|child_process|execSync|spawnSync|"
+    r"execFile|Deno\.run|Deno\.Command|Bun\.spawn|Runtime\.getRuntime|ProcessBuilder|shell_exec|"
+    r"passthru|proc_open|IO\.popen|Open3|Process\.Start|Start-Process|Invoke-Expression|do shell script)"
+    r"\b|\bsystem\s*\(|\bexec\s*\(|`[^`]+`|\bqx\b"
+)
 
 
 # -- shells ---------------------------------------------------------------------------------------
 
 
-def _shell_options(an: Analyzer, name: str, args: list[Word], cmd: Command,
-                   cwd: str | None) -> tuple[int, bool, bool, bool] | None:
+def _shell_options(
+    an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None
+) -> tuple[int, bool, bool, bool] | None:
     """A shell's options: (the index of its first operand, -c, -s, -n or noexec); an --rcfile is
     followed on the way. None when -c is given a computed string (recorded in an)."""
     i = 0
@@ -78,7 +103,8 @@ def _shell_options(an: Analyzer, name: str, args: list[Word], cmd: Command,
             i += 2
             continue
         if (text.startswith("-") and not text.startswith("--") and len(text) > 1) or (
-                text.startswith("+") and len(text) > 1):
+            text.startswith("+") and len(text) > 1
+        ):
             letters = text[1:]
             string_next = string_next or "c" in letters
             from_stdin = from_stdin or "s" in letters
@@ -93,8 +119,9 @@ def _shell_options(an: Analyzer, name: str, args: list[Word], cmd: Command,
     return i, string_next, from_stdin, noexec
 
 
-def run_shell(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-              stdin: str | None) -> None:
+def run_shell(
+    an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None
+) -> None:
     options = _shell_options(an, name, args, cmd, cwd)
     if options is None:
         return
@@ -103,7 +130,7 @@ def run_shell(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str 
         return  # `bash -n`: a syntax check; nothing runs
     if name == "busybox":
         if i < len(args) and args[i].text in ("sh", "ash", "bash", "hush"):
-            run_shell(an, "sh", args[i + 1:], cmd, cwd, env, stdin)
+            run_shell(an, "sh", args[i + 1 :], cmd, cwd, env, stdin)
         return
     for variable in ("BASH_ENV", "ENV"):
         if variable in env:
@@ -226,7 +253,7 @@ def interpreter(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
             return
         if (text == "-m" and i + 1 < len(args)) or (text.startswith("-m") and len(text) > 2 and name.startswith("py")):
             module = args[i + 1] if text == "-m" else Word(text[2:], word.literal)
-            _module(an, name, module, args[i + 2 if text == "-m" else i + 1:], cmd, cwd)
+            _module(an, name, module, args[i + 2 if text == "-m" else i + 1 :], cmd, cwd)
             return
         if word.literal and text.startswith("-"):
             i += 1
@@ -236,7 +263,7 @@ def interpreter(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: st
         if word.literal and (text in ("/dev/stdin", "/dev/fd/0")):
             break
         run_script(an, word, cmd, cwd, as_shell=False)
-        for given in args[i + 1:]:  # an interpreter given a protected path may write it: checked as a write
+        for given in args[i + 1 :]:  # an interpreter given a protected path may write it: checked as a write
             if given.literal and not given.text.startswith("-") and ("/" in given.text or given.text.startswith(".")):
                 an.write(given, cwd, cmd.source)
         return
@@ -287,8 +314,9 @@ def _awk(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | Non
     if not program.literal:
         an.add("strict", f"{name} runs a computed program", cmd, cwd, always=True)
         return
-    code_names(an, name, program.text.replace("system(", "system (").replace("| getline", "|getline"), cmd, cwd,
-               inline=True)
+    code_names(
+        an, name, program.text.replace("system(", "system (").replace("| getline", "|getline"), cmd, cwd, inline=True
+    )
     if re.search(r"\bsystem\s*\(|\|\s*getline|print[^;}]*\|", program.text):
         an.add("strict", f"{name} runs commands from its program", cmd, cwd)
 
@@ -370,8 +398,11 @@ def runner(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         before = len(an.findings)
         an.walker.source(step.text, step.cwd, cmd.depth + 1)
         if not re.search(scripts.MENTION, step.text):  # `$(PYTEST) -q`: a computed word that says nothing of pushing
-            an.findings[before:] = [f for f in an.findings[before:] if not (
-                f.kind == "strict" and f.detail.startswith("computed command word"))]
+            an.findings[before:] = [
+                f
+                for f in an.findings[before:]
+                if not (f.kind == "strict" and f.detail.startswith("computed command word"))
+            ]
         for finding in an.findings[before:]:
             if finding.kind in ("push", "strict", "note", "state", "person") and " (in " not in finding.detail:
                 finding.detail += f" (in {step.label}, run by {name})"

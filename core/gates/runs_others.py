@@ -28,15 +28,16 @@ def _find(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | No
             end = index + 1
             while end < len(args) and lit(args, end) not in (";", "+"):
                 end += 1
-            if args[index + 1:end]:
-                an.exec(list(args[index + 1:end]), cmd, cwd, dict(env), None)
+            if args[index + 1 : end]:
+                an.exec(list(args[index + 1 : end]), cmd, cwd, dict(env), None)
             index = end
         elif lit(args, index) == "-delete":  # removes what it finds under its starting points
             from .writes import check
 
             sweeping = _find_may_match_protected(args)
-            for start in args[:next((k for k, w in enumerate(args) if w.text.startswith("-")), len(args))] or [
-                    Word(".")]:
+            for start in args[: next((k for k, w in enumerate(args) if w.text.startswith("-")), len(args))] or [
+                Word(".")
+            ]:
                 check(an, start, cwd, cmd.source, recursive=sweeping)
         elif lit(args, index) in ("-fprint", "-fprintf", "-fls") and index + 1 < len(args):
             an.write(args[index + 1], cwd, cmd.source)
@@ -48,7 +49,7 @@ def _nix(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | Non
     """nix-shell --command/-c runs the rest; --run runs a shell string."""
     for index, word in enumerate(args):
         if word.literal and word.text in ("--command", "-c"):
-            return args[index + 1:], cwd
+            return args[index + 1 :], cwd
     for index, word in enumerate(args):
         if word.literal and word.text == "--run" and index + 1 < len(args):
             an.shell_string(args[index + 1], cmd, cwd)
@@ -56,13 +57,33 @@ def _nix(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | Non
     return False
 
 
-_HYPERFINE_WITH_VALUE = frozenset({"-r", "--runs", "-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-L",
-                                   "--parameter-list", "-P", "--parameter-scan", "--export-json", "--export-markdown",
-                                   "-S", "--shell", "-n", "--command-name"})
+_HYPERFINE_WITH_VALUE = frozenset(
+    {
+        "-r",
+        "--runs",
+        "-w",
+        "--warmup",
+        "-m",
+        "--min-runs",
+        "-M",
+        "--max-runs",
+        "-L",
+        "--parameter-list",
+        "-P",
+        "--parameter-scan",
+        "--export-json",
+        "--export-markdown",
+        "-S",
+        "--shell",
+        "-n",
+        "--command-name",
+    }
+)
 
 
-def _hyperfine(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None,
-               env: dict[str, str]) -> Unwrapped:
+def _hyperfine(
+    an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]
+) -> Unwrapped:
     """Every operand is a shell command; so are --prepare/--setup/--cleanup/--conclude."""
     index = 0
     while index < len(args):
@@ -79,13 +100,31 @@ def _hyperfine(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str
     return None
 
 
-def _multiplexer(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None,
-                 env: dict[str, str]) -> Unwrapped:
+def _multiplexer(
+    an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]
+) -> Unwrapped:
     """tmux and screen: a detached session that runs a command string."""
     operands = [w for w in args if not (w.literal and w.text.startswith("-"))]
-    if name == "tmux" and operands and operands[0].literal and operands[0].text in (
-            "new", "new-session", "new-window", "neww", "split-window", "splitw", "run-shell", "run",
-            "send-keys", "send", "respawn-pane", "respawn-window"):
+    if (
+        name == "tmux"
+        and operands
+        and operands[0].literal
+        and operands[0].text
+        in (
+            "new",
+            "new-session",
+            "new-window",
+            "neww",
+            "split-window",
+            "splitw",
+            "run-shell",
+            "run",
+            "send-keys",
+            "send",
+            "respawn-pane",
+            "respawn-window",
+        )
+    ):
         tail = [w for w in args[1:] if not (w.literal and w.text.startswith("-"))]
         if tail:
             an.shell_string(tail[-1], cmd, cwd)
@@ -95,20 +134,43 @@ def _multiplexer(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: s
     return None
 
 
-HANDLERS: dict[str, Handler] = {"find": _find, "nix": _nix, "hyperfine": _hyperfine, "tmux": _multiplexer, "screen": _multiplexer}
+HANDLERS: dict[str, Handler] = {
+    "find": _find,
+    "nix": _nix,
+    "hyperfine": _hyperfine,
+    "tmux": _multiplexer,
+    "screen": _multiplexer,
+}
 
 
 # names find -delete could remove that belong to the record (Hallmark's state, git's own, Claude's settings)
-PROTECTED_NAMES = (".git", "hallmark", "events.jsonl", "item.json", "counters.json", "index.sqlite", "settings.json",
-                   "settings.local.json", ".hallmark.toml", "hooks", "pre-push", "config", "packed-refs", "notes")
+PROTECTED_NAMES = (
+    ".git",
+    "hallmark",
+    "events.jsonl",
+    "item.json",
+    "counters.json",
+    "index.sqlite",
+    "settings.json",
+    "settings.local.json",
+    ".hallmark.toml",
+    "hooks",
+    "pre-push",
+    "config",
+    "packed-refs",
+    "notes",
+)
 
 
 def _find_may_match_protected(args: list[Word]) -> bool:
     """Without a name test find removes everything under its start; with one, only what it matches."""
     import fnmatch
 
-    tests = [args[k + 1] for k, w in enumerate(args[:-1])
-             if w.literal and w.text in ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename")]
+    tests = [
+        args[k + 1]
+        for k, w in enumerate(args[:-1])
+        if w.literal and w.text in ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename")
+    ]
     if not tests:
         return True
     for test in tests:

@@ -36,8 +36,32 @@ MAX_DEPTH = 8  # nested sh -c / eval / aliases
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "busybox"})
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,-]+(?:[ \t]+[A-Za-z0-9_./:=@%+,-]+)*")
-_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
-                       "until", "do", "done", "in", "function", "time", "coproc", "{", "}", "[[", "]]", "!"})
+_RESERVED = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "time",
+        "coproc",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "!",
+    }
+)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # NAME=value and NAME+=value
 
 
@@ -46,8 +70,9 @@ class Command:
 
     __slots__ = ("cwd", "depth", "env", "source", "stdin", "words")
 
-    def __init__(self, words: list[Word], env: dict[str, str], cwd: str | None, stdin: str | None,
-                 source: str, depth: int) -> None:
+    def __init__(
+        self, words: list[Word], env: dict[str, str], cwd: str | None, stdin: str | None, source: str, depth: int
+    ) -> None:
         self.words = words
         self.env = env  # literal VAR=value prefixes
         self.cwd = cwd  # the directory it runs in; None when a computed `cd` made it unknowable
@@ -104,8 +129,7 @@ def _bash_language() -> object:
                 candidate = os.path.join(folder, "_binding" + suffix)
                 if os.path.isfile(candidate):
                     loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", candidate)
-                    spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", candidate,
-                                                                  loader=loader)
+                    spec = importlib.util.spec_from_file_location("tree_sitter_bash._binding", candidate, loader=loader)
                     if spec is None:
                         continue
                     module = importlib.util.module_from_spec(spec)
@@ -142,18 +166,20 @@ def parser_safe(text: str) -> str:
 # -- the walk ----------------------------------------------------------------------------
 
 
-
-
 _OUTPUT_OPS = (">", ">>", ">|", "&>", "&>>", "<>")
 
 
 class Walker:
     """Walks bash source and reports every simple command and every problem."""
 
-    def __init__(self, on_command: Callable[[Command], None], on_problem: Callable[[Problem], None],
-                 on_write: Callable[..., None] | None = None,
-                 on_assign: Callable[..., None] | None = None,
-                 on_read: Callable[[Word, str | None], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        on_command: Callable[[Command], None],
+        on_problem: Callable[[Problem], None],
+        on_write: Callable[..., None] | None = None,
+        on_assign: Callable[..., None] | None = None,
+        on_read: Callable[[Word, str | None], str | None] | None = None,
+    ) -> None:
         self.on_command = on_command
         self.on_problem = on_problem
         self.on_write = on_write  # (target, cwd, source, content) for every output redirection
@@ -185,8 +211,9 @@ class Walker:
         return text if text is not None else UNKNOWN
 
     # entry point, also used for nested sources (sh -c, eval, heredocs read by a shell, aliases)
-    def source(self, text: str, cwd: str | None, depth: int = 0, env: dict[str, str] | None = None,
-               stdin: str | None = None) -> None:
+    def source(
+        self, text: str, cwd: str | None, depth: int = 0, env: dict[str, str] | None = None, stdin: str | None = None
+    ) -> None:
         if depth > MAX_DEPTH:
             self.on_problem(Problem("too_deep", f"nested more than {MAX_DEPTH} levels", text))
             return
@@ -240,7 +267,8 @@ class Walker:
         if self.on_assign is None:
             return
         exported = node.type == "declaration_command" and (
-            node_text(node).startswith("export") or re.search(r"\s-[a-z]*x", node_text(node)) is not None)
+            node_text(node).startswith("export") or re.search(r"\s-[a-z]*x", node_text(node)) is not None
+        )
         found: dict[str, str] = {}
         pending = [node]
         while pending:
@@ -251,8 +279,11 @@ class Walker:
                 if name is not None:
                     val = word_value(value) if value is not None else Word("")
                     found[node_text(name)] = val.text if val.literal else UNKNOWN
-            elif current.type == "variable_name" and current.parent is not None and \
-                    current.parent.type == "declaration_command":
+            elif (
+                current.type == "variable_name"
+                and current.parent is not None
+                and current.parent.type == "declaration_command"
+            ):
                 found.setdefault(node_text(current), "")
             else:
                 pending.extend(current.named_children)
@@ -382,16 +413,21 @@ class Walker:
                 continuation.extend(part.named_children)
             elif part.type in ("&&", "||", ";", "&"):
                 continue
-            elif part.is_named and part.type not in ("heredoc_start", "heredoc_end", "heredoc_content",
-                                                     "file_redirect"):
+            elif part.is_named and part.type not in (
+                "heredoc_start",
+                "heredoc_end",
+                "heredoc_content",
+                "file_redirect",
+            ):
                 continuation.append(("after", part))
             elif part.type == "file_redirect":
                 self._subs(part, state, depth, env)
                 self._redirect(part, state)
         return text
 
-    def _pipeline(self, elements: list, state: dict, depth: int, env: dict[str, str],
-                  feeds: dict[int, str | None] | None = None) -> None:
+    def _pipeline(
+        self, elements: list, state: dict, depth: int, env: dict[str, str], feeds: dict[int, str | None] | None = None
+    ) -> None:
         """Each element runs in its own subshell; what flows into a shell is code."""
         feeds = feeds or {}
         upstream: str | None = None
@@ -410,9 +446,15 @@ def output_of(node: Node, fed: str | None) -> str | None:
     """What a pipeline element writes, when it is plainly data (echo, printf, cat of a heredoc)."""
     if node.type != "command":
         return None
-    words = [word_value(c.named_children[0] if c.type == "command_name" and c.named_children else c)
-             for c in node.children if c.type == "command_name" or (c.is_named and c.type not in (
-                 "variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect"))]
+    words = [
+        word_value(c.named_children[0] if c.type == "command_name" and c.named_children else c)
+        for c in node.children
+        if c.type == "command_name"
+        or (
+            c.is_named
+            and c.type not in ("variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect")
+        )
+    ]
     if not words or not all(w.literal for w in words):
         return None
     name = os.path.basename(words[0].text)

@@ -11,8 +11,10 @@ UNKNOWN_TEMP = "\x00temp"  # a fresh path under the temporary directory ($(mktem
 # `time`, `coproc` and `!` are keywords bash reads before a command; tree-sitter-bash takes `time`
 # and `coproc` for command names (so `time { git push; }` would hide its braces) and reads `! {`
 # badly. They change nothing the gates decide on, so they are blanked out before parsing.
-_KEYWORD = (r"(^|[;&|(){}\n]|\b(?:then|do|else|elif|if|while|until)\b)(\s*)"
-            r"(time(?:\s+-p)?(?:\s+--)?|coproc(?:\s+[A-Za-z_][A-Za-z0-9_]*(?=\s*[{(]))?|!)(?=\s)")
+_KEYWORD = (
+    r"(^|[;&|(){}\n]|\b(?:then|do|else|elif|if|while|until)\b)(\s*)"
+    r"(time(?:\s+-p)?(?:\s+--)?|coproc(?:\s+[A-Za-z_][A-Za-z0-9_]*(?=\s*[{(]))?|!)(?=\s)"
+)
 
 
 def unkeyword(text: str) -> str:
@@ -21,9 +23,18 @@ def unkeyword(text: str) -> str:
     return re.sub(_KEYWORD, lambda m: m.group(1) + m.group(2) + " " * len(m.group(3)), text)
 
 
-
-_PRINTF_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "r": "\r", "a": "\a", "v": "\v", "f": "\f", "e": "\x1b",
-                   "'": "'", '"': '"'}
+_PRINTF_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "\\": "\\",
+    "r": "\r",
+    "a": "\a",
+    "v": "\v",
+    "f": "\f",
+    "e": "\x1b",
+    "'": "'",
+    '"': '"',
+}
 
 
 def printf_output(args: list[str]) -> str | None:

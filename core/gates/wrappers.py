@@ -33,9 +33,17 @@ if TYPE_CHECKING:
 class Spec:
     __slots__ = ("long_value", "no_cluster", "numeric", "shell_opt", "short_value", "skip", "stop", "via_shell")
 
-    def __init__(self, short_value: str = "", long_value: tuple[str, ...] = (), stop: str | tuple[str, ...] = (),
-                 shell_opt: tuple[str, ...] = (), skip: int = 0, via_shell: bool = False, no_cluster: bool = False,
-                 numeric: bool = False) -> None:
+    def __init__(
+        self,
+        short_value: str = "",
+        long_value: tuple[str, ...] = (),
+        stop: str | tuple[str, ...] = (),
+        shell_opt: tuple[str, ...] = (),
+        skip: int = 0,
+        via_shell: bool = False,
+        no_cluster: bool = False,
+        numeric: bool = False,
+    ) -> None:
         self.short_value = short_value  # short options that take a value: "uCgD"
         self.long_value = frozenset(long_value)  # long options that take a value
         self.stop = frozenset(stop)  # options (short letters or long names) after which nothing runs
@@ -47,54 +55,147 @@ class Spec:
 
 
 SPECS: dict[str, Spec] = {
-    "nohup": Spec(), "builtin": Spec(), "chronic": Spec(), "unbuffer": Spec(), "eatmydata": Spec(),
+    "nohup": Spec(),
+    "builtin": Spec(),
+    "chronic": Spec(),
+    "unbuffer": Spec(),
+    "eatmydata": Spec(),
     "fakeroot": Spec(short_value="ils", long_value=("--lib", "--faked", "-s", "-i")),
     "time": Spec(short_value="of", long_value=("--output", "--format"), stop=()),
     "command": Spec(stop="vV"),
     "exec": Spec(short_value="a"),
-    "sudo": Spec(short_value="ugCDhprtTUR", long_value=("--user", "--group", "--chdir", "--prompt", "--role", "--type",
-                                                       "--host", "--other-user", "--close-from", "--chroot",
-                                                       "--command-timeout"),
-                 stop=("e", "l", "v", "k", "K", "V", "--edit", "--list", "--validate", "--version", "--help")),
+    "sudo": Spec(
+        short_value="ugCDhprtTUR",
+        long_value=(
+            "--user",
+            "--group",
+            "--chdir",
+            "--prompt",
+            "--role",
+            "--type",
+            "--host",
+            "--other-user",
+            "--close-from",
+            "--chroot",
+            "--command-timeout",
+        ),
+        stop=("e", "l", "v", "k", "K", "V", "--edit", "--list", "--validate", "--version", "--help"),
+    ),
     "doas": Spec(short_value="uC", stop=()),
     "nice": Spec(short_value="n", long_value=("--adjustment",), numeric=True),
-    "ionice": Spec(short_value="cnt", long_value=("--class", "--classdata"),
-                   stop=("p", "P", "u", "--pid", "--pgid", "--uid")),
+    "ionice": Spec(
+        short_value="cnt", long_value=("--class", "--classdata"), stop=("p", "P", "u", "--pid", "--pgid", "--uid")
+    ),
     "caffeinate": Spec(short_value="tw"),
     "stdbuf": Spec(short_value="ioe", long_value=("--input", "--output", "--error")),
     "timeout": Spec(short_value="sk", long_value=("--signal", "--kill-after"), skip=1),
-    "setsid": Spec(), "chrt": Spec(skip=1), "prlimit": Spec(short_value="p", long_value=("--pid",)),
+    "setsid": Spec(),
+    "chrt": Spec(skip=1),
+    "prlimit": Spec(short_value="p", long_value=("--pid",)),
     "taskset": Spec(stop=("p", "--pid"), skip=1),
     "chroot": Spec(long_value=("--userspec", "--groups"), skip=1),
     "unshare": Spec(short_value="S", long_value=("--setuid", "--setgid", "--wd", "--root")),
-    "flock": Spec(short_value="wEc", long_value=("--timeout", "--conflict-exit-code", "--command"),
-                  shell_opt=("c", "--command"), skip=1),
-    "su": Spec(short_value="sgGcwC", long_value=("--shell", "--group", "--supp-group", "--command",
-                                                 "--whitelist-environment", "--session-command"),
-               shell_opt=("c", "C", "--command", "--session-command"), skip=-1),
-    "runuser": Spec(short_value="sgGcuw", long_value=("--shell", "--group", "--supp-group", "--command", "--user"),
-                    shell_opt=("c", "--command"), skip=-1),
-    "script": Spec(short_value="cIOBTEm", long_value=("--command", "--log-in", "--log-out", "--log-io",
-                                                       "--log-timing", "--echo", "--logging-format"),
-                   shell_opt=("c", "--command"), skip=-1),
+    "flock": Spec(
+        short_value="wEc",
+        long_value=("--timeout", "--conflict-exit-code", "--command"),
+        shell_opt=("c", "--command"),
+        skip=1,
+    ),
+    "su": Spec(
+        short_value="sgGcwC",
+        long_value=("--shell", "--group", "--supp-group", "--command", "--whitelist-environment", "--session-command"),
+        shell_opt=("c", "C", "--command", "--session-command"),
+        skip=-1,
+    ),
+    "runuser": Spec(
+        short_value="sgGcuw",
+        long_value=("--shell", "--group", "--supp-group", "--command", "--user"),
+        shell_opt=("c", "--command"),
+        skip=-1,
+    ),
+    "script": Spec(
+        short_value="cIOBTEm",
+        long_value=("--command", "--log-in", "--log-out", "--log-io", "--log-timing", "--echo", "--logging-format"),
+        shell_opt=("c", "--command"),
+        skip=-1,
+    ),
     "sg": Spec(skip=1, via_shell=True),
     "watch": Spec(short_value="nd", long_value=("--interval", "--differences"), via_shell=True),
     "strace": Spec(short_value="eoOpPsSuIXabE", no_cluster=False),
     "ltrace": Spec(short_value="eoOpSuanLlsx"),
-    "valgrind": Spec(), "faketime": Spec(skip=1), "trickle": Spec(short_value="udwtsl"),
-    "proxychains": Spec(short_value="f"), "proxychains4": Spec(short_value="f"), "torsocks": Spec(),
-    "dotenv": Spec(short_value="ecv"), "pipx": Spec(), "npx": Spec(), "bunx": Spec(),
-    "entr": Spec(), "systemd-run": Spec(long_value=("--unit", "--property", "--description", "--slice",
-                                                     "--working-directory", "--uid", "--gid", "--nice", "--setenv"),
-                                         short_value="pEM"),
+    "valgrind": Spec(),
+    "faketime": Spec(skip=1),
+    "trickle": Spec(short_value="udwtsl"),
+    "proxychains": Spec(short_value="f"),
+    "proxychains4": Spec(short_value="f"),
+    "torsocks": Spec(),
+    "dotenv": Spec(short_value="ecv"),
+    "pipx": Spec(),
+    "npx": Spec(),
+    "bunx": Spec(),
+    "entr": Spec(),
+    "systemd-run": Spec(
+        long_value=(
+            "--unit",
+            "--property",
+            "--description",
+            "--slice",
+            "--working-directory",
+            "--uid",
+            "--gid",
+            "--nice",
+            "--setenv",
+        ),
+        short_value="pEM",
+    ),
 }
 # `<tool> run [opts] <command>`: the project runners that run a command in their environment
-RUN_VERB = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
-            "pixi": "run", "conda": "run", "mamba": "run", "micromamba": "run", "devbox": "run",
-            "bundle": "exec", "mise": "exec", "rtx": "exec", "asdf": "exec", "rbenv": "exec", "pyenv": "exec",
-            "nvm": "exec", "doppler": "run", "infisical": "run", "op": "run", "dotenvx": "run", "aws-vault": "exec"}
-RUN_VALUE = frozenset({"--with", "--python", "-p", "--env", "-e", "--directory", "--project", "--extra", "--group",
-                       "--package", "-n", "--name", "--prefix", "--env-file", "-f", "--config", "--project-root"})
+RUN_VERB = {
+    "uv": "run",
+    "poetry": "run",
+    "pipenv": "run",
+    "pdm": "run",
+    "hatch": "run",
+    "rye": "run",
+    "pixi": "run",
+    "conda": "run",
+    "mamba": "run",
+    "micromamba": "run",
+    "devbox": "run",
+    "bundle": "exec",
+    "mise": "exec",
+    "rtx": "exec",
+    "asdf": "exec",
+    "rbenv": "exec",
+    "pyenv": "exec",
+    "nvm": "exec",
+    "doppler": "run",
+    "infisical": "run",
+    "op": "run",
+    "dotenvx": "run",
+    "aws-vault": "exec",
+}
+RUN_VALUE = frozenset(
+    {
+        "--with",
+        "--python",
+        "-p",
+        "--env",
+        "-e",
+        "--directory",
+        "--project",
+        "--extra",
+        "--group",
+        "--package",
+        "-n",
+        "--name",
+        "--prefix",
+        "--env-file",
+        "-f",
+        "--config",
+        "--project-root",
+    }
+)
 # commands that run others their own way, read in runs_others.py (loaded only when one is called)
 RUNS_OTHERS = frozenset({"find", "nix", "hyperfine", "tmux", "screen"})
 SPECIAL = frozenset({"env", "xargs", "parallel", "direnv", "!"}) | RUNS_OTHERS
@@ -137,7 +238,7 @@ def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None
             if letter in spec.stop:
                 return i, letter, None, seen
             if letter in spec.short_value:
-                attached = letters[index + 1:]
+                attached = letters[index + 1 :]
                 value_word = Word(attached, True) if attached else (args[i + 1] if i + 1 < len(args) else None)
                 if letter in spec.shell_opt:
                     return i + (1 if attached else 2), None, value_word, seen
@@ -148,8 +249,9 @@ def _options(spec: Spec, args: list[Word]) -> tuple[int, str | None, Word | None
     return i, None, None, seen
 
 
-def _long_option(spec: Spec, args: list[Word], i: int,
-                 seen: list[str]) -> int | tuple[int, str | None, Word | None, list[str]]:
+def _long_option(
+    spec: Spec, args: list[Word], i: int, seen: list[str]
+) -> int | tuple[int, str | None, Word | None, list[str]]:
     """One `--name[=value]` at args[i]: the index after it, or _options' answer when it ends the walk."""
     word = args[i]
     name, eq, value = word.text.partition("=")
@@ -165,8 +267,9 @@ def _long_option(spec: Spec, args: list[Word], i: int,
     return i + 1
 
 
-def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-           stdin: str | None) -> Unwrapped:
+def unwrap(
+    an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None
+) -> Unwrapped:
     """The wrapped command as (words, cwd); None when nothing (more) runs; False when not a wrapper."""
     if name in RUN_VERB:
         return _run_verb(name, args, cwd)
@@ -178,8 +281,9 @@ def unwrap(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
     return _by_spec(an, name, spec, args, cmd, cwd, env)
 
 
-def _by_spec(an: Analyzer, name: str, spec: Spec, args: list[Word], cmd: Command, cwd: str | None,
-             env: dict[str, str]) -> Unwrapped:
+def _by_spec(
+    an: Analyzer, name: str, spec: Spec, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]
+) -> Unwrapped:
     """A wrapper read by its Spec: its options, sudo's prefix, su's operand, flock's options after it."""
     start, stopped, shell_string, seen = _options(spec, args)
     if stopped is not None:
@@ -236,8 +340,7 @@ def _via_shell(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None) -
     if all(w.literal for w in words):
         an.nested(" ".join(w.text for w in words), cmd, cwd)
     else:
-        an.add("strict", f"a shell runs computed words {' '.join(w.text for w in words)[:60]!r}", cmd, cwd,
-               always=True)
+        an.add("strict", f"a shell runs computed words {' '.join(w.text for w in words)[:60]!r}", cmd, cwd, always=True)
     return None
 
 
@@ -273,8 +376,9 @@ def _lit(args: list[Word], i: int) -> str | None:
     return args[i].text if i < len(args) and args[i].literal else None
 
 
-def _special(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str],
-             stdin: str | None) -> Unwrapped:
+def _special(
+    an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None, env: dict[str, str], stdin: str | None
+) -> Unwrapped:
     """Commands that run other commands their own way; False when name is none of them."""
     if name == "!":
         return args, cwd

@@ -23,22 +23,29 @@ NAMES_STATE = r"\.git\b|git-(common-)?dir|hallmark|\.claude|\bhooks\b|refs/notes
 TEMP = UNKNOWN_TEMP
 
 
-def check(an: Analyzer, target: Word, cwd: str | None, source: str, content: str | None = None, *,
-          recursive: bool = False) -> None:
+def check(
+    an: Analyzer, target: Word, cwd: str | None, source: str, content: str | None = None, *, recursive: bool = False
+) -> None:
     """A write to target: a "state" finding when it is protected (or, for a recursive removal or
     extraction, when it holds something protected); remembered for later steps."""
     ctx = an.ctx
     path = target.text if target.literal else evaluate(an, target.text, cwd)
     if path is None:
         always = bool(re.search(NAMES_STATE, target.text))
-        an.findings.append(_finding("state" if always else "strict",
-                                    f"a write to a computed path {target.text!r}", source, cwd, always=True))
+        an.findings.append(
+            _finding(
+                "state" if always else "strict", f"a write to a computed path {target.text!r}", source, cwd, always=True
+            )
+        )
         return
     if path == TEMP or path.startswith(TEMP) or (cwd or "").startswith(TEMP):
         return
     if cwd is None and not os.path.isabs(path):  # after a `cd` the gate could not follow
-        an.findings.append(_finding("strict", f"a write to {target.text!r} in a directory the gate cannot know",
-                                    source, cwd, always=True))
+        an.findings.append(
+            _finding(
+                "strict", f"a write to {target.text!r} in a directory the gate cannot know", source, cwd, always=True
+            )
+        )
         return
     if path.startswith(("/proc/self/", "/proc/thread-self/", "/dev/fd/")):
         path = _proc_self(path, cwd or ctx.cwd)
@@ -62,7 +69,7 @@ def _proc_self(path: str, cwd: str) -> str | None:
     """/proc/self/cwd in the command is the shell's directory, not the hook's."""
     for prefix in ("/proc/self/cwd", "/proc/thread-self/cwd"):
         if path == prefix or path.startswith(prefix + "/"):
-            return cwd + path[len(prefix):]
+            return cwd + path[len(prefix) :]
     if path.startswith(("/proc/self/root/", "/proc/thread-self/root/")):
         return "/" + path.split("/root/", 1)[1]
     return None  # a file descriptor: writing it writes whatever it already is
@@ -76,8 +83,10 @@ def _finding(kind: str, detail: str, source: str, cwd: str | None, always: bool 
 
 # -- computed targets ------------------------------------------------------------------------------
 
-_SUB = re.compile(r"\$\((?P<cmd>[^()`]*)\)|`(?P<tick>[^`]*)`|\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}|"
-                  r"\$(?P<plain>[A-Za-z_][A-Za-z0-9_]*)")
+_SUB = re.compile(
+    r"\$\((?P<cmd>[^()`]*)\)|`(?P<tick>[^`]*)`|\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}|"
+    r"\$(?P<plain>[A-Za-z_][A-Za-z0-9_]*)"
+)
 _REV_PARSE = re.compile(r"^\s*git\s+(?:-C\s+(?P<dir>\S+)\s+)?rev-parse\s+(?P<args>(?:--[a-z-]+(?:\s+[\w./-]+)?\s*)+)$")
 
 
@@ -93,7 +102,9 @@ def evaluate(an: Analyzer, text: str, cwd: str | None) -> str | None:
         if name:
             value = an.vars.get(name)
             if value is None and name in ("HOME", "PWD", "TMPDIR", "USER", "OLDPWD"):
-                value = (cwd or an.ctx.cwd) if name == "PWD" else os.environ.get(name, "/tmp" if name == "TMPDIR" else "")
+                value = (
+                    (cwd or an.ctx.cwd) if name == "PWD" else os.environ.get(name, "/tmp" if name == "TMPDIR" else "")
+                )
                 value = TEMP if name == "TMPDIR" else value
             if value is None or value == UNKNOWN:
                 unknown = True
@@ -140,16 +151,65 @@ def _command_value(an: Analyzer, inner: str, cwd: str | None) -> str | None:
 # -- commands that write the files they name -------------------------------------------------------
 
 VALUE_OPTIONS = {
-    "cp": "tS", "mv": "tS", "install": "tmogS", "ln": "tS", "rsync": "efT", "tee": "", "rm": "", "touch": "drt",
-    "truncate": "sr", "shred": "ns", "chmod": "", "chown": "", "chgrp": "", "setfacl": "mMxX", "mkdir": "m",
-    "sed": "efl", "perl": "eEIlmM", "dd": "", "sort": "okStT", "curl": "oDcdHXuFTe", "wget": "OPoaeU",
-    "tar": "fCTXbgKNV", "unzip": "dxP", "zip": "bxi", "patch": "dioprBDFsVYz", "mktemp": "p", "split": "abln",
-    "ed": "p", "ex": "cs", "vim": "cSsuiTw", "vi": "cSsuiTw", "nvim": "cSsuiw", "sqlite3": "", "chattr": "pv",
+    "cp": "tS",
+    "mv": "tS",
+    "install": "tmogS",
+    "ln": "tS",
+    "rsync": "efT",
+    "tee": "",
+    "rm": "",
+    "touch": "drt",
+    "truncate": "sr",
+    "shred": "ns",
+    "chmod": "",
+    "chown": "",
+    "chgrp": "",
+    "setfacl": "mMxX",
+    "mkdir": "m",
+    "sed": "efl",
+    "perl": "eEIlmM",
+    "dd": "",
+    "sort": "okStT",
+    "curl": "oDcdHXuFTe",
+    "wget": "OPoaeU",
+    "tar": "fCTXbgKNV",
+    "unzip": "dxP",
+    "zip": "bxi",
+    "patch": "dioprBDFsVYz",
+    "mktemp": "p",
+    "split": "abln",
+    "ed": "p",
+    "ex": "cs",
+    "vim": "cSsuiTw",
+    "vi": "cSsuiTw",
+    "nvim": "cSsuiw",
+    "sqlite3": "",
+    "chattr": "pv",
 }
-LONG_VALUE = frozenset({"--target-directory", "--suffix", "--mode", "--owner", "--group", "--reference",
-                        "--size", "--date", "--output", "--output-document", "--directory-prefix", "--directory",
-                        "--file", "--output-dir", "--dump-header", "--cookie-jar", "--tmpdir", "--expression",
-                        "--output-file", "--exclude"})
+LONG_VALUE = frozenset(
+    {
+        "--target-directory",
+        "--suffix",
+        "--mode",
+        "--owner",
+        "--group",
+        "--reference",
+        "--size",
+        "--date",
+        "--output",
+        "--output-document",
+        "--directory-prefix",
+        "--directory",
+        "--file",
+        "--output-dir",
+        "--dump-header",
+        "--cookie-jar",
+        "--tmpdir",
+        "--expression",
+        "--output-file",
+        "--exclude",
+    }
+)
 
 
 def _operands(name: str, args: list[Word]) -> tuple[list[Word], dict[str, Word]]:
@@ -162,7 +222,7 @@ def _operands(name: str, args: list[Word]) -> tuple[list[Word], dict[str, Word]]
         word = args[i]
         text = word.text
         if word.literal and text == "--":
-            operands += args[i + 1:]
+            operands += args[i + 1 :]
             break
         if word.literal and text.startswith("--"):
             key, eq, value = text.partition("=")
@@ -176,12 +236,16 @@ def _operands(name: str, args: list[Word]) -> tuple[list[Word], dict[str, Word]]
                 values[key] = Word("")
             i += 1
             continue
-        if word.literal and text.startswith("-") and len(text) > 1 and not (name == "chmod" and re.fullmatch(
-                r"-[rwxXstugo]+", text)):
+        if (
+            word.literal
+            and text.startswith("-")
+            and len(text) > 1
+            and not (name == "chmod" and re.fullmatch(r"-[rwxXstugo]+", text))
+        ):
             letters = text[1:]
             for index, letter in enumerate(letters):
                 if letter in short:
-                    attached = letters[index + 1:]
+                    attached = letters[index + 1 :]
                     if attached:
                         values["-" + letter] = Word(attached, True)
                         i += 1
@@ -204,14 +268,16 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         return
     operands, values = _operands(name, args)
     targets, content = _targets(an, name, args, operands, values, cwd, stdin)
-    linking = name == "ln" or (name == "cp" and any(k in values for k in (
-        "-s", "-l", "--symbolic-link", "--link")))
+    linking = name == "ln" or (name == "cp" and any(k in values for k in ("-s", "-l", "--symbolic-link", "--link")))
     if linking:
         sources = operands if (values.get("-t") or values.get("--target-directory")) is not None else operands[:-1]
         for source in sources:
             link_source(an, source, cwd, cmd.source)
-    recursive = (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive"))) or name in (
-        "tar", "unzip", "rsync") or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
+    recursive = (
+        (name == "rm" and any(k in values for k in ("-r", "-R", "--recursive")))
+        or name in ("tar", "unzip", "rsync")
+        or (name in ("chmod", "chown", "chgrp") and any(k in values for k in ("-R", "--recursive")))
+    )
     for target in targets:
         if recursive:
             check(an, target, cwd, cmd.source, recursive=True)
@@ -219,16 +285,36 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
             an.write(target, cwd, cmd.source, content if len(targets) == 1 else None)
 
 
-def _targets(an: Analyzer, name: str, args: list[Word], operands: list[Word], values: dict[str, Word],  # noqa: C901 - one table: where each command names the files it writes
-             cwd: str | None, stdin: str | None) -> tuple[list[Word], str | None]:
+def _targets(  # noqa: C901 - one table: where each command names the files it writes
+    an: Analyzer,
+    name: str,
+    args: list[Word],
+    operands: list[Word],
+    values: dict[str, Word],
+    cwd: str | None,
+    stdin: str | None,
+) -> tuple[list[Word], str | None]:
     """The files this command writes, and their content when it is known (tee's stdin, cp's source)."""
     targets: list[Word] = []
     content: str | None = None
     if name in ("tee", "sponge"):
         targets = operands
         content = stdin if stdin not in (None, UNKNOWN) else None
-    elif name in ("rm", "touch", "shred", "unlink", "rmdir", "mkdir", "chattr", "sqlite3", "ed", "ex", "vim", "vi",
-                  "nvim"):
+    elif name in (
+        "rm",
+        "touch",
+        "shred",
+        "unlink",
+        "rmdir",
+        "mkdir",
+        "chattr",
+        "sqlite3",
+        "ed",
+        "ex",
+        "vim",
+        "vi",
+        "nvim",
+    ):
         targets = operands[:1] if name == "sqlite3" else operands
     elif name == "truncate":
         targets = operands
@@ -243,8 +329,11 @@ def _targets(an: Analyzer, name: str, args: list[Word], operands: list[Word], va
         if name == "mv":
             targets += operands[:-1] if directory is None else operands
         if name == "cp" and len(operands) == 2 and operands[0].literal:
-            copied = operands[0].text if os.path.isabs(operands[0].text) else os.path.join(cwd or an.ctx.cwd,
-                                                                                           operands[0].text)
+            copied = (
+                operands[0].text
+                if os.path.isabs(operands[0].text)
+                else os.path.join(cwd or an.ctx.cwd, operands[0].text)
+            )
             content = _read(copied)
     elif name in ("sed", "perl"):
         if any(k.startswith("-i") for k in values) or "--in-place" in values:
@@ -255,13 +344,15 @@ def _targets(an: Analyzer, name: str, args: list[Word], operands: list[Word], va
     elif name == "sort":
         targets = [v for k, v in values.items() if k in ("-o", "--output")]
     elif name == "curl":
-        targets = [v for k, v in values.items() if k in ("-o", "--output", "-D", "--dump-header", "-c",
-                                                           "--cookie-jar")]
+        targets = [v for k, v in values.items() if k in ("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar")]
         if "--output-dir" in values:
             targets.append(values["--output-dir"])
     elif name == "wget":
-        targets = [v for k, v in values.items() if k in ("-O", "--output-document", "-P", "--directory-prefix",
-                                                           "-o", "--output-file", "-a")]
+        targets = [
+            v
+            for k, v in values.items()
+            if k in ("-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a")
+        ]
     elif name == "tar":
         letters = "".join(w.text for w in args[:1] if w.literal and not w.text.startswith("-"))
         extracting = "x" in letters or any(k in values for k in ("-x", "--extract", "--get"))
@@ -275,8 +366,11 @@ def _targets(an: Analyzer, name: str, args: list[Word], operands: list[Word], va
     elif name == "zip":
         targets = operands[:1]
     elif name == "patch":
-        targets = [values[k] for k in ("-o", "--output", "-d", "--directory") if k in values] or operands[:1] or [
-            Word(cwd or an.ctx.cwd)]
+        targets = (
+            [values[k] for k in ("-o", "--output", "-d", "--directory") if k in values]
+            or operands[:1]
+            or [Word(cwd or an.ctx.cwd)]
+        )
     elif name == "mktemp":
         targets = [v for k, v in values.items() if k in ("-p", "--tmpdir")]
     elif name == "split":

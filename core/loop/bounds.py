@@ -19,8 +19,7 @@ from hallmark.core import items
 from hallmark.core.repo import Repo
 
 LOOP_ROLES = frozenset({"review", "fix"})
-ROUND_STARTS = frozenset({"ready", "fix_submitted", "retried", "released", "pulled_back", "reopened",
-                          "recheck_failed"})
+ROUND_STARTS = frozenset({"ready", "fix_submitted", "retried", "released", "pulled_back", "reopened", "recheck_failed"})
 NO_CHANGE = ("made no commit", "changes nothing", "left uncommitted changes")
 
 
@@ -92,8 +91,15 @@ def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
     limit = max_run_failures(repo)
     if view.run_failures >= limit and not view.hold:
         streak = counted_failures(events)[-limit:] or ended[-1:]
-        items.record(repo, item_id, "held", actor="hall", kind="run_failed",
-                     reason=failed_runs_reason(item_id, streak), runs=[e.get("run") for e in streak])
+        items.record(
+            repo,
+            item_id,
+            "held",
+            actor="hall",
+            kind="run_failed",
+            reason=failed_runs_reason(item_id, streak),
+            runs=[e.get("run") for e in streak],
+        )
         return True
     return False
 
@@ -108,8 +114,10 @@ def ceiling_reached(repo: Repo, item_id: str) -> dict[str, Any] | None:
     limit = max_runs_per_round(repo)
     if len(started) < limit:
         return None
-    reason = (f"{len(started)} runs in round {view.round} reached the ceiling of {limit} (max_runs_per_round) "
-              f"without progress; the last: hall trace {item_id} --run {started[-1].get('run')}")
+    reason = (
+        f"{len(started)} runs in round {view.round} reached the ceiling of {limit} (max_runs_per_round) "
+        f"without progress; the last: hall trace {item_id} --run {started[-1].get('run')}"
+    )
     if not view.hold:
         items.record(repo, item_id, "held", actor="hall", kind="run_ceiling", reason=reason, runs=len(started))
     return {"item": item_id, "outcome": "held", "hold": "run_ceiling", "reason": reason, "held": True}

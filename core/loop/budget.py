@@ -97,8 +97,12 @@ def _inbox_once(repo: Repo, kind: str, key: str, text: str, nxt: list[str], item
         for event in journal.read(path).events:
             if event.get("event") == "inbox_entry" and event.get("key") == key:
                 return False
-        journal.append_unlocked(path, journal.make_event("inbox_entry", None, ACTOR, {
-            "kind": kind, "key": key, "text": text, "for_item": item, "next": nxt}))
+        journal.append_unlocked(
+            path,
+            journal.make_event(
+                "inbox_entry", None, ACTOR, {"kind": kind, "key": key, "text": text, "for_item": item, "next": nxt}
+            ),
+        )
     return True
 
 
@@ -111,8 +115,13 @@ def check_daily(repo: Repo) -> Block | None:
     if used < limit:
         return None
     reason = f"today's model runs used {used:,} tokens of the daily {limit:,}; the loop pauses until tomorrow"
-    if _inbox_once(repo, "budget", f"budget:daily:{today()}", f"Daily budget reached: {reason}.",
-                   ["hall budget", "hall budget --grant"]):
+    if _inbox_once(
+        repo,
+        "budget",
+        f"budget:daily:{today()}",
+        f"Daily budget reached: {reason}.",
+        ["hall budget", "hall budget --grant"],
+    ):
         journal.append(repo.paths.repo_journal, "paused", item=None, actor=ACTOR, reason=reason, level="daily")
     return Block("daily", reason)
 
@@ -123,8 +132,15 @@ PLAN_PAUSE_S = 3600  # when the limit's reset time is unknown
 def pause_for_plan(repo: Repo, resets_at: str | None) -> dict[str, Any]:
     """A rate or plan limit: the model workers pause until it resets (recorded as `paused`)."""
     until = resets_at or clock.stamp(clock.now() + timedelta(seconds=PLAN_PAUSE_S))
-    return journal.append(repo.paths.repo_journal, "paused", item=None, actor=ACTOR, level="plan", until=until,
-                          reason="Claude's rate or plan limit was reached; model runs wait until it resets")
+    return journal.append(
+        repo.paths.repo_journal,
+        "paused",
+        item=None,
+        actor=ACTOR,
+        level="plan",
+        until=until,
+        reason="Claude's rate or plan limit was reached; model runs wait until it resets",
+    )
 
 
 def check_plan(repo: Repo) -> Block | None:
@@ -145,8 +161,13 @@ def check_room(repo: Repo, role: str) -> Block | None:
     if used < cap:
         return None
     reason = f"the {role} room used {used:,} tokens of its daily {cap:,}; it is closed until tomorrow"
-    _inbox_once(repo, "budget", f"budget:room:{role}:{today()}", f"Room budget reached: {reason}.",
-                ["hall budget", f"hall budget --set {role}.daily=…"])
+    _inbox_once(
+        repo,
+        "budget",
+        f"budget:room:{role}:{today()}",
+        f"Room budget reached: {reason}.",
+        ["hall budget", f"hall budget --set {role}.daily=…"],
+    )
     return Block("room", reason)
 
 
@@ -187,18 +208,29 @@ def status(repo: Repo) -> dict[str, Any]:
         role_used = sum(_tokens(e) for e in usage if e.get("role") == role)
         from hallmark.core.runner.command import role_max_usd
 
-        rooms[role] = {"used": role_used, "daily": room_cap(repo, role), "max_usd_per_run": role_max_usd(repo, role),
-                       "closed": (room_cap(repo, role) is not None and role_used >= (room_cap(repo, role) or 0))}
+        rooms[role] = {
+            "used": role_used,
+            "daily": room_cap(repo, role),
+            "max_usd_per_run": role_max_usd(repo, role),
+            "closed": (room_cap(repo, role) is not None and role_used >= (room_cap(repo, role) or 0)),
+        }
     items_over = []
     for view in repo.index.items(include_terminal=False):
         allowance = item_allowance(repo, view.id)
-        items_over.append({"item": view.id, "tokens": view.tokens, "allowance": allowance,
-                           "held": view.hold == "budget"})
+        items_over.append(
+            {"item": view.id, "tokens": view.tokens, "allowance": allowance, "held": view.hold == "budget"}
+        )
     return {
         "day": today(),
-        "daily": {"cap": cap, "granted": granted, "limit": limit, "used": used, "cost_usd": cost,
-                  "remaining": None if limit is None else max(0, limit - used),
-                  "paused": limit is not None and used >= limit},
+        "daily": {
+            "cap": cap,
+            "granted": granted,
+            "limit": limit,
+            "used": used,
+            "cost_usd": cost,
+            "remaining": None if limit is None else max(0, limit - used),
+            "paused": limit is not None and used >= limit,
+        },
         "per_item": {"cap": per_item_cap(repo), "items": items_over},
         "rooms": rooms,
         "next": ["hall usage --by role", "hall budget --grant", "hall budget --set daily=4M"],
@@ -215,8 +247,11 @@ def set_value(repo: Repo, assignment: str) -> dict[str, Any]:
     key, sep, value = assignment.partition("=")
     key, value = key.strip(), value.strip()
     if not sep or not _SETTABLE.match(key):
-        raise HallError("USAGE", f"--set takes daily=…, per_item=… or <role>.daily|max_usd=…, not {assignment!r}.",
-                        ["hall budget --set daily=4M", "hall budget --set review.max_usd=3"])
+        raise HallError(
+            "USAGE",
+            f"--set takes daily=…, per_item=… or <role>.daily|max_usd=…, not {assignment!r}.",
+            ["hall budget --set daily=4M", "hall budget --set review.max_usd=3"],
+        )
     role, _, leaf = key.rpartition(".")
     if leaf == "max_usd":
         if value.lower() != "none":

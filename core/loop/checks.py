@@ -96,8 +96,14 @@ class ChecksOutcome:
         return "\n".join(parts) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sha": self.sha, "tree": self.tree, "passed": self.passed, "cacheable": self.cacheable,
-                "results": [r.to_dict() for r in self.results], "condensed": self.condensed}
+        return {
+            "sha": self.sha,
+            "tree": self.tree,
+            "passed": self.passed,
+            "cacheable": self.cacheable,
+            "results": [r.to_dict() for r in self.results],
+            "condensed": self.condensed,
+        }
 
 
 # -- cache ------------------------------------------------------------------------------
@@ -162,8 +168,15 @@ def _slug(command: str) -> str:
     return (re.sub(r"[^A-Za-z0-9]+", "-", command).strip("-") or "gate")[:40]
 
 
-def run_gate(command: str, cwd: Path, log_path: Path, timeout_s: float | None, *,
-             env: dict[str, str] | None = None, header: list[str] | None = None) -> tuple[int, int, bool]:
+def run_gate(
+    command: str,
+    cwd: Path,
+    log_path: Path,
+    timeout_s: float | None,
+    *,
+    env: dict[str, str] | None = None,
+    header: list[str] | None = None,
+) -> tuple[int, int, bool]:
     """Run one gate through the platform shell, stdout and stderr interleaved into log_path.
 
     Returns (exit_code, duration_ms, timed_out). The gate runs under the run guard in a session of
@@ -180,8 +193,9 @@ def run_gate(command: str, cwd: Path, log_path: Path, timeout_s: float | None, *
         for line in header or []:
             log.write((line.rstrip("\n") + "\n").encode("utf-8"))
         log.flush()
-        code, timed_out = lifecycle.run_guarded(["sh", "-c", command], cwd=cwd, env=full_env, timeout_s=timeout_s,
-                                                stdout=log, stderr=subprocess.STDOUT)
+        code, timed_out = lifecycle.run_guarded(
+            ["sh", "-c", command], cwd=cwd, env=full_env, timeout_s=timeout_s, stdout=log, stderr=subprocess.STDOUT
+        )
     duration_ms = int((time.monotonic() - started) * 1000)
     if timed_out:
         code = TIMEOUT_EXIT
@@ -226,9 +240,12 @@ def _note_foreign_paths(repo: Repo, worktree: Path, log_path: Path) -> list[str]
     if not count:
         return []
     with open(log_path, "ab") as log:
-        log.write((f"\nhall: this output names {count} file(s) in the main checkout ({repo.root}), not in this "
-                   f"worktree ({worktree}), e.g. {shown[0]}: the gate may have tested the main checkout's code\n")
-                  .encode())
+        log.write(
+            (
+                f"\nhall: this output names {count} file(s) in the main checkout ({repo.root}), not in this "
+                f"worktree ({worktree}), e.g. {shown[0]}: the gate may have tested the main checkout's code\n"
+            ).encode()
+        )
     return shown
 
 
@@ -266,9 +283,16 @@ def default_timeout(repo: Repo) -> float | None:
         return None
 
 
-def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, *,
-               gates: list[str] | None = None, timeout_s: float | None = None,
-               actor: str = ACTOR) -> ChecksOutcome:
+def run_checks(
+    repo: Repo,
+    item_id: str | None,
+    sha: str,
+    worktree: Path | str,
+    *,
+    gates: list[str] | None = None,
+    timeout_s: float | None = None,
+    actor: str = ACTOR,
+) -> ChecksOutcome:
     """Run every configured gate in order on the frozen commit and record each run.
 
     All gates run (a fixer wants every failure at once). A gate listed in `gates_no_cache` is
@@ -278,8 +302,11 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
     worktree = Path(worktree)
     if not worktree.is_dir():
         where = f" of {item_id}" if item_id else ""
-        raise HallError("COMMAND_FAILED", f"The worktree{where} is missing: {worktree}. The checks run there.",
-                        [f"hall status {item_id}" if item_id else "hall status", "git worktree list"])
+        raise HallError(
+            "COMMAND_FAILED",
+            f"The worktree{where} is missing: {worktree}. The checks run there.",
+            [f"hall status {item_id}" if item_id else "hall status", "git worktree list"],
+        )
     config = repo.config
     gate_list = list(config.gates if gates is None else gates)
     no_cache = set(config.gates_no_cache)
@@ -295,14 +322,21 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
         key = cache_key(tree, command, gate_list, gate_env.key) if tree else None
         hit = cached_pass(repo, key) if (key and cacheable and command not in no_cache) else None
         if hit is not None:
-            result = GateResult(command=command, exit_code=0, duration_ms=0, cached=True,
-                                log_path=str(hit.get("log", "")), condensed="", cache_key=key,
-                                measure={"original_duration_ms": int(hit.get("duration_ms") or 0),
-                                         "original_t": hit.get("t")})
+            result = GateResult(
+                command=command,
+                exit_code=0,
+                duration_ms=0,
+                cached=True,
+                log_path=str(hit.get("log", "")),
+                condensed="",
+                cache_key=key,
+                measure={"original_duration_ms": int(hit.get("duration_ms") or 0), "original_t": hit.get("t")},
+            )
         else:
             log_path = _fresh(logs_dir / f"{stamp}-{number}-{_slug(command)}.log")
-            code, duration_ms, timed_out = run_gate(command, worktree, log_path, timeout_s, env=gate_env.extra,
-                                                    header=gate_env.notes)
+            code, duration_ms, timed_out = run_gate(
+                command, worktree, log_path, timeout_s, env=gate_env.extra, header=gate_env.notes
+            )
             foreign = _note_foreign_paths(repo, worktree, log_path)
             text = ""
             family = "verbatim"
@@ -310,26 +344,62 @@ def run_checks(repo: Repo, item_id: str | None, sha: str, worktree: Path | str, 
             if code != 0:
                 squeezed = _condense.condense(command, _read_log(log_path), code, str(log_path))
                 text, family = squeezed.text, squeezed.family
-                measure = {k: v for k, v in squeezed.to_dict().items()
-                           if k in ("bytes_in", "bytes_out", "lines_in", "lines_out", "tokens_saved_estimate")}
-            result = GateResult(command=command, exit_code=code, duration_ms=duration_ms, cached=False,
-                                log_path=str(log_path), condensed=text, family=family, timed_out=timed_out,
-                                cache_key=key, measure=measure, env=dict(gate_env.extra), foreign_paths=foreign)
+                measure = {
+                    k: v
+                    for k, v in squeezed.to_dict().items()
+                    if k in ("bytes_in", "bytes_out", "lines_in", "lines_out", "tokens_saved_estimate")
+                }
+            result = GateResult(
+                command=command,
+                exit_code=code,
+                duration_ms=duration_ms,
+                cached=False,
+                log_path=str(log_path),
+                condensed=text,
+                family=family,
+                timed_out=timed_out,
+                cache_key=key,
+                measure=measure,
+                env=dict(gate_env.extra),
+                foreign_paths=foreign,
+            )
             if key and cacheable:
-                _append_cache(repo, key, journal.make_event(
-                    "check_run", item_id, actor,
-                    {"command": command, "exit_code": code, "duration_ms": duration_ms, "tree": tree,
-                     "sha": sha, "gates": gate_list, "os": os_tag(), "log": str(log_path)}))
+                _append_cache(
+                    repo,
+                    key,
+                    journal.make_event(
+                        "check_run",
+                        item_id,
+                        actor,
+                        {
+                            "command": command,
+                            "exit_code": code,
+                            "duration_ms": duration_ms,
+                            "tree": tree,
+                            "sha": sha,
+                            "gates": gate_list,
+                            "os": os_tag(),
+                            "log": str(log_path),
+                        },
+                    ),
+                )
         outcome.results.append(result)
         _record(repo, item_id, actor, outcome, result, number, len(gate_list))
     return outcome
 
 
-def _record(repo: Repo, item_id: str | None, actor: str, outcome: ChecksOutcome, result: GateResult,
-            number: int, total: int) -> None:
+def _record(
+    repo: Repo, item_id: str | None, actor: str, outcome: ChecksOutcome, result: GateResult, number: int, total: int
+) -> None:
     fields: dict[str, Any] = {
-        "command": result.command, "exit_code": result.exit_code, "duration_ms": result.duration_ms,
-        "cached": result.cached, "sha": outcome.sha, "tree": outcome.tree, "gate": number, "gates": total,
+        "command": result.command,
+        "exit_code": result.exit_code,
+        "duration_ms": result.duration_ms,
+        "cached": result.cached,
+        "sha": outcome.sha,
+        "tree": outcome.tree,
+        "gate": number,
+        "gates": total,
         "log": result.log_path,
     }
     if result.timed_out:

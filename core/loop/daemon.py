@@ -61,13 +61,18 @@ def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
 
     outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
     if outcome.passed:
-        items.transition(repo, view.id, "checks_passed", actor="assayer", sha=view.sha,
-                         gates=[r.command for r in outcome.results])
+        items.transition(
+            repo, view.id, "checks_passed", actor="assayer", sha=view.sha, gates=[r.command for r in outcome.results]
+        )
         return {"item": view.id, "outcome": "checks_passed"}
     failures = view.check_failures + 1
     held = failures >= repo.config.max_check_failures
-    fields: dict[str, Any] = {"sha": view.sha, "failed": [r.command for r in outcome.failed],
-                              "condensed": outcome.condensed, "in_a_row": failures}
+    fields: dict[str, Any] = {
+        "sha": view.sha,
+        "failed": [r.command for r in outcome.failed],
+        "condensed": outcome.condensed,
+        "in_a_row": failures,
+    }
     if held:
         fields.update(held=True, reason=f"checks failed {failures} times in a row (max_check_failures)")
     items.transition(repo, view.id, "checks_failed", actor="assayer", **fields)
@@ -117,8 +122,14 @@ def watchman(repo: Repo) -> list[str]:
     for stuck in stuck_items(repo, stuck_after_s=clock.parse_duration(repo.config.stuck_after)):
         if stuck.noticed:
             continue
-        items.record(repo, stuck.item, "notice", actor="watchman", kind="stuck",
-                     text=f"{stuck.item} has had no new event for {int(stuck.quiet_s // 60)} min in {stuck.state}")
+        items.record(
+            repo,
+            stuck.item,
+            "notice",
+            actor="watchman",
+            kind="stuck",
+            text=f"{stuck.item} has had no new event for {int(stuck.quiet_s // 60)} min in {stuck.state}",
+        )
         flagged.append(stuck.item)
     return flagged
 
@@ -179,21 +190,29 @@ def step_line(step: dict[str, Any]) -> str:
     return text
 
 
-def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = None,
-              on_step: StepHook | None = None) -> list[dict[str, Any]]:
+def pass_repo(
+    repo: Repo, holder: str, *, log: Callable[[str], None] | None = None, on_step: StepHook | None = None
+) -> list[dict[str, Any]]:
     """One pass over one repo; returns the steps it took (each also handed to on_step as it is taken)."""
     from hallmark.core.questions import apply_expired_defaults
 
     done: list[dict[str, Any]] = StepList(repo.root.name, on_step)
-    done.extend({"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]}
-                for q in apply_expired_defaults(repo))
+    done.extend(
+        {"item": q.get("item"), "outcome": "question_defaulted", "qid": q["qid"]} for q in apply_expired_defaults(repo)
+    )
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
     watchman(repo)
     for view in repo.index.items(include_terminal=False):
         recovered = runs.recover_dead(repo, view.id)
         if recovered:
-            done.append({"item": view.id, "outcome": "run_recovered", "runs": recovered,
-                         "held": hold_after_failed_runs(repo, view.id)})
+            done.append(
+                {
+                    "item": view.id,
+                    "outcome": "run_recovered",
+                    "runs": recovered,
+                    "held": hold_after_failed_runs(repo, view.id),
+                }
+            )
     ttl = max(leases.DEFAULT_TTL_S, _runner_timeout(repo) + 300)
     paused = None
     for view in candidates(repo):
@@ -235,8 +254,9 @@ def pass_repo(repo: Repo, holder: str, *, log: Callable[[str], None] | None = No
     return list(done)
 
 
-def _followup(repo: Repo, worker: str, work: Callable[[], list[dict[str, Any]]],
-              log: Callable[[str], None] | None) -> list[dict[str, Any]]:
+def _followup(
+    repo: Repo, worker: str, work: Callable[[], list[dict[str, Any]]], log: Callable[[str], None] | None
+) -> list[dict[str, Any]]:
     """Resume and the librarian run beside the item steps: their surprises are a notice, never a stop."""
     try:
         steps = work()
@@ -276,9 +296,15 @@ def _open(root: Path) -> Repo | None:
         return None
 
 
-def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos: list[Path] | None = None,
-        max_passes: int | None = None, log: Callable[[str], None] | None = None,
-        on_step: StepHook | None = None) -> dict[str, Any]:
+def run(
+    *,
+    until_idle: bool = False,
+    interval: float = DEFAULT_INTERVAL_S,
+    repos: list[Path] | None = None,
+    max_passes: int | None = None,
+    log: Callable[[str], None] | None = None,
+    on_step: StepHook | None = None,
+) -> dict[str, Any]:
     """Run passes until stopped (the flag), or with until_idle until a pass finds no work.
 
     on_step gets each step the moment it is taken (with its repo's name)."""
@@ -286,8 +312,16 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
 
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
     started = clock.stamp()
-    _update_state(pid=os.getpid(), started=started, heartbeat=started, stop=False, expected=not until_idle,
-                  host=socket.gethostname(), mode="until_idle" if until_idle else "loop", passes=0)
+    _update_state(
+        pid=os.getpid(),
+        started=started,
+        heartbeat=started,
+        stop=False,
+        expected=not until_idle,
+        host=socket.gethostname(),
+        mode="until_idle" if until_idle else "loop",
+        passes=0,
+    )
     passes, steps = 0, []
     beating = threading.Event()
 
@@ -302,7 +336,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
             if read_state().get("stop"):
                 break
             work: list[dict[str, Any]] = []
-            for root in (repos if repos is not None else registered_repos()):
+            for root in repos if repos is not None else registered_repos():
                 repo = _open(root)
                 if repo is None:
                     continue
@@ -327,8 +361,7 @@ def run(*, until_idle: bool = False, interval: float = DEFAULT_INTERVAL_S, repos
     finally:
         lifecycle.restore_signals(old_handlers)
         beating.set()
-        _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False,
-                      stop=False)
+        _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False, stop=False)
     return {"passes": passes, "steps": steps, "next": ["hall status --all", "hall inbox"]}
 
 
@@ -347,11 +380,18 @@ def status() -> dict[str, Any]:
     data = read_state()
     info = liveness(data)
     running = info["running"]
-    return {"running": running, "pid": info["pid"], "started": data.get("started"),
-            "heartbeat": data.get("heartbeat"), "heartbeat_age_s": info["heartbeat_age_s"],
-            "passes": data.get("passes", 0), "stop_requested": bool(data.get("stop")), "stale": info["stale"],
-            "state_file": str(state_path()),
-            "next": ["hall daemon stop"] if running else ["hall daemon start", "hall daemon run --until-idle"]}
+    return {
+        "running": running,
+        "pid": info["pid"],
+        "started": data.get("started"),
+        "heartbeat": data.get("heartbeat"),
+        "heartbeat_age_s": info["heartbeat_age_s"],
+        "passes": data.get("passes", 0),
+        "stop_requested": bool(data.get("stop")),
+        "stale": info["stale"],
+        "state_file": str(state_path()),
+        "next": ["hall daemon stop"] if running else ["hall daemon start", "hall daemon run --until-idle"],
+    }
 
 
 def report_heartbeat(repos: list[Path] | None = None) -> bool:
@@ -369,10 +409,21 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
             events = [e for e in journal.read(path).events if e.get("key") == key]
             shown = bool(events) and events[-1].get("event") == "inbox_entry"
             if info["stale"] and not shown:
-                journal.append_unlocked(path, journal.make_event("inbox_entry", None, "watchman", {
-                    "kind": "daemon stopped", "key": key,
-                    "text": f"The daemon has no heartbeat since {info['heartbeat']}.",
-                    "for_item": None, "next": ["hall daemon start", "hall daemon status"]}))
+                journal.append_unlocked(
+                    path,
+                    journal.make_event(
+                        "inbox_entry",
+                        None,
+                        "watchman",
+                        {
+                            "kind": "daemon stopped",
+                            "key": key,
+                            "text": f"The daemon has no heartbeat since {info['heartbeat']}.",
+                            "for_item": None,
+                            "next": ["hall daemon start", "hall daemon status"],
+                        },
+                    ),
+                )
             elif not info["stale"] and shown:
                 journal.append_unlocked(path, journal.make_event("inbox_cleared", None, "watchman", {"key": key}))
     return bool(info["stale"])
@@ -385,8 +436,13 @@ def start(log_path: Path | None = None) -> dict[str, Any]:
     log_path = log_path or (user_data_dir() / "daemon.log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-c", "from hallmark.core.loop.daemon import main; main()"],
-                                stdout=out, stderr=out, stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from hallmark.core.loop.daemon import main; main()"],
+            stdout=out,
+            stderr=out,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         if read_state().get("pid") == proc.pid:
@@ -409,6 +465,7 @@ def stop(wait_s: float = 10.0) -> dict[str, Any]:
 
 def main() -> None:
     """The detached daemon's entry point (`hall daemon start` launches it)."""
+
     def log(line: str) -> None:
         sys.stdout.write(f"{clock.stamp()} {line}\n")
         sys.stdout.flush()

@@ -48,5 +48,11 @@ def liveness(data: dict[str, Any] | None = None) -> dict[str, Any]:
         except (TypeError, ValueError):
             age = None
     stale = bool(data.get("expected")) and (not running or (age is not None and age > HEARTBEAT_STALE_S))
-    return {"running": running, "pid": pid if running else None, "heartbeat_age_s": age, "stale": stale,
-            "started": data.get("started"), "heartbeat": data.get("heartbeat")}
+    return {
+        "running": running,
+        "pid": pid if running else None,
+        "heartbeat_age_s": age,
+        "stale": stale,
+        "started": data.get("started"),
+        "heartbeat": data.get("heartbeat"),
+    }

@@ -68,12 +68,24 @@ def fold(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 fid = f.get("id")
                 if not fid:
                     continue
-                found[fid] = {"id": fid, "lens": f.get("lens"), "severity": f.get("severity"), "file": f.get("file"),
-                              "line": f.get("line"), "title": f.get("title", ""), "scenario": f.get("scenario", ""),
-                              "suggestion": f.get("suggestion"), "status": "open", "round": event.get("round"),
-                              "sha": event.get("sha"), "raised_by": event.get("actor"),
-                              "human_override": bool(event.get("human_override")), "confirmed": False,
-                              "fixed_in": None, "dispute": None}
+                found[fid] = {
+                    "id": fid,
+                    "lens": f.get("lens"),
+                    "severity": f.get("severity"),
+                    "file": f.get("file"),
+                    "line": f.get("line"),
+                    "title": f.get("title", ""),
+                    "scenario": f.get("scenario", ""),
+                    "suggestion": f.get("suggestion"),
+                    "status": "open",
+                    "round": event.get("round"),
+                    "sha": event.get("sha"),
+                    "raised_by": event.get("actor"),
+                    "human_override": bool(event.get("human_override")),
+                    "confirmed": False,
+                    "fixed_in": None,
+                    "dispute": None,
+                }
         elif name == "fixed":
             for fid in event.get("findings") or []:
                 if fid in found and not found[fid]["confirmed"]:
@@ -127,6 +139,14 @@ def failing_checks(repo: Repo, item_id: str) -> list[dict[str, Any]]:
     for event in events:
         if event.get("event") == "check_run" and event.get("sha") == last_sha:
             latest[str(event.get("command"))] = event
-    return [{"command": e.get("command"), "exit_code": e.get("exit_code"), "sha": e.get("sha"),
-             "log": e.get("log"), "output": e.get("output", "")}
-            for e in latest.values() if e.get("exit_code") not in (0, None)]
+    return [
+        {
+            "command": e.get("command"),
+            "exit_code": e.get("exit_code"),
+            "sha": e.get("sha"),
+            "log": e.get("log"),
+            "output": e.get("output", ""),
+        }
+        for e in latest.values()
+        if e.get("exit_code") not in (0, None)
+    ]

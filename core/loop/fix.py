@@ -30,22 +30,34 @@ ACTOR = "fixer"
 def build_prompt(repo: Repo, view: states.ItemView) -> str:
     found = [f for f in _findings.unresolved(repo, view.id) if f["status"] == "open"]
     failing = _findings.failing_checks(repo, view.id)
-    parts = [f"# Fix {view.id} round {view.round}: {view.title}", "",
-             f"You are Hallmark's fixer, working in {view.worktree} on branch {view.branch}.",
-             "Address the findings and the failing checks below. Commit your changes, then record what the",
-             "commits fix with `hall fixed <finding ids>`; dispute a finding you believe is wrong with",
-             "`hall fixed --dispute <id> --reason \"…\"`. You can never approve, push or ship.", ""]
+    parts = [
+        f"# Fix {view.id} round {view.round}: {view.title}",
+        "",
+        f"You are Hallmark's fixer, working in {view.worktree} on branch {view.branch}.",
+        "Address the findings and the failing checks below. Commit your changes, then record what the",
+        "commits fix with `hall fixed <finding ids>`; dispute a finding you believe is wrong with",
+        '`hall fixed --dispute <id> --reason "…"`. You can never approve, push or ship.',
+        "",
+    ]
     if failing:
         parts += ["## Failing checks (condensed; the full log is named in each footer)", ""]
         for check in failing:
-            parts += [f"### `{check['command']}` exited {check['exit_code']}", "", "```",
-                      str(check.get("output") or "").rstrip(), "```", ""]
+            parts += [
+                f"### `{check['command']}` exited {check['exit_code']}",
+                "",
+                "```",
+                str(check.get("output") or "").rstrip(),
+                "```",
+                "",
+            ]
     if found:
         parts += ["## Open findings", ""]
         for f in found:
             where = f"{f['file']}:{f['line']}" if f.get("line") is not None else str(f.get("file"))
-            parts.append(f"- {f['id']} [{f['severity']}, {f['lens']}] {where}: {f.get('title') or ''} {f['scenario']}"
-                         + (f" Suggestion: {f['suggestion']}" if f.get("suggestion") else ""))
+            parts.append(
+                f"- {f['id']} [{f['severity']}, {f['lens']}] {where}: {f.get('title') or ''} {f['scenario']}"
+                + (f" Suggestion: {f['suggestion']}" if f.get("suggestion") else "")
+            )
         parts.append("")
     if not found and not failing:
         parts += ["Nothing is recorded as open; check `hall findings` and resubmit with `hall fixed`.", ""]
@@ -63,8 +75,11 @@ def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
     if view.state != states.FIXING:
         raise items.wrong_state(view, "fix_submitted")
     if view.hold:
-        raise HallError("WRONG_STATE", f"{item_id} is held ({view.hold}); a person releases it.",
-                        [f'hall retry {item_id} --reason "…"'])
+        raise HallError(
+            "WRONG_STATE",
+            f"{item_id} is held ({view.hold}); a person releases it.",
+            [f'hall retry {item_id} --reason "…"'],
+        )
     worktree = Path(view.worktree)
     if not worktree.is_dir():
         raise HallError("WRONG_STATE", f"{item_id} has no worktree at {view.worktree}.", [f"hall status {item_id}"])
@@ -78,18 +93,42 @@ def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
 
     engine = (repo.config.fixer or "claude -p").strip()
     if engine in ("claude -p", "claude"):
-        spec = spawn.RunSpec(role="fix", prompt=build_prompt(repo, view), cwd=worktree, item_id=item_id,
-                             permission_mode="acceptEdits", write_dirs=[repo.paths.common_dir],
-                             allowed_tools=["Read", "Edit", "Write", "Glob", "Grep", "Bash(git add:*)",
-                                            "Bash(git commit:*)", "Bash(git status:*)", "Bash(git diff:*)",
-                                            "Bash(git log:*)", "Bash(hall findings:*)", "Bash(hall fixed:*)",
-                                            *(f"Bash({c}:*)" for c in repo.config.gates),
-                                            *(f"Bash({c}:*)" for c in repo.config.dev_commands)],
-                             extra_env=worktree_env(repo, worktree), judge_effect=effect)
+        spec = spawn.RunSpec(
+            role="fix",
+            prompt=build_prompt(repo, view),
+            cwd=worktree,
+            item_id=item_id,
+            permission_mode="acceptEdits",
+            write_dirs=[repo.paths.common_dir],
+            allowed_tools=[
+                "Read",
+                "Edit",
+                "Write",
+                "Glob",
+                "Grep",
+                "Bash(git add:*)",
+                "Bash(git commit:*)",
+                "Bash(git status:*)",
+                "Bash(git diff:*)",
+                "Bash(git log:*)",
+                "Bash(hall findings:*)",
+                "Bash(hall fixed:*)",
+                *(f"Bash({c}:*)" for c in repo.config.gates),
+                *(f"Bash({c}:*)" for c in repo.config.dev_commands),
+            ],
+            extra_env=worktree_env(repo, worktree),
+            judge_effect=effect,
+        )
         result = spawn.run(repo, spec)
         if not result.ok:
-            return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name,
-                    "rate_limited": result.rate_limited, "resets_at": result.resets_at}
+            return {
+                "item": item_id,
+                "outcome": "run_failed",
+                "failure": result.failure,
+                "run": result.name,
+                "rate_limited": result.rate_limited,
+                "resets_at": result.resets_at,
+            }
         run_name: str | None = result.name
     else:
         failure, run_name = _external(repo, view, engine, effect)
@@ -109,8 +148,9 @@ def worktree_env(repo: Repo, worktree: Path) -> dict[str, str]:
         return {}
 
 
-def _external(repo: Repo, view: states.ItemView, engine: str,
-              effect: Callable[[], str | None]) -> tuple[str | None, str]:
+def _external(
+    repo: Repo, view: states.ItemView, engine: str, effect: Callable[[], str | None]
+) -> tuple[str | None, str]:
     """A non-claude fixer engine (`fixer = "…"`): run through the shell in the worktree, unconfined,
     under the guard, with the runner's timeout. Its output goes to `runs/<stamp>-fix-engine.log`.
     Returns (failure or None, the log's name)."""
@@ -126,21 +166,42 @@ def _external(repo: Repo, view: states.ItemView, engine: str,
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / f"{runs.stamp_now()}-fix-engine.log"
     timeout = default_timeout(repo)
-    items.record(repo, view.id, "run_started", actor=ACTOR, run=None, role="fix", engine=engine, log=str(log_path),
-                 cwd=view.worktree)
+    items.record(
+        repo,
+        view.id,
+        "run_started",
+        actor=ACTOR,
+        run=None,
+        role="fix",
+        engine=engine,
+        log=str(log_path),
+        cwd=view.worktree,
+    )
     started = time.monotonic()
     with open(log_path, "wb") as out:
-        code, timed_out = lifecycle.run_guarded(["sh", "-c", command], cwd=view.worktree, env=env, timeout_s=timeout,
-                                                stdout=out, stderr=subprocess.STDOUT)
+        code, timed_out = lifecycle.run_guarded(
+            ["sh", "-c", command], cwd=view.worktree, env=env, timeout_s=timeout, stdout=out, stderr=subprocess.STDOUT
+        )
     if timed_out:
         failure: str | None = f"the fixer engine timed out after {timeout:g} s"
     elif code != 0:
         failure = f"the fixer engine exited {code}"
     else:
         failure = effect()
-    items.record(repo, view.id, "run_ended", actor=ACTOR, run=None, role="fix", exit_code=code,
-                 duration_ms=int((time.monotonic() - started) * 1000), failed=failure, engine=engine,
-                 log=str(log_path), **({"judged": True} if failure and code == 0 and not timed_out else {}))
+    items.record(
+        repo,
+        view.id,
+        "run_ended",
+        actor=ACTOR,
+        run=None,
+        role="fix",
+        exit_code=code,
+        duration_ms=int((time.monotonic() - started) * 1000),
+        failed=failure,
+        engine=engine,
+        log=str(log_path),
+        **({"judged": True} if failure and code == 0 and not timed_out else {}),
+    )
     return failure, log_path.name
 
 
@@ -179,13 +240,21 @@ def settle(repo: Repo, item_id: str, before: str, run_name: str | None) -> dict[
     if view.state != states.FIXING:
         return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": view.sha, "run": run_name}
     head = git.head_sha(Path(view.worktree))
-    view = items.transition(repo, item_id, "fix_submitted", actor=ACTOR, sha=head, round=view.round + 1,
-                            by="loop", claims=[])
+    view = items.transition(
+        repo, item_id, "fix_submitted", actor=ACTOR, sha=head, round=view.round + 1, by="loop", claims=[]
+    )
     return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": head, "run": run_name}
 
 
-def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[tuple[str, str]], *,
-               submit: bool = True, actor: str | None = None) -> dict[str, Any]:
+def mark_fixed(
+    repo: Repo,
+    item_id: str,
+    finding_ids: list[str],
+    disputes: list[tuple[str, str]],
+    *,
+    submit: bool = True,
+    actor: str | None = None,
+) -> dict[str, Any]:
     """`hall fixed`: record which findings HEAD fixes and which are disputed, then resubmit."""
     from hallmark.core.repo import current_actor
 
@@ -194,16 +263,20 @@ def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[
     if view.state != states.FIXING:
         raise items.wrong_state(view, "fix_submitted")
     if view.hold:
-        raise HallError("WRONG_STATE", f"{item_id} is held ({view.hold}: {view.hold_reason}); a person releases it.",
-                        [f'hall retry {item_id} --reason "…"'])
+        raise HallError(
+            "WRONG_STATE",
+            f"{item_id} is held ({view.hold}: {view.hold_reason}); a person releases it.",
+            [f'hall retry {item_id} --reason "…"'],
+        )
     known = {f["id"]: f for f in _findings.unresolved(repo, item_id)}
     wanted = [fid.strip().upper() for fid in finding_ids if fid.strip()]
     wanted = [fid if fid.startswith("F-") else f"F-{fid}" for fid in wanted]
     disputes = [((fid if fid.upper().startswith("F-") else f"F-{fid}").upper(), reason) for fid, reason in disputes]
     missing = [fid for fid in wanted + [d[0] for d in disputes] if fid not in known]
     if missing:
-        raise HallError("USAGE", f"{', '.join(missing)}: not an unresolved finding of {item_id}.",
-                        [f"hall findings {item_id}"])
+        raise HallError(
+            "USAGE", f"{', '.join(missing)}: not an unresolved finding of {item_id}.", [f"hall findings {item_id}"]
+        )
     for fid, reason in disputes:
         if not reason.strip():
             raise HallError("USAGE", f"--dispute {fid} needs --reason.", [f'hall fixed --dispute {fid} --reason "…"'])
@@ -212,24 +285,41 @@ def mark_fixed(repo: Repo, item_id: str, finding_ids: list[str], disputes: list[
     worktree = Path(view.worktree)
     dirty = item_dirt(repo, view)
     if dirty:
-        raise HallError("DIRTY_WORKTREE", f"{item_id}'s worktree has uncommitted changes; commit them first.",
-                        [f"git -C {shlex.quote(str(worktree))} status"])
+        raise HallError(
+            "DIRTY_WORKTREE",
+            f"{item_id}'s worktree has uncommitted changes; commit them first.",
+            [f"git -C {shlex.quote(str(worktree))} status"],
+        )
     head = git.head_sha(worktree)
     if submit and head == view.sha and not disputes:
-        raise HallError("WRONG_STATE", f"HEAD is still {head[:12]}, the commit that was reviewed; commit a fix or "
-                                       "dispute a finding first.", [f"hall findings {item_id}"])
+        raise HallError(
+            "WRONG_STATE",
+            f"HEAD is still {head[:12]}, the commit that was reviewed; commit a fix or dispute a finding first.",
+            [f"hall findings {item_id}"],
+        )
     if submit and not disputes and tree_of(worktree, head) == tree_of(worktree, view.sha):
-        raise HallError("WRONG_STATE", f"HEAD {head[:12]} changes nothing: its tree is the one that was reviewed "
-                                       f"({view.sha[:12]}); commit a real fix or dispute a finding.",
-                        [f"hall findings {item_id}"])
+        raise HallError(
+            "WRONG_STATE",
+            f"HEAD {head[:12]} changes nothing: its tree is the one that was reviewed "
+            f"({view.sha[:12]}); commit a real fix or dispute a finding.",
+            [f"hall findings {item_id}"],
+        )
     if wanted:
         items.record(repo, item_id, "fixed", actor=who, findings=wanted, sha=head)
     for fid, reason in disputes:
         items.record(repo, item_id, "disputed", actor=who, finding=fid, reason=reason, sha=head)
     result: dict[str, Any] = {"item": item_id, "fixed": wanted, "disputed": [d[0] for d in disputes], "sha": head}
     if submit:
-        view = items.transition(repo, item_id, "fix_submitted", actor=who, sha=head, round=view.round + 1,
-                                claims=wanted, disputes=[d[0] for d in disputes])
+        view = items.transition(
+            repo,
+            item_id,
+            "fix_submitted",
+            actor=who,
+            sha=head,
+            round=view.round + 1,
+            claims=wanted,
+            disputes=[d[0] for d in disputes],
+        )
         result["state"] = view.state
         result["next"] = [f"hall status {item_id}", f"hall trace {item_id} --follow"]
     else:
@@ -243,9 +333,15 @@ def findings_report(repo: Repo, item_id: str) -> _findings.FindingsReport:
     view = items.fold_item(repo, item_id)
     found = _findings.list_findings(repo, item_id)  # every round's, each with its status
     failing = _findings.failing_checks(repo, item_id)
-    return _findings.FindingsReport(item=item_id, state=view.state, round=view.round, findings=tuple(found),
-                                    open=sum(1 for f in found if f.status == "open"), failing_checks=failing,
-                                    view=view)
+    return _findings.FindingsReport(
+        item=item_id,
+        state=view.state,
+        round=view.round,
+        findings=tuple(found),
+        open=sum(1 for f in found if f.status == "open"),
+        failing_checks=failing,
+        view=view,
+    )
 
 
 def findings_next(report: _findings.FindingsReport) -> list[str]:

@@ -55,8 +55,15 @@ def default_holder(role: str) -> str:
     return f"{role}@{socket.gethostname()}:{os.getpid()}"
 
 
-def acquire(repo: Repo, item_id: str, role: str, holder: str | None = None, *, ttl_s: float = DEFAULT_TTL_S,
-            pid: int | None = None) -> dict[str, Any]:
+def acquire(
+    repo: Repo,
+    item_id: str,
+    role: str,
+    holder: str | None = None,
+    *,
+    ttl_s: float = DEFAULT_TTL_S,
+    pid: int | None = None,
+) -> dict[str, Any]:
     """Take (or renew) the item's lease; CLAIMED when another live holder has it.
 
     pid (default: this process) ends the lease early when that process dies; 0 means "only the ttl".
@@ -66,13 +73,22 @@ def acquire(repo: Repo, item_id: str, role: str, holder: str | None = None, *, t
     with journal.locked(path):
         existing = atomic.read_json(path)
         if is_live(existing) and existing.get("holder") != holder:
-            raise HallError("CLAIMED", f"{item_id} is claimed by {existing.get('holder')} ({existing.get('role')}) "
-                                       f"until {existing.get('expires')}.",
-                            [f"hall status {item_id}", "hall next --role …  (another item)"])
+            raise HallError(
+                "CLAIMED",
+                f"{item_id} is claimed by {existing.get('holder')} ({existing.get('role')}) "
+                f"until {existing.get('expires')}.",
+                [f"hall status {item_id}", "hall next --role …  (another item)"],
+            )
         now = clock.now()
-        lease = {"item": item_id, "holder": holder, "role": role, "pid": os.getpid() if pid is None else pid,
-                 "host": socket.gethostname(), "acquired": clock.stamp(now),
-                 "expires": clock.stamp(now + timedelta(seconds=ttl_s))}
+        lease = {
+            "item": item_id,
+            "holder": holder,
+            "role": role,
+            "pid": os.getpid() if pid is None else pid,
+            "host": socket.gethostname(),
+            "acquired": clock.stamp(now),
+            "expires": clock.stamp(now + timedelta(seconds=ttl_s)),
+        }
         atomic.write_json(path, lease)
     return lease
 

@@ -30,8 +30,13 @@ RECENT_S = 7 * 86400  # closed within this long: older closed items are not dist
 def owed(repo: Repo) -> list[states.ItemView]:
     """Closed items with no `distilled` record, the earliest closed first."""
     now = clock.now()
-    closed = [v for v in repo.index.items() if v.state == states.CLOSED and v.state_since
-              and (now - clock.parse_time(v.state_since)).total_seconds() <= RECENT_S]
+    closed = [
+        v
+        for v in repo.index.items()
+        if v.state == states.CLOSED
+        and v.state_since
+        and (now - clock.parse_time(v.state_since)).total_seconds() <= RECENT_S
+    ]
     if not closed:
         return []
     latest = {e.get("item"): e for e in repo.index.events(kinds=["distilled"])}
@@ -87,27 +92,55 @@ def distill_one(repo: Repo, item_id: str) -> dict[str, Any]:
     proposed = [p["id"] for p in reply.get("proposed") or [] if p.get("id")]
     retiring = list(reply.get("retirement_proposed") or [])
     if not _recorded_run(repo, item_id, run):  # it failed before or after its run: still distilled once
-        items.record(repo, item_id, "distilled", actor=ACTOR, run=run, proposed=proposed,
-                     retirement_proposed=retiring, skipped=len(reply.get("skipped") or []), failed=failed,
-                     rate_limited=False)
+        items.record(
+            repo,
+            item_id,
+            "distilled",
+            actor=ACTOR,
+            run=run,
+            proposed=proposed,
+            retirement_proposed=retiring,
+            skipped=len(reply.get("skipped") or []),
+            failed=failed,
+            rate_limited=False,
+        )
     if failed:
-        items.record(repo, item_id, "notice", actor=ACTOR, kind="librarian",
-                     text=f"The librarian could not distil {item_id} ({failed}); nothing was proposed. "
-                          f"`hall library distill {item_id}` tries again.")
+        items.record(
+            repo,
+            item_id,
+            "notice",
+            actor=ACTOR,
+            kind="librarian",
+            text=f"The librarian could not distil {item_id} ({failed}); nothing was proposed. "
+            f"`hall library distill {item_id}` tries again.",
+        )
     elif proposed or retiring:
         parts = [f"{len(proposed)} learning{'s' if len(proposed) != 1 else ''}"] if proposed else []
         if retiring:
             parts.append(f"{len(retiring)} retirement{'s' if len(retiring) != 1 else ''}")
-        items.record(repo, item_id, "notice", actor=ACTOR, kind="learnings",
-                     text=f"The librarian proposed {' and '.join(parts)} from {item_id}; they wait for you "
-                          "(hall library review).")
-    return {"item": item_id, "outcome": "distill_failed" if failed else "distilled", "run": run,
-            "proposed": proposed, "retirement_proposed": retiring, "step": ACTOR}
+        items.record(
+            repo,
+            item_id,
+            "notice",
+            actor=ACTOR,
+            kind="learnings",
+            text=f"The librarian proposed {' and '.join(parts)} from {item_id}; they wait for you "
+            "(hall library review).",
+        )
+    return {
+        "item": item_id,
+        "outcome": "distill_failed" if failed else "distilled",
+        "run": run,
+        "proposed": proposed,
+        "retirement_proposed": retiring,
+        "step": ACTOR,
+    }
 
 
 def _recorded_run(repo: Repo, item_id: str, run: str | None) -> bool:
-    return bool(run) and any(e.get("event") == "distilled" and e.get("run") == run
-                             for e in items.item_events(repo, item_id))
+    return bool(run) and any(
+        e.get("event") == "distilled" and e.get("run") == run for e in items.item_events(repo, item_id)
+    )
 
 
 def _run_end(repo: Repo, item_id: str, run: str) -> dict[str, Any]:

@@ -42,12 +42,22 @@ def price_of(model: str) -> Price | None:
     return None
 
 
-def cost(model: str, input_tokens: int = 0, output_tokens: int = 0, cache_read_tokens: int = 0,
-         cache_write_tokens: int = 0, reported: float | None = None) -> float:
+def cost(
+    model: str,
+    input_tokens: int = 0,
+    output_tokens: int = 0,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+    reported: float | None = None,
+) -> float:
     """List-price cost in USD, rounded to a millionth."""
     price = price_of(model)
     if price is None:
         return round(float(reported or 0.0), 6)
-    total = (input_tokens * price.input + output_tokens * price.output + cache_read_tokens * price.cache_read
-             + cache_write_tokens * price.cache_write) / 1_000_000
+    total = (
+        input_tokens * price.input
+        + output_tokens * price.output
+        + cache_read_tokens * price.cache_read
+        + cache_write_tokens * price.cache_write
+    ) / 1_000_000
     return round(total, 6)

@@ -21,8 +21,9 @@ def patch_id(cwd: str | Path, a: str, b: str) -> str:
     diff = git.run(["diff", "--no-color", "--no-ext-diff", f"{a}..{b}"], cwd).stdout
     if not diff.strip():
         return ""
-    proc = subprocess.run(["git", "patch-id", "--stable"], cwd=str(cwd), input=diff, capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        ["git", "patch-id", "--stable"], cwd=str(cwd), input=diff, capture_output=True, text=True, check=False
+    )
     return proc.stdout.split()[0] if proc.stdout.strip() else ""
 
 
@@ -31,7 +32,10 @@ def onto(repo: Repo, worktree: Path, base: str) -> str:
     remotes = git.out(["remote"], worktree).split()
     if "origin" in remotes:
         git.run(["fetch", "-q", "origin", base], worktree, check=False)
-        if git.run(["rev-parse", "--verify", "-q", f"refs/remotes/origin/{base}"], worktree, check=False).returncode == 0:
+        if (
+            git.run(["rev-parse", "--verify", "-q", f"refs/remotes/origin/{base}"], worktree, check=False).returncode
+            == 0
+        ):
             return f"origin/{base}"
     return base
 
@@ -85,12 +89,23 @@ def rebase(repo: Repo, view: states.ItemView) -> dict[str, Any]:
         files = conflicting_files(worktree)
         git.run(["rebase", "--abort"], worktree, check=False)
         named = f" in {', '.join(files)}" if files else ""
-        return {"ok": False, "conflict": True, "reason": f"the rebase onto {base} conflicts{named}", "onto": base,
-                "files": files, "detail": (proc.stderr or proc.stdout).strip()[-400:]}
+        return {
+            "ok": False,
+            "conflict": True,
+            "reason": f"the rebase onto {base} conflicts{named}",
+            "onto": base,
+            "files": files,
+            "detail": (proc.stderr or proc.stdout).strip()[-400:],
+        }
     new_sha = git.head_sha(worktree)
     after = patch_id(worktree, git.merge_base(worktree, base, new_sha) or base, new_sha)
     if after != before:
-        return {"ok": False, "conflict": False, "reason": f"the rebase onto {base} changed the approved patch",
-                "onto": base, "sha": new_sha}
+        return {
+            "ok": False,
+            "conflict": False,
+            "reason": f"the rebase onto {base} changed the approved patch",
+            "onto": base,
+            "sha": new_sha,
+        }
     changed = tree(worktree, new_sha) != tree(worktree, view.hallmark_sha)
     return {"ok": True, "sha": new_sha, "moved": True, "onto": base, "tree_changed": changed}

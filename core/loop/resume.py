@@ -69,8 +69,10 @@ def owed(repo: Repo) -> list[dict[str, Any]]:
 def message(q: dict[str, Any]) -> str:
     """What the session is resumed with: the answer, and which question it answers."""
     if q.get("answered_by") == "default":
-        return (f'No answer to your question {q["qid"]} ("{q["question"]}") came within {q.get("wait") or "its wait"}: '
-                f"go ahead with the default, {q['answer']}")
+        return (
+            f'No answer to your question {q["qid"]} ("{q["question"]}") came within {q.get("wait") or "its wait"}: '
+            f"go ahead with the default, {q['answer']}"
+        )
     return f'The answer to your question {q["qid"]} ("{q["question"]}"): {q["answer"]}'
 
 
@@ -121,8 +123,10 @@ def session_dir(repo: Repo, session: str, item_id: str | None) -> tuple[Path, st
         candidates.append((binding["cwd"], "the session binding"))
     if isinstance(binding.get("transcript"), str) and binding["transcript"]:
         candidates.append((_transcript_cwd(Path(binding["transcript"])), "the session's transcript"))
-    candidates.extend((_transcript_cwd(found), "the session's transcript")
-                      for found in sorted(_claude_projects().glob(f"*/{session}.jsonl"))[:3])
+    candidates.extend(
+        (_transcript_cwd(found), "the session's transcript")
+        for found in sorted(_claude_projects().glob(f"*/{session}.jsonl"))[:3]
+    )
     bound = binding.get("item") if isinstance(binding.get("item"), str) else None
     for candidate_item in dict.fromkeys(x for x in (item_id, bound) if x):
         view = repo.index.item(candidate_item)
@@ -151,15 +155,34 @@ def _claim(repo: Repo, q: dict[str, Any], cwd: Path | None) -> bool:
                 latest = event.get("event")
         if latest not in (None, "resume_released"):
             return False
-        journal.append_unlocked(path, journal.make_event("resume_started", q["item"], "hall", {
-            "qid": q["qid"], "session": q["session"], "cwd": str(cwd) if cwd else None, "pid": os.getpid(),
-            "host": socket.gethostname()}))
+        journal.append_unlocked(
+            path,
+            journal.make_event(
+                "resume_started",
+                q["item"],
+                "hall",
+                {
+                    "qid": q["qid"],
+                    "session": q["session"],
+                    "cwd": str(cwd) if cwd else None,
+                    "pid": os.getpid(),
+                    "host": socket.gethostname(),
+                },
+            ),
+        )
     return True
 
 
 def _record(repo: Repo, q: dict[str, Any], event: str, **fields: Any) -> None:
-    journal.append(_journal_path(repo, q["item"]), event, item=q["item"], actor="hall", qid=q["qid"],
-                   session=q["session"], **fields)
+    journal.append(
+        _journal_path(repo, q["item"]),
+        event,
+        item=q["item"],
+        actor="hall",
+        qid=q["qid"],
+        session=q["session"],
+        **fields,
+    )
 
 
 def undelivered(repo: Repo, q: dict[str, Any], reason: str, cwd: Path | None, run: str | None = None) -> None:
@@ -167,11 +190,23 @@ def undelivered(repo: Repo, q: dict[str, Any], reason: str, cwd: Path | None, ru
     session, item = q["session"], q["item"]
     _record(repo, q, "resume_failed", run=run, reason=reason)
     where = f"cd {cwd} && " if cwd else ""
-    text = (f"{item + ': ' if item else ''}the answer to {q['qid']} ({q['answer']!r}) could not be delivered to "
-            f"session {session}: {reason}")
+    text = (
+        f"{item + ': ' if item else ''}the answer to {q['qid']} ({q['answer']!r}) could not be delivered to "
+        f"session {session}: {reason}"
+    )
     nxt = [f"{where}claude --resume {session}"] + ([f"hall trace {item}"] if run and item else [])
-    journal.append(repo.paths.repo_journal, "inbox_entry", item=None, actor="hall", kind="session waiting",
-                   key=f"waiting:{session}", for_item=item, qid=q["qid"], text=text, next=nxt)
+    journal.append(
+        repo.paths.repo_journal,
+        "inbox_entry",
+        item=None,
+        actor="hall",
+        kind="session waiting",
+        key=f"waiting:{session}",
+        for_item=item,
+        qid=q["qid"],
+        text=text,
+        next=nxt,
+    )
     path = session_path(repo.state_dir, session)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -197,8 +232,12 @@ def recover_interrupted(repo: Repo) -> list[dict[str, Any]]:
             last = [e for e in journal.read(path).events if e.get("qid") == qid and e.get("event") in CLAIMS]
             if not last or last[-1].get("event") != "resume_started":
                 continue
-        undelivered(repo, q, "the delivery was interrupted (the daemon stopped mid-run); the session may or "
-                             "may not have the answer", Path(event["cwd"]) if event.get("cwd") else None)
+        undelivered(
+            repo,
+            q,
+            "the delivery was interrupted (the daemon stopped mid-run); the session may or may not have the answer",
+            Path(event["cwd"]) if event.get("cwd") else None,
+        )
         done.append({"item": q["item"], "qid": qid, "outcome": "resume_failed", "step": "resume"})
     return done
 
@@ -266,8 +305,9 @@ def deliver(repo: Repo, q: dict[str, Any]) -> dict[str, Any]:
         undelivered(repo, q, "no directory is known for the session (no worktree, binding or transcript)", None)
         return dict(step, outcome="resume_failed")
     try:
-        result = spawn.run(repo, spawn.RunSpec(role="dev", prompt=message(q), cwd=cwd, item_id=q["item"],
-                                               resume=session))
+        result = spawn.run(
+            repo, spawn.RunSpec(role="dev", prompt=message(q), cwd=cwd, item_id=q["item"], resume=session)
+        )
     except Exception as exc:  # noqa: BLE001 - e.g. no `claude` on PATH: this answer waits for a person
         reason = getattr(exc, "message", None) or repr(exc)
         undelivered(repo, q, reason, cwd)

@@ -74,7 +74,7 @@ def skill_text() -> str:
     if text.startswith("---"):
         end = text.find("\n---", 3)
         if end != -1:
-            text = text[end + 4:]
+            text = text[end + 4 :]
     return text.strip()
 
 
@@ -90,7 +90,10 @@ def last_reviewed_sha(repo: Repo, item_id: str) -> str | None:
 def _diff(repo: Repo, cwd: str | Path, a: str, b: str) -> str:
     text = git.run(["diff", "--no-color", "--no-ext-diff", f"{a}..{b}"], cwd).stdout
     if len(text) > DIFF_LIMIT:
-        text = text[:DIFF_LIMIT] + f"\n[diff cut at {DIFF_LIMIT} characters: run `git diff {a[:12]}..{b[:12]}` for the rest]\n"
+        text = (
+            text[:DIFF_LIMIT]
+            + f"\n[diff cut at {DIFF_LIMIT} characters: run `git diff {a[:12]}..{b[:12]}` for the rest]\n"
+        )
     return text
 
 
@@ -114,8 +117,12 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
     parts += [f"Title: {view.title}"]
     if view.summary:
         parts += [f"The author's summary: {view.summary}"]
-    parts += ["", "You are Hallmark's principal engineer. Review the frozen commit with the seven lenses and",
-              "answer ONLY with the structured verdict (the JSON schema you were given).", ""]
+    parts += [
+        "",
+        "You are Hallmark's principal engineer. Review the frozen commit with the seven lenses and",
+        "answer ONLY with the structured verdict (the JSON schema you were given).",
+        "",
+    ]
     skill = skill_text()
     if skill:
         parts += ["## How to review (the principal-review skill)", "", skill, ""]
@@ -128,23 +135,48 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
         parts += ["(none of the configured rule files exist on the base branch)", ""]
     briefing = library_briefing(repo, cwd, git.merge_base(cwd, base, sha) or base, sha, view.title)
     if briefing:
-        parts += ["## Library briefing (accepted learnings; name the ones you use in `learnings_used` and any",
-                  "this change shows to be wrong in `learnings_contradicted`)", "", briefing.rstrip(), ""]
+        parts += [
+            "## Library briefing (accepted learnings; name the ones you use in `learnings_used` and any",
+            "this change shows to be wrong in `learnings_contradicted`)",
+            "",
+            briefing.rstrip(),
+            "",
+        ]
     if since:
         changed = _diff(repo, cwd, since, sha).rstrip() if since != sha else ""
-        parts += [f"## What changed since the last reviewed commit {since[:12]}", "",
-                  "Read only this difference; earlier rounds covered the rest.", "",
-                  "```diff", changed or "(no new commits: the fixer only disputed findings)", "```", ""]
-        parts += ["## Findings not yet resolved", "",
-                  "List in `still_open` the ids of those this commit does not resolve; accept a dispute by",
-                  "leaving its id out.", ""]
+        parts += [
+            f"## What changed since the last reviewed commit {since[:12]}",
+            "",
+            "Read only this difference; earlier rounds covered the rest.",
+            "",
+            "```diff",
+            changed or "(no new commits: the fixer only disputed findings)",
+            "```",
+            "",
+        ]
+        parts += [
+            "## Findings not yet resolved",
+            "",
+            "List in `still_open` the ids of those this commit does not resolve; accept a dispute by",
+            "leaving its id out.",
+            "",
+        ]
         parts += [_render_finding(f) for f in pending] or ["(none)"]
         parts += [""]
     else:
         start = git.merge_base(cwd, base, sha) or base
-        parts += [f"## The change ({start[:12]}..{sha[:12]})", "", "```diff", _diff(repo, cwd, start, sha).rstrip(), "```", ""]
-    parts += ["Approval is decided by Hallmark from your findings: 0 blockers and 0 majors approves.",
-              f"Read more of the code with read-only commands in {cwd}."]
+        parts += [
+            f"## The change ({start[:12]}..{sha[:12]})",
+            "",
+            "```diff",
+            _diff(repo, cwd, start, sha).rstrip(),
+            "```",
+            "",
+        ]
+    parts += [
+        "Approval is decided by Hallmark from your findings: 0 blockers and 0 majors approves.",
+        f"Read more of the code with read-only commands in {cwd}.",
+    ]
     return "\n".join(parts) + "\n"
 
 
@@ -185,22 +217,43 @@ def review(repo: Repo, item_id: str) -> dict[str, Any]:
         return ceiling
     cwd = Path(view.worktree) if view.worktree and Path(view.worktree).is_dir() else repo.root
     prompt = build_prompt(repo, view)
-    spec = spawn.RunSpec(role="review", prompt=prompt, cwd=cwd, item_id=item_id, json_schema=_verdict.schema(),
-                         validate=_validate, permission_mode="default",
-                         allowed_tools=["Read", "Glob", "Grep", "Bash(git log:*)", "Bash(git diff:*)",
-                                        "Bash(git show:*)", "Bash(git status:*)"])
+    spec = spawn.RunSpec(
+        role="review",
+        prompt=prompt,
+        cwd=cwd,
+        item_id=item_id,
+        json_schema=_verdict.schema(),
+        validate=_validate,
+        permission_mode="default",
+        allowed_tools=[
+            "Read",
+            "Glob",
+            "Grep",
+            "Bash(git log:*)",
+            "Bash(git diff:*)",
+            "Bash(git show:*)",
+            "Bash(git status:*)",
+        ],
+    )
     result = spawn.run(repo, spec)
     if not result.ok:
-        return {"item": item_id, "outcome": "run_failed", "failure": result.failure, "run": result.name,
-                "rate_limited": result.rate_limited, "resets_at": result.resets_at}
+        return {
+            "item": item_id,
+            "outcome": "run_failed",
+            "failure": result.failure,
+            "run": result.name,
+            "rate_limited": result.rate_limited,
+            "resets_at": result.resets_at,
+        }
     verdict = _verdict.parse(result.structured_output, source="structured_output")
     outcome = apply_verdict(repo, item_id, verdict, actor=ACTOR, model=result.model, run=result.name)
     outcome["run"] = result.name
     return outcome
 
 
-def apply_verdict(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor: str, model: str,
-                  run: str | None = None) -> dict[str, Any]:
+def apply_verdict(
+    repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor: str, model: str, run: str | None = None
+) -> dict[str, Any]:
     """Record the verdict and move the item: hallmarked, fixing or escalated."""
     view = items.fold_item(repo, item_id)
     if view.state != states.REVIEW:
@@ -210,33 +263,75 @@ def apply_verdict(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor:
     known = {f["id"] for f in earlier}
     unknown = [fid for fid in verdict.still_open if fid not in known]
     if unknown:
-        raise HallError("INVALID_VERDICT", f"still_open names findings that are not open: {', '.join(unknown)}.",
-                        [f"hall findings {item_id}"])
+        raise HallError(
+            "INVALID_VERDICT",
+            f"still_open names findings that are not open: {', '.join(unknown)}.",
+            [f"hall findings {item_id}"],
+        )
     ids = _findings.next_ids(repo, item_id, len(verdict.findings))
     new = [dict(f.model_dump(), id=fid) for f, fid in zip(verdict.findings, ids, strict=True)]
     blocking = verdict.blocking(earlier)
     open_ids = [f["id"] for f in new] + list(verdict.still_open)
     decision = "approve" if not blocking else "changes_requested"
     standin = run_was_standin(repo, item_id, run, model)
-    items.record(repo, item_id, "verdict", actor=actor, sha=view.sha, round=view.round, decision=decision,
-                 summary=verdict.summary, findings=new, still_open=list(verdict.still_open),
-                 learnings_used=list(verdict.learnings_used),
-                 learnings_contradicted=list(verdict.learnings_contradicted), model=model, run=run,
-                 standin=standin, human_override=human, blocking=blocking)
+    items.record(
+        repo,
+        item_id,
+        "verdict",
+        actor=actor,
+        sha=view.sha,
+        round=view.round,
+        decision=decision,
+        summary=verdict.summary,
+        findings=new,
+        still_open=list(verdict.still_open),
+        learnings_used=list(verdict.learnings_used),
+        learnings_contradicted=list(verdict.learnings_contradicted),
+        model=model,
+        run=run,
+        standin=standin,
+        human_override=human,
+        blocking=blocking,
+    )
     record_learnings(repo, item_id, verdict, actor=actor)
     if not blocking:
         note = strike(repo, view, model=model, open_findings=open_ids, actor=actor, run=run, standin=standin)
-        view = items.transition(repo, item_id, "hallmarked", actor=actor, sha=view.sha, round=view.round,
-                                model=model, human_override=human, open_findings=len(open_ids), run=run,
-                                standin=standin)
-        return {"item": item_id, "outcome": "hallmarked", "sha": view.sha, "note": note, "human_override": human,
-                "state": view.state}
+        view = items.transition(
+            repo,
+            item_id,
+            "hallmarked",
+            actor=actor,
+            sha=view.sha,
+            round=view.round,
+            model=model,
+            human_override=human,
+            open_findings=len(open_ids),
+            run=run,
+            standin=standin,
+        )
+        return {
+            "item": item_id,
+            "outcome": "hallmarked",
+            "sha": view.sha,
+            "note": note,
+            "human_override": human,
+            "state": view.state,
+        }
     if view.rejects + 1 >= repo.config.max_rejects:
-        view = items.transition(repo, item_id, "escalated", actor=actor, sha=view.sha, round=view.round,
-                                open_findings=len(open_ids), reason=f"{view.rejects + 1} rejected reviews")
+        view = items.transition(
+            repo,
+            item_id,
+            "escalated",
+            actor=actor,
+            sha=view.sha,
+            round=view.round,
+            open_findings=len(open_ids),
+            reason=f"{view.rejects + 1} rejected reviews",
+        )
         return {"item": item_id, "outcome": "escalated", "open_findings": open_ids, "state": view.state}
-    view = items.transition(repo, item_id, "changes_requested", actor=actor, sha=view.sha, round=view.round,
-                            open_findings=len(open_ids))
+    view = items.transition(
+        repo, item_id, "changes_requested", actor=actor, sha=view.sha, round=view.round, open_findings=len(open_ids)
+    )
     return {"item": item_id, "outcome": "changes_requested", "open_findings": open_ids, "state": view.state}
 
 
@@ -265,9 +360,14 @@ def record_learnings(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, act
             done["failed"].append({"id": lid, "contradicted": contradicted, "why": why})
     if done["failed"]:
         names = ", ".join(f["id"] for f in done["failed"])
-        items.record(repo, item_id, "notice", actor=actor, kind="library",
-                     text=f"The verdict named learnings the Library could not record ({names}): "
-                          f"{done['failed'][0]['why']}")
+        items.record(
+            repo,
+            item_id,
+            "notice",
+            actor=actor,
+            kind="library",
+            text=f"The verdict named learnings the Library could not record ({names}): {done['failed'][0]['why']}",
+        )
     return done
 
 
@@ -285,18 +385,39 @@ def run_was_standin(repo: Repo, item_id: str, run: str | None, model: str) -> bo
     return bool(run) and _hallmark.run_was_standin(items.item_events(repo, item_id), str(run))
 
 
-def strike(repo: Repo, view: states.ItemView, *, model: str, open_findings: list[str], actor: str,
-           run: str | None = None, standin: bool = False, sha: str | None = None,
-           carried_from: str | None = None) -> dict[str, Any]:
+def strike(
+    repo: Repo,
+    view: states.ItemView,
+    *,
+    model: str,
+    open_findings: list[str],
+    actor: str,
+    run: str | None = None,
+    standin: bool = False,
+    sha: str | None = None,
+    carried_from: str | None = None,
+) -> dict[str, Any]:
     """Write the hallmark note on the approved SHA (or `sha`: a rebased commit whose checks passed,
     `carried_from` the approved one), as the assayer."""
     sha = sha or view.sha
-    note = {"v": 1, "item": view.id, "sha": sha, "round": view.round, "model": model,
-            "open_findings": open_findings, "actor": actor, "run": run, "standin": standin}
+    note = {
+        "v": 1,
+        "item": view.id,
+        "sha": sha,
+        "round": view.round,
+        "model": model,
+        "open_findings": open_findings,
+        "actor": actor,
+        "run": run,
+        "standin": standin,
+    }
     if carried_from:
         note["carried_from"] = carried_from
-    git.run(["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), sha],
-            repo.root, env={"HALL_ACTOR": "assayer"})
+    git.run(
+        ["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), sha],
+        repo.root,
+        env={"HALL_ACTOR": "assayer"},
+    )
     return note
 
 
@@ -316,15 +437,21 @@ def person_verdict(repo: Repo, path: Path, item_given: str | None) -> dict[str, 
 
     actor = current_actor()
     if not actor_is_person(actor):
-        raise HallError("GATE_DENIED", f"hall verdict is for a person; {actor} may not record a verdict. "
-                                       "The principal engineer's run records its own.",
-                        ["hall findings", "hall status"])
+        raise HallError(
+            "GATE_DENIED",
+            f"hall verdict is for a person; {actor} may not record a verdict. "
+            "The principal engineer's run records its own.",
+            ["hall findings", "hall status"],
+        )
     verdict, raw = _verdict.load_file(path)
     item_id = items.resolve(repo, item_given or raw.get("item"))
     view = items.fold_item(repo, item_id)
     if raw.get("sha") and not view.sha.startswith(str(raw["sha"])):
-        raise HallError("INVALID_VERDICT", f"The verdict is for {raw['sha']}, but {item_id} is frozen at {view.sha[:12]}.",
-                        [f"hall status {item_id}"])
+        raise HallError(
+            "INVALID_VERDICT",
+            f"The verdict is for {raw['sha']}, but {item_id} is frozen at {view.sha[:12]}.",
+            [f"hall status {item_id}"],
+        )
     from . import leases
 
     with leases.held(repo, item_id, "assayer", holder=f"you:{item_id}"):

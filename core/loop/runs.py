@@ -18,7 +18,17 @@ def recover_dead(repo: Any, item_id: str | None) -> list[str]:
     for run in runs.dead_runs(repo.paths, item_id):
         if not runs.close_dead(run):
             continue  # it came back to life (a new runner took it), or another pass closed it
-        journal.append(jpath, "run_ended", item=item_id, actor=ROLE_ACTOR.get(run.role, run.role), run=run.name,
-                       role=run.role, exit_code=None, duration_ms=None, failed=runs.DIED, recovered=True)
+        journal.append(
+            jpath,
+            "run_ended",
+            item=item_id,
+            actor=ROLE_ACTOR.get(run.role, run.role),
+            run=run.name,
+            role=run.role,
+            exit_code=None,
+            duration_ms=None,
+            failed=runs.DIED,
+            recovered=True,
+        )
         recovered.append(run.name)
     return recovered

@@ -41,9 +41,13 @@ def body_text(repo: Repo, view: states.ItemView) -> str:
     verdicts = [e for e in items.item_events(repo, view.id) if e.get("event") == "verdict"]
     last = verdicts[-1] if verdicts else {}
     override = " (a human override)" if last.get("human_override") else ""
-    lines = [f"## What\n\n{what}\n", f"## Why\n\n{view.request or view.title}\n",
-             f"## How\n\nHallmarked {view.hallmark_sha[:12]} after {view.round} round(s){override}: "
-             f"{last.get('summary', '')}\n", f"---\nHallmark item {view.id}."]
+    lines = [
+        f"## What\n\n{what}\n",
+        f"## Why\n\n{view.request or view.title}\n",
+        f"## How\n\nHallmarked {view.hallmark_sha[:12]} after {view.round} round(s){override}: "
+        f"{last.get('summary', '')}\n",
+        f"---\nHallmark item {view.id}.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -54,14 +58,30 @@ def _hold_conflict(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> 
     where = shlex.quote(view.worktree)
     steps = [f"git -C {where} rebase {moved['onto']}", f"hall ready {view.id}"]
     files = list(moved.get("files") or [])
-    items.transition(repo, view.id, "pulled_back", actor=ACTOR, reason=moved["reason"], onto=moved["onto"],
-                     files=files)
+    items.transition(repo, view.id, "pulled_back", actor=ACTOR, reason=moved["reason"], onto=moved["onto"], files=files)
     named = ", ".join(files) if files else "(git did not name them)"
-    items.record(repo, view.id, "held", actor=ACTOR, kind="conflict", onto=moved["onto"], files=files, next=steps,
-                 reason=(f"the approved commit {view.hallmark_sha[:12]} does not rebase onto {moved['onto']}: "
-                         f"conflicts in {named}. Rebase it by hand ({steps[0]}), resolve, then {steps[1]}"))
-    return {"item": view.id, "outcome": "held", "hold": "conflict", "reason": moved["reason"], "files": files,
-            "next": steps}
+    items.record(
+        repo,
+        view.id,
+        "held",
+        actor=ACTOR,
+        kind="conflict",
+        onto=moved["onto"],
+        files=files,
+        next=steps,
+        reason=(
+            f"the approved commit {view.hallmark_sha[:12]} does not rebase onto {moved['onto']}: "
+            f"conflicts in {named}. Rebase it by hand ({steps[0]}), resolve, then {steps[1]}"
+        ),
+    )
+    return {
+        "item": view.id,
+        "outcome": "held",
+        "hold": "conflict",
+        "reason": moved["reason"],
+        "files": files,
+        "next": steps,
+    }
 
 
 def _recheck(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> dict[str, Any] | None:
@@ -78,19 +98,43 @@ def _recheck(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> dict[s
     ids = _findings.next_ids(repo, view.id, len(found))
     new = [dict(f, id=fid) for f, fid in zip(found, ids, strict=True)]
     still = [f["id"] for f in _findings.unresolved(repo, view.id) if f["status"] == "open"]
-    items.record(repo, view.id, "verdict", actor="assayer", sha=moved["sha"], round=view.round + 1,
-                 decision="changes_requested", source="checks_after_rebase", model="", human_override=False,
-                 summary=f"the gates fail on the commit rebased onto {moved['onto']}", findings=new,
-                 still_open=still, blocking=[f["id"] for f in new])
+    items.record(
+        repo,
+        view.id,
+        "verdict",
+        actor="assayer",
+        sha=moved["sha"],
+        round=view.round + 1,
+        decision="changes_requested",
+        source="checks_after_rebase",
+        model="",
+        human_override=False,
+        summary=f"the gates fail on the commit rebased onto {moved['onto']}",
+        findings=new,
+        still_open=still,
+        blocking=[f["id"] for f in new],
+    )
     failures = view.check_failures + 1
-    fields: dict[str, Any] = {"sha": moved["sha"], "round": view.round + 1, "previous": view.hallmark_sha,
-                              "onto": moved["onto"], "failed": [r.command for r in failed], "in_a_row": failures,
-                              "condensed": outcome.condensed}
+    fields: dict[str, Any] = {
+        "sha": moved["sha"],
+        "round": view.round + 1,
+        "previous": view.hallmark_sha,
+        "onto": moved["onto"],
+        "failed": [r.command for r in failed],
+        "in_a_row": failures,
+        "condensed": outcome.condensed,
+    }
     if failures >= repo.config.max_check_failures:
         fields.update(held=True, reason=f"checks failed {failures} times in a row (max_check_failures)")
     items.transition(repo, view.id, "recheck_failed", actor="assayer", **fields)
-    return {"item": view.id, "outcome": "recheck_failed", "sha": moved["sha"], "failed": fields["failed"],
-            "findings": [f["id"] for f in new], "state": states.FIXING}
+    return {
+        "item": view.id,
+        "outcome": "recheck_failed",
+        "sha": moved["sha"],
+        "failed": fields["failed"],
+        "findings": [f["id"] for f in new],
+        "state": states.FIXING,
+    }
 
 
 _WHERE = re.compile(r"(?<![\w/.-])([\w.-][\w./-]*\.\w+):(\d+)")
@@ -100,27 +144,63 @@ def _finding(result: Any, onto: str) -> dict[str, Any]:
     """The failure as a finding: the first file:line the condensed output names (else the gate)."""
     why = "timed out" if result.timed_out else f"exits {result.exit_code}"
     where = _WHERE.search(result.condensed or "")
-    return {"lens": "evidence", "severity": "blocker", "file": where.group(1) if where else f"(gate) {result.command}",
-            "line": int(where.group(2)) if where else None,
-            "title": f"`{result.command}` fails after the rebase onto {onto}",
-            "scenario": (f"The approved change, rebased onto {onto}, no longer passes `{result.command}` (it {why}): "
-                         f"the base changed under it. The full log: {result.log_path}"),
-            "suggestion": "Make the change work with the new base (see the failing checks), then commit."}
+    return {
+        "lens": "evidence",
+        "severity": "blocker",
+        "file": where.group(1) if where else f"(gate) {result.command}",
+        "line": int(where.group(2)) if where else None,
+        "title": f"`{result.command}` fails after the rebase onto {onto}",
+        "scenario": (
+            f"The approved change, rebased onto {onto}, no longer passes `{result.command}` (it {why}): "
+            f"the base changed under it. The full log: {result.log_path}"
+        ),
+        "suggestion": "Make the change work with the new base (see the failing checks), then commit.",
+    }
 
 
 def _carry(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> None:
     """The same approved change on a checked commit: the hallmark is struck there, naming the approved one."""
     old = review.read_note(repo, view.hallmark_sha) or {}
     new_sha = moved["sha"]
-    review.strike(repo, view, model=str(old.get("model", "")), open_findings=list(old.get("open_findings", [])),
-                  actor="carried", sha=new_sha, carried_from=view.hallmark_sha, run=old.get("run"),
-                  standin=bool(old.get("standin")))  # the approval's provenance travels with it
-    items.record(repo, view.id, "rebased", actor=ACTOR, sha=new_sha, previous=view.hallmark_sha, carried=True,
-                 onto=moved["onto"], tree_changed=moved["tree_changed"], checked=moved.get("checks"))
-    items.record(repo, view.id, "verdict", actor="carried", sha=new_sha, round=view.round, decision="approve",
-                 summary=f"the rebase left the approved change of {view.hallmark_sha[:12]} as it was"
-                         + (" and the gates pass on it" if moved.get("checks") else ""), findings=[],
-                 still_open=[], carried_from=view.hallmark_sha, human_override=False, model=old.get("model", ""))
+    review.strike(
+        repo,
+        view,
+        model=str(old.get("model", "")),
+        open_findings=list(old.get("open_findings", [])),
+        actor="carried",
+        sha=new_sha,
+        carried_from=view.hallmark_sha,
+        run=old.get("run"),
+        standin=bool(old.get("standin")),
+    )  # the approval's provenance travels with it
+    items.record(
+        repo,
+        view.id,
+        "rebased",
+        actor=ACTOR,
+        sha=new_sha,
+        previous=view.hallmark_sha,
+        carried=True,
+        onto=moved["onto"],
+        tree_changed=moved["tree_changed"],
+        checked=moved.get("checks"),
+    )
+    items.record(
+        repo,
+        view.id,
+        "verdict",
+        actor="carried",
+        sha=new_sha,
+        round=view.round,
+        decision="approve",
+        summary=f"the rebase left the approved change of {view.hallmark_sha[:12]} as it was"
+        + (" and the gates pass on it" if moved.get("checks") else ""),
+        findings=[],
+        still_open=[],
+        carried_from=view.hallmark_sha,
+        human_override=False,
+        model=old.get("model", ""),
+    )
 
 
 def _rebased_before(repo: Repo, view: states.ItemView, head: str) -> dict[str, Any] | None:
@@ -132,8 +212,13 @@ def _rebased_before(repo: Repo, view: states.ItemView, head: str) -> dict[str, A
     on_base = git.run(["merge-base", "--is-ancestor", base, head], worktree, check=False).returncode == 0
     if not on_base or not _rebase.same_patch(worktree, base, view.hallmark_sha, head):
         return None
-    return {"ok": True, "sha": head, "moved": True, "onto": base,
-            "tree_changed": _rebase.tree(worktree, head) != _rebase.tree(worktree, view.hallmark_sha)}
+    return {
+        "ok": True,
+        "sha": head,
+        "moved": True,
+        "onto": base,
+        "tree_changed": _rebase.tree(worktree, head) != _rebase.tree(worktree, view.hallmark_sha),
+    }
 
 
 # -- the ship command, exactly once -------------------------------------------------------------
@@ -149,8 +234,15 @@ def _lease_holder(repo: Repo, item_id: str) -> str | None:
 def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, Any]:
     body = repo.paths.item_dir(view.id) / "pr-body.md"
     body.write_text(body_text(repo, view), encoding="utf-8")
-    values = {"repo": repo.root.name, "id": view.id, "branch": view.branch, "base": view.base or repo.config.base,
-              "title": view.title, "slug": view.branch.rsplit("/", 1)[-1], "body_file": str(body)}
+    values = {
+        "repo": repo.root.name,
+        "id": view.id,
+        "branch": view.branch,
+        "base": view.base or repo.config.base,
+        "title": view.title,
+        "slug": view.branch.rsplit("/", 1)[-1],
+        "body_file": str(body),
+    }
     command = items._template(repo.config.ship, values)
     remote = ship_once.push_remote(command)
     from hallmark.core.runner.command import launch_environment
@@ -158,25 +250,54 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
     lock = lifecycle.RunLock(ship_once.lock_path(repo, view.id))
     lock.acquire(timeout_s=5)
     try:
-        items.record(repo, view.id, "ship_started", actor=ACTOR, sha=sha, command=command, remote=remote,
-                     branch=view.branch, holder=_lease_holder(repo, view.id))
+        items.record(
+            repo,
+            view.id,
+            "ship_started",
+            actor=ACTOR,
+            sha=sha,
+            command=command,
+            remote=remote,
+            branch=view.branch,
+            holder=_lease_holder(repo, view.id),
+        )
         if remote:
             pushed = notes_push.push_notes(repo, remote)
             if not pushed["ok"]:
-                items.record(repo, view.id, "held", actor=ACTOR, kind="ship_failed", command=command,
-                             reason=f"the hallmark notes could not be pushed: {pushed['detail']}")
+                items.record(
+                    repo,
+                    view.id,
+                    "held",
+                    actor=ACTOR,
+                    kind="ship_failed",
+                    command=command,
+                    reason=f"the hallmark notes could not be pushed: {pushed['detail']}",
+                )
                 return {"item": view.id, "outcome": "held", "reason": pushed["detail"]}
         env = launch_environment(repo, view.id, ACTOR)
         log = repo.paths.item_dir(view.id) / "ship.log"
         with open(log, "wb") as out:
-            code, _timed_out = lifecycle.run_guarded(["sh", "-c", command], cwd=view.worktree, env=env, stdout=out,
-                                                     stderr=subprocess.STDOUT, pass_fds=lock.pass_fds)
+            code, _timed_out = lifecycle.run_guarded(
+                ["sh", "-c", command],
+                cwd=view.worktree,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                pass_fds=lock.pass_fds,
+            )
         output = log.read_text(encoding="utf-8", errors="replace").strip()
     finally:
         lock.release()
     if code != 0:
-        items.record(repo, view.id, "held", actor=ACTOR, kind="ship_failed",
-                     reason=f"the ship command exited {code}: {output[-300:]}", command=command)
+        items.record(
+            repo,
+            view.id,
+            "held",
+            actor=ACTOR,
+            kind="ship_failed",
+            reason=f"the ship command exited {code}: {output[-300:]}",
+            command=command,
+        )
         return {"item": view.id, "outcome": "held", "reason": f"ship command exited {code}"}
     links = [u.rstrip(".,)") for u in URL.findall(output)]
     pr = next((u for u in links if "/pull/" in u), links[-1] if links else "")
@@ -196,14 +317,26 @@ def _recover(repo: Repo, view: states.ItemView, started: dict[str, Any]) -> dict
     if plan["action"] == "wait":
         return {"item": view.id, "outcome": "ship_in_progress", "reason": plan["why"]}
     if plan["action"] == "shipped":
-        return _shipped(repo, view.id, str(started["sha"]), plan.get("pr", ""), command=started.get("command"),
-                        recovered=True, why=plan["why"])
+        return _shipped(
+            repo,
+            view.id,
+            str(started["sha"]),
+            plan.get("pr", ""),
+            command=started.get("command"),
+            recovered=True,
+            why=plan["why"],
+        )
     if plan["action"] == "hold":
         items.record(repo, view.id, "held", actor=ACTOR, kind="ship_interrupted", reason=plan["why"])
         return {"item": view.id, "outcome": "held", "reason": plan["why"]}
-    items.record(repo, view.id, "notice", actor=ACTOR, kind="ship_recovery",
-                 text=f"{view.id}: the ship started at {started.get('t')} did not finish and {plan['why']}; "
-                      "running it again")
+    items.record(
+        repo,
+        view.id,
+        "notice",
+        actor=ACTOR,
+        kind="ship_recovery",
+        text=f"{view.id}: the ship started at {started.get('t')} did not finish and {plan['why']}; running it again",
+    )
     return None
 
 
@@ -221,15 +354,26 @@ def ship(repo: Repo, item_id: str) -> dict[str, Any]:
             return recovered
     _rebase.abort_stale(worktree)  # a rebase a crashed shipper left half-done
     if person_dirt(repo, view):
-        items.record(repo, item_id, "held", actor=ACTOR, kind="ship_failed",
-                     reason="the worktree has uncommitted changes; the shipper will not push them")
+        items.record(
+            repo,
+            item_id,
+            "held",
+            actor=ACTOR,
+            kind="ship_failed",
+            reason="the worktree has uncommitted changes; the shipper will not push them",
+        )
         return {"item": item_id, "outcome": "held", "reason": "dirty worktree"}
     head = git.head_sha(worktree)
     if head != view.hallmark_sha:
         moved = _rebased_before(repo, view, head)
         if moved is None:
-            items.transition(repo, item_id, "pulled_back", actor=ACTOR,
-                             reason=f"HEAD moved past the hallmarked commit {view.hallmark_sha[:12]}")
+            items.transition(
+                repo,
+                item_id,
+                "pulled_back",
+                actor=ACTOR,
+                reason=f"HEAD moved past the hallmarked commit {view.hallmark_sha[:12]}",
+            )
             return {"item": item_id, "outcome": "pulled_back", "reason": "HEAD is not the hallmarked commit"}
     else:
         moved = _rebase.rebase(repo, view)

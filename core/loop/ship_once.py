@@ -68,8 +68,14 @@ def existing_pr(cwd: Path | str, branch: str) -> tuple[bool, str]:
     if shutil.which("gh") is None:
         return False, ""
     try:
-        proc = subprocess.run(["gh", "pr", "list", "--head", branch, "--state", "all", "--json", "url", "--limit", "1"],
-                              cwd=str(cwd), capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(
+            ["gh", "pr", "list", "--head", branch, "--state", "all", "--json", "url", "--limit", "1"],
+            cwd=str(cwd),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         found = json.loads(proc.stdout or "[]") if proc.returncode == 0 else None
     except (OSError, subprocess.SubprocessError, ValueError):
         return False, ""
@@ -84,19 +90,31 @@ def recovery(repo: Repo, item_id: str, started: dict[str, Any], worktree: Path) 
         return {"action": "wait", "why": "the ship command from before is still running"}
     remote, branch, sha = started.get("remote"), str(started.get("branch") or ""), str(started.get("sha") or "")
     if not remote or not branch:
-        return {"action": "hold", "why": (f"a ship started at {started.get('t')} did not finish, and its command "
-                                          f"({started.get('command')}) pushes nowhere Hallmark can check; see whether "
-                                          "it went out, then hall retry (it runs again)")}
+        return {
+            "action": "hold",
+            "why": (
+                f"a ship started at {started.get('t')} did not finish, and its command "
+                f"({started.get('command')}) pushes nowhere Hallmark can check; see whether "
+                "it went out, then hall retry (it runs again)"
+            ),
+        }
     asked, head = remote_head(worktree, remote, branch)
     if not asked:
-        return {"action": "hold", "why": f"a ship started at {started.get('t')} did not finish, and {remote} cannot "
-                                         "be asked whether it went out; hall retry runs it again"}
+        return {
+            "action": "hold",
+            "why": f"a ship started at {started.get('t')} did not finish, and {remote} cannot "
+            "be asked whether it went out; hall retry runs it again",
+        }
     if head != sha:
         return {"action": "rerun", "why": f"{remote} does not have {branch} at {sha[:12]}"}
     if "gh pr create" in str(started.get("command") or ""):
         could, url = existing_pr(worktree, branch)
         if could and not url:
             return {"action": "rerun", "why": f"{remote} has {branch}, but no pull request is open for it"}
-        return {"action": "shipped", "pr": url, "why": f"{remote} already has {branch} at {sha[:12]}"
-                + (f" and its pull request {url}" if url else " (gh could not be asked about a pull request)")}
+        return {
+            "action": "shipped",
+            "pr": url,
+            "why": f"{remote} already has {branch} at {sha[:12]}"
+            + (f" and its pull request {url}" if url else " (gh could not be asked about a pull request)"),
+        }
     return {"action": "shipped", "pr": "", "why": f"{remote} already has {branch} at {sha[:12]}"}

@@ -11,8 +11,15 @@ from hallmark.core.run_results import UsageReport, UsageRow, UsageSum
 
 from .budget import window_start
 
-ROOM_OF_ROLE = {"review": "Assay Office", "fix": "Repair Shop", "intake": "Front Desk", "librarian": "Library",
-                "dev": "Workshop", "session": "Workshop", "ship": "Dispatch Dock"}
+ROOM_OF_ROLE = {
+    "review": "Assay Office",
+    "fix": "Repair Shop",
+    "intake": "Front Desk",
+    "librarian": "Library",
+    "dev": "Workshop",
+    "session": "Workshop",
+    "ship": "Dispatch Dock",
+}
 GROUPINGS = ("item", "room", "role", "model", "day")
 FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
@@ -46,8 +53,9 @@ def report(repo: Repo, by: str = "item", since: str | None = None, item: str | N
     total: dict[str, Any] = {f: 0 for f in FIELDS} | {"cost_usd": 0.0, "runs": 0, "tokens": 0}
     for event in events:
         key = _key(event, by)
-        row = rows.setdefault(key, {"key": key, **{f: 0 for f in FIELDS}, "cost_usd": 0.0, "runs": 0, "tokens": 0,
-                                    "standin_runs": 0})
+        row = rows.setdefault(
+            key, {"key": key, **{f: 0 for f in FIELDS}, "cost_usd": 0.0, "runs": 0, "tokens": 0, "standin_runs": 0}
+        )
         for target in (row, total):
             for f in FIELDS:
                 target[f] += _int(event.get(f))

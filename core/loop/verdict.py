@@ -14,16 +14,21 @@ from typing import Any, Literal
 from hallmark.core.errors import HallError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-Lens = Literal["first_principles", "correctness", "security_tenancy", "data_migrations", "evidence",
-               "operability", "repo_rules"]
+Lens = Literal[
+    "first_principles", "correctness", "security_tenancy", "data_migrations", "evidence", "operability", "repo_rules"
+]
 Severity = Literal["blocker", "major", "minor", "nit"]
 LENSES: tuple[str, ...] = Lens.__args__  # type: ignore[attr-defined]
 SEVERITIES: tuple[str, ...] = Severity.__args__  # type: ignore[attr-defined]
 BLOCKING = frozenset({"blocker", "major"})
 
 LENS_TITLES = {
-    "first_principles": "First principles", "correctness": "Correctness", "security_tenancy": "Security & tenancy",
-    "data_migrations": "Data & migrations", "evidence": "Evidence", "operability": "Operability",
+    "first_principles": "First principles",
+    "correctness": "Correctness",
+    "security_tenancy": "Security & tenancy",
+    "data_migrations": "Data & migrations",
+    "evidence": "Evidence",
+    "operability": "Operability",
     "repo_rules": "Repo rules",
 }
 
@@ -49,12 +54,14 @@ class Verdict(BaseModel):
 
     summary: str = Field(min_length=1, description="two or three sentences on the change as a whole")
     findings: list[Finding] = Field(default_factory=list, description="new findings in this round")
-    still_open: list[str] = Field(default_factory=list,
-                                  description="ids (F-3) of earlier findings that this commit does not resolve")
+    still_open: list[str] = Field(
+        default_factory=list, description="ids (F-3) of earlier findings that this commit does not resolve"
+    )
     learnings_used: list[str] = Field(default_factory=list, description="ids of Library learnings the review relied on")
     learnings_contradicted: list[str] = Field(
         default_factory=list,
-        description="ids of Library learnings this change shows to be wrong (proposed for retirement, never removed)")
+        description="ids of Library learnings this change shows to be wrong (proposed for retirement, never removed)",
+    )
 
     def blocking(self, earlier: list[dict[str, Any]] | None = None) -> list[str]:
         """Why this verdict cannot approve (empty means approve)."""
@@ -71,8 +78,10 @@ def schema() -> dict[str, Any]:
     from hallmark.core.draft7 import to_draft7
 
     data = to_draft7(Verdict.model_json_schema())
-    data["description"] = ("The principal engineer's verdict on one frozen commit. Approval means 0 blockers "
-                           "and 0 majors; Hallmark decides it from the findings.")
+    data["description"] = (
+        "The principal engineer's verdict on one frozen commit. Approval means 0 blockers "
+        "and 0 majors; Hallmark decides it from the findings."
+    )
     return data
 
 
@@ -87,8 +96,9 @@ def parse(data: Any, *, source: str = "the verdict") -> Verdict:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "(top level)"
-        raise HallError("INVALID_VERDICT", f"{source}: field '{where}': {first.get('msg', 'invalid')}.",
-                        ["hall schema verdict"]) from exc
+        raise HallError(
+            "INVALID_VERDICT", f"{source}: field '{where}': {first.get('msg', 'invalid')}.", ["hall schema verdict"]
+        ) from exc
 
 
 def load_file(path: Path) -> tuple[Verdict, dict[str, Any]]:
@@ -100,8 +110,9 @@ def load_file(path: Path) -> tuple[Verdict, dict[str, Any]]:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise HallError("INVALID_VERDICT", f"{path} is not JSON: {exc.msg} at line {exc.lineno}.",
-                        ["hall schema verdict"]) from exc
+        raise HallError(
+            "INVALID_VERDICT", f"{path} is not JSON: {exc.msg} at line {exc.lineno}.", ["hall schema verdict"]
+        ) from exc
     if not isinstance(raw, dict):
         raise HallError("INVALID_VERDICT", f"{path} must hold a JSON object.", ["hall schema verdict"])
     body = {k: v for k, v in raw.items() if k not in ("item", "sha", "$schema")}

@@ -56,8 +56,7 @@ def load(store: Store, lid: str, project: str) -> Learning:
     learning = store.read(lid)
     if learning.project != project:
         # another project's learning is never returned, not even by ID
-        raise HallError("LEARNING_NOT_FOUND", f"No learning {learning.id} in project {project}.",
-                        ["hall library list"])
+        raise HallError("LEARNING_NOT_FOUND", f"No learning {learning.id} in project {project}.", ["hall library list"])
     return learning
 
 
@@ -79,7 +78,11 @@ def person(repo: Any, action: str, lid: str | None, actor: str = PERSON) -> str:
                 "GATE_DENIED",
                 f"Only a person can {what}; the actor here is '{actor}'. What the loop learns reaches no "
                 "prompt until a person has approved it.",
-                [f"hall library show {lid}" if lid else "hall library list", "ask the person to run: hall library review"])
+                [
+                    f"hall library show {lid}" if lid else "hall library list",
+                    "ask the person to run: hall library review",
+                ],
+            )
         who = actors.require_person(f"hall library {what}")
     except HallError as exc:
         audit_denial(repo, action, lid, actor, exc.message)
@@ -93,8 +96,16 @@ def audit_denial(repo: Any, action: str, lid: str | None, actor: str, why: str) 
         signal = actors.agent_signal() or ""
         store = store_of(repo)
         claimed = os.environ.get("HALL_ACTOR", "").strip() or actor
-        journal.append(store.audit_path, "library_denied", item=None,
-                       actor=real if not actors.actor_is_person(real) else actor, lid=lid, action=action,
-                       claimed=claimed, signal=signal, why=why)
+        journal.append(
+            store.audit_path,
+            "library_denied",
+            item=None,
+            actor=real if not actors.actor_is_person(real) else actor,
+            lid=lid,
+            action=action,
+            claimed=claimed,
+            signal=signal,
+            why=why,
+        )
     except Exception:  # noqa: BLE001 - the refusal stands even if its audit line cannot be written
         pass

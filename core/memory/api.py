@@ -13,26 +13,26 @@ from __future__ import annotations
 
 from .access import PERSON, library_config, paths_of, project_of, store_of
 from .deciding import (
-                      accept,
-                      automation_confirmation,
-                      propose_retirement,
-                      reject,
-                      reopen,
-                      retire,
-                      skip,
-                      undo,
+    accept,
+    automation_confirmation,
+    propose_retirement,
+    reject,
+    reopen,
+    retire,
+    skip,
+    undo,
 )
 from .proposing import propose
 from .reading import (
-                      audit_log,
-                      believed,
-                      get,
-                      history,
-                      list_learnings,
-                      pending,
-                      preview,
-                      tombstone_for,
-                      verify_audit,
+    audit_log,
+    believed,
+    get,
+    history,
+    list_learnings,
+    pending,
+    preview,
+    tombstone_for,
+    verify_audit,
 )
 from .reconcile import reconcile, repair
 from .usage import DRAIN_GAP, last_drain_summary, last_used, propose_retirements, record_usage
@@ -40,7 +40,33 @@ from .usage import DRAIN_GAP, last_drain_summary, last_used, propose_retirements
 _paths = paths_of  # older callers (transfer) use these names
 _config = library_config
 
-__all__ = ["DRAIN_GAP", "PERSON", "accept", "audit_log", "automation_confirmation", "believed", "get", "history",
-           "last_drain_summary", "last_used", "list_learnings", "pending", "preview", "project_of",
-           "propose", "propose_retirement", "propose_retirements", "reconcile", "record_usage", "reject", "reopen",
-           "repair", "retire", "skip", "store_of", "tombstone_for", "undo", "verify_audit"]
+__all__ = [
+    "DRAIN_GAP",
+    "PERSON",
+    "accept",
+    "audit_log",
+    "automation_confirmation",
+    "believed",
+    "get",
+    "history",
+    "last_drain_summary",
+    "last_used",
+    "list_learnings",
+    "pending",
+    "preview",
+    "project_of",
+    "propose",
+    "propose_retirement",
+    "propose_retirements",
+    "reconcile",
+    "record_usage",
+    "reject",
+    "reopen",
+    "repair",
+    "retire",
+    "skip",
+    "store_of",
+    "tombstone_for",
+    "undo",
+    "verify_audit",
+]

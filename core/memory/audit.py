@@ -51,7 +51,8 @@ def verify(path: Path, current: dict[str, dict[str, Any]]) -> list[str]:
         elif lid not in current:
             problems.append(f"{lid}: in the audit log but its file is missing")
         elif replayed[lid] != current[lid]:
-            changed = sorted(k for k in set(replayed[lid]) | set(current[lid])
-                             if replayed[lid].get(k) != current[lid].get(k))
+            changed = sorted(
+                k for k in set(replayed[lid]) | set(current[lid]) if replayed[lid].get(k) != current[lid].get(k)
+            )
             problems.append(f"{lid}: the file differs from the audit log in {', '.join(changed)}")
     return problems

@@ -69,8 +69,9 @@ class Block:
 
     __slots__ = ("end", "inner", "inner_end", "inner_start", "lid", "sha", "start")
 
-    def __init__(self, lid: str, sha: str | None, start: int, end: int, inner: str, inner_start: int,
-                 inner_end: int) -> None:
+    def __init__(
+        self, lid: str, sha: str | None, start: int, end: int, inner: str, inner_start: int, inner_end: int
+    ) -> None:
         self.lid, self.sha, self.start, self.end = lid, sha, start, end
         self.inner, self.inner_start, self.inner_end = inner, inner_start, inner_end
 
@@ -112,7 +113,7 @@ def file_marker(text: str) -> tuple[str, str | None, str] | None:
     for index, raw in enumerate(lines):
         match = _START.match(raw.rstrip("\r\n"))
         if match:
-            return match.group(1), match.group(2), "".join(lines[:index] + lines[index + 1:])
+            return match.group(1), match.group(2), "".join(lines[:index] + lines[index + 1 :])
     return None
 
 

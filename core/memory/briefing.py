@@ -59,13 +59,22 @@ def line(learning: Learning) -> str:
     return text
 
 
-HEADER = ("Library briefing: learnings a person accepted for this repository. Authority order when sources "
-          "disagree: current git and approved specs, then docs and ADRs, then the workflow checkpoint, then "
-          "these learnings, then raw observations. Token cap {cap} ({method}).")
+HEADER = (
+    "Library briefing: learnings a person accepted for this repository. Authority order when sources "
+    "disagree: current git and approved specs, then docs and ADRs, then the workflow checkpoint, then "
+    "these learnings, then raw observations. Token cap {cap} ({method})."
+)
 
 
-def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | None = None,
-          query: str = "", limit: int | None = None, as_of: str | None = None) -> dict[str, Any]:
+def build(
+    paths: RepoPaths,
+    *,
+    changed: list[str] | None = None,
+    effort: str | None = None,
+    query: str = "",
+    limit: int | None = None,
+    as_of: str | None = None,
+) -> dict[str, Any]:
     """The briefing now (only learnings valid now), or as it would have been on `as_of`."""
     from hallmark.core import clock
     from hallmark.core.config_raw import load_raw
@@ -93,7 +102,7 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
     included, omitted, misses = [], 0, 0
     lines = [header]
     # candidates are read a page at a time, only until the cap is full
-    for learning, why in (_stages_then(then, changed) if as_of else _stages(index, project, changed, query)):
+    for learning, why in _stages_then(then, changed) if as_of else _stages(index, project, changed, query):
         if learning.id in seen or learning.status not in ("accepted", "promoted") or learning.project != project:
             continue
         if not learning.valid_at(moment):  # retired, superseded, expired or not yet in force
@@ -111,17 +120,35 @@ def build(paths: RepoPaths, *, changed: list[str] | None = None, effort: str | N
         misses = 0
         used += cost
         lines.append(text)
-        included.append({"id": learning.id, "kind": learning.kind, "pattern": learning.pattern,
-                         "paths": learning.paths, "why": why, "tokens": cost})
+        included.append(
+            {
+                "id": learning.id,
+                "kind": learning.kind,
+                "pattern": learning.pattern,
+                "paths": learning.paths,
+                "why": why,
+                "tokens": cost,
+            }
+        )
     text = "\n".join(lines) + "\n" if included else ""
     # the per-line sum of rounded-up estimates bounds the whole, so the cap holds for the text
-    return {"project": project, "effort": effort or "high", "cap_tokens": cap, "limit_tokens": limit,
-            "as_of": moment if as_of else None,
-            "tokens": estimate_tokens(text), "token_estimate": TOKEN_METHOD, "learnings": included,
-            "omitted": omitted, "text": text, "memory_restored": True}
+    return {
+        "project": project,
+        "effort": effort or "high",
+        "cap_tokens": cap,
+        "limit_tokens": limit,
+        "as_of": moment if as_of else None,
+        "tokens": estimate_tokens(text),
+        "token_estimate": TOKEN_METHOD,
+        "learnings": included,
+        "omitted": omitted,
+        "text": text,
+        "memory_restored": True,
+    }
 
 
 # -- degraded mode (plan-build: an explicit, reported degraded mode when the store cannot be read) --
+
 
 def _stages_then(then: list[Learning], changed: list[str]) -> Iterator[tuple[Learning, str]]:
     """The candidates as they stood on a past day: scoped to the changed paths, then the rest."""
@@ -137,14 +164,15 @@ def _stages_then(then: list[Learning], changed: list[str]) -> Iterator[tuple[Lea
             yield learning, "general" if not learning.paths else "any path (no changed paths given)"
 
 
-def _stages(index: SearchIndex, project: str, changed: list[str], query: str,
-            page: int = 50) -> Iterator[tuple[Learning, str]]:
+def _stages(
+    index: SearchIndex, project: str, changed: list[str], query: str, page: int = 50
+) -> Iterator[tuple[Learning, str]]:
     """The candidates now, read lazily a page at a time: scoped to the changed paths, matched by
     search on their words and the query, then general ones."""
     if changed:
         nums = index.scoped_ids(project, changed)
         for start in range(0, len(nums), page):
-            for learning in index.records(nums[start:start + page]):
+            for learning in index.records(nums[start : start + page]):
                 yield learning, "scoped to the changed paths"
     words = " ".join(re.split(r"[/._\-\s*]+", " ".join(changed))) + " " + (query or "")
     if words.strip():
@@ -158,18 +186,25 @@ def _stages(index: SearchIndex, project: str, changed: list[str], query: str,
             yield learning, "general" if not learning.paths else "any path (no changed paths given)"
 
 
-
 def degraded_text(reason: str) -> str:
     """What a session or a briefing says instead of memory it could not load."""
-    return ("Hallmark memory was NOT restored for this session: " + reason.strip().rstrip(".") + ". "
-            "No checkpoint, notes or learnings were loaded; work only from current git and the repository's "
-            "documents, and do not claim that earlier context was restored.")
+    return (
+        "Hallmark memory was NOT restored for this session: " + reason.strip().rstrip(".") + ". "
+        "No checkpoint, notes or learnings were loaded; work only from current git and the repository's "
+        "documents, and do not claim that earlier context was restored."
+    )
 
 
 def degraded(reason: str, fixes: list[str] | None = None) -> dict[str, Any]:
     """The briefing reply when the store cannot be read: no learnings, the reason, and what fixes it."""
-    return {"memory_restored": False, "degraded": reason, "learnings": [], "tokens": 0,
-            "text": degraded_text(reason), "next": ["hall doctor", *(fixes or [])]}
+    return {
+        "memory_restored": False,
+        "degraded": reason,
+        "learnings": [],
+        "tokens": 0,
+        "text": degraded_text(reason),
+        "next": ["hall doctor", *(fixes or [])],
+    }
 
 
 def build_or_degraded(make: Callable[[], dict[str, Any]]) -> dict[str, Any]:

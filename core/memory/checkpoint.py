@@ -22,10 +22,19 @@ from hallmark.core.paths import RepoPaths
 
 from . import identity
 
-FIELDS = ("Phase", "Active work", "Completed", "In flight", "Blocked", "Pending decisions",
-          "Relevant files", "Last verified", "Next step", "Updated")
-DEFAULTS = {"Blocked": "None", "Pending decisions": "None", "Relevant files": "Unknown",
-            "Last verified": "Not run"}
+FIELDS = (
+    "Phase",
+    "Active work",
+    "Completed",
+    "In flight",
+    "Blocked",
+    "Pending decisions",
+    "Relevant files",
+    "Last verified",
+    "Next step",
+    "Updated",
+)
+DEFAULTS = {"Blocked": "None", "Pending decisions": "None", "Relevant files": "Unknown", "Last verified": "Not run"}
 REQUIRED = ("Phase", "Active work", "Next step")
 LIMIT = 4000
 # CLI flag name (snake case) for each field
@@ -55,8 +64,11 @@ def parse(text: str) -> dict[str, str]:
         name, sep, value = line.partition(":")
         field = lowered.get(name.strip().lower())
         if not sep or field is None:
-            raise HallError("USAGE", f"checkpoint line {number} is not one of the fields "
-                            f"({', '.join(FIELDS)}): {line[:80]!r}", ["hall checkpoint show"])
+            raise HallError(
+                "USAGE",
+                f"checkpoint line {number} is not one of the fields ({', '.join(FIELDS)}): {line[:80]!r}",
+                ["hall checkpoint show"],
+            )
         out[field] = value.strip()
     return out
 
@@ -67,12 +79,18 @@ def show(paths: RepoPaths) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {"project": project, "checkpoint": None, "text": None,
-                "message": "No checkpoint has been recorded for this project yet."}
+        return {
+            "project": project,
+            "checkpoint": None,
+            "text": None,
+            "message": "No checkpoint has been recorded for this project yet.",
+        }
     return {"project": project, "checkpoint": parse(text), "text": text, "characters": len(text)}
 
 
-def set_checkpoint(paths: RepoPaths, values: dict[str, str], *, actor: str = "you", fresh: bool = False) -> dict[str, Any]:
+def set_checkpoint(
+    paths: RepoPaths, values: dict[str, str], *, actor: str = "you", fresh: bool = False
+) -> dict[str, Any]:
     """Replace the checkpoint. Unset fields carry over from the current one unless fresh."""
     project = identity.current(paths).value
     base = folder(paths, project)
@@ -83,8 +101,9 @@ def set_checkpoint(paths: RepoPaths, values: dict[str, str], *, actor: str = "yo
             fields.update(parse(current.read_text(encoding="utf-8")))
     for name, value in values.items():
         if name not in FIELDS:
-            raise HallError("USAGE", f"'{name}' is not a checkpoint field ({', '.join(FIELDS)})",
-                            ["hall checkpoint set --help"])
+            raise HallError(
+                "USAGE", f"'{name}' is not a checkpoint field ({', '.join(FIELDS)})", ["hall checkpoint set --help"]
+            )
         if value is not None:
             fields[name] = str(value).strip()
     for name in FIELDS:
@@ -92,19 +111,28 @@ def set_checkpoint(paths: RepoPaths, values: dict[str, str], *, actor: str = "yo
             fields[name] = "; ".join(p.strip() for p in fields[name].splitlines() if p.strip())
     missing = [n for n in REQUIRED if not fields.get(n)]
     if missing:
-        raise HallError("USAGE", f"the checkpoint needs {', '.join(missing)}",
-                        ["hall checkpoint set --phase … --active-work … --next-step …"])
+        raise HallError(
+            "USAGE",
+            f"the checkpoint needs {', '.join(missing)}",
+            ["hall checkpoint set --phase … --active-work … --next-step …"],
+        )
     step = fields["Next step"]
     if "\n" in step.strip() or re.match(r"^\s*(?:1[.)]|-|\*)\s", step):
-        raise HallError("USAGE", "Next step must be exactly one concrete action on one line",
-                        ["hall checkpoint set --next-step '…'"])
+        raise HallError(
+            "USAGE",
+            "Next step must be exactly one concrete action on one line",
+            ["hall checkpoint set --next-step '…'"],
+        )
     fields["Updated"] = clock.stamp()
     secrets.refuse_if_secret({KEYS[n]: v for n, v in fields.items()}, "the checkpoint")
     text = render(fields)
     if len(text) > LIMIT:
-        raise HallError("USAGE", f"the checkpoint is {len(text):,} characters; the limit is {LIMIT:,}. "
-                        "Keep it to the handoff state; durable facts belong in notes or learnings.",
-                        ["hall note add …", "hall library propose …"])
+        raise HallError(
+            "USAGE",
+            f"the checkpoint is {len(text):,} characters; the limit is {LIMIT:,}. "
+            "Keep it to the handoff state; durable facts belong in notes or learnings.",
+            ["hall note add …", "hall library propose …"],
+        )
     with journal.locked(base / "slot"):
         previous = None
         with contextlib.suppress(FileNotFoundError):
@@ -112,11 +140,23 @@ def set_checkpoint(paths: RepoPaths, values: dict[str, str], *, actor: str = "yo
         stamp = fields["Updated"].replace(":", "").replace("-", "").replace(".", "")
         atomic.write_text(base / "history" / f"{stamp}.md", text)
         atomic.write_text(current, text)
-        journal.append(paths.state_dir / "library" / "audit.jsonl", "checkpoint", item=None, actor=actor,
-                       project=project, action="replace", why=f"phase {fields['Phase']}",
-                       replaced=previous is not None)
-    return {"project": project, "checkpoint": fields, "text": text, "characters": len(text),
-            "replaced": previous is not None}
+        journal.append(
+            paths.state_dir / "library" / "audit.jsonl",
+            "checkpoint",
+            item=None,
+            actor=actor,
+            project=project,
+            action="replace",
+            why=f"phase {fields['Phase']}",
+            replaced=previous is not None,
+        )
+    return {
+        "project": project,
+        "checkpoint": fields,
+        "text": text,
+        "characters": len(text),
+        "replaced": previous is not None,
+    }
 
 
 def history(paths: RepoPaths) -> list[dict[str, Any]]:

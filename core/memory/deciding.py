@@ -40,8 +40,9 @@ def _opened(repo: Any, lid: str) -> Iterator[tuple[Store, Where, Learning, Learn
         yield store, where, learning, _copy(learning)
 
 
-def _decide(repo: Any, lid: str, action: str, actor: str, why: str,
-            mutate: Callable[[Learning], None] | None = None) -> Learning:
+def _decide(
+    repo: Any, lid: str, action: str, actor: str, why: str, mutate: Callable[[Learning], None] | None = None
+) -> Learning:
     """A decision that touches no file: one new version under the store lock."""
     store = store_of(repo)
     project = project_of(repo)
@@ -73,13 +74,25 @@ def _require_confirmation(learning: Learning, given: str | None) -> None:
         f"as a {auto['event']} hook (matcher {auto['matcher']!r}), run by Claude Code on its own:\n"
         f"  {auto['command']}\n"
         "It is never accepted in bulk. Read the command, then confirm exactly this one.",
-        [f"hall library accept {learning.id} --confirm-automation {auto['confirm']}", f"hall library show {learning.id}"],
+        [
+            f"hall library accept {learning.id} --confirm-automation {auto['confirm']}",
+            f"hall library show {learning.id}",
+        ],
     )
 
 
-def accept(repo: Any, lid: str, actor: str = PERSON, pattern: str | None = None, *,
-           promote_it: bool = True, why: str = "", confirm_automation: str | None = None,
-           valid_from: str | None = None, valid_until: str | None = None) -> Learning:
+def accept(
+    repo: Any,
+    lid: str,
+    actor: str = PERSON,
+    pattern: str | None = None,
+    *,
+    promote_it: bool = True,
+    why: str = "",
+    confirm_automation: str | None = None,
+    valid_from: str | None = None,
+    valid_until: str | None = None,
+) -> Learning:
     """Approve a pending learning (and promote it where its kind has a home); with pattern on an
     accepted one, edit its text. On a retirement proposal: approve the retirement."""
     lid = parse_id(lid)
@@ -143,11 +156,18 @@ def skip(repo: Any, lid: str, actor: str = PERSON) -> Learning:
         store = store_of(repo)
         with store.locked():
             learning = load(store, lid, current.project)
-            learning.retire_proposal = {**(learning.retire_proposal or {}),
-                                        "skips": int((learning.retire_proposal or {}).get("skips", 0)) + 1}
+            learning.retire_proposal = {
+                **(learning.retire_proposal or {}),
+                "skips": int((learning.retire_proposal or {}).get("skips", 0)) + 1,
+            }
             learning.skip_count += 1
-            store.save(learning, action="skip", actor=actor, from_status=learning.status,
-                       why="retirement left for the next drain")
+            store.save(
+                learning,
+                action="skip",
+                actor=actor,
+                from_status=learning.status,
+                why="retirement left for the next drain",
+            )
         return learning
 
     def bump(learning: Learning) -> None:
@@ -174,6 +194,7 @@ def reject(repo: Any, lid: str, reason: str, actor: str = PERSON) -> Learning:
     if current.status == "rejected":
         return current  # idempotent
     if current.status in ACTIVE and current.retire_proposal:
+
         def keep(learning: Learning) -> None:
             learning.retire_proposal = None
             learning.details["kept"] = {"reason": reason, "at": clock.stamp(), "by": who}
@@ -187,8 +208,15 @@ def reject(repo: Any, lid: str, reason: str, actor: str = PERSON) -> Learning:
     return _decide(repo, lid, "reject", who, reason, mark)
 
 
-def retire(repo: Any, lid: str, reason: str, actor: str = PERSON, *, valid_until: str | None = None,
-           superseded_by: str | None = None) -> Learning:
+def retire(
+    repo: Any,
+    lid: str,
+    reason: str,
+    actor: str = PERSON,
+    *,
+    valid_until: str | None = None,
+    superseded_by: str | None = None,
+) -> Learning:
     """Take an accepted learning out of use: its validity ends (history keeps every version) and
     exactly its promoted block or file is removed — or, when the person edited it, left to them."""
     lid, reason, who = _reasoned(repo, lid, reason, actor, "retire", "a retirement")
@@ -211,8 +239,14 @@ def retire(repo: Any, lid: str, reason: str, actor: str = PERSON, *, valid_until
                 new.promotion = None
                 if result.get("kept"):
                     new.details.setdefault("kept_edits", []).append(
-                        {"path": result["path"], "at": result["kept"], "why": result.get("why"), "t": clock.stamp(),
-                         "version": new.version + 1})  # the version save() writes: this retirement's
+                        {
+                            "path": result["path"],
+                            "at": result["kept"],
+                            "why": result.get("why"),
+                            "t": clock.stamp(),
+                            "version": new.version + 1,
+                        }
+                    )  # the version save() writes: this retirement's
                     note = f"{reason}; kept the person's edit at {result['kept']} ({result.get('why')})"
             store.save(new, action="retire", actor=who, from_status=before, why=note)
     return new
@@ -225,8 +259,7 @@ def reopen(repo: Any, lid: str, actor: str = PERSON, reason: str = "") -> Learni
     secrets.refuse_if_secret({"reason": reason}, "the reopening")
 
     def mark(learning: Learning) -> None:
-        learning.details.setdefault("reopened", []).append(
-            {"from": learning.reason, "at": clock.stamp(), "by": who})
+        learning.details.setdefault("reopened", []).append({"from": learning.reason, "at": clock.stamp(), "by": who})
         learning.reason = reason
         learning.skip_count = 0
         learning.valid_until = None
@@ -254,8 +287,11 @@ def undo(repo: Any, lid: str, actor: str = PERSON) -> Learning:
         target_version = int(last.get("version", 1)) - 1
         earlier = next((v for v in store.versions(lid) if v.version == target_version), None)
         if earlier is None:
-            raise HallError("WRONG_STATE", f"{lid}'s version {target_version} is missing; nothing changed.",
-                            [f"hall library history {lid}"])
+            raise HallError(
+                "WRONG_STATE",
+                f"{lid}'s version {target_version} is missing; nothing changed.",
+                [f"hall library history {lid}"],
+            )
         before = learning.status
         restored = _copy(earlier)
         # what happened since (occurrences and evidence merged in later) is kept; only the decision goes
@@ -273,8 +309,13 @@ def undo(repo: Any, lid: str, actor: str = PERSON) -> Learning:
                     restored.status, restored.promotion = "accepted", None
             else:
                 restored.promotion = None
-            store.save(restored, action="undo", actor=who, from_status=before,
-                       why=f"undid '{last.get('action')}' of {last.get('t')}")
+            store.save(
+                restored,
+                action="undo",
+                actor=who,
+                from_status=before,
+                why=f"undid '{last.get('action')}' of {last.get('t')}",
+            )
     return restored
 
 

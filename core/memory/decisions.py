@@ -35,9 +35,16 @@ def folder(paths: RepoPaths) -> Path:
 
 
 def _render(decision: dict[str, Any]) -> str:
-    lines = ["---", json.dumps(decision, indent=2, ensure_ascii=False), "---", "",
-             f"# {decision['id']} · {decision['title']} · {decision['status']}", "",
-             f"**Specification:** {decision['specification']}", ""]
+    lines = [
+        "---",
+        json.dumps(decision, indent=2, ensure_ascii=False),
+        "---",
+        "",
+        f"# {decision['id']} · {decision['title']} · {decision['status']}",
+        "",
+        f"**Specification:** {decision['specification']}",
+        "",
+    ]
     if decision.get("applies_to"):
         lines += ["**Applies to:** " + ", ".join(f"`{p}`" for p in decision["applies_to"]), ""]
     if decision.get("allowed"):
@@ -51,7 +58,7 @@ def _render(decision: dict[str, Any]) -> str:
 
 def _read(path: Path) -> dict[str, Any]:
     text = path.read_text(encoding="utf-8")
-    return json.loads(text[4:text.find("\n---\n", 4)])
+    return json.loads(text[4 : text.find("\n---\n", 4)])
 
 
 def with_time(decision: dict[str, Any]) -> dict[str, Any]:
@@ -75,8 +82,9 @@ def _at(decision: dict[str, Any], stamp: str) -> dict[str, Any] | None:
     return then
 
 
-def list_decisions(paths: RepoPaths, *, include_superseded: bool = True,
-                   as_of: str | None = None) -> list[dict[str, Any]]:
+def list_decisions(
+    paths: RepoPaths, *, include_superseded: bool = True, as_of: str | None = None
+) -> list[dict[str, Any]]:
     """This project's decisions; with as_of (a stamp), as they stood then."""
     project = identity.current(paths).value
     out = []
@@ -109,21 +117,39 @@ def get(paths: RepoPaths, did: str) -> dict[str, Any]:
     return decision
 
 
-def lock(paths: RepoPaths, *, title: str, specification: str, allowed: list[str] | None = None,
-         anti_patterns: list[str] | None = None, applies_to: list[str] | None = None, context: str = "",
-         supersedes: str | None = None, confirm: bool = False, actor: str = "you") -> dict[str, Any]:
+def lock(
+    paths: RepoPaths,
+    *,
+    title: str,
+    specification: str,
+    allowed: list[str] | None = None,
+    anti_patterns: list[str] | None = None,
+    applies_to: list[str] | None = None,
+    context: str = "",
+    supersedes: str | None = None,
+    confirm: bool = False,
+    actor: str = "you",
+) -> dict[str, Any]:
     """Without confirm: what would be locked. With: lock it (and mark what it supersedes)."""
     title, specification = (title or "").strip(), (specification or "").strip()
     if not title or not specification:
         raise HallError("USAGE", "a decision needs --title and --spec", ["hall library lock --help"])
-    draft = {"title": title, "specification": specification, "allowed": list(allowed or []),
-             "anti_patterns": list(anti_patterns or []), "applies_to": list(applies_to or []),
-             "context": context.strip()}
+    draft = {
+        "title": title,
+        "specification": specification,
+        "allowed": list(allowed or []),
+        "anti_patterns": list(anti_patterns or []),
+        "applies_to": list(applies_to or []),
+        "context": context.strip(),
+    }
     secrets.refuse_if_secret(draft, "the decision")
     old = get(paths, supersedes) if supersedes else None
     if old and old.get("status") != "locked":
-        raise HallError("WRONG_STATE", f"{old['id']} is already superseded by {old.get('superseded_by')}.",
-                        [f"hall library lock --show {old.get('superseded_by')}"])
+        raise HallError(
+            "WRONG_STATE",
+            f"{old['id']} is already superseded by {old.get('superseded_by')}.",
+            [f"hall library lock --show {old.get('superseded_by')}"],
+        )
     if not confirm:
         return {"would_lock": draft, "supersedes": old["id"] if old else None, "locked": False}
     from .access import person
@@ -135,15 +161,33 @@ def lock(paths: RepoPaths, *, title: str, specification: str, allowed: list[str]
         numbers = [int(m.group(1)) for p in base.glob("D-*.md") if (m := _ID.match(p.stem))]
         did = f"D-{(max(numbers) if numbers else 0) + 1:04d}"
         now = clock.stamp()
-        decision = {"id": did, **draft, "status": "locked", "project": project, "locked_by": actor,
-                    "created": now, "recorded": now, "valid_from": now, "valid_until": None,
-                    "supersedes": old["id"] if old else None, "superseded_by": None}
+        decision = {
+            "id": did,
+            **draft,
+            "status": "locked",
+            "project": project,
+            "locked_by": actor,
+            "created": now,
+            "recorded": now,
+            "valid_from": now,
+            "valid_until": None,
+            "supersedes": old["id"] if old else None,
+            "superseded_by": None,
+        }
         atomic.write_text(base / f"{did}.md", _render(decision))
         if old:  # supersession ends its validity; the record stays
             old.update(status="superseded", superseded_by=did, superseded=now, valid_until=now)
             atomic.write_text(base / f"{old['id']}.md", _render(old))
-        journal.append(paths.state_dir / "library" / "audit.jsonl", "decision", item=None, actor=actor,
-                       decision=did, action="lock", why=title, supersedes=old["id"] if old else None)
+        journal.append(
+            paths.state_dir / "library" / "audit.jsonl",
+            "decision",
+            item=None,
+            actor=actor,
+            decision=did,
+            action="lock",
+            why=title,
+            supersedes=old["id"] if old else None,
+        )
     return {"locked": True, "decision": decision}
 
 
@@ -160,11 +204,19 @@ def restore(paths: RepoPaths, decision: dict[str, Any], actor: str = "you") -> b
     secrets.refuse_if_secret({k: v for k, v in decision.items() if isinstance(v, str | list)}, "the decision")
     with journal.locked(folder(paths) / "decisions"):
         atomic.write_text(path, _render({**decision, "id": did}))
-        journal.append(paths.state_dir / "library" / "audit.jsonl", "decision", item=None, actor=actor,
-                       decision=did, action="restore", why="imported from an export")
+        journal.append(
+            paths.state_dir / "library" / "audit.jsonl",
+            "decision",
+            item=None,
+            actor=actor,
+            decision=did,
+            action="restore",
+            why="imported from an export",
+        )
     return True
 
 
 def context_lines(paths: RepoPaths) -> list[str]:
-    return [f"- {d['id']} {d['title']}: {d['specification'][:200]}"
-            for d in list_decisions(paths, include_superseded=False)]
+    return [
+        f"- {d['id']} {d['title']}: {d['specification'][:200]}" for d in list_decisions(paths, include_superseded=False)
+    ]

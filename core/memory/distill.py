@@ -43,8 +43,11 @@ LEARNINGS_SCHEMA: dict[str, Any] = {
         },
         "retire": {
             "type": "array",
-            "items": {"type": "object", "required": ["id", "reason"],
-                      "properties": {"id": {"type": "string"}, "reason": {"type": "string"}}},
+            "items": {
+                "type": "object",
+                "required": ["id", "reason"],
+                "properties": {"id": {"type": "string"}, "reason": {"type": "string"}},
+            },
         },
     },
 }
@@ -73,18 +76,39 @@ def record_of(repo: Any, item_id: str, limit: int = 60_000) -> str:
     events = journal.read(repo.paths.item_journal(item_id)).events
     if not events:
         raise HallError("ITEM_NOT_FOUND", f"{item_id} has no journal.", ["hall status --all"])
-    wanted = {"created", "adopted", "proposed_ready", "ready", "verdict", "finding", "findings", "changes_requested",
-              "hallmarked", "escalated", "answered", "question", "fixed", "disputed", "dropped", "shipped",
-              "check_run", "checks_failed", "retried", "pulled_back"}
+    wanted = {
+        "created",
+        "adopted",
+        "proposed_ready",
+        "ready",
+        "verdict",
+        "finding",
+        "findings",
+        "changes_requested",
+        "hallmarked",
+        "escalated",
+        "answered",
+        "question",
+        "fixed",
+        "disputed",
+        "dropped",
+        "shipped",
+        "check_run",
+        "checks_failed",
+        "retried",
+        "pulled_back",
+    }
     lines = []
     for event in events:
         if event.get("event") not in wanted:
             continue
         body = {k: v for k, v in event.items() if k not in ("v", "item", "t")}
         lines.append(f"{event['t'][:19]} {json.dumps(body, ensure_ascii=False, default=str)[:2000]}")
-    lines.extend(f"failure ({failure.get('kind')}): {failure.get('reason')} :: {failure.get('excerpt', '')[:300]}"
-                 for failure in journal.read(failures.failures_path(repo.paths)).events
-                 if failure.get("item") == item_id)
+    lines.extend(
+        f"failure ({failure.get('kind')}): {failure.get('reason')} :: {failure.get('excerpt', '')[:300]}"
+        for failure in journal.read(failures.failures_path(repo.paths)).events
+        if failure.get("item") == item_id
+    )
     text = "\n".join(lines)
     return text[-limit:]
 
@@ -102,12 +126,22 @@ def distill(repo: Any, item_id: str) -> dict[str, Any]:
     view_dir = repo.paths.item_dir(item_id)
     if not view_dir.is_dir():
         raise HallError("ITEM_NOT_FOUND", f"No item {item_id}.", ["hall status --all"])
-    result = spawn.run(repo, spawn.RunSpec(role="librarian", prompt=prompt, cwd=repo.root, item_id=item_id,
-                                           json_schema=LEARNINGS_SCHEMA))
-    reply: dict[str, Any] = {"item": item_id, "run": result.name, "model": result.model, "proposed": [],
-                             "retirement_proposed": [], "skipped": []}
+    result = spawn.run(
+        repo,
+        spawn.RunSpec(role="librarian", prompt=prompt, cwd=repo.root, item_id=item_id, json_schema=LEARNINGS_SCHEMA),
+    )
+    reply: dict[str, Any] = {
+        "item": item_id,
+        "run": result.name,
+        "model": result.model,
+        "proposed": [],
+        "retirement_proposed": [],
+        "skipped": [],
+    }
     if not result.ok:
-        reply.update(failed=result.failure, message=f"The librarian's run failed ({result.failure}); nothing was proposed.")
+        reply.update(
+            failed=result.failure, message=f"The librarian's run failed ({result.failure}); nothing was proposed."
+        )
         reply["_exit"] = 1
         return _recorded(repo, item_id, reply, rate_limited=result.rate_limited)
     output = result.structured_output
@@ -119,32 +153,54 @@ def distill(repo: Any, item_id: str) -> dict[str, Any]:
             continue
         try:
             answer = api.propose(
-                repo, kind=str(entry.get("kind")), pattern=str(entry.get("pattern") or ""),
-                rationale=str(entry.get("rationale") or ""), paths=[str(p) for p in entry.get("paths") or []],
-                evidence={"source": entry.get("source") if entry.get("source") in SOURCES else "librarian",
-                          "quote": str(entry.get("quote") or ""), "item": item_id, "session": result.session_id or None},
-                item=item_id, actor="librarian", origin="librarian")
+                repo,
+                kind=str(entry.get("kind")),
+                pattern=str(entry.get("pattern") or ""),
+                rationale=str(entry.get("rationale") or ""),
+                paths=[str(p) for p in entry.get("paths") or []],
+                evidence={
+                    "source": entry.get("source") if entry.get("source") in SOURCES else "librarian",
+                    "quote": str(entry.get("quote") or ""),
+                    "item": item_id,
+                    "session": result.session_id or None,
+                },
+                item=item_id,
+                actor="librarian",
+                origin="librarian",
+            )
         except HallError as exc:  # a secret, a bad kind: that one is skipped and reported
             reply["skipped"].append({"pattern": str(entry.get("pattern"))[:120], "code": exc.code, "why": exc.message})
             continue
-        reply["proposed"].append({k: answer.get(k) for k in ("id", "status", "created", "merged", "previously_rejected")})
+        reply["proposed"].append(
+            {k: answer.get(k) for k in ("id", "status", "created", "merged", "previously_rejected")}
+        )
     for entry in output.get("retire") or []:
         try:
-            learning = api.propose_retirement(repo, str(entry.get("id")), str(entry.get("reason") or "contradicted"),
-                                              actor="librarian")
+            learning = api.propose_retirement(
+                repo, str(entry.get("id")), str(entry.get("reason") or "contradicted"), actor="librarian"
+            )
             reply["retirement_proposed"].append(learning.id)
         except HallError as exc:
             reply["skipped"].append({"retire": entry.get("id"), "code": exc.code, "why": exc.message})
     reply["retirement_proposed"] += api.propose_retirements(repo, actor="librarian")
-    reply["message"] = (f"The librarian proposed {len(reply['proposed'])} learnings; they wait for a person "
-                        "(hall library review).")
+    reply["message"] = (
+        f"The librarian proposed {len(reply['proposed'])} learnings; they wait for a person (hall library review)."
+    )
     return _recorded(repo, item_id, reply)
 
 
 def _recorded(repo: Any, item_id: str, reply: dict[str, Any], *, rate_limited: bool = False) -> dict[str, Any]:
     """One `distilled` event in the item's journal: the run, what was proposed, why it failed."""
-    journal.append(repo.paths.item_journal(item_id), "distilled", item=item_id, actor="librarian", run=reply["run"],
-                   proposed=[p["id"] for p in reply["proposed"] if p.get("id")],
-                   retirement_proposed=list(reply["retirement_proposed"]), skipped=len(reply["skipped"]),
-                   failed=reply.get("failed"), rate_limited=rate_limited)
+    journal.append(
+        repo.paths.item_journal(item_id),
+        "distilled",
+        item=item_id,
+        actor="librarian",
+        run=reply["run"],
+        proposed=[p["id"] for p in reply["proposed"] if p.get("id")],
+        retirement_proposed=list(reply["retirement_proposed"]),
+        skipped=len(reply["skipped"]),
+        failed=reply.get("failed"),
+        rate_limited=rate_limited,
+    )
     return reply

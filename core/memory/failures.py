@@ -34,39 +34,90 @@ Classified = namedtuple("Classified", ("kind", "signature", "reason"))
 
 
 _GAPS: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(r"(?:npm (?:ERR!|error)|pnpm|yarn)[^\n]*missing script:?\s*\"?([\w:.\-]+)\"?", re.I),
-     "missing-script:{0}", "there is no package script named \"{0}\""),
-    (re.compile(r"ERR_PNPM_NO_SCRIPT[^\n]*?\"?([\w:.\-]+)\"?", re.I), "missing-script:{0}",
-     "there is no package script named \"{0}\""),
-    (re.compile(r"No rule to make target [`'\"]?([\w./\-]+)", re.I), "missing-target:make {0}",
-     "make has no target \"{0}\""),
-    (re.compile(r"Justfile does not contain recipe [`'\"]?([\w\-]+)", re.I), "missing-target:just {0}",
-     "just has no recipe \"{0}\""),
-    (re.compile(r"(?:^|\n|: )([\w./\-]+): (?:command )?not found", re.I), "command-not-found:{0}",
-     "the command \"{0}\" is not installed or not on PATH"),
-    (re.compile(r"command not found:\s*([\w./\-]+)", re.I), "command-not-found:{0}",
-     "the command \"{0}\" is not installed or not on PATH"),
-    (re.compile(r"'([\w.\-]+)' is not recognized as an internal or external command", re.I),
-     "command-not-found:{0}", "the command \"{0}\" is not installed or not on PATH"),
-    (re.compile(r"(?:can't open file|No such file or directory)[^\n]*?['\"]?((?:\./)?[\w./\-]+\.(?:sh|py|js|ts|mjs|rb))",
-                re.I), "missing-file:{0}", "the script \"{0}\" does not exist"),
-    (re.compile(r"No module named ['\"]?([\w.]+)", re.I), "missing-module:{0}",
-     "the Python module \"{0}\" is not installed in this environment"),
-    (re.compile(r"Cannot find module ['\"]([^'\"]+)['\"]", re.I), "missing-module:{0}",
-     "the Node module \"{0}\" is not installed"),
-    (re.compile(r"git: '([\w\-]+)' is not a git command", re.I), "unknown-subcommand:git {0}",
-     "git has no command \"{0}\""),
-    (re.compile(r"(?:error: )?(?:unrecognized arguments?|unknown option|unrecognized option|no such option)[:\s]+['\"]?(-{1,2}[\w\-]+)",
-                re.I), "unknown-option:{0}", "the option \"{0}\" does not exist for this tool"),
-    (re.compile(r"Unknown command:?\s*['\"]?([\w:\-]+)", re.I), "unknown-subcommand:{0}",
-     "\"{0}\" is not a command of this tool"),
+    (
+        re.compile(r"(?:npm (?:ERR!|error)|pnpm|yarn)[^\n]*missing script:?\s*\"?([\w:.\-]+)\"?", re.I),
+        "missing-script:{0}",
+        'there is no package script named "{0}"',
+    ),
+    (
+        re.compile(r"ERR_PNPM_NO_SCRIPT[^\n]*?\"?([\w:.\-]+)\"?", re.I),
+        "missing-script:{0}",
+        'there is no package script named "{0}"',
+    ),
+    (
+        re.compile(r"No rule to make target [`'\"]?([\w./\-]+)", re.I),
+        "missing-target:make {0}",
+        'make has no target "{0}"',
+    ),
+    (
+        re.compile(r"Justfile does not contain recipe [`'\"]?([\w\-]+)", re.I),
+        "missing-target:just {0}",
+        'just has no recipe "{0}"',
+    ),
+    (
+        re.compile(r"(?:^|\n|: )([\w./\-]+): (?:command )?not found", re.I),
+        "command-not-found:{0}",
+        'the command "{0}" is not installed or not on PATH',
+    ),
+    (
+        re.compile(r"command not found:\s*([\w./\-]+)", re.I),
+        "command-not-found:{0}",
+        'the command "{0}" is not installed or not on PATH',
+    ),
+    (
+        re.compile(r"'([\w.\-]+)' is not recognized as an internal or external command", re.I),
+        "command-not-found:{0}",
+        'the command "{0}" is not installed or not on PATH',
+    ),
+    (
+        re.compile(
+            r"(?:can't open file|No such file or directory)[^\n]*?['\"]?((?:\./)?[\w./\-]+\.(?:sh|py|js|ts|mjs|rb))",
+            re.I,
+        ),
+        "missing-file:{0}",
+        'the script "{0}" does not exist',
+    ),
+    (
+        re.compile(r"No module named ['\"]?([\w.]+)", re.I),
+        "missing-module:{0}",
+        'the Python module "{0}" is not installed in this environment',
+    ),
+    (
+        re.compile(r"Cannot find module ['\"]([^'\"]+)['\"]", re.I),
+        "missing-module:{0}",
+        'the Node module "{0}" is not installed',
+    ),
+    (
+        re.compile(r"git: '([\w\-]+)' is not a git command", re.I),
+        "unknown-subcommand:git {0}",
+        'git has no command "{0}"',
+    ),
+    (
+        re.compile(
+            r"(?:error: )?(?:unrecognized arguments?|unknown option|unrecognized option|no such option)[:\s]+['\"]?(-{1,2}[\w\-]+)",
+            re.I,
+        ),
+        "unknown-option:{0}",
+        'the option "{0}" does not exist for this tool',
+    ),
+    (
+        re.compile(r"Unknown command:?\s*['\"]?([\w:\-]+)", re.I),
+        "unknown-subcommand:{0}",
+        '"{0}" is not a command of this tool',
+    ),
 ]
 
 _NOISE: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(r"\b(?:FAILED|failed|FAIL)\b.*(?:test|spec)|\d+ failed|AssertionError|assert ", re.I),
-     "test-failure", "a failing test"),
-    (re.compile(r"error TS\d+|Type error|TypeError|mypy|Incompatible types|is not assignable to type", re.I),
-     "type-error", "a type error"),
+    (
+        re.compile(r"\b(?:FAILED|failed|FAIL)\b.*(?:test|spec)|\d+ failed|AssertionError|assert ", re.I),
+        "test-failure",
+        "a failing test",
+    ),
+    (
+        re.compile(r"error TS\d+|Type error|TypeError|mypy|Incompatible types|is not assignable to type", re.I),
+        "type-error",
+        "a type error",
+    ),
     (re.compile(r"SyntaxError|IndentationError|ParseError|Unexpected token", re.I), "syntax-error", "a syntax error"),
     (re.compile(r"\b(?:eslint|ruff|flake8|pylint|clippy|lint)\b", re.I), "lint-error", "a lint error"),
 ]
@@ -95,7 +146,9 @@ def _failure_text(payload: dict[str, Any]) -> str | None:
     if isinstance(response, dict):
         stderr = str(response.get("stderr") or "")
         code = response.get("exit_code", response.get("exitCode", response.get("returncode")))
-        if (isinstance(code, int) and code != 0) or re.search(r"command not found|missing script|No rule to make", stderr):
+        if (isinstance(code, int) and code != 0) or re.search(
+            r"command not found|missing script|No rule to make", stderr
+        ):
             return (stderr + "\n" + str(response.get("stdout") or ""))[-4000:]
     return None
 
@@ -130,14 +183,22 @@ def capture(paths: RepoPaths, payload: dict[str, Any]) -> None:
         return  # never store a secret, not even in the failure log
     item = _item_for(paths, payload)
     session = str(payload.get("session_id") or "") or None
-    record = {"kind": found.kind, "signature": found.signature, "reason": found.reason, "tool": payload.get("tool_name"),
-              "command": command, "excerpt": excerpt, "session": session}
+    record = {
+        "kind": found.kind,
+        "signature": found.signature,
+        "reason": found.reason,
+        "tool": payload.get("tool_name"),
+        "command": command,
+        "excerpt": excerpt,
+        "session": session,
+    }
     path = failures_path(paths)
     journal.append(path, "failure", item=item, actor="hook", **record)
     if found.kind != "knowledge_gap":
         return
-    same = [e for e in journal.read(path).events
-            if e.get("event") == "failure" and e.get("signature") == found.signature]
+    same = [
+        e for e in journal.read(path).events if e.get("event") == "failure" and e.get("signature") == found.signature
+    ]
     where = {e.get("item") or f"session:{e.get('session')}" for e in same}
     if len(where) < THRESHOLD_ITEMS:
         return
@@ -158,20 +219,50 @@ def _propose(paths: RepoPaths, found: Classified, events: list[dict[str, Any]]) 
         # one more item with the same gap: add the latest occurrence as evidence
         if len(seen_items) > existing[0].occurrences:
             latest = events[-1]
-            api.propose(paths, kind="convention", pattern=pattern, actor="hook", origin="failures",
-                        evidence={"source": "cli_error", "quote": latest.get("excerpt", "")[:300],
-                                  "item": latest.get("item"), "session": latest.get("session")})
+            api.propose(
+                paths,
+                kind="convention",
+                pattern=pattern,
+                actor="hook",
+                origin="failures",
+                evidence={
+                    "source": "cli_error",
+                    "quote": latest.get("excerpt", "")[:300],
+                    "item": latest.get("item"),
+                    "session": latest.get("session"),
+                },
+            )
         return
     firsts: dict[str, dict[str, Any]] = {}
     for event in events:
         firsts.setdefault(event.get("item") or f"session:{event.get('session')}", event)
     entries = list(firsts.values())
     first = entries[0]
-    api.propose(paths, kind="convention", pattern=pattern, actor="hook", origin="failures",
-                rationale=f"The same failure ({found.signature}) happened in {len(entries)} separate items.",
-                evidence={"source": "cli_error", "quote": first.get("excerpt", "")[:300], "item": first.get("item"),
-                          "session": first.get("session")})
+    api.propose(
+        paths,
+        kind="convention",
+        pattern=pattern,
+        actor="hook",
+        origin="failures",
+        rationale=f"The same failure ({found.signature}) happened in {len(entries)} separate items.",
+        evidence={
+            "source": "cli_error",
+            "quote": first.get("excerpt", "")[:300],
+            "item": first.get("item"),
+            "session": first.get("session"),
+        },
+    )
     for event in entries[1:]:
-        api.propose(paths, kind="convention", pattern=pattern, actor="hook", origin="failures",
-                    evidence={"source": "cli_error", "quote": event.get("excerpt", "")[:300],
-                              "item": event.get("item"), "session": event.get("session")})
+        api.propose(
+            paths,
+            kind="convention",
+            pattern=pattern,
+            actor="hook",
+            origin="failures",
+            evidence={
+                "source": "cli_error",
+                "quote": event.get("excerpt", "")[:300],
+                "item": event.get("item"),
+                "session": event.get("session"),
+            },
+        )

@@ -51,7 +51,10 @@ def any_match(paths: list[str], globs: list[str]) -> bool:
     """True when a changed path falls under a glob, or a changed glob names the same place."""
     for glob in globs:
         for path in paths:
-            if match(path, glob) or path.strip() == glob.strip() or (
-                    any(c in path for c in "*?") and match(glob.rstrip("*/") or glob, path)):
+            if (
+                match(path, glob)
+                or path.strip() == glob.strip()
+                or (any(c in path for c in "*?") and match(glob.rstrip("*/") or glob, path))
+            ):
                 return True
     return False

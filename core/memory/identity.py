@@ -115,8 +115,14 @@ def _head_value(paths: RepoPaths) -> tuple[bool, str | None]:
 
 def _ask_git(paths: RepoPaths) -> tuple[bool, str | None]:
     try:
-        out = subprocess.run(["git", "show", f"HEAD:{FILE_NAME}"], cwd=paths.toplevel,
-                             capture_output=True, text=True, timeout=10, check=False)
+        out = subprocess.run(
+            ["git", "show", f"HEAD:{FILE_NAME}"],
+            cwd=paths.toplevel,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return False, None
     if out.returncode != 0:
@@ -132,7 +138,7 @@ def _branch(paths: RepoPaths) -> str | None:
         head = (paths.git_dir / "HEAD").read_text(encoding="utf-8").strip()
     except OSError:
         return None
-    return head[len("ref: refs/heads/"):] if head.startswith("ref: refs/heads/") else None
+    return head[len("ref: refs/heads/") :] if head.startswith("ref: refs/heads/") else None
 
 
 def _check_base(paths: RepoPaths, value: str) -> None:
@@ -150,8 +156,14 @@ def _check_base(paths: RepoPaths, value: str) -> None:
     key = (str(paths.toplevel), base)
     if key not in _BASE_CACHE:
         try:
-            out = subprocess.run(["git", "show", f"{base}:{FILE_NAME}"], cwd=paths.toplevel, capture_output=True,
-                                 text=True, timeout=10, check=False)
+            out = subprocess.run(
+                ["git", "show", f"{base}:{FILE_NAME}"],
+                cwd=paths.toplevel,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             return
         # no base branch, or it commits no identity yet: nothing to hold the checkout to
@@ -164,8 +176,10 @@ def _check_base(paths: RepoPaths, value: str) -> None:
             "WRONG_STATE",
             f"Project identity rejected: this checkout says '{value}' but the base branch {base} commits "
             f"'{at_base}'. Memory is scoped by the base branch's identity; a branch cannot switch it.",
-            [f"git checkout {base} -- {FILE_NAME} && git commit -m 'Keep the project identity'",
-             f"change {FILE_NAME} on {base} if the project really was renamed"],
+            [
+                f"git checkout {base} -- {FILE_NAME} && git commit -m 'Keep the project identity'",
+                f"change {FILE_NAME} on {base} if the project really was renamed",
+            ],
         )
 
 
@@ -213,8 +227,7 @@ def current(paths: RepoPaths) -> Identity:
             raise HallError(
                 "WRONG_STATE",
                 f"Project identity rejected: {why}. Memory is scoped by the committed value only.",
-                [f"git add {FILE_NAME} && git commit -m 'Project identity for memory'",
-                 f"git checkout -- {FILE_NAME}"],
+                [f"git add {FILE_NAME} && git commit -m 'Project identity for memory'", f"git checkout -- {FILE_NAME}"],
             )
         return Identity(working, "file")
     if paths.toplevel != paths.main_checkout:
@@ -248,8 +261,12 @@ def write_proposal(paths: RepoPaths) -> dict[str, object]:
         local.parent.mkdir(parents=True, exist_ok=True)
         local.write_text(value + "\n", encoding="utf-8")
     file.write_text(value + "\n", encoding="utf-8")
-    return {"file": str(file), "project": value, "written": True,
-            "commit": f"git add {FILE_NAME} && git commit -m 'Project identity for memory'"}
+    return {
+        "file": str(file),
+        "project": value,
+        "written": True,
+        "commit": f"git add {FILE_NAME} && git commit -m 'Project identity for memory'",
+    }
 
 
 def read_committed_file(root: Path) -> str | None:

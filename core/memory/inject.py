@@ -18,9 +18,11 @@ from .lifecycle import PENDING
 from .search_index import SearchIndex
 from .store import Store
 
-AUTHORITY = ("Authority order when these disagree: 1) current git and approved issues/specs; "
-             "2) the repository's docs and ADRs; 3) the workflow checkpoint; 4) accepted learnings; "
-             "5) raw observations. Verify recalled state against current files before relying on it.")
+AUTHORITY = (
+    "Authority order when these disagree: 1) current git and approved issues/specs; "
+    "2) the repository's docs and ADRs; 3) the workflow checkpoint; 4) accepted learnings; "
+    "5) raw observations. Verify recalled state against current files before relying on it."
+)
 LEARNINGS_CAP_TOKENS = 2000  # tokens estimated as bytes/4
 TOTAL_CAP_BYTES = 8000  # the hook adds its own item summary; Claude Code's context stays small
 NOTES_MAX = 20
@@ -49,16 +51,20 @@ def _context(paths: RepoPaths) -> str:
 
     slot = checkpoint.show(paths)
     if slot.get("text"):
-        parts.append("Workflow checkpoint (the handoff state; replace it at milestones with "
-                     "`hall checkpoint set`):\n" + slot["text"].rstrip())
+        parts.append(
+            "Workflow checkpoint (the handoff state; replace it at milestones with "
+            "`hall checkpoint set`):\n" + slot["text"].rstrip()
+        )
     else:
         parts.append("Workflow checkpoint: none recorded yet for this project (`hall checkpoint set`).")
     parts.append(AUTHORITY)
 
     locked = decisions.context_lines(paths)
     if locked:
-        parts.append("Locked decisions (follow exactly; `hall library lock --show ID` for allowed variations "
-                     "and anti-patterns):\n" + "\n".join(locked))
+        parts.append(
+            "Locked decisions (follow exactly; `hall library lock --show ID` for allowed variations "
+            "and anti-patterns):\n" + "\n".join(locked)
+        )
 
     all_notes = notes.list_notes(paths, project=project)
     if all_notes:
@@ -68,8 +74,11 @@ def _context(paths: RepoPaths) -> str:
             lines.pop(0)  # the oldest notes go first; their index is one command away
         left = len(all_notes) - len(lines)
         more = f"\n({left} older notes: `hall note list`)" if left else ""
-        parts.append("Notes (one line each; read the body with `hall note show <slug>` when the work touches it):\n"
-                     + "\n".join(lines) + more)
+        parts.append(
+            "Notes (one line each; read the body with `hall note show <slug>` when the work touches it):\n"
+            + "\n".join(lines)
+            + more
+        )
 
     index = SearchIndex(store)
     index.catch_up()
@@ -92,17 +101,21 @@ def _context(paths: RepoPaths) -> str:
             lines.append(text)
         left = accepted_total - len(lines)
         tail = f"\n({left} more: `hall library search <words>`)" if left else ""
-        parts.append("Accepted learnings (approved by a person; tokens estimated as bytes/4, capped at "
-                     f"{cap}):\n" + "\n".join(lines) + tail)
+        parts.append(
+            "Accepted learnings (approved by a person; tokens estimated as bytes/4, capped at "
+            f"{cap}):\n" + "\n".join(lines) + tail
+        )
     if promoted:
         parts.append(f"{promoted} accepted learnings are promoted into CLAUDE.md and .claude/ and load from there.")
     waiting = index.count(project, tuple(PENDING))
     if waiting:
-        parts.append(f"{waiting} proposed learnings wait for a person's review (`hall library review`); "
-                     "they are not part of this context.")
+        parts.append(
+            f"{waiting} proposed learnings wait for a person's review (`hall library review`); "
+            "they are not part of this context."
+        )
     unreadable = index.unreadable()
     if unreadable:
-        parts.append(f"{len(unreadable)} learning files could not be read and were left out "
-                     "(`hall library audit --verify`).")
+        parts.append(
+            f"{len(unreadable)} learning files could not be read and were left out (`hall library audit --verify`)."
+        )
     return "\n\n".join(parts) + "\n"
-

@@ -51,8 +51,17 @@ def pending(store: Store) -> list[str]:
 def guard(store: Store, where: Where, before: Learning, planned: Learning, op: str) -> Iterator[None]:
     """Hold an intent around one decision's file changes and its save. Caller holds the store lock."""
     path = folder(store) / f"{before.id}.json"
-    atomic.write_json(path, {"op": op, "lid": before.id, "from_version": before.version, "t": clock.stamp(),
-                             "pid": os.getpid(), "planned": planned.to_dict()})
+    atomic.write_json(
+        path,
+        {
+            "op": op,
+            "lid": before.id,
+            "from_version": before.version,
+            "t": clock.stamp(),
+            "pid": os.getpid(),
+            "planned": planned.to_dict(),
+        },
+    )
     try:
         yield
     except BaseException:
@@ -96,10 +105,18 @@ def settle(store: Store, where: Where, lid: str) -> dict[str, Any]:
     learning = store.read(lid)
     lines = [e for e in audit.read(store.audit_path, lid) if e.get("event") == "library"]
     if not lines or lines[-1].get("record") != learning.to_dict():
-        journal.append(store.audit_path, "library", item=None, actor="hall", lid=lid, action="recovered",
-                       **{"from": lines[-1].get("to") if lines else None, "to": learning.status},
-                       why=f"the audit line of v{learning.version} was lost in a crash; recorded from the file",
-                       version=learning.version, record=learning.to_dict())
+        journal.append(
+            store.audit_path,
+            "library",
+            item=None,
+            actor="hall",
+            lid=lid,
+            action="recovered",
+            **{"from": lines[-1].get("to") if lines else None, "to": learning.status},
+            why=f"the audit line of v{learning.version} was lost in a crash; recorded from the file",
+            version=learning.version,
+            record=learning.to_dict(),
+        )
         done["repaired"].append("audit line")
     ours = _renderings(store, learning, [intent["planned"]] if isinstance(intent.get("planned"), dict) else [])
     if learning.status == "promoted" and learning.promotion:

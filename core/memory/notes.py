@@ -38,7 +38,7 @@ def _parse(path: Path) -> dict[str, Any]:
     text = path.read_text(encoding="utf-8")
     if not text.startswith("---\n") or "\n---\n" not in text[4:]:
         raise ValueError(f"{path}: no front matter")
-    data = json.loads(text[4:text.find("\n---\n", 4)])
+    data = json.loads(text[4 : text.find("\n---\n", 4)])
     data["file"] = str(path)
     return data
 
@@ -51,8 +51,16 @@ def _render(note: dict[str, Any]) -> str:
     return "---\n" + json.dumps(record, indent=2, ensure_ascii=False) + "\n---\n\n" + body
 
 
-def add(paths: RepoPaths, *, fact: str, facet: str, provenance: str = "", as_of: str | None = None,
-        slug: str | None = None, actor: str = "you") -> dict[str, Any]:
+def add(
+    paths: RepoPaths,
+    *,
+    fact: str,
+    facet: str,
+    provenance: str = "",
+    as_of: str | None = None,
+    slug: str | None = None,
+    actor: str = "you",
+) -> dict[str, Any]:
     fact = (fact or "").strip()
     if not fact:
         raise HallError("USAGE", "a note needs its fact", ["hall note add --facet … --fact '…'"])
@@ -70,16 +78,36 @@ def add(paths: RepoPaths, *, fact: str, facet: str, provenance: str = "", as_of:
     with journal.locked(folder / "notes"):
         for existing in list_notes(paths, project=project):
             if existing["slug"] == name:
-                raise HallError("WRONG_STATE", f"a note '{name}' exists already ({existing['file']})",
-                                [f"hall note show {name}", f"hall note remove {name} --reason '…'"])
+                raise HallError(
+                    "WRONG_STATE",
+                    f"a note '{name}' exists already ({existing['file']})",
+                    [f"hall note show {name}", f"hall note remove {name} --reason '…'"],
+                )
         now = clock.stamp()
-        note = {"slug": name, "facet": facet, "fact": fact, "provenance": provenance.strip(), "as_of": when,
-                "project": project, "created": now, "by": actor, "recorded": now, "valid_from": when,
-                "valid_until": None}
+        note = {
+            "slug": name,
+            "facet": facet,
+            "fact": fact,
+            "provenance": provenance.strip(),
+            "as_of": when,
+            "project": project,
+            "created": now,
+            "by": actor,
+            "recorded": now,
+            "valid_from": when,
+            "valid_until": None,
+        }
         path = folder / f"{when}-{name}.md"
         atomic.write_text(path, _render(note))
-        journal.append(paths.state_dir / "library" / "audit.jsonl", "note", item=None, actor=actor,
-                       action="add", slug=name, why=facet)
+        journal.append(
+            paths.state_dir / "library" / "audit.jsonl",
+            "note",
+            item=None,
+            actor=actor,
+            action="add",
+            slug=name,
+            why=facet,
+        )
     note["file"] = str(path)
     return note
 
@@ -108,8 +136,11 @@ def list_notes(paths: RepoPaths, project: str | None = None, as_of: str | None =
             continue
         if note.get("project") != project:
             continue
-        if as_of and not ((note.get("recorded") or "") <= as_of and (note.get("valid_from") or "") <= as_of
-                          and (not note.get("valid_until") or as_of < note["valid_until"])):
+        if as_of and not (
+            (note.get("recorded") or "") <= as_of
+            and (note.get("valid_from") or "") <= as_of
+            and (not note.get("valid_until") or as_of < note["valid_until"])
+        ):
             continue
         out.append(note)
     return out
@@ -138,8 +169,15 @@ def remove(paths: RepoPaths, slug: str, reason: str, actor: str = "you") -> dict
     now = clock.stamp()
     atomic.write_text(source, _render({**note, "removed": now, "valid_until": now, "removed_why": reason}))
     source.replace(target)  # its validity ends; the record stays, for --as-of
-    journal.append(paths.state_dir / "library" / "audit.jsonl", "note", item=None, actor=actor,
-                   action="remove", slug=note["slug"], why=reason)
+    journal.append(
+        paths.state_dir / "library" / "audit.jsonl",
+        "note",
+        item=None,
+        actor=actor,
+        action="remove",
+        slug=note["slug"],
+        why=reason,
+    )
     return {**note, "file": str(target), "removed": True}
 
 

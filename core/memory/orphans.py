@@ -30,10 +30,21 @@ def found_markers(where: Where) -> list[dict[str, Any]]:
         text = None
     if text:
         found, _ = blocks.find_blocks(text)
-        out += [{"lid": b.lid, "path": "CLAUDE.md", "target": "claude_md", "intact": b.self_intact,
-                 "digest": digest(b.inner)} for b in found]
-    for folder, pattern, target in ((".claude/rules", "*.md", "rule_file"), (".claude/commands", "*.md", "command"),
-                                    (".claude/skills", "*/SKILL.md", "skill")):
+        out += [
+            {
+                "lid": b.lid,
+                "path": "CLAUDE.md",
+                "target": "claude_md",
+                "intact": b.self_intact,
+                "digest": digest(b.inner),
+            }
+            for b in found
+        ]
+    for folder, pattern, target in (
+        (".claude/rules", "*.md", "rule_file"),
+        (".claude/commands", "*.md", "command"),
+        (".claude/skills", "*/SKILL.md", "skill"),
+    ):
         for path in sorted((where.root / folder).glob(pattern)):
             try:
                 whole = path.read_bytes().decode("utf-8")
@@ -41,8 +52,15 @@ def found_markers(where: Where) -> list[dict[str, Any]]:
                 continue
             marker = blocks.file_marker(whole)
             if marker:
-                out.append({"lid": marker[0], "path": where.rel(path), "target": target,
-                            "intact": bool(marker[1]) and digest(marker[2]) == marker[1], "digest": digest(whole)})
+                out.append(
+                    {
+                        "lid": marker[0],
+                        "path": where.rel(path),
+                        "target": target,
+                        "intact": bool(marker[1]) and digest(marker[2]) == marker[1],
+                        "digest": digest(whole),
+                    }
+                )
     settings = where.root / SETTINGS
     try:
         text = safe_write.read_text(settings)
@@ -50,15 +68,23 @@ def found_markers(where: Where) -> list[dict[str, Any]]:
     except (HallError, ValueError):
         data = {}
     hooks = data.get("hooks") if isinstance(data, dict) else None
-    for event, entries in (hooks.items() if isinstance(hooks, dict) else []):
+    for event, entries in hooks.items() if isinstance(hooks, dict) else []:
         for entry in entries if isinstance(entries, list) else []:
             for hook in (entry.get("hooks") or []) if isinstance(entry, dict) else []:
                 command = str(hook.get("command", "")) if isinstance(hook, dict) else ""
                 match = re.search(r"^(.*)  # hallmark:(L-\d{4,})(?: ([0-9a-f]{16}))?$", command, re.S)
                 if match:
                     token = digest(json.dumps([event, str(entry.get("matcher") or ""), match.group(1)]))
-                    out.append({"lid": match.group(2), "path": SETTINGS, "target": "hook", "event": event,
-                                "intact": match.group(3) == token, "digest": entry_digest(entry)})
+                    out.append(
+                        {
+                            "lid": match.group(2),
+                            "path": SETTINGS,
+                            "target": "hook",
+                            "event": event,
+                            "intact": match.group(3) == token,
+                            "digest": entry_digest(entry),
+                        }
+                    )
     return out
 
 
@@ -75,10 +101,14 @@ def remove_found(where: Where, found: dict[str, Any]) -> bool:
         b = mine[0]
         start = b.start
         nl = safe_write.newline_of(text)
-        if start >= 2 * len(nl) and text[start - len(nl):start] == nl and text[:start].endswith(nl + nl) \
-                and not text[:start - len(nl)].endswith(nl + nl):
+        if (
+            start >= 2 * len(nl)
+            and text[start - len(nl) : start] == nl
+            and text[:start].endswith(nl + nl)
+            and not text[: start - len(nl)].endswith(nl + nl)
+        ):
             start -= len(nl)  # the blank line promotion put before it
-        safe_write.write_text(path, text[:start] + text[b.end:], state_tmp=where.tmp)
+        safe_write.write_text(path, text[:start] + text[b.end :], state_tmp=where.tmp)
         return True
     if found["target"] == "hook":
         text = safe_write.read_text(path) or ""

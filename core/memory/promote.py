@@ -45,9 +45,26 @@ from .rendering import (
 )
 from .store import Learning
 
-__all__ = ["HOOK_EVENTS", "SETTINGS", "TARGETS", "TARGET_WORDS", "Plan", "Where", "automation_of", "digest",
-           "entry_digest", "file_text", "hook_entry", "inner_lines", "inspect", "name_of", "plan", "remove", "slug",
-           "write"]
+__all__ = [
+    "HOOK_EVENTS",
+    "SETTINGS",
+    "TARGETS",
+    "TARGET_WORDS",
+    "Plan",
+    "Where",
+    "automation_of",
+    "digest",
+    "entry_digest",
+    "file_text",
+    "hook_entry",
+    "inner_lines",
+    "inspect",
+    "name_of",
+    "plan",
+    "remove",
+    "slug",
+    "write",
+]
 
 
 @dataclass(frozen=True)
@@ -79,8 +96,13 @@ class Plan:
 
     def to_dict(self, root: Path) -> dict[str, Any]:
         rel = str(self.path.relative_to(root)) if self.path else None
-        out: dict[str, Any] = {"target": self.target, "where": TARGET_WORDS[self.target], "path": rel, "text": self.text,
-               "problem": self.problem or None}
+        out: dict[str, Any] = {
+            "target": self.target,
+            "where": TARGET_WORDS[self.target],
+            "path": rel,
+            "text": self.text,
+            "problem": self.problem or None,
+        }
         if self.automation is not None:
             out["automation"] = self.automation
         return out
@@ -107,12 +129,21 @@ def _target_path(root: Path, learning: Learning, target: str) -> Path:
     promo = learning.promotion or {}
     if promo.get("target") == target and promo.get("path"):
         return root / promo["path"]
-    folder = {"rule_file": root / ".claude" / "rules", "skill": root / ".claude" / "skills",
-              "command": root / ".claude" / "commands"}[target]
+    folder = {
+        "rule_file": root / ".claude" / "rules",
+        "skill": root / ".claude" / "skills",
+        "command": root / ".claude" / "commands",
+    }[target]
     base = name_of(learning)
-    for candidate in (base, f"{base}-{learning.id.lower()}", *(f"{base}-{learning.id.lower()}-{n}" for n in range(2, 50))):
+    for candidate in (
+        base,
+        f"{base}-{learning.id.lower()}",
+        *(f"{base}-{learning.id.lower()}-{n}" for n in range(2, 50)),
+    ):
         path = folder / candidate / "SKILL.md" if target == "skill" else folder / f"{candidate}.md"
-        if not path.exists() and not (target == "skill" and path.parent.exists() and not _file_is_ours(path, learning.id)):
+        if not path.exists() and not (
+            target == "skill" and path.parent.exists() and not _file_is_ours(path, learning.id)
+        ):
             return path
         if _file_is_ours(path, learning.id):
             return path
@@ -137,8 +168,9 @@ def _keep_copy(where: Where, lid: str, rel: str, text: str) -> str:
     return str(path)
 
 
-def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
-          keep_copy: bool = True) -> dict[str, Any] | None:
+def write(
+    where: Where, learning: Learning, *, overwrite_edit: bool = False, keep_copy: bool = True
+) -> dict[str, Any] | None:
     """Write the promotion; returns the record kept on the learning, or None for library-only kinds.
 
     An existing promotion of this learning is replaced in place. If the person edited it, this
@@ -147,8 +179,11 @@ def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
     if target_plan.target == "library":
         return None
     if target_plan.problem:
-        raise HallError("WRONG_STATE", f"{learning.id} cannot be promoted: {target_plan.problem}.",
-                        [f"hall library show {learning.id}"])
+        raise HallError(
+            "WRONG_STATE",
+            f"{learning.id} cannot be promoted: {target_plan.problem}.",
+            [f"hall library show {learning.id}"],
+        )
     path = target_plan.path
     assert path is not None
     rel = where.rel(path)
@@ -159,8 +194,12 @@ def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
     text = target_plan.text
     current = safe_write.read_text(path)
     kept = None
-    if current is not None and current != text and not _file_is_ours(path, learning.id) \
-            and not _matches(learning, current):
+    if (
+        current is not None
+        and current != text
+        and not _file_is_ours(path, learning.id)
+        and not _matches(learning, current)
+    ):
         if not overwrite_edit:
             raise _edited_error(learning, rel)
         kept = _keep_copy(where, learning.id, rel, current) if keep_copy else None
@@ -168,8 +207,12 @@ def write(where: Where, learning: Learning, *, overwrite_edit: bool = False,
     if current != text:
         safe_write.write_text(path, text, state_tmp=where.tmp)
     previous = learning.promotion or {}
-    record = {"target": target_plan.target, "path": rel, "digest": digest(text),
-              "created_dir": bool(previous.get("created_dir")) or (created_dir and target_plan.target == "skill")}
+    record = {
+        "target": target_plan.target,
+        "path": rel,
+        "digest": digest(text),
+        "created_dir": bool(previous.get("created_dir")) or (created_dir and target_plan.target == "skill"),
+    }
     if kept:
         record["kept"] = kept
     return record
@@ -180,21 +223,28 @@ def _matches(learning: Learning, current: str) -> bool:
 
 
 def _edited_error(learning: Learning, rel: str) -> HallError:
-    return HallError("WRONG_STATE", f"{learning.id}'s promoted text in {rel} was edited by hand; Hallmark will not "
-                     "overwrite it. Adopt the edit, or write ours back (the edit is then kept in library/kept/).",
-                     [f"hall library reconcile --update {learning.id}", f"hall library reconcile --restore {learning.id}"])
+    return HallError(
+        "WRONG_STATE",
+        f"{learning.id}'s promoted text in {rel} was edited by hand; Hallmark will not "
+        "overwrite it. Adopt the edit, or write ours back (the edit is then kept in library/kept/).",
+        [f"hall library reconcile --update {learning.id}", f"hall library reconcile --restore {learning.id}"],
+    )
 
 
-def _write_block(where: Where, learning: Learning, path: Path, rel: str, overwrite_edit: bool,
-                 keep_copy: bool) -> dict[str, Any]:
+def _write_block(
+    where: Where, learning: Learning, path: Path, rel: str, overwrite_edit: bool, keep_copy: bool
+) -> dict[str, Any]:
     text = safe_write.read_text(path)
     text = text or ""
     nl = safe_write.newline_of(text) if text else "\n"
     found, problems = blocks.find_blocks(text)
     mine = [b for b in found if b.lid == learning.id]
     if len(mine) > 1 or any(learning.id in p for p in problems):
-        raise HallError("WRONG_STATE", f"CLAUDE.md holds {learning.id}'s block more than once, or unclosed; "
-                        "fix it by hand. Nothing was changed.", ["hall library reconcile"])
+        raise HallError(
+            "WRONG_STATE",
+            f"CLAUDE.md holds {learning.id}'s block more than once, or unclosed; fix it by hand. Nothing was changed.",
+            ["hall library reconcile"],
+        )
     lines = inner_lines(learning)
     block = blocks.render_block(learning.id, lines, nl)
     previous = learning.promotion or {}
@@ -205,7 +255,7 @@ def _write_block(where: Where, learning: Learning, path: Path, rel: str, overwri
             if not overwrite_edit:
                 raise _edited_error(learning, rel)
             kept = _keep_copy(where, learning.id, rel, b.inner + nl) if keep_copy else None
-        updated = text[:b.start] + block + text[b.end:]
+        updated = text[: b.start] + block + text[b.end :]
         sep = previous.get("sep", "")
     else:
         if not text or text.endswith(nl + nl) or text.endswith("\n\n"):
@@ -223,8 +273,9 @@ def _write_block(where: Where, learning: Learning, path: Path, rel: str, overwri
     return record
 
 
-def _write_hook(where: Where, learning: Learning, path: Path, rel: str, overwrite_edit: bool,
-                keep_copy: bool) -> dict[str, Any]:
+def _write_hook(
+    where: Where, learning: Learning, path: Path, rel: str, overwrite_edit: bool, keep_copy: bool
+) -> dict[str, Any]:
     auto = automation_of(learning)
     entry = hook_entry(auto)
     text = safe_write.read_text(path)
@@ -234,8 +285,13 @@ def _write_hook(where: Where, learning: Learning, path: Path, rel: str, overwrit
         data, _ = settings_edit.parse(text, rel)
         mine = [e for e in (data.get("hooks") or {}).get(auto["event"], []) if ours(learning.id)(e)]
         if mine and mine[0] == entry:
-            return {"target": "hook", "path": rel, "event": auto["event"], "digest": entry_digest(entry),
-                    "edit": previous.get("edit") or {}}
+            return {
+                "target": "hook",
+                "path": rel,
+                "event": auto["event"],
+                "digest": entry_digest(entry),
+                "edit": previous.get("edit") or {},
+            }
         if any(ours(learning.id)(e) for es in (data.get("hooks") or {}).values() if isinstance(es, list) for e in es):
             if previous and _hook_state(where, learning)["state"] == "edited" and not overwrite_edit:
                 raise _edited_error(learning, rel)
@@ -288,16 +344,20 @@ def _remove_block(where: Where, learning: Learning, promo: dict[str, Any], path:
     if digest(b.inner) in (promo.get("digest"), b.sha):
         start = b.start
         sep = promo.get("sep") or ""
-        if sep and start >= len(sep) and text[start - len(sep):start] == sep:
+        if sep and start >= len(sep) and text[start - len(sep) : start] == sep:
             start -= len(sep)  # the separator promotion added goes with the block
-        safe_write.write_text(path, text[:start] + text[b.end:], state_tmp=where.tmp)
+        safe_write.write_text(path, text[:start] + text[b.end :], state_tmp=where.tmp)
         return {"did": "block removed", "path": rel}
     # edited by hand: only our two marker lines go; the person's text stays where it was
-    kept_text = text[b.inner_start:b.inner_end]
-    safe_write.write_text(path, text[:b.start] + kept_text + text[b.end:], state_tmp=where.tmp)
-    line = text[:b.start].count("\n") + 1
-    return {"did": "kept your edit", "path": rel, "kept": f"{rel}:{line}",
-            "why": "the block was edited by hand; its markers were removed and your text left in place"}
+    kept_text = text[b.inner_start : b.inner_end]
+    safe_write.write_text(path, text[: b.start] + kept_text + text[b.end :], state_tmp=where.tmp)
+    line = text[: b.start].count("\n") + 1
+    return {
+        "did": "kept your edit",
+        "path": rel,
+        "kept": f"{rel}:{line}",
+        "why": "the block was edited by hand; its markers were removed and your text left in place",
+    }
 
 
 def _remove_hook(where: Where, learning: Learning, promo: dict[str, Any], path: Path, rel: str) -> dict[str, Any]:
@@ -309,8 +369,12 @@ def _remove_hook(where: Where, learning: Learning, promo: dict[str, Any], path: 
     if state["state"] == "deleted":
         return {"did": "hook entry already gone", "path": rel}
     if state["state"] == "edited":
-        return {"did": "kept your edit", "path": rel, "kept": rel,
-                "why": "the hook entry was edited by hand; it was left in place and is yours now"}
+        return {
+            "did": "kept your edit",
+            "path": rel,
+            "kept": rel,
+            "why": "the hook entry was edited by hand; it was left in place and is yours now",
+        }
     updated = _without_hook(where, learning, text, rel)
     if updated is None:
         return {"did": "hook entry already gone", "path": rel}
@@ -330,8 +394,12 @@ def _remove_file(promo: dict[str, Any], path: Path, rel: str) -> dict[str, Any]:
     if current is None:
         return {"did": "file already gone", "path": rel}
     if digest(current) != promo.get("digest"):
-        return {"did": "kept your edit", "path": rel, "kept": rel,
-                "why": "the file was edited by hand; it was left in place and is yours now"}
+        return {
+            "did": "kept your edit",
+            "path": rel,
+            "kept": rel,
+            "why": "the file was edited by hand; it was left in place and is yours now",
+        }
     path.unlink()
     if promo.get("created_dir"):
         with contextlib.suppress(OSError):

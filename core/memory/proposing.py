@@ -24,11 +24,19 @@ def evidence_entries(entry: dict[str, Any] | list[dict[str, Any]] | None, item: 
         return [e for one in entry for e in evidence_entries(one, item)]
     source = entry.get("source") or "user_statement"
     if source not in SOURCES:
-        raise HallError("USAGE", f"unknown evidence source '{source}' (one of: {', '.join(SOURCES)})",
-                        ["hall library propose --help"])
-    out = {"source": source, "quote": str(entry.get("quote") or ""), "item": entry.get("item") or item,
-           "session": entry.get("session"), "date": entry.get("date") or clock.now().date().isoformat(),
-           "file": entry.get("file")}
+        raise HallError(
+            "USAGE",
+            f"unknown evidence source '{source}' (one of: {', '.join(SOURCES)})",
+            ["hall library propose --help"],
+        )
+    out = {
+        "source": source,
+        "quote": str(entry.get("quote") or ""),
+        "item": entry.get("item") or item,
+        "session": entry.get("session"),
+        "date": entry.get("date") or clock.now().date().isoformat(),
+        "file": entry.get("file"),
+    }
     return [{k: v for k, v in out.items() if v not in (None, "")}]
 
 
@@ -40,16 +48,29 @@ def _stamp_or_none(text: str | None, what: str) -> str | None:
     try:
         return as_of_stamp(text)
     except HallError:
-        raise HallError("USAGE", f"{what} '{text}' is not a date (YYYY-MM-DD) or an ISO time",
-                        ["hall library propose --help"]) from None
+        raise HallError(
+            "USAGE", f"{what} '{text}' is not a date (YYYY-MM-DD) or an ISO time", ["hall library propose --help"]
+        ) from None
 
 
-def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "",
-            evidence: dict[str, Any] | list[dict[str, Any]] | None = None,
-            paths: list[str] | None = None, item: str | None = None, actor: str = PERSON,
-            details: dict[str, Any] | None = None, origin: str = "propose", occurrences: int = 1,
-            project: str | None = None, valid_from: str | None = None, valid_until: str | None = None,
-            supersedes: str | None = None) -> dict[str, Any]:
+def propose(
+    repo: Any,
+    *,
+    kind: str,
+    pattern: str,
+    rationale: str = "",
+    evidence: dict[str, Any] | list[dict[str, Any]] | None = None,
+    paths: list[str] | None = None,
+    item: str | None = None,
+    actor: str = PERSON,
+    details: dict[str, Any] | None = None,
+    origin: str = "propose",
+    occurrences: int = 1,
+    project: str | None = None,
+    valid_from: str | None = None,
+    valid_until: str | None = None,
+    supersedes: str | None = None,
+) -> dict[str, Any]:
     """Record a learning, or add this occurrence to the one (or the tombstone) it repeats."""
     if kind not in KINDS:
         raise HallError("USAGE", f"unknown kind '{kind}' (one of: {', '.join(KINDS)})", ["hall library propose --help"])
@@ -57,8 +78,16 @@ def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "",
     if not pattern:
         raise HallError("USAGE", "a learning needs a pattern (one idea, in words)", ["hall library propose --help"])
     new_evidence = evidence_entries(evidence, item)
-    secrets.refuse_if_secret({"pattern": pattern, "rationale": rationale, "evidence": new_evidence,
-                              "paths": paths or [], "details": details or {}}, "the learning")
+    secrets.refuse_if_secret(
+        {
+            "pattern": pattern,
+            "rationale": rationale,
+            "evidence": new_evidence,
+            "paths": paths or [],
+            "details": details or {},
+        },
+        "the learning",
+    )
     since = _stamp_or_none(valid_from, "--valid-from")
     until = _stamp_or_none(valid_until, "--valid-until")
     if since and until and until <= since:
@@ -70,7 +99,9 @@ def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "",
         supersedes = parse_id(supersedes)
         old = store.read(supersedes)
         if old.project != project:
-            raise HallError("LEARNING_NOT_FOUND", f"No learning {supersedes} in project {project}.", ["hall library list"])
+            raise HallError(
+                "LEARNING_NOT_FOUND", f"No learning {supersedes} in project {project}.", ["hall library list"]
+            )
     with store.locked():
         match, how = _find_match(store, project, pattern)
         if match is not None:
@@ -84,8 +115,14 @@ def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "",
                 match.reproposed += 1
             why = f"same pattern proposed again ({how} match)"
             store.save(match, action="merge", actor=actor, from_status=before, why=why)
-            reply: dict[str, Any] = {"id": match.id, "status": match.status, "created": False, "merged": True,
-                                     "match": how, "occurrences": match.occurrences}
+            reply: dict[str, Any] = {
+                "id": match.id,
+                "status": match.status,
+                "created": False,
+                "merged": True,
+                "match": how,
+                "occurrences": match.occurrences,
+            }
             if before == "rejected":
                 from .reading import tombstone
 
@@ -94,21 +131,45 @@ def propose(repo: Any, *, kind: str, pattern: str, rationale: str = "",
             if before == "retired":
                 reply["previously_retired"] = True
             return reply
-        learning = Learning(id=store.next_id(), kind=kind, pattern=pattern, rationale=rationale.strip(),
-                            evidence=new_evidence, scope={"project": project, "paths": list(paths or [])},
-                            origin=origin, details=dict(details or {}), occurrences=max(1, occurrences),
-                            valid_from=since or "", valid_until=until, supersedes=supersedes)
+        learning = Learning(
+            id=store.next_id(),
+            kind=kind,
+            pattern=pattern,
+            rationale=rationale.strip(),
+            evidence=new_evidence,
+            scope={"project": project, "paths": list(paths or [])},
+            origin=origin,
+            details=dict(details or {}),
+            occurrences=max(1, occurrences),
+            valid_from=since or "",
+            valid_until=until,
+            supersedes=supersedes,
+        )
         # an automation (a command written into settings) is never accepted without its own confirmation
-        auto = (kind in (library_config(repo).get("auto_accept") or []) and project == here
-                and kind != "automation" and not supersedes)
+        auto = (
+            kind in (library_config(repo).get("auto_accept") or [])
+            and project == here
+            and kind != "automation"
+            and not supersedes
+        )
         if auto:
             learning.status = "accepted"
             learning.decided_by = actor
             learning.reason = "auto_accept"
-        store.save(learning, action="propose", actor=actor, from_status=None,
-                   why="auto_accept in .hallmark.toml" if auto else "proposed")
-    return {"id": learning.id, "status": learning.status, "created": True, "merged": False,
-            "occurrences": learning.occurrences}
+        store.save(
+            learning,
+            action="propose",
+            actor=actor,
+            from_status=None,
+            why="auto_accept in .hallmark.toml" if auto else "proposed",
+        )
+    return {
+        "id": learning.id,
+        "status": learning.status,
+        "created": True,
+        "merged": False,
+        "occurrences": learning.occurrences,
+    }
 
 
 def _find_match(store: Store, project: str, pattern: str) -> tuple[Learning | None, str]:

@@ -28,8 +28,11 @@ def as_of_stamp(text: str | None) -> str | None:
             return f"{day.isoformat()}T23:59:59.999Z"
         moment = clock.parse_time(value)
     except ValueError:
-        raise HallError("USAGE", f"--as-of '{text}' is not a date (YYYY-MM-DD) or an ISO time",
-                        ["hall library list --as-of 2026-11-01"]) from None
+        raise HallError(
+            "USAGE",
+            f"--as-of '{text}' is not a date (YYYY-MM-DD) or an ISO time",
+            ["hall library list --as-of 2026-11-01"],
+        ) from None
     return clock.stamp(moment if isinstance(moment, datetime) else clock.now())
 
 
@@ -50,13 +53,17 @@ def get(repo: Any, lid: str, as_of: str | None = None) -> Learning:
         return learning
     then = version_at(store, learning.id, stamp)
     if then is None:
-        raise HallError("LEARNING_NOT_FOUND", f"{learning.id} was not recorded yet on {as_of}.",
-                        [f"hall library show {learning.id}"])
+        raise HallError(
+            "LEARNING_NOT_FOUND",
+            f"{learning.id} was not recorded yet on {as_of}.",
+            [f"hall library show {learning.id}"],
+        )
     return then
 
 
-def list_learnings(repo: Any, status: str | None = None, kind: str | None = None,
-                   as_of: str | None = None) -> list[Learning]:
+def list_learnings(
+    repo: Any, status: str | None = None, kind: str | None = None, as_of: str | None = None
+) -> list[Learning]:
     store = store_of(repo)
     project = project_of(repo)
     out = [x for x in store.all() if x.project == project]
@@ -100,9 +107,15 @@ def tombstone_for(repo: Any, lid: str) -> dict[str, Any] | None:
 
 
 def tombstone(learning: Learning) -> dict[str, Any]:
-    return {"id": learning.id, "pattern": learning.pattern, "reason": learning.reason,
-            "rejected_by": learning.decided_by, "rejected": learning.updated,
-            "reproposed": learning.reproposed, "evidence": len(learning.evidence)}
+    return {
+        "id": learning.id,
+        "pattern": learning.pattern,
+        "reason": learning.reason,
+        "rejected_by": learning.decided_by,
+        "rejected": learning.updated,
+        "reproposed": learning.reproposed,
+        "evidence": len(learning.evidence),
+    }
 
 
 def preview(repo: Any, lid: str) -> dict[str, Any]:
@@ -111,14 +124,23 @@ def preview(repo: Any, lid: str) -> dict[str, Any]:
     paths = paths_of(repo)
     if learning.status in ACTIVE and learning.retire_proposal:
         promo = learning.promotion or {}
-        return {"target": "retire", "where": "retirement: removes its promotion" if promo else "retirement",
-                "path": promo.get("path"), "text": (learning.retire_proposal or {}).get("reason", ""),
-                "problem": None}
+        return {
+            "target": "retire",
+            "where": "retirement: removes its promotion" if promo else "retirement",
+            "path": promo.get("path"),
+            "text": (learning.retire_proposal or {}).get("reason", ""),
+            "problem": None,
+        }
     try:
         return promote.plan(paths.main_checkout, learning).to_dict(paths.main_checkout)
     except HallError as exc:
-        return {"target": promote.TARGETS.get(learning.kind, "library"), "where": "unknown", "path": None,
-                "text": "", "problem": exc.message}
+        return {
+            "target": promote.TARGETS.get(learning.kind, "library"),
+            "where": "unknown",
+            "path": None,
+            "text": "",
+            "problem": exc.message,
+        }
 
 
 def history(repo: Any, lid: str) -> list[Learning]:
@@ -138,5 +160,18 @@ def verify_audit(repo: Any) -> list[str]:
     return audit.verify(store.audit_path, current)
 
 
-__all__ = ["as_of_stamp", "audit_log", "believed", "get", "history", "list_learnings",
-           "pending", "preview", "tombstone", "tombstone_for", "verify_audit", "version_at", "where_of"]
+__all__ = [
+    "as_of_stamp",
+    "audit_log",
+    "believed",
+    "get",
+    "history",
+    "list_learnings",
+    "pending",
+    "preview",
+    "tombstone",
+    "tombstone_for",
+    "verify_audit",
+    "version_at",
+    "where_of",
+]

@@ -27,8 +27,15 @@ from .store import Learning, Store, parse_id
 def _temp_folders(repo: Any) -> list:
     where = where_of(repo)
     root = where.root
-    return [where.tmp, root, root / ".claude", root / ".claude" / "rules", root / ".claude" / "commands",
-            *sorted((root / ".claude" / "skills").glob("*/")), where.kept]
+    return [
+        where.tmp,
+        root,
+        root / ".claude",
+        root / ".claude" / "rules",
+        root / ".claude" / "commands",
+        *sorted((root / ".claude" / "skills").glob("*/")),
+        where.kept,
+    ]
 
 
 def _audit_repair(store: Store, lid: str, why: str) -> None:
@@ -44,8 +51,11 @@ def repair(repo: Any) -> dict[str, Any]:
     with store.locked():
         for lid in intents.pending(store):
             done = intents.settle(store, where, lid)
-            _audit_repair(store, lid, f"a '{done.get('op')}' was interrupted; repaired: "
-                                      f"{', '.join(done['repaired']) or 'nothing needed'}")
+            _audit_repair(
+                store,
+                lid,
+                f"a '{done.get('op')}' was interrupted; repaired: {', '.join(done['repaired']) or 'nothing needed'}",
+            )
             out["settled"].append(done)
         learnings = {x.id: x for x in store.all() if x.project == project}
         for found in orphans.found_markers(where):
@@ -58,17 +68,30 @@ def repair(repo: Any) -> dict[str, Any]:
                 continue  # the person's edit, left to them at retirement
             ours = learning is not None and found.get("digest") in intents._renderings(store, learning, [])
             if learning is not None and ours and found.get("intact") and orphans.remove_found(where, found):
-                why = (f"a block in {found['path']} for {found['lid']}, which is {learning.status}, "
-                       "was removed (Hallmark wrote it; nothing else was touched)")
+                why = (
+                    f"a block in {found['path']} for {found['lid']}, which is {learning.status}, "
+                    "was removed (Hallmark wrote it; nothing else was touched)"
+                )
                 _audit_repair(store, found["lid"], why)
                 out["removed"].append({"id": found["lid"], "path": found["path"], "status": learning.status})
                 continue
-            state = ("edited" if ours or (learning is not None and not found.get("intact")) else
-                     "not from this store" if learning is None or not ours else "unknown")
-            out["orphans"].append({"id": found["lid"], "path": found["path"], "state": state,
-                                   "status": learning.status if learning else None,
-                                   "fix": f"remove the block for {found['lid']} from {found['path']} by hand, "
-                                          "or keep it as your own text"})
+            state = (
+                "edited"
+                if ours or (learning is not None and not found.get("intact"))
+                else "not from this store"
+                if learning is None or not ours
+                else "unknown"
+            )
+            out["orphans"].append(
+                {
+                    "id": found["lid"],
+                    "path": found["path"],
+                    "state": state,
+                    "status": learning.status if learning else None,
+                    "fix": f"remove the block for {found['lid']} from {found['path']} by hand, "
+                    "or keep it as your own text",
+                }
+            )
         out["temp_removed"] = safe_write.sweep_temp(_temp_folders(repo))
     return out
 
@@ -86,15 +109,25 @@ def drift(repo: Any, actor: str = PERSON) -> list[dict[str, Any]]:
             seen = promote.inspect(where, learning)
             if seen["state"] == "intact":
                 continue
-            entry = {"id": learning.id, "state": seen["state"], "path": (learning.promotion or {}).get("path"),
-                     "pattern": learning.pattern, "current": seen["current"],
-                     "offers": (["update", "retire", "restore"] if seen["state"] == "edited" else ["retire", "restore"])}
+            entry = {
+                "id": learning.id,
+                "state": seen["state"],
+                "path": (learning.promotion or {}).get("path"),
+                "pattern": learning.pattern,
+                "current": seen["current"],
+                "offers": (["update", "retire", "restore"] if seen["state"] == "edited" else ["retire", "restore"]),
+            }
             marker = {"state": seen["state"], "digest": promote.digest(seen["current"] or "")}
             if learning.details.get("drift") != marker:
                 learning.details["drift"] = marker
                 what = "block" if (learning.promotion or {}).get("target") == "claude_md" else "file"
-                store.save(learning, action="reconcile", actor=actor, from_status=learning.status,
-                           why=f"promoted {what} {seen['state']} by hand in {entry['path']}")
+                store.save(
+                    learning,
+                    action="reconcile",
+                    actor=actor,
+                    from_status=learning.status,
+                    why=f"promoted {what} {seen['state']} by hand in {entry['path']}",
+                )
                 entry["recorded"] = True
             found.append(entry)
     return found
@@ -109,15 +142,24 @@ def _edited_pattern(learning: Learning, current: str) -> str:
     return learning.pattern
 
 
-def reconcile(repo: Any, *, update: list[str] | None = None, retire_ids: list[str] | None = None,
-              restore: list[str] | None = None, actor: str = PERSON) -> dict[str, Any]:
+def reconcile(
+    repo: Any,
+    *,
+    update: list[str] | None = None,
+    retire_ids: list[str] | None = None,
+    restore: list[str] | None = None,
+    actor: str = PERSON,
+) -> dict[str, Any]:
     """Repair Hallmark's leftovers, report (and record once) the person's edits and deletions, then
     apply what the person asked: update (adopt the edit), retire, or restore (write ours back)."""
     update = [parse_id(x) for x in update or []]
     retire_ids = [parse_id(x) for x in retire_ids or []]
     restore = [parse_id(x) for x in restore or []]
-    who = person(repo, "reconcile --update/--retire/--restore", None, actor) if (update or retire_ids or restore) \
+    who = (
+        person(repo, "reconcile --update/--retire/--restore", None, actor)
+        if (update or retire_ids or restore)
         else actor
+    )
     repaired = repair(repo)
     found = drift(repo, actor=who)
     store = store_of(repo)
@@ -139,24 +181,38 @@ def reconcile(repo: Any, *, update: list[str] | None = None, retire_ids: list[st
             promo["digest"] = promote.digest(entry["current"] or "")
             learning.promotion = promo
             learning.details.pop("drift", None)
-            store.save(learning, action="edit", actor=who, from_status=learning.status,
-                       why="adopted the hand edit of its promoted text")
+            store.save(
+                learning,
+                action="edit",
+                actor=who,
+                from_status=learning.status,
+                why="adopted the hand edit of its promoted text",
+            )
         done.append({"id": lid, "did": "updated"})
     for lid in retire_ids:
-        retired = retire(repo, lid, f"retired at reconcile ({by_id.get(lid, {}).get('state', 'by request')})", actor=who)
+        retired = retire(
+            repo, lid, f"retired at reconcile ({by_id.get(lid, {}).get('state', 'by request')})", actor=who
+        )
         kept = (retired.details.get("kept_edits") or [{}])[-1] if retired.details.get("kept_edits") else None
         done.append({"id": lid, "did": "retired", **({"kept": kept["at"]} if kept else {})})
     for lid in restore:
         with store.locked():
             learning = load(store, lid, project)
             if learning.status != "promoted":
-                raise HallError("WRONG_STATE", f"{lid} is {learning.status}, not promoted.", [f"hall library show {lid}"])
+                raise HallError(
+                    "WRONG_STATE", f"{lid} is {learning.status}, not promoted.", [f"hall library show {lid}"]
+                )
             before = Learning.from_dict(learning.to_dict())
             with intents.guard(store, where, before, learning, "restore"):
                 learning.promotion = written = promote.write(where, learning, overwrite_edit=True)
                 kept = written.pop("kept", None) if written is not None else None
                 learning.details.pop("drift", None)
-                store.save(learning, action="edit", actor=who, from_status=learning.status,
-                           why="restored its promoted text" + (f"; your version was kept in {kept}" if kept else ""))
+                store.save(
+                    learning,
+                    action="edit",
+                    actor=who,
+                    from_status=learning.status,
+                    why="restored its promoted text" + (f"; your version was kept in {kept}" if kept else ""),
+                )
         done.append({"id": lid, "did": "restored", **({"kept": kept} if kept else {})})
     return {"drift": found, "applied": done, "repaired": repaired}

@@ -17,17 +17,35 @@ from .blocks import digest, inline
 from .store import Learning
 
 TARGETS = {
-    "convention": "claude_md", "rule": "claude_md", "enforcement": "rule_file", "skill": "skill",
-    "automation": "hook", "workflow": "command",
+    "convention": "claude_md",
+    "rule": "claude_md",
+    "enforcement": "rule_file",
+    "skill": "skill",
+    "automation": "hook",
+    "workflow": "command",
 }
 TARGET_WORDS = {
-    "claude_md": "a marked block in CLAUDE.md", "rule_file": "a rule file under .claude/rules/",
-    "skill": "a skill under .claude/skills/", "hook": "a hook entry in .claude/settings.local.json",
-    "command": "a command under .claude/commands/", "library": "the library only (reviewer briefings)",
+    "claude_md": "a marked block in CLAUDE.md",
+    "rule_file": "a rule file under .claude/rules/",
+    "skill": "a skill under .claude/skills/",
+    "hook": "a hook entry in .claude/settings.local.json",
+    "command": "a command under .claude/commands/",
+    "library": "the library only (reviewer briefings)",
 }
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "SessionEnd",
-               "Stop", "SubagentStop", "Notification", "PreCompact")
+HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "SubagentStop",
+    "Notification",
+    "PreCompact",
+)
 SETTINGS = ".claude/settings.local.json"
+
 
 def slug(text: str, limit: int = 48) -> str:
     value = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
@@ -114,8 +132,13 @@ def automation_of(learning: Learning) -> dict[str, Any]:
     except ValueError as exc:
         return {"problem": f"the command does not parse as one shell command line ({exc})"}
     token = digest(json.dumps([event, matcher, action]))
-    return {"event": event, "matcher": matcher, "action": action, "confirm": token,
-            "command": f"{action}  # hallmark:{learning.id} {token}"}
+    return {
+        "event": event,
+        "matcher": matcher,
+        "action": action,
+        "confirm": token,
+        "command": f"{action}  # hallmark:{learning.id} {token}",
+    }
 
 
 def hook_entry(auto: dict[str, Any]) -> dict[str, Any]:
@@ -128,11 +151,9 @@ def ours(lid: str) -> Callable[[Any], bool]:
     def is_ours(entry: Any) -> bool:
         if not isinstance(entry, dict):
             return False
-        return any(isinstance(h, dict) and mark.search(str(h.get("command", "")))
-                   for h in entry.get("hooks", []) or [])
+        return any(isinstance(h, dict) and mark.search(str(h.get("command", ""))) for h in entry.get("hooks", []) or [])
 
     return is_ours
-
 
 
 def entry_digest(entry: dict[str, Any]) -> str:

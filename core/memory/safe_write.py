@@ -31,13 +31,18 @@ def read_text(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except IsADirectoryError:
-        raise HallError("WRONG_STATE", f"{path} is a directory, not a file; nothing was changed.",
-                        [f"look at {path}"]) from None
+        raise HallError(
+            "WRONG_STATE", f"{path} is a directory, not a file; nothing was changed.", [f"look at {path}"]
+        ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise HallError("WRONG_STATE", f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
-                        "Hallmark does not edit it. Nothing was changed.", [f"check the encoding of {path}"]) from exc
+        raise HallError(
+            "WRONG_STATE",
+            f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "Hallmark does not edit it. Nothing was changed.",
+            [f"check the encoding of {path}"],
+        ) from exc
 
 
 def newline_of(text: str) -> str:

@@ -79,11 +79,23 @@ class SearchIndex(DerivedDatabase):
         db.execute("DELETE FROM fts WHERE rowid=?", (num,))
         db.execute(
             "INSERT OR REPLACE INTO learnings VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (num, learning.id, learning.project, learning.status, learning.kind, normalise(learning.pattern),
-             learning.occurrences, learning.updated, json.dumps(learning.paths), json.dumps(record)),
+            (
+                num,
+                learning.id,
+                learning.project,
+                learning.status,
+                learning.kind,
+                normalise(learning.pattern),
+                learning.occurrences,
+                learning.updated,
+                json.dumps(learning.paths),
+                json.dumps(record),
+            ),
         )
-        db.execute("INSERT INTO fts(rowid, pattern, rationale, paths, kind) VALUES (?,?,?,?,?)",
-                   (num, learning.pattern, learning.rationale, " ".join(learning.paths), learning.kind))
+        db.execute(
+            "INSERT INTO fts(rowid, pattern, rationale, paths, kind) VALUES (?,?,?,?,?)",
+            (num, learning.pattern, learning.rationale, " ".join(learning.paths), learning.kind),
+        )
 
     def catch_up(self) -> None:
         audit_path = self.store.audit_path
@@ -138,20 +150,33 @@ class SearchIndex(DerivedDatabase):
 
     # -- queries ------------------------------------------------------------------------
     def by_norm(self, project: str, norm: str) -> list[Learning]:
-        rows = self.db().execute("SELECT record FROM learnings WHERE project=? AND norm=? ORDER BY num",
-                                 (project, norm)).fetchall()
+        rows = (
+            self.db()
+            .execute("SELECT record FROM learnings WHERE project=? AND norm=? ORDER BY num", (project, norm))
+            .fetchall()
+        )
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
-    def search(self, project: str, text: str, *, statuses: tuple[str, ...] = ("accepted", "promoted"),
-               limit: int = 20, mode: str = "AND", exclude: set[str] | None = None,
-               offset: int = 0) -> list[Learning]:
+    def search(
+        self,
+        project: str,
+        text: str,
+        *,
+        statuses: tuple[str, ...] = ("accepted", "promoted"),
+        limit: int = 20,
+        mode: str = "AND",
+        exclude: set[str] | None = None,
+        offset: int = 0,
+    ) -> list[Learning]:
         query = fts_query(text, mode)
         if not query:
             return []
         marks = ",".join("?" for _ in statuses)
-        sql = (f"SELECT l.record FROM fts JOIN learnings l ON l.num = fts.rowid "
-               f"WHERE fts MATCH ? AND l.project=? AND l.status IN ({marks}) "
-               f"ORDER BY bm25(fts), l.num LIMIT ? OFFSET ?")
+        sql = (
+            f"SELECT l.record FROM fts JOIN learnings l ON l.num = fts.rowid "
+            f"WHERE fts MATCH ? AND l.project=? AND l.status IN ({marks}) "
+            f"ORDER BY bm25(fts), l.num LIMIT ? OFFSET ?"
+        )
         try:
             rows = self.db().execute(sql, (query, project, *statuses, limit + len(exclude or ()), offset)).fetchall()
         except sqlite3.OperationalError:
@@ -164,15 +189,26 @@ class SearchIndex(DerivedDatabase):
     def pending(self, project: str) -> list[Learning]:
         """Proposed and skipped learnings, and active ones with a retirement proposal."""
         try:
-            rows = self.db().execute(
-                "SELECT record FROM learnings WHERE project=? AND (status IN ('proposed','skipped') OR "
-                "(status IN ('accepted','promoted') AND json_extract(record, '$.retire_proposal') IS NOT NULL)) "
-                "ORDER BY num", (project,)).fetchall()
+            rows = (
+                self.db()
+                .execute(
+                    "SELECT record FROM learnings WHERE project=? AND (status IN ('proposed','skipped') OR "
+                    "(status IN ('accepted','promoted') AND json_extract(record, '$.retire_proposal') IS NOT NULL)) "
+                    "ORDER BY num",
+                    (project,),
+                )
+                .fetchall()
+            )
         except sqlite3.OperationalError:  # an SQLite without JSON1: filter here instead
-            rows = [r for r in self.db().execute(
-                "SELECT record FROM learnings WHERE project=? AND status IN ('proposed','skipped','accepted','promoted') "
-                "ORDER BY num", (project,)) if json.loads(r[0]).get("status") in ("proposed", "skipped")
-                or json.loads(r[0]).get("retire_proposal")]
+            rows = [
+                r
+                for r in self.db().execute(
+                    "SELECT record FROM learnings WHERE project=? AND status IN ('proposed','skipped','accepted','promoted') "
+                    "ORDER BY num",
+                    (project,),
+                )
+                if json.loads(r[0]).get("status") in ("proposed", "skipped") or json.loads(r[0]).get("retire_proposal")
+            ]
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
     def known_ids(self) -> set[str]:
@@ -205,9 +241,15 @@ class SearchIndex(DerivedDatabase):
         matched on the paths column, once per distinct glob list."""
         from .globs import any_match
 
-        rows = self.db().execute(
-            "SELECT num, paths, occurrences FROM learnings WHERE project=? AND status IN ('accepted','promoted') "
-            "AND paths != '[]'", (project,)).fetchall()
+        rows = (
+            self.db()
+            .execute(
+                "SELECT num, paths, occurrences FROM learnings WHERE project=? AND status IN ('accepted','promoted') "
+                "AND paths != '[]'",
+                (project,),
+            )
+            .fetchall()
+        )
         verdicts: dict[str, bool] = {}
         hits = []
         for num, paths, occurrences in rows:
@@ -221,29 +263,45 @@ class SearchIndex(DerivedDatabase):
         if not nums:
             return []
         marks = ",".join("?" for _ in nums)
-        found = {num: record for num, record in
-                 self.db().execute(f"SELECT num, record FROM learnings WHERE num IN ({marks})", nums)}
+        found = {
+            num: record
+            for num, record in self.db().execute(f"SELECT num, record FROM learnings WHERE num IN ({marks})", nums)
+        }
         return [Learning.from_dict(json.loads(found[n])) for n in nums if n in found]
 
     def count(self, project: str, statuses: tuple[str, ...]) -> int:
         marks = ",".join("?" for _ in statuses)
-        return int(self.db().execute(f"SELECT count(*) FROM learnings WHERE project=? AND status IN ({marks})",
-                                     (project, *statuses)).fetchone()[0])
+        return int(
+            self.db()
+            .execute(f"SELECT count(*) FROM learnings WHERE project=? AND status IN ({marks})", (project, *statuses))
+            .fetchone()[0]
+        )
 
     def top(self, project: str, status: str, limit: int) -> list[Learning]:
         """The most-seen learnings with one status."""
-        rows = self.db().execute("SELECT record FROM learnings WHERE project=? AND status=? "
-                                 "ORDER BY occurrences DESC, num LIMIT ?", (project, status, limit)).fetchall()
+        rows = (
+            self.db()
+            .execute(
+                "SELECT record FROM learnings WHERE project=? AND status=? ORDER BY occurrences DESC, num LIMIT ?",
+                (project, status, limit),
+            )
+            .fetchall()
+        )
         return [Learning.from_dict(json.loads(r[0])) for r in rows]
 
     def iter_general(self, project: str, *, scoped_too: bool = False) -> Iterator[Learning]:
         """Active learnings with no path scope (or all, with scoped_too), most seen first, read lazily."""
         where = "" if scoped_too else "AND paths = '[]' "
-        nums = [n for (n,) in self.db().execute(
-            f"SELECT num FROM learnings WHERE project=? {where}AND status IN ('accepted','promoted') "
-            "ORDER BY occurrences DESC, num", (project,))]
+        nums = [
+            n
+            for (n,) in self.db().execute(
+                f"SELECT num FROM learnings WHERE project=? {where}AND status IN ('accepted','promoted') "
+                "ORDER BY occurrences DESC, num",
+                (project,),
+            )
+        ]
         for start in range(0, len(nums), 50):
-            yield from self.records(nums[start:start + 50])
+            yield from self.records(nums[start : start + 50])
 
     def iter_search(self, project: str, text: str, mode: str = "OR") -> Iterator[Learning]:
         """Active learnings matching text, best first, read lazily."""
@@ -253,7 +311,9 @@ class SearchIndex(DerivedDatabase):
         try:
             cursor = self.db().execute(
                 "SELECT l.record FROM fts JOIN learnings l ON l.num = fts.rowid WHERE fts MATCH ? AND l.project=? "
-                "AND l.status IN ('accepted','promoted') ORDER BY bm25(fts), l.num", (query, project))
+                "AND l.status IN ('accepted','promoted') ORDER BY bm25(fts), l.num",
+                (query, project),
+            )
             for (record,) in cursor:
                 yield Learning.from_dict(json.loads(record))
         except sqlite3.OperationalError:

@@ -46,20 +46,20 @@ def _skip(text: str, pos: int) -> int:
 def _after_child(text: str, pos: int, close: str) -> tuple[int, bool]:
     """After a member or item: (where the next one starts, False) or (the container's end, True)."""
     pos = _skip(text, pos)
-    if text[pos:pos + 1] == ",":
+    if text[pos : pos + 1] == ",":
         return _skip(text, pos + 1), False
-    if text[pos:pos + 1] == close:
+    if text[pos : pos + 1] == close:
         return pos + 1, True
     raise ValueError(f"expected ',' or '{close}' at {pos}")
 
 
 def _value(text: str, pos: int) -> Node:
     pos = _skip(text, pos)
-    char = text[pos:pos + 1]
+    char = text[pos : pos + 1]
     if char == "{":
         node = Node("object", pos)
         pos = _skip(text, pos + 1)
-        if text[pos:pos + 1] == "}":
+        if text[pos : pos + 1] == "}":
             node.end = pos + 1
             return node
         while True:
@@ -68,7 +68,7 @@ def _value(text: str, pos: int) -> Node:
                 raise ValueError(f"expected a key at {pos}")
             key = json.loads(key_match.group(0))
             pos = _skip(text, key_match.end())
-            if text[pos:pos + 1] != ":":
+            if text[pos : pos + 1] != ":":
                 raise ValueError(f"expected ':' at {pos}")
             value = _value(text, pos + 1)
             node.members.append((key, key_match.start(), value))
@@ -79,7 +79,7 @@ def _value(text: str, pos: int) -> Node:
     if char == "[":
         node = Node("array", pos)
         pos = _skip(text, pos + 1)
-        if text[pos:pos + 1] == "]":
+        if text[pos : pos + 1] == "]":
             node.end = pos + 1
             return node
         while True:
@@ -103,8 +103,9 @@ def parse(text: str, where: str) -> tuple[Any, Node]:
         data = json.loads(text)
         tree = _value(text, 0)
     except ValueError as exc:
-        raise HallError("WRONG_STATE", f"{where} is not valid JSON ({exc}); nothing was changed.",
-                        [f"fix {where}"]) from exc
+        raise HallError(
+            "WRONG_STATE", f"{where} is not valid JSON ({exc}); nothing was changed.", [f"fix {where}"]
+        ) from exc
     if not isinstance(data, dict) or tree.kind != "object":
         raise HallError("WRONG_STATE", f"{where} is not a JSON object; nothing was changed.", [f"fix {where}"])
     return data, tree
@@ -165,8 +166,9 @@ def add_hook(text: str | None, event: str, entry: dict[str, Any], where: str) ->
         hooks_indent = _line_indent(text, next(k for n, k, _ in tree.members if n == "hooks")) or unit
         array = hooks.member(event)
         if array is not None and array.kind != "array":
-            raise HallError("WRONG_STATE", f"{where}: hooks.{event} is not a list; nothing was changed.",
-                            [f"fix {where}"])
+            raise HallError(
+                "WRONG_STATE", f"{where}: hooks.{event} is not a list; nothing was changed.", [f"fix {where}"]
+            )
         if array is None:
             member_indent = hooks_indent + unit
             content = json.dumps(event) + ": " + _render([entry], member_indent, unit, nl)
@@ -186,8 +188,9 @@ def add_hook(text: str | None, event: str, entry: dict[str, Any], where: str) ->
     expected = json.loads(text)
     expected.setdefault("hooks", {}).setdefault(event, []).append(entry)
     if after != expected:  # pragma: no cover - the scanner and the insertion disagree: never write that
-        raise HallError("INTERNAL", f"editing {where} would not add exactly one hook entry; nothing was changed.",
-                        ["hall doctor"])
+        raise HallError(
+            "INTERNAL", f"editing {where} would not add exactly one hook entry; nothing was changed.", ["hall doctor"]
+        )
     del data
     return updated, {"created_file": False, "inserted": piece, "offset": offset, "created": created}
 
@@ -198,7 +201,7 @@ def _entry_span(text: str, tree: Node, event: str, is_ours: Callable[[Any], bool
     if array is None or array.kind != "array":
         return None
     for index, item in enumerate(array.items):
-        if is_ours(json.loads(text[item.start:item.end])):
+        if is_ours(json.loads(text[item.start : item.end])):
             return array, item, index
     return None
 
@@ -207,14 +210,15 @@ def _cut(text: str, siblings: list[tuple[int, int]], index: int) -> str:
     """Remove the index-th of siblings (start, end spans) with one separating comma."""
     start, end = siblings[index]
     if index > 0:
-        return text[:siblings[index - 1][1]] + text[end:]
+        return text[: siblings[index - 1][1]] + text[end:]
     if len(siblings) > 1:
-        return text[:start] + text[siblings[1][0]:]
+        return text[:start] + text[siblings[1][0] :]
     return text[:start] + text[end:]
 
 
-def remove_hook(text: str, event: str, record: dict[str, Any], is_ours: Callable[[Any], bool],
-                where: str) -> str | None:
+def remove_hook(
+    text: str, event: str, record: dict[str, Any], is_ours: Callable[[Any], bool], where: str
+) -> str | None:
     """The file text without our entry (None when it is not there). Exact bytes when untouched."""
     inserted = record.get("inserted") or ""
     if record.get("created_file") and text == inserted:
@@ -224,13 +228,21 @@ def remove_hook(text: str, event: str, record: dict[str, Any], is_ours: Callable
     if found is None:
         return None
     offset = int(record.get("offset", -1))
-    if inserted and text[offset:offset + len(inserted)] == inserted and found[1].start >= offset \
-            and found[1].end <= offset + len(inserted):
-        updated = text[:offset] + text[offset + len(inserted):]
-    elif inserted and text.count(inserted) == 1 and found[1].start >= text.index(inserted) \
-            and found[1].end <= text.index(inserted) + len(inserted):
+    if (
+        inserted
+        and text[offset : offset + len(inserted)] == inserted
+        and found[1].start >= offset
+        and found[1].end <= offset + len(inserted)
+    ):
+        updated = text[:offset] + text[offset + len(inserted) :]
+    elif (
+        inserted
+        and text.count(inserted) == 1
+        and found[1].start >= text.index(inserted)
+        and found[1].end <= text.index(inserted) + len(inserted)
+    ):
         at = text.index(inserted)
-        updated = text[:at] + text[at + len(inserted):]
+        updated = text[:at] + text[at + len(inserted) :]
     else:  # the person changed the file around it: take out the entry's own span only
         array, _item, index = found
         updated = _cut(text, [(i.start, i.end) for i in array.items], index)
@@ -257,6 +269,10 @@ def remove_hook(text: str, event: str, record: dict[str, Any], is_ours: Callable
     if not hooks_data and "hooks" not in result:
         expected.pop("hooks")
     if result != expected:
-        raise HallError("WRONG_STATE", f"{where} changed around the hook entry in a way Hallmark cannot undo "
-                        "exactly; nothing was changed. Remove the entry by hand.", [f"edit {where}"])
+        raise HallError(
+            "WRONG_STATE",
+            f"{where} changed around the hook entry in a way Hallmark cannot undo "
+            "exactly; nothing was changed. Remove the entry by hand.",
+            [f"edit {where}"],
+        )
     return updated

@@ -26,11 +26,20 @@ from hallmark.core import atomic, clock, journal
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
-KINDS = ("rule", "false-positive", "map", "decision",
-         "convention", "enforcement", "automation", "skill", "workflow")
+KINDS = ("rule", "false-positive", "map", "decision", "convention", "enforcement", "automation", "skill", "workflow")
 # craft's six evidence sources, plus Hallmark's own origins
-SOURCES = ("user_statement", "user_correction", "user_request", "user_explanation", "repeated_pattern",
-           "cli_error", "review_finding", "escalation_ruling", "librarian", "import")
+SOURCES = (
+    "user_statement",
+    "user_correction",
+    "user_request",
+    "user_explanation",
+    "repeated_pattern",
+    "cli_error",
+    "review_finding",
+    "escalation_ruling",
+    "librarian",
+    "import",
+)
 _ID = re.compile(r"^(?:[lL]-?)?0*(\d{1,9})$")
 
 
@@ -103,8 +112,16 @@ class Learning:
 def render(learning: Learning) -> str:
     """The file: JSON front matter (the record) and a Markdown body for people."""
     record = json.dumps(learning.to_dict(), indent=2, ensure_ascii=False)
-    lines = ["---", record, "---", "",
-             f"# {learning.id} · {learning.kind} · {learning.status}", "", learning.pattern.strip(), ""]
+    lines = [
+        "---",
+        record,
+        "---",
+        "",
+        f"# {learning.id} · {learning.kind} · {learning.status}",
+        "",
+        learning.pattern.strip(),
+        "",
+    ]
     if learning.rationale:
         lines += [f"**Why:** {learning.rationale.strip()}", ""]
     if learning.paths:
@@ -114,7 +131,7 @@ def render(learning: Learning) -> str:
         lines.append("## Evidence")
         for entry in learning.evidence:
             where = ", ".join(str(entry[k]) for k in ("source", "date", "item", "session", "file") if entry.get(k))
-            lines.append(f"- {where}: \"{entry.get('quote', '')}\"")
+            lines.append(f'- {where}: "{entry.get("quote", "")}"')
         lines.append("")
     if learning.status == "rejected":
         lines += [f"**Rejected** ({learning.decided_by}): {learning.reason}", ""]
@@ -213,8 +230,16 @@ class Store:
         atomic.write_json(counter, {**data, "learning": number})
         return f"L-{number:04d}"
 
-    def save(self, learning: Learning, *, action: str, actor: str, from_status: str | None,
-             why: str = "", **audit_fields: Any) -> Learning:
+    def save(
+        self,
+        learning: Learning,
+        *,
+        action: str,
+        actor: str,
+        from_status: str | None,
+        why: str = "",
+        **audit_fields: Any,
+    ) -> Learning:
         """Write a new version (current file + history) and one audit line. Caller holds the lock."""
         learning.version += 1
         learning.updated = clock.stamp()
@@ -225,7 +250,17 @@ class Store:
         text = render(learning)
         atomic.write_text(self.history_dir / learning.id / f"v{learning.version:04d}.md", text)
         atomic.write_text(self.file(learning.id), text)
-        journal.append(self.audit_path, "library", item=None, actor=actor, lid=learning.id, action=action,
-                       **{"from": from_status, "to": learning.status}, why=why, version=learning.version,
-                       record=learning.to_dict(), **audit_fields)
+        journal.append(
+            self.audit_path,
+            "library",
+            item=None,
+            actor=actor,
+            lid=learning.id,
+            action=action,
+            **{"from": from_status, "to": learning.status},
+            why=why,
+            version=learning.version,
+            record=learning.to_dict(),
+            **audit_fields,
+        )
         return learning

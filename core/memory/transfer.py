@@ -22,13 +22,33 @@ from . import api, checkpoint, decisions, notes, yamlish
 from .store import KINDS, SOURCES
 
 CRAFT_CATEGORIES = {
-    "conventions": "convention", "convention": "convention", "behaviours": "convention", "behaviors": "convention",
-    "behaviour": "convention", "behavior": "convention", "enforcements": "enforcement", "enforcement": "enforcement",
-    "automations": "automation", "automation": "automation", "skills": "skill", "skill": "skill",
-    "workflows": "workflow", "workflow": "workflow",
+    "conventions": "convention",
+    "convention": "convention",
+    "behaviours": "convention",
+    "behaviors": "convention",
+    "behaviour": "convention",
+    "behavior": "convention",
+    "enforcements": "enforcement",
+    "enforcement": "enforcement",
+    "automations": "automation",
+    "automation": "automation",
+    "skills": "skill",
+    "skill": "skill",
+    "workflows": "workflow",
+    "workflow": "workflow",
 }
-DETAIL_KEYS = ("rule_name", "trigger", "action", "hook_event", "hook_matcher", "canonical_example", "key_points",
-               "steps", "section", "name")
+DETAIL_KEYS = (
+    "rule_name",
+    "trigger",
+    "action",
+    "hook_event",
+    "hook_matcher",
+    "canonical_example",
+    "key_points",
+    "steps",
+    "section",
+    "name",
+)
 EXPORT_FORMAT = "hallmark-library"
 
 
@@ -41,7 +61,9 @@ def _craft_entries(data: Any) -> list[tuple[str, dict[str, Any]]]:
                 out.append((CRAFT_CATEGORIES.get(category, "convention"), entry))
         return out
     if not isinstance(data, dict):
-        raise HallError("USAGE", "the craft learnings file is not a mapping of categories", ["hall library import --help"])
+        raise HallError(
+            "USAGE", "the craft learnings file is not a mapping of categories", ["hall library import --help"]
+        )
     for category, entries in data.items():
         kind = CRAFT_CATEGORIES.get(str(category).lower())
         if kind is None or not isinstance(entries, list):
@@ -54,7 +76,9 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise HallError("USAGE", f"{path} does not exist", ["hall library import --craft .craft/.learnings.yaml"]) from None
+        raise HallError(
+            "USAGE", f"{path} does not exist", ["hall library import --craft .craft/.learnings.yaml"]
+        ) from None
     try:
         data = yamlish.loads(text)
     except yamlish.YamlError as exc:
@@ -74,26 +98,56 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
             if not isinstance(ev, dict):
                 continue
             source = str(ev.get("source") or "import")
-            evidence.append({"source": source if source in SOURCES else "import", "quote": str(ev.get("quote") or ""),
-                             "item": ev.get("story") or ev.get("item"), "date": str(ev.get("date") or "") or None,
-                             "file": ev.get("file")})
+            evidence.append(
+                {
+                    "source": source if source in SOURCES else "import",
+                    "quote": str(ev.get("quote") or ""),
+                    "item": ev.get("story") or ev.get("item"),
+                    "date": str(ev.get("date") or "") or None,
+                    "file": ev.get("file"),
+                }
+            )
         details = {k: entry[k] for k in DETAIL_KEYS if entry.get(k) is not None}
         details["craft_status"] = entry.get("status")
         paths = entry.get("paths") or []
         if isinstance(paths, str):
             paths = [paths]
-        reply = api.propose(repo, kind=kind, pattern=str(entry["pattern"]), rationale=str(entry.get("rationale") or ""),
-                            evidence=evidence or {"source": "import", "quote": f"imported from {path}"},
-                            paths=[str(p) for p in paths], actor=actor, details=details, origin="import",
-                            occurrences=int(entry.get("occurrences") or 1))
+        reply = api.propose(
+            repo,
+            kind=kind,
+            pattern=str(entry["pattern"]),
+            rationale=str(entry.get("rationale") or ""),
+            evidence=evidence or {"source": "import", "quote": f"imported from {path}"},
+            paths=[str(p) for p in paths],
+            actor=actor,
+            details=details,
+            origin="import",
+            occurrences=int(entry.get("occurrences") or 1),
+        )
         status = reply["status"]
         # an automation is never accepted in bulk: it stays proposed for its own confirmation
-        if str(entry.get("status") or "").lower() == "written" and reply.get("created") and actor == api.PERSON \
-                and kind != "automation":
-            status = api.accept(repo, reply["id"], actor=actor, promote_it=False,
-                                why="written by craft before the import (already in .claude/)").status
-        results.append({"id": reply["id"], "kind": kind, "status": status, "created": reply.get("created", False),
-                         "previously_rejected": reply.get("previously_rejected", False)})
+        if (
+            str(entry.get("status") or "").lower() == "written"
+            and reply.get("created")
+            and actor == api.PERSON
+            and kind != "automation"
+        ):
+            status = api.accept(
+                repo,
+                reply["id"],
+                actor=actor,
+                promote_it=False,
+                why="written by craft before the import (already in .claude/)",
+            ).status
+        results.append(
+            {
+                "id": reply["id"],
+                "kind": kind,
+                "status": status,
+                "created": reply.get("created", False),
+                "previously_rejected": reply.get("previously_rejected", False),
+            }
+        )
     return {"source": str(path), "imported": results, "count": len(results)}
 
 
@@ -101,7 +155,10 @@ def export(repo: Any) -> dict[str, Any]:
     paths = api._paths(repo)
     project = api.project_of(repo)
     return {
-        "format": EXPORT_FORMAT, "version": 1, "project": project, "exported": clock.stamp(),
+        "format": EXPORT_FORMAT,
+        "version": 1,
+        "project": project,
+        "exported": clock.stamp(),
         "learnings": [x.to_dict() for x in api.list_learnings(repo)],
         "decisions": decisions.list_decisions(paths),
         "notes": [{k: v for k, v in n.items() if k != "file"} for n in notes.list_notes(paths)],
@@ -126,15 +183,30 @@ def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "y
         origin_project = str((record.get("scope") or {}).get("project") or data.get("project") or "")
         same = origin_project == here
         project = here if (same or adopt) else origin_project
-        reply = api.propose(repo, kind=record["kind"], pattern=record["pattern"], rationale=record.get("rationale", ""),
-                            evidence=[e for e in record.get("evidence") or [] if isinstance(e, dict)] or None,
-                            paths=list((record.get("scope") or {}).get("paths") or []), actor=actor,
-                            details=dict(record.get("details") or {}), origin="import",
-                            occurrences=int(record.get("occurrences") or 1), project=project)
+        reply = api.propose(
+            repo,
+            kind=record["kind"],
+            pattern=record["pattern"],
+            rationale=record.get("rationale", ""),
+            evidence=[e for e in record.get("evidence") or [] if isinstance(e, dict)] or None,
+            paths=list((record.get("scope") or {}).get("paths") or []),
+            actor=actor,
+            details=dict(record.get("details") or {}),
+            origin="import",
+            occurrences=int(record.get("occurrences") or 1),
+            project=project,
+        )
         status = reply["status"]
-        if same and reply.get("created") and record.get("status") in ("accepted", "promoted") and actor == api.PERSON \
-                and record["kind"] != "automation":
-            status = api.accept(repo, reply["id"], actor=actor, promote_it=False, why="accepted in the exported store").status
+        if (
+            same
+            and reply.get("created")
+            and record.get("status") in ("accepted", "promoted")
+            and actor == api.PERSON
+            and record["kind"] != "automation"
+        ):
+            status = api.accept(
+                repo, reply["id"], actor=actor, promote_it=False, why="accepted in the exported store"
+            ).status
         results.append({"id": reply["id"], "status": status, "project": project, "from": record.get("id")})
     restored = _restore_rest(repo, data, actor) if data.get("project") == here else {}
     return {"source": str(path), "imported": results, "count": len(results), "project": here, **restored}
@@ -147,9 +219,15 @@ def _restore_rest(repo: Any, data: dict[str, Any], actor: str) -> dict[str, Any]
     restored_notes = []
     for note in data.get("notes") or []:
         if isinstance(note, dict) and note.get("slug") not in have and note.get("facet") in notes.FACETS:
-            notes.add(paths, fact=str(note.get("fact") or ""), facet=note["facet"],
-                      provenance=str(note.get("provenance") or ""), as_of=note.get("as_of"), slug=note.get("slug"),
-                      actor=actor)
+            notes.add(
+                paths,
+                fact=str(note.get("fact") or ""),
+                facet=note["facet"],
+                provenance=str(note.get("provenance") or ""),
+                as_of=note.get("as_of"),
+                slug=note.get("slug"),
+                actor=actor,
+            )
             restored_notes.append(note["slug"])
     restored_decisions = []
     for decision in data.get("decisions") or []:
@@ -161,5 +239,8 @@ def _restore_rest(repo: Any, data: dict[str, Any], actor: str) -> dict[str, Any]
         values = {k: str(v) for k, v in slot.items() if k in checkpoint.FIELDS and k != "Updated"}
         checkpoint.set_checkpoint(paths, values, actor=actor, fresh=True)
         restored_checkpoint = True
-    return {"notes_restored": restored_notes, "decisions_restored": restored_decisions,
-            "checkpoint_restored": restored_checkpoint}
+    return {
+        "notes_restored": restored_notes,
+        "decisions_restored": restored_decisions,
+        "checkpoint_restored": restored_checkpoint,
+    }

@@ -19,8 +19,14 @@ from .store import parse_id
 DRAIN_GAP = timedelta(minutes=30)  # decisions closer together than this belong to one drain
 
 
-def record_usage(repo: Any, lids: list[str], *, item: str | None = None, contradicted: list[str] | None = None,
-                 actor: str = "assayer") -> dict[str, Any]:
+def record_usage(
+    repo: Any,
+    lids: list[str],
+    *,
+    item: str | None = None,
+    contradicted: list[str] | None = None,
+    actor: str = "assayer",
+) -> dict[str, Any]:
     """A verdict says which learnings it used (and which it found wrong). Contradicted ones are
     proposed for retirement at once; use dates feed `propose_retirements`."""
     from hallmark.core import journal
@@ -87,12 +93,26 @@ def propose_retirements(repo: Any, actor: str = "librarian") -> list[str]:
 def last_drain_summary(repo: Any) -> dict[str, Any]:
     """The most recent drain: the run of decisions no more than 30 minutes apart, counted."""
     store = store_of(repo)
-    lines = [e for e in audit.read(store.audit_path)
-             if e.get("event") == "library" and e.get("action") in {"accept", "skip", "reject", "keep", "retire", "undo", "reopen"}]
+    lines = [
+        e
+        for e in audit.read(store.audit_path)
+        if e.get("event") == "library"
+        and e.get("action") in {"accept", "skip", "reject", "keep", "retire", "undo", "reopen"}
+    ]
     remaining = len(pending(repo))
     if not lines:
-        return {"started": None, "ended": None, "decisions": 0, "accepted": 0, "skipped": 0, "rejected": 0,
-                "retired": 0, "undone": 0, "ids": [], "remaining": remaining}
+        return {
+            "started": None,
+            "ended": None,
+            "decisions": 0,
+            "accepted": 0,
+            "skipped": 0,
+            "rejected": 0,
+            "retired": 0,
+            "undone": 0,
+            "ids": [],
+            "remaining": remaining,
+        }
     run = [lines[-1]]
     for event in reversed(lines[:-1]):
         if clock.parse_time(run[-1]["t"]) - clock.parse_time(event["t"]) > DRAIN_GAP:
@@ -103,9 +123,15 @@ def last_drain_summary(repo: Any) -> dict[str, Any]:
     def count(*actions: str) -> int:
         return sum(1 for e in run if e.get("action") in actions)
 
-    return {"started": run[0]["t"], "ended": run[-1]["t"], "decisions": len(run),
-            "accepted": count("accept"), "skipped": count("skip"), "rejected": count("reject", "keep"),
-            "retired": count("retire"), "undone": count("undo"), "ids": sorted({e["lid"] for e in run}),
-            "remaining": remaining}
-
-
+    return {
+        "started": run[0]["t"],
+        "ended": run[-1]["t"],
+        "decisions": len(run),
+        "accepted": count("accept"),
+        "skipped": count("skip"),
+        "rejected": count("reject", "keep"),
+        "retired": count("retire"),
+        "undone": count("undo"),
+        "ids": sorted({e["lid"] for e in run}),
+        "remaining": remaining,
+    }

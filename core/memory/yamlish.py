@@ -190,7 +190,7 @@ class _Reader:
             raw_index += 1
         while self.pos < len(self.lines) and self.lines[self.pos][2] <= raw_index:
             self.pos += 1
-        body = [t[base or 0:] if t.strip() else "" for t in collected]
+        body = [t[base or 0 :] if t.strip() else "" for t in collected]
         while body and not body[-1]:
             body.pop()
         if style.startswith(">"):

@@ -22,16 +22,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 STRUCTURED_TOOL = "StructuredOutput"
-DEFAULT_USAGE = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 0,
-                 "cache_creation_input_tokens": 0}
-ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-               404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
-               529: "overloaded_error"}
+DEFAULT_USAGE = {
+    "input_tokens": 100,
+    "output_tokens": 20,
+    "cache_read_input_tokens": 0,
+    "cache_creation_input_tokens": 0,
+}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 # words each Hallmark agent's definition says of itself: the system prompt of its runs carries them
-ROLE_MARKERS = (("review", "principal engineer of this repository's Assay Office"),
-                ("fix", "You are Hallmark's fixer"),
-                ("librarian", "You are Hallmark's librarian"),
-                ("intake", "You are Hallmark's intake"))
+ROLE_MARKERS = (
+    ("review", "principal engineer of this repository's Assay Office"),
+    ("fix", "You are Hallmark's fixer"),
+    ("librarian", "You are Hallmark's librarian"),
+    ("intake", "You are Hallmark's intake"),
+)
 
 
 @dataclass
@@ -53,8 +66,19 @@ class Turn:
             return cls(text=data)
         if not isinstance(data, dict):
             raise ValueError(f"a turn is a JSON object or a string, not {type(data).__name__}")
-        known = {"text", "tool", "input", "tools", "structured", "usage", "error", "message", "headers", "repeat",
-                 "model"}
+        known = {
+            "text",
+            "tool",
+            "input",
+            "tools",
+            "structured",
+            "usage",
+            "error",
+            "message",
+            "headers",
+            "repeat",
+            "model",
+        }
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"a turn has unknown keys: {', '.join(sorted(unknown))}")
@@ -69,10 +93,16 @@ class Turn:
         error = data.get("error")
         if error is not None and int(error) not in ERROR_TYPES:
             raise ValueError(f"error must be one of {sorted(ERROR_TYPES)}, not {error!r}")
-        return cls(text=str(data.get("text", "")), tools=tools, usage=dict(data.get("usage", {})),
-                   error=int(error) if error is not None else None, error_message=str(data.get("message", "")),
-                   headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
-                   repeat=max(1, int(data.get("repeat", 1))), model=str(data.get("model", "")))
+        return cls(
+            text=str(data.get("text", "")),
+            tools=tools,
+            usage=dict(data.get("usage", {})),
+            error=int(error) if error is not None else None,
+            error_message=str(data.get("message", "")),
+            headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
+            repeat=max(1, int(data.get("repeat", 1))),
+            model=str(data.get("model", "")),
+        )
 
     def full_usage(self) -> dict[str, int]:
         return {**DEFAULT_USAGE, **{k: int(v) for k, v in self.usage.items()}}
@@ -112,9 +142,16 @@ def conversation_key(body: dict[str, Any], headers: dict[str, str]) -> str:
 class Script:
     """Per role, the runs still to come; per conversation, the run it is in and how far it got."""
 
-    def __init__(self, roles: dict[str, list[list[Turn]]] | None = None, *,
-                 classify: Callable[[dict[str, Any]], str] = classify_role, default_text: str = "Done.") -> None:
-        self._pending: dict[str, list[list[Turn]]] = {r: [list(run) for run in runs] for r, runs in (roles or {}).items()}
+    def __init__(
+        self,
+        roles: dict[str, list[list[Turn]]] | None = None,
+        *,
+        classify: Callable[[dict[str, Any]], str] = classify_role,
+        default_text: str = "Done.",
+    ) -> None:
+        self._pending: dict[str, list[list[Turn]]] = {
+            r: [list(run) for run in runs] for r, runs in (roles or {}).items()
+        }
         self._active: dict[str, tuple[list[Turn], list[int]]] = {}
         self._lock = threading.Lock()
         self.classify = classify
@@ -135,7 +172,8 @@ class Script:
         """Queue more runs for a role (a test may script as it goes)."""
         with self._lock:
             self._pending.setdefault(role, []).extend(
-                [t if isinstance(t, Turn) else Turn.from_json(t) for t in run] for run in runs)
+                [t if isinstance(t, Turn) else Turn.from_json(t) for t in run] for run in runs
+            )
 
     def remaining(self, role: str) -> int:
         with self._lock:

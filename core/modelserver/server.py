@@ -136,23 +136,42 @@ class ModelServer:
         content: list[dict[str, Any]] = []
         if turn.text:
             content.append({"type": "text", "text": turn.text})
-        content.extend({"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
-                        "name": tool["name"], "input": tool.get("input", {})} for tool in turn.tools)
+        content.extend(
+            {
+                "type": "tool_use",
+                "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
+                "name": tool["name"],
+                "input": tool.get("input", {}),
+            }
+            for tool in turn.tools
+        )
         if not content:
             content.append({"type": "text", "text": self.script.default_text})
         usage = turn.full_usage()
         if "input_tokens" not in turn.usage:
             usage["input_tokens"] = estimate_tokens(body)
-        return {"id": self.message_id(), "type": "message", "role": "assistant",
-                "model": turn.model or str(body.get("model") or self.model), "content": content,
-                "stop_reason": "tool_use" if turn.tools else "end_turn", "stop_sequence": None, "usage": usage}
+        return {
+            "id": self.message_id(),
+            "type": "message",
+            "role": "assistant",
+            "model": turn.model or str(body.get("model") or self.model),
+            "content": content,
+            "stop_reason": "tool_use" if turn.tools else "end_turn",
+            "stop_sequence": None,
+            "usage": usage,
+        }
 
 
 def claude_env(url: str) -> dict[str, str]:
     """The environment that points the real `claude` at a scripted model server."""
-    return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-scripted-model-000",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
+    return {
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "sk-ant-scripted-model-000",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
 
 
 def sse_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -162,34 +181,64 @@ def sse_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "message_start", {"type": "message_start", "message": start}
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {"type": "text", "text": ""}}
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+            )
             text = block["text"]
             for cut in range(0, max(len(text), 1), 200):
-                yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "text_delta", "text": text[cut:cut + 200]}}
+                yield (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": text[cut : cut + 200]},
+                    },
+                )
         else:
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {"type": "tool_use", "id": block["id"],
-                                                            "name": block["name"], "input": {}}}
+            yield (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                },
+            )
             raw = json.dumps(block["input"])
             for cut in range(0, max(len(raw), 1), 200):
-                yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "input_json_delta", "partial_json": raw[cut:cut + 200]}}
+                yield (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": raw[cut : cut + 200]},
+                    },
+                )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {"type": "message_delta",
-                            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                            "usage": {"output_tokens": usage["output_tokens"]}}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
 def error_body(turn: Turn) -> dict[str, Any]:
     status = turn.error or 500
     kind = ERROR_TYPES.get(status, "api_error")
-    default = {429: "Number of request tokens has exceeded your rate limit.", 529: "Overloaded",
-               500: "Internal server error"}.get(status, kind)
-    return {"type": "error", "error": {"type": kind, "message": turn.error_message or default},
-            "request_id": f"req_scripted_{uuid.uuid4().hex[:12]}"}
+    default = {
+        429: "Number of request tokens has exceeded your rate limit.",
+        529: "Overloaded",
+        500: "Internal server error",
+    }.get(status, kind)
+    return {
+        "type": "error",
+        "error": {"type": kind, "message": turn.error_message or default},
+        "request_id": f"req_scripted_{uuid.uuid4().hex[:12]}",
+    }
 
 
 def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:

@@ -22,11 +22,21 @@ from .isolation import REMOVE_ENV, isolation_args
 
 # the plugin's agents (plugin/agents/); a dev run (and intake) is a plain Claude Code session
 ROLE_AGENT = {"review": "principal-engineer", "fix": "fixer", "librarian": "librarian"}
-ROLE_ACTOR = {"review": "assayer", "fix": "fixer", "intake": "intake", "librarian": "librarian", "dev": "dev",
-              "ship": "shipper"}
+ROLE_ACTOR = {
+    "review": "assayer",
+    "fix": "fixer",
+    "intake": "intake",
+    "librarian": "librarian",
+    "dev": "dev",
+    "ship": "shipper",
+}
 DEFAULT_MAX_USD = {"review": 6.0, "fix": 2.0, "intake": 0.10, "librarian": 0.20, "dev": 2.0}
-ROLE_MODEL_KEY = {"review": "review_model", "fix": "fix_model", "intake": "intake_model",
-                  "librarian": "librarian_model"}
+ROLE_MODEL_KEY = {
+    "review": "review_model",
+    "fix": "fix_model",
+    "intake": "intake_model",
+    "librarian": "librarian_model",
+}
 STANDIN_COMMANDS = ("hall-standin-claude", "hallmark.core.runner.standin")
 
 
@@ -66,18 +76,26 @@ def plugin_dir() -> Path:
 
 def claude_command(repo: Any) -> list[str]:
     """HALL_CLAUDE, else `[runner] claude`, else `claude` on PATH."""
-    for source, value in (("HALL_CLAUDE", os.environ.get("HALL_CLAUDE", "")),
-                          ("[runner] claude", _config_claude(repo))):
+    for source, value in (
+        ("HALL_CLAUDE", os.environ.get("HALL_CLAUDE", "")),
+        ("[runner] claude", _config_claude(repo)),
+    ):
         if value and value.strip():
             words = shlex.split(value)
             if shutil.which(words[0]) is None and not Path(words[0]).is_file():
-                raise HallError("RUN_FAILED", f"{source} names {words[0]!r}, which is not an executable.",
-                                ["hall doctor", "edit [runner] claude in .hallmark.toml"])
+                raise HallError(
+                    "RUN_FAILED",
+                    f"{source} names {words[0]!r}, which is not an executable.",
+                    ["hall doctor", "edit [runner] claude in .hallmark.toml"],
+                )
             return words
     found = shutil.which("claude")
     if found is None:
-        raise HallError("RUN_FAILED", "The Claude Code CLI `claude` is not on PATH.",
-                        ["install Claude Code", "set [runner] claude in .hallmark.toml", "hall doctor"])
+        raise HallError(
+            "RUN_FAILED",
+            "The Claude Code CLI `claude` is not on PATH.",
+            ["install Claude Code", "set [runner] claude in .hallmark.toml", "hall doctor"],
+        )
     return [found]
 
 

@@ -16,13 +16,42 @@ from typing import Any
 ISOLATED_ROLES = frozenset({"review", "intake", "librarian"})
 EDITING_ROLES = frozenset({"fix", "dev"})
 
-DENY_READ = ("~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gh/**", "~/.netrc", "~/.docker/config.json",
-             "~/.kube/**", "~/.npmrc", "~/.pypirc", "**/.env", "**/.env.*")
+DENY_READ = (
+    "~/.ssh/**",
+    "~/.aws/**",
+    "~/.gnupg/**",
+    "~/.config/gh/**",
+    "~/.netrc",
+    "~/.docker/config.json",
+    "~/.kube/**",
+    "~/.npmrc",
+    "~/.pypirc",
+    "**/.env",
+    "**/.env.*",
+)
 # what no headless run may do: approve, release or drop items, publish, or touch the hallmark
-DENY_COMMANDS = ("hall verdict", "hall ready", "hall retry", "hall drop", "hall pull-back", "git push",
-                 "git notes", "git update-ref", "gh")
-REMOVE_ENV = ("GH_TOKEN", "GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-              "NPM_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD", "DOCKER_PASSWORD")
+DENY_COMMANDS = (
+    "hall verdict",
+    "hall ready",
+    "hall retry",
+    "hall drop",
+    "hall pull-back",
+    "git push",
+    "git notes",
+    "git update-ref",
+    "gh",
+)
+REMOVE_ENV = (
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "NPM_TOKEN",
+    "PYPI_TOKEN",
+    "TWINE_PASSWORD",
+    "DOCKER_PASSWORD",
+)
 
 
 def isolation_args(role: str) -> list[str]:
@@ -42,8 +71,16 @@ def absolute_rule(path: Path | str) -> str:
     return "/" + text if text.startswith("/") and not text.startswith("//") else text
 
 
-def confinement_settings(role: str, cwd: Path, run_dir: Path, write_dirs: list[Path], *,
-                         isolated: bool, git_dir: Path | None = None, sandbox: str = "auto") -> dict[str, Any]:
+def confinement_settings(
+    role: str,
+    cwd: Path,
+    run_dir: Path,
+    write_dirs: list[Path],
+    *,
+    isolated: bool,
+    git_dir: Path | None = None,
+    sandbox: str = "auto",
+) -> dict[str, Any]:
     """The `--settings` JSON for one run.
 
     File tools read only the run's directories; commands run in Claude Code's sandbox and write

@@ -98,9 +98,17 @@ def popen_guarded(command: list[str], **kwargs: Any) -> subprocess.Popen[Any]:  
     return subprocess.Popen(guarded(command), **kwargs)
 
 
-def run_guarded(command: list[str], *, cwd: str | Path, env: dict[str, str] | None = None,
-                timeout_s: float | None = None, stdout: int | IO[Any] | None = None,
-                stderr: int | IO[Any] | None = None, stdin: int | IO[Any] | None = subprocess.DEVNULL, pass_fds: tuple[int, ...] = ()) -> tuple[int, bool]:
+def run_guarded(
+    command: list[str],
+    *,
+    cwd: str | Path,
+    env: dict[str, str] | None = None,
+    timeout_s: float | None = None,
+    stdout: int | IO[Any] | None = None,
+    stderr: int | IO[Any] | None = None,
+    stdin: int | IO[Any] | None = subprocess.DEVNULL,
+    pass_fds: tuple[int, ...] = (),
+) -> tuple[int, bool]:
     """Run to completion under the guard; returns (exit code, timed out). A timeout, Ctrl-C or a
     stopping daemon ends the whole group."""
     proc = popen_guarded(command, cwd=str(cwd), env=env, stdout=stdout, stderr=stderr, stdin=stdin, pass_fds=pass_fds)

@@ -29,16 +29,23 @@ from hallmark.core import clock
 
 RATE_PAUSE_S = 300  # an API rate limit after Claude Code's own retries: try again in five minutes
 OVERLOADED_PAUSE_S = 60  # an overloaded or failing API after Claude Code's own retries
-USAGE_FIELDS = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"),
-                ("cache_read_input_tokens", "cache_read_tokens"),
-                ("cache_creation_input_tokens", "cache_write_tokens"))
+USAGE_FIELDS = (
+    ("input_tokens", "input_tokens"),
+    ("output_tokens", "output_tokens"),
+    ("cache_read_input_tokens", "cache_read_tokens"),
+    ("cache_creation_input_tokens", "cache_write_tokens"),
+)
 _HIT = re.compile(r"hit your (?:[\w-]+ )*limit|usage limit reached|usage_limit_reached", re.I)
 _OLD_RESET = re.compile(r"limit reached\|(\d{9,11})")
-_RESETS = re.compile(r"resets\s+(?:(?:on\s+)?(?P<mon>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2}),?\s+(?:at\s+)?)?"
-                     r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<ampm>am|pm)"
-                     r"(?:\s*\((?P<tz>[^)]+)\))?", re.I)
-_MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                                       "nov", "dec"], 1)}
+_RESETS = re.compile(
+    r"resets\s+(?:(?:on\s+)?(?P<mon>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2}),?\s+(?:at\s+)?)?"
+    r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<ampm>am|pm)"
+    r"(?:\s*\((?P<tz>[^)]+)\))?",
+    re.I,
+)
+_MONTHS = {
+    m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)
+}
 
 
 @dataclass
@@ -84,29 +91,41 @@ class StreamFacts:
             info = got if isinstance(got := params.get("rate_limit_info"), dict) else {}
             if info.get("status") == "rejected":
                 self.rejected_until = _epoch(info.get("resetsAt")) or self.rejected_until
-            self.error_text = " ".join(str(b.get("text", "")) for b in message.get("content") or []
-                                       if isinstance(b, dict))
+            self.error_text = " ".join(
+                str(b.get("text", "")) for b in message.get("content") or [] if isinstance(b, dict)
+            )
             return
         usage = message.get("usage")
         message_id = message.get("id")
         if not isinstance(usage, dict) or not isinstance(message_id, str) or not message_id:
             return
         before = self.responses.get(message_id, {})
-        now: dict[str, Any] = {target: max(_int(usage.get(source)), _int(before.get(target))) for source, target in USAGE_FIELDS}
+        now: dict[str, Any] = {
+            target: max(_int(usage.get(source)), _int(before.get(target))) for source, target in USAGE_FIELDS
+        }
         now["model"] = str(message.get("model") or before.get("model") or "")
         self.responses[message_id] = now
 
 
-def limit_of(result: dict[str, Any] | None, facts: StreamFacts, stderr_tail: str = "",
-             now: datetime | None = None) -> Limit | None:
+def limit_of(
+    result: dict[str, Any] | None, facts: StreamFacts, stderr_tail: str = "", now: datetime | None = None
+) -> Limit | None:
     """The limit a failed run hit, or None when its failure is of another kind."""
     now = now or clock.now()
     result = result or {}
     status = _status(result.get("api_error_status")) or facts.api_status
     api_error = str(result.get("api_error") or facts.api_error or "")
-    text = " ".join(str(x) for x in (result.get("result") or "", facts.error_text, stderr_tail,
-                                      " ".join(map(str, result.get("errors") or []))) if x)
-    plan = (facts.rejected_until is not None or api_error == "usage_limit_reached" or bool(_HIT.search(text)))
+    text = " ".join(
+        str(x)
+        for x in (
+            result.get("result") or "",
+            facts.error_text,
+            stderr_tail,
+            " ".join(map(str, result.get("errors") or [])),
+        )
+        if x
+    )
+    plan = facts.rejected_until is not None or api_error == "usage_limit_reached" or bool(_HIT.search(text))
     if plan:
         until = facts.rejected_until
         resets = _stamp(until) if until else (old_reset(text) or reset_from_text(text, now))
@@ -142,8 +161,9 @@ def reset_from_text(text: str, now: datetime) -> str | None:
         if month is None:
             return None
         try:
-            moment = local_now.replace(month=month, day=int(match.group("day")), hour=hour, minute=minute,
-                                       second=0, microsecond=0)
+            moment = local_now.replace(
+                month=month, day=int(match.group("day")), hour=hour, minute=minute, second=0, microsecond=0
+            )
         except ValueError:
             return None
         if moment <= local_now:
@@ -163,8 +183,17 @@ def fallback_rows(facts: StreamFacts, fallback_model: str) -> list[dict[str, Any
     by_model: dict[str, dict[str, Any]] = {}
     for figures in facts.responses.values():
         model = figures.get("model") or fallback_model or "unknown"
-        row = by_model.setdefault(model, {"model": model, "input_tokens": 0, "output_tokens": 0,
-                                          "cache_read_tokens": 0, "cache_write_tokens": 0, "reported_cost_usd": 0.0})
+        row = by_model.setdefault(
+            model,
+            {
+                "model": model,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cache_read_tokens": 0,
+                "cache_write_tokens": 0,
+                "reported_cost_usd": 0.0,
+            },
+        )
         for _, target in USAGE_FIELDS:
             row[target] += _int(figures.get(target))
     return list(by_model.values())

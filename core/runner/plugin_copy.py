@@ -46,8 +46,10 @@ def headless_plugin(state_dir: Path) -> Path:
     tmp = scratch / "plugin"
     shutil.copytree(source, tmp, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py"))
     hooks = tmp / "hooks" / "hooks.json"
-    hooks.write_text(json.dumps(render_hooks(json.loads(hooks.read_text(encoding="utf-8")), binary), indent=2) + "\n",
-                     encoding="utf-8")
+    hooks.write_text(
+        json.dumps(render_hooks(json.loads(hooks.read_text(encoding="utf-8")), binary), indent=2) + "\n",
+        encoding="utf-8",
+    )
     with contextlib.suppress(OSError):  # another run renamed its copy first: same content, use that one
         os.rename(tmp, target)
     shutil.rmtree(scratch, ignore_errors=True)
@@ -56,8 +58,9 @@ def headless_plugin(state_dir: Path) -> Path:
 
 
 def _prune(root: Path, keep: Path) -> None:
-    copies = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                    key=lambda p: p.stat().st_mtime)
+    copies = sorted(
+        (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")), key=lambda p: p.stat().st_mtime
+    )
     for old in copies[:-KEEP]:
         if old != keep:
             shutil.rmtree(old, ignore_errors=True)

@@ -144,9 +144,15 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     settings_path = base.with_suffix(".settings.json")
     actor = ROLE_ACTOR.get(spec.role, spec.role)
     prompt_path.write_text(spec.prompt, encoding="utf-8")
-    settings = confinement_settings(spec.role, spec.cwd, folder, spec.write_dirs,
-                                    isolated=spec.role in ISOLATED_ROLES, git_dir=_git_dir(repo),
-                                    sandbox=sandbox_mode(repo))
+    settings = confinement_settings(
+        spec.role,
+        spec.cwd,
+        folder,
+        spec.write_dirs,
+        isolated=spec.role in ISOLATED_ROLES,
+        git_dir=_git_dir(repo),
+        sandbox=sandbox_mode(repo),
+    )
     settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
     if not spec.resume and not spec.session_id:
         spec = replace(spec, session_id=str(uuid.uuid4()))
@@ -173,19 +179,36 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     exit_code: int | None = None
     jpath = _journal_path(repo, spec.item_id)
     try:
-        with open(stderr_path, "wb") as err, open(run_path, "ab") as out, \
-                open(run_path.with_suffix(".times"), "ab") as times:  # each line's arrival (trace.times_path)
+        with (
+            open(stderr_path, "wb") as err,
+            open(run_path, "ab") as out,
+            open(run_path.with_suffix(".times"), "ab") as times,
+        ):  # each line's arrival (trace.times_path)
             try:
-                proc = lifecycle.popen_guarded(command, cwd=str(spec.cwd), env=env, stdout=subprocess.PIPE,
-                                               stderr=err, pass_fds=lock.pass_fds,
-                                               stdin=subprocess.DEVNULL if prompt_in_argv else subprocess.PIPE)
+                proc = lifecycle.popen_guarded(
+                    command,
+                    cwd=str(spec.cwd),
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    pass_fds=lock.pass_fds,
+                    stdin=subprocess.DEVNULL if prompt_in_argv else subprocess.PIPE,
+                )
             except OSError as exc:
                 failure: str | None = f"cannot start {command[0]}: {exc.strerror or exc}"
                 return _finish(repo, spec, run_path, stderr_path, tracker, None, 0, failure, actor, jpath)
-            journal.append(jpath, "run_started", item=spec.item_id, actor=actor, run=run_path.name,
-                           role=spec.role, model=STANDIN_MODEL if standin else (spec.model or role_model(repo, spec.role) or ""),
-                           cwd=str(spec.cwd),
-                           pid=proc.pid, **({"resume": spec.resume} if spec.resume else {}))
+            journal.append(
+                jpath,
+                "run_started",
+                item=spec.item_id,
+                actor=actor,
+                run=run_path.name,
+                role=spec.role,
+                model=STANDIN_MODEL if standin else (spec.model or role_model(repo, spec.role) or ""),
+                cwd=str(spec.cwd),
+                pid=proc.pid,
+                **({"resume": spec.resume} if spec.resume else {}),
+            )
             if not prompt_in_argv:
                 threading.Thread(target=_feed, args=(proc, spec.prompt), daemon=True).start()
 
@@ -212,8 +235,19 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
                 _kill_group(proc)
                 out.flush()
                 failure = f"interrupted: the runner stopped ({type(exc).__name__})"
-                _finish(repo, spec, run_path, stderr_path, tracker, proc.poll(),
-                        int((time.monotonic() - started) * 1000), failure, actor, jpath, interrupted=True)
+                _finish(
+                    repo,
+                    spec,
+                    run_path,
+                    stderr_path,
+                    tracker,
+                    proc.poll(),
+                    int((time.monotonic() - started) * 1000),
+                    failure,
+                    actor,
+                    jpath,
+                    interrupted=True,
+                )
                 raise
             finally:
                 if timer:
@@ -224,8 +258,9 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
         if failure is None and spec.judge_effect is not None:
             failure = spec.judge_effect()
             judged = failure is not None
-        return _finish(repo, spec, run_path, stderr_path, tracker, exit_code, duration_ms, failure, actor, jpath,
-                       judged=judged)
+        return _finish(
+            repo, spec, run_path, stderr_path, tracker, exit_code, duration_ms, failure, actor, jpath, judged=judged
+        )
     finally:
         lock.release()
 
@@ -254,11 +289,27 @@ def _tail(path: Path, limit: int = 400) -> str:
     return text[-limit:]
 
 
-def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker: _Tracker, exit_code: int | None,
-            duration_ms: int, failure: str | None, actor: str, jpath: Path, *, judged: bool = False,
-            interrupted: bool = False) -> RunResult:
-    runs.append_end(run_path, runs.end_record(spec.role, spec.item_id, exit_code=exit_code, duration_ms=duration_ms,
-                                              failure=failure, cwd=str(spec.cwd)))
+def _finish(
+    repo: Any,
+    spec: RunSpec,
+    run_path: Path,
+    stderr_path: Path,
+    tracker: _Tracker,
+    exit_code: int | None,
+    duration_ms: int,
+    failure: str | None,
+    actor: str,
+    jpath: Path,
+    *,
+    judged: bool = False,
+    interrupted: bool = False,
+) -> RunResult:
+    runs.append_end(
+        run_path,
+        runs.end_record(
+            spec.role, spec.item_id, exit_code=exit_code, duration_ms=duration_ms, failure=failure, cwd=str(spec.cwd)
+        ),
+    )
     try:
         if stderr_path.stat().st_size == 0:
             stderr_path.unlink()
@@ -270,19 +321,55 @@ def _finish(repo: Any, spec: RunSpec, run_path: Path, stderr_path: Path, tracker
     result = tracker.result or {}
     turns = _int(result.get("num_turns"))
     for row in rows:
-        journal.append(jpath, "usage", item=spec.item_id, actor=actor, run=run_path.name, role=spec.role,
-                       model=row["model"], input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
-                       cache_read_tokens=row["cache_read_tokens"], cache_write_tokens=row["cache_write_tokens"],
-                       turns=turns, duration_ms=_int(result.get("duration_ms")) or duration_ms,
-                       cost_usd=row["cost_usd"], standin=row["standin"], session=tracker.session_id)
+        journal.append(
+            jpath,
+            "usage",
+            item=spec.item_id,
+            actor=actor,
+            run=run_path.name,
+            role=spec.role,
+            model=row["model"],
+            input_tokens=row["input_tokens"],
+            output_tokens=row["output_tokens"],
+            cache_read_tokens=row["cache_read_tokens"],
+            cache_write_tokens=row["cache_write_tokens"],
+            turns=turns,
+            duration_ms=_int(result.get("duration_ms")) or duration_ms,
+            cost_usd=row["cost_usd"],
+            standin=row["standin"],
+            session=tracker.session_id,
+        )
     extra: dict[str, Any] = {"rate_limited": True, "resets_at": resets, "limit": limit.kind} if limit else {}
     if judged:
         extra["judged"] = True
     if interrupted:
         extra["interrupted"] = True  # the loop stopped, not the item's failure
-    journal.append(jpath, "run_ended", item=spec.item_id, actor=actor, run=run_path.name, role=spec.role,
-                   exit_code=exit_code, duration_ms=duration_ms, failed=failure, session=tracker.session_id, **extra)
-    return RunResult(path=run_path, role=spec.role, item_id=spec.item_id, cwd=str(spec.cwd), exit_code=exit_code,
-                     duration_ms=duration_ms, failure=failure, result=tracker.result,
-                     structured_output=(tracker.result or {}).get("structured_output"), usage=rows,
-                     model=tracker.model, session_id=tracker.session_id, rate_limited=limited, resets_at=resets)
+    journal.append(
+        jpath,
+        "run_ended",
+        item=spec.item_id,
+        actor=actor,
+        run=run_path.name,
+        role=spec.role,
+        exit_code=exit_code,
+        duration_ms=duration_ms,
+        failed=failure,
+        session=tracker.session_id,
+        **extra,
+    )
+    return RunResult(
+        path=run_path,
+        role=spec.role,
+        item_id=spec.item_id,
+        cwd=str(spec.cwd),
+        exit_code=exit_code,
+        duration_ms=duration_ms,
+        failure=failure,
+        result=tracker.result,
+        structured_output=(tracker.result or {}).get("structured_output"),
+        usage=rows,
+        model=tracker.model,
+        session_id=tracker.session_id,
+        rate_limited=limited,
+        resets_at=resets,
+    )

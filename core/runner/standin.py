@@ -124,14 +124,30 @@ class Model:
         self.turns += 1
         text = json.dumps(block)
         self.output_chars += len(text)
-        self.s.emit({
-            "type": "assistant",
-            "message": {"model": MODEL, "id": f"msg_standin_{uuid.uuid4().hex[:20]}", "type": "message",
-                        "role": "assistant", "content": [block], "stop_reason": None, "stop_sequence": None,
-                        "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-                                  "output_tokens": max(1, len(text) // 4), "service_tier": "standard"}},
-            "parent_tool_use_id": None, "session_id": self.s.session_id, "uuid": str(uuid.uuid4()),
-        })
+        self.s.emit(
+            {
+                "type": "assistant",
+                "message": {
+                    "model": MODEL,
+                    "id": f"msg_standin_{uuid.uuid4().hex[:20]}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [block],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": 0,
+                        "cache_creation_input_tokens": 0,
+                        "cache_read_input_tokens": 0,
+                        "output_tokens": max(1, len(text) // 4),
+                        "service_tier": "standard",
+                    },
+                },
+                "parent_tool_use_id": None,
+                "session_id": self.s.session_id,
+                "uuid": str(uuid.uuid4()),
+            }
+        )
 
     def say(self, text: str) -> None:
         self._assistant({"type": "text", "text": text})
@@ -139,44 +155,78 @@ class Model:
     def bash(self, command: str, description: str = "") -> tuple[int, str]:
         """Run a real command in the working directory and stream the call and its result."""
         tool_id = f"toolu_standin_{uuid.uuid4().hex[:20]}"
-        self._assistant({"type": "tool_use", "id": tool_id, "name": "Bash",
-                         "input": {"command": command, "description": description or command}})
+        self._assistant(
+            {
+                "type": "tool_use",
+                "id": tool_id,
+                "name": "Bash",
+                "input": {"command": command, "description": description or command},
+            }
+        )
         try:
-            proc = subprocess.run(["sh", "-c", command], cwd=str(self.cwd), capture_output=True, text=True,
-                                  timeout=300, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                ["sh", "-c", command],
+                cwd=str(self.cwd),
+                capture_output=True,
+                text=True,
+                timeout=300,
+                stdin=subprocess.DEVNULL,
+            )
             code, out, err = proc.returncode, proc.stdout, proc.stderr
         except subprocess.TimeoutExpired:
             code, out, err = 124, "", "timed out after 300 s"
         content = (out + (("\n" + err) if err else "")).strip() or "(no output)"
         if code != 0:
             content = f"Exit code {code}\n{content}"
-        self.s.emit({
-            "type": "user",
-            "message": {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result",
-                                                     "content": content, "is_error": code != 0}]},
-            "parent_tool_use_id": None, "session_id": self.s.session_id, "uuid": str(uuid.uuid4()),
-            "tool_use_result": {"stdout": out, "stderr": err, "interrupted": False, "isImage": False},
-        })
+        self.s.emit(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"tool_use_id": tool_id, "type": "tool_result", "content": content, "is_error": code != 0}
+                    ],
+                },
+                "parent_tool_use_id": None,
+                "session_id": self.s.session_id,
+                "uuid": str(uuid.uuid4()),
+                "tool_use_result": {"stdout": out, "stderr": err, "interrupted": False, "isImage": False},
+            }
+        )
         return code, out
 
     def write_file(self, rel: str, text: str, *, append: bool) -> None:
         tool_id = f"toolu_standin_{uuid.uuid4().hex[:20]}"
         path = self.cwd / rel
         name = "Edit" if path.exists() else "Write"
-        self._assistant({"type": "tool_use", "id": tool_id, "name": name,
-                         "input": {"file_path": str(path), "content": text}})
+        self._assistant(
+            {"type": "tool_use", "id": tool_id, "name": name, "input": {"file_path": str(path), "content": text}}
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         if append and path.exists():
             with open(path, "a", encoding="utf-8") as handle:
                 handle.write(text)
         else:
             path.write_text(text, encoding="utf-8")
-        self.s.emit({
-            "type": "user",
-            "message": {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result",
-                                                     "content": f"The file {path} has been updated.", "is_error": False}]},
-            "parent_tool_use_id": None, "session_id": self.s.session_id, "uuid": str(uuid.uuid4()),
-        })
+        self.s.emit(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "tool_use_id": tool_id,
+                            "type": "tool_result",
+                            "content": f"The file {path} has been updated.",
+                            "is_error": False,
+                        }
+                    ],
+                },
+                "parent_tool_use_id": None,
+                "session_id": self.s.session_id,
+                "uuid": str(uuid.uuid4()),
+            }
+        )
 
 
 def minimal_instance(node: Any, root: dict[str, Any]) -> Any:
@@ -266,14 +316,26 @@ def main(argv: list[str] | None = None) -> int:
         stream.session_id = args.session_id  # --session-id names a new session, as the real CLI does
     cwd = Path.cwd()
     started = time.monotonic()
-    stream.emit({
-        "type": "system", "subtype": "init", "cwd": str(cwd), "session_id": stream.session_id,
-        "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write"], "mcp_servers": [],
-        "model": MODEL, "permissionMode": args.permission_mode or "default", "slash_commands": [],
-        "apiKeySource": "none", "claude_code_version": VERSION, "output_style": "default",
-        "agents": [args.agent] if args.agent else [], "skills": [],
-        "plugins": [{"name": "hallmark", "path": d} for d in args.plugin_dir], "uuid": str(uuid.uuid4()),
-    })
+    stream.emit(
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": str(cwd),
+            "session_id": stream.session_id,
+            "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write"],
+            "mcp_servers": [],
+            "model": MODEL,
+            "permissionMode": args.permission_mode or "default",
+            "slash_commands": [],
+            "apiKeySource": "none",
+            "claude_code_version": VERSION,
+            "output_style": "default",
+            "agents": [args.agent] if args.agent else [],
+            "skills": [],
+            "plugins": [{"name": "hallmark", "path": d} for d in args.plugin_dir],
+            "uuid": str(uuid.uuid4()),
+        }
+    )
     model = Model(stream, cwd)
     if args.resume:
         model.say(f"Resumed session {args.resume} with: {prompt}")
@@ -303,7 +365,7 @@ def _json_schema(given: str) -> dict[str, Any] | str:
         return "Error: --json-schema is not a valid JSON Schema\n"
     declared = schema.get("$schema")
     if isinstance(declared, str) and "draft-07" not in declared:  # as Claude Code's Ajv (draft-07) does
-        return f"Error: --json-schema is not a valid JSON Schema: no schema with key or ref \"{declared}\"\n"
+        return f'Error: --json-schema is not a valid JSON Schema: no schema with key or ref "{declared}"\n'
     return schema
 
 
@@ -312,17 +374,34 @@ def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, dur
     usage = _usage_numbers(step, prompt, model)
     subtype = step.get("subtype", "success")
     result: dict[str, Any] = {
-        "type": "result", "subtype": subtype, "is_error": subtype != "success",
-        "duration_ms": duration_ms, "duration_api_ms": 0, "num_turns": max(1, model.turns),
-        "stop_reason": "end_turn", "session_id": stream.session_id, "total_cost_usd": 0,
-        "usage": {**usage, "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
-                  "service_tier": "standard"},
-        "modelUsage": {MODEL: {"inputTokens": usage["input_tokens"], "outputTokens": usage["output_tokens"],
-                               "cacheReadInputTokens": usage["cache_read_input_tokens"],
-                               "cacheCreationInputTokens": usage["cache_creation_input_tokens"],
-                               "webSearchRequests": 0, "costUSD": 0, "contextWindow": 200000,
-                               "maxOutputTokens": 64000}},
-        "permission_denials": [], "uuid": str(uuid.uuid4()),
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        "duration_ms": duration_ms,
+        "duration_api_ms": 0,
+        "num_turns": max(1, model.turns),
+        "stop_reason": "end_turn",
+        "session_id": stream.session_id,
+        "total_cost_usd": 0,
+        "usage": {
+            **usage,
+            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+            "service_tier": "standard",
+        },
+        "modelUsage": {
+            MODEL: {
+                "inputTokens": usage["input_tokens"],
+                "outputTokens": usage["output_tokens"],
+                "cacheReadInputTokens": usage["cache_read_input_tokens"],
+                "cacheCreationInputTokens": usage["cache_creation_input_tokens"],
+                "webSearchRequests": 0,
+                "costUSD": 0,
+                "contextWindow": 200000,
+                "maxOutputTokens": 64000,
+            }
+        },
+        "permission_denials": [],
+        "uuid": str(uuid.uuid4()),
     }
     if step.get("api_error_status"):
         result["api_error_status"] = step["api_error_status"]

@@ -34,12 +34,17 @@ def todo_findings(prompt: str) -> list[dict[str, Any]]:
             continue
         if line.startswith("+") and not line.startswith("+++"):
             if re.search(r"\b(TODO|FIXME)\b", line):
-                findings.append({
-                    "lens": "correctness", "severity": "major", "file": current, "line": line_no,
-                    "title": "Unfinished work left in the change",
-                    "scenario": f"{current}:{line_no} still says {line[1:].strip()!r}: the change ships with "
-                                "work its author marked as not done.",
-                })
+                findings.append(
+                    {
+                        "lens": "correctness",
+                        "severity": "major",
+                        "file": current,
+                        "line": line_no,
+                        "title": "Unfinished work left in the change",
+                        "scenario": f"{current}:{line_no} still says {line[1:].strip()!r}: the change ships with "
+                        "work its author marked as not done.",
+                    }
+                )
             line_no += 1
         elif line.startswith(" "):
             line_no += 1
@@ -47,8 +52,10 @@ def todo_findings(prompt: str) -> list[dict[str, Any]]:
 
 
 def do_review(model: Model, step: dict[str, Any], prompt: str) -> dict[str, Any] | None:
-    model.say("I am Hallmark's stand-in model, not Claude: no model runs here. "
-              "I read the change with real commands and answer from a written scenario.")
+    model.say(
+        "I am Hallmark's stand-in model, not Claude: no model runs here. "
+        "I read the change with real commands and answer from a written scenario."
+    )
     model.bash("git log --oneline -5", "Recent commits")
     model.bash("git status --short", "Working tree state")
     for text in step.get("say") or []:
@@ -59,12 +66,21 @@ def do_review(model: Model, step: dict[str, Any], prompt: str) -> dict[str, Any]
         verdict = step["verdict"]
     else:
         findings = todo_findings(prompt)
-        verdict = {"summary": ("Stand-in review: no TODO or FIXME in the added lines; approved."
-                               if not findings else f"Stand-in review: {len(findings)} unfinished marker(s) in the change."),
-                   "findings": findings, "still_open": [], "learnings_used": []}
+        verdict = {
+            "summary": (
+                "Stand-in review: no TODO or FIXME in the added lines; approved."
+                if not findings
+                else f"Stand-in review: {len(findings)} unfinished marker(s) in the change."
+            ),
+            "findings": findings,
+            "still_open": [],
+            "learnings_used": [],
+        }
     blocking = [f for f in verdict.get("findings", []) if f.get("severity") in ("blocker", "major")]
-    model.say(f"Verdict: {'approve' if not blocking and not verdict.get('still_open') else 'changes requested'} "
-              f"({len(verdict.get('findings', []))} finding(s)).")
+    model.say(
+        f"Verdict: {'approve' if not blocking and not verdict.get('still_open') else 'changes requested'} "
+        f"({len(verdict.get('findings', []))} finding(s))."
+    )
     return verdict
 
 
@@ -85,8 +101,10 @@ def apply_edit(model: Model, edit: dict[str, Any]) -> None:
 
 
 def do_fix(model: Model, step: dict[str, Any], prompt: str) -> None:
-    model.say("I am Hallmark's stand-in model, not Claude: no model runs here. "
-              "I make the scenario's edits and commit them for real.")
+    model.say(
+        "I am Hallmark's stand-in model, not Claude: no model runs here. "
+        "I make the scenario's edits and commit them for real."
+    )
     model.bash("hall findings --json", "Open findings and failing checks")
     edits = step.get("edits")
     fixed = list(step.get("fixed") or [])

@@ -244,9 +244,11 @@ class RunMeter:
             usage = message.get("usage")
             if isinstance(usage, dict):
                 key = str(message.get("id") or len(self.usage))
-                self.usage[key] = {k: int(usage.get(k) or 0) for k in (
-                    "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-                    if isinstance(usage.get(k) or 0, int)}
+                self.usage[key] = {
+                    k: int(usage.get(k) or 0)
+                    for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+                    if isinstance(usage.get(k) or 0, int)
+                }
         elif kind == "result":
             cost = trace.usage_from_result(record)["cost_usd"]
             if cost is not None:
@@ -265,6 +267,11 @@ class RunMeter:
 
         total = 0.0
         for usage in self.usage.values():
-            total += cost(self.model, usage.get("input_tokens", 0), usage.get("output_tokens", 0),
-                          usage.get("cache_read_input_tokens", 0), usage.get("cache_creation_input_tokens", 0))
+            total += cost(
+                self.model,
+                usage.get("input_tokens", 0),
+                usage.get("output_tokens", 0),
+                usage.get("cache_read_input_tokens", 0),
+                usage.get("cache_creation_input_tokens", 0),
+            )
         return total

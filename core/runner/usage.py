@@ -28,27 +28,42 @@ def usage_rows(result: dict[str, Any] | None, fallback_model: str) -> list[dict[
         for model, u in model_usage.items():
             if not isinstance(u, dict):
                 continue
-            rows.append({"model": model, "input_tokens": _int(u.get("inputTokens")),
-                         "output_tokens": _int(u.get("outputTokens")),
-                         "cache_read_tokens": _int(u.get("cacheReadInputTokens")),
-                         "cache_write_tokens": _int(u.get("cacheCreationInputTokens")),
-                         "reported_cost_usd": _float(u.get("costUSD"))})
+            rows.append(
+                {
+                    "model": model,
+                    "input_tokens": _int(u.get("inputTokens")),
+                    "output_tokens": _int(u.get("outputTokens")),
+                    "cache_read_tokens": _int(u.get("cacheReadInputTokens")),
+                    "cache_write_tokens": _int(u.get("cacheCreationInputTokens")),
+                    "reported_cost_usd": _float(u.get("costUSD")),
+                }
+            )
     else:
         u = result.get("usage") or {}
         if isinstance(u, dict):
-            rows.append({"model": fallback_model or "unknown", "input_tokens": _int(u.get("input_tokens")),
-                         "output_tokens": _int(u.get("output_tokens")),
-                         "cache_read_tokens": _int(u.get("cache_read_input_tokens")),
-                         "cache_write_tokens": _int(u.get("cache_creation_input_tokens")),
-                         "reported_cost_usd": _float(result.get("total_cost_usd"))})
+            rows.append(
+                {
+                    "model": fallback_model or "unknown",
+                    "input_tokens": _int(u.get("input_tokens")),
+                    "output_tokens": _int(u.get("output_tokens")),
+                    "cache_read_tokens": _int(u.get("cache_read_input_tokens")),
+                    "cache_write_tokens": _int(u.get("cache_creation_input_tokens")),
+                    "reported_cost_usd": _float(result.get("total_cost_usd")),
+                }
+            )
     return _priced(rows)
 
 
 def _priced(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
-        row["cost_usd"] = pricing.cost(row["model"], row["input_tokens"], row["output_tokens"],
-                                       row["cache_read_tokens"], row["cache_write_tokens"],
-                                       reported=row["reported_cost_usd"])
+        row["cost_usd"] = pricing.cost(
+            row["model"],
+            row["input_tokens"],
+            row["output_tokens"],
+            row["cache_read_tokens"],
+            row["cache_write_tokens"],
+            reported=row["reported_cost_usd"],
+        )
         row["standin"] = row["model"] == STANDIN_MODEL
     return rows
 
@@ -106,6 +121,3 @@ def _float(value: Any) -> float:
         return float(value or 0)
     except (TypeError, ValueError):
         return 0.0
-
-
-

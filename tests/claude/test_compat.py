@@ -12,10 +12,20 @@ from jsonschema import Draft7Validator
 PLUGIN = Path(__file__).resolve().parents[2] / "plugin"
 # hooks.json keys Claude Code documents (hooks reference: handler fields; onFailure since 2.1.295)
 GROUP_KEYS = {"matcher", "hooks"}
-HANDLER_KEYS = {"type", "command", "args", "timeout", "statusMessage", "once", "async", "asyncRewake", "shell",
-                "if", "onFailure"}
-EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop",
-          "Notification"}
+HANDLER_KEYS = {
+    "type",
+    "command",
+    "args",
+    "timeout",
+    "statusMessage",
+    "once",
+    "async",
+    "asyncRewake",
+    "shell",
+    "if",
+    "onFailure",
+}
+EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "Notification"}
 
 
 def _schemas_passed_to_claude() -> dict[str, dict]:
@@ -47,20 +57,33 @@ def test_the_verdict_schema_still_accepts_a_verdict_and_refuses_a_bad_one():
     from hallmark.core.loop import verdict
 
     validator = Draft7Validator(verdict.schema())
-    good = {"summary": "ok", "findings": [{"lens": "correctness", "severity": "major", "file": "a.py",
-                                           "line": 3, "scenario": "it breaks"}]}
+    good = {
+        "summary": "ok",
+        "findings": [{"lens": "correctness", "severity": "major", "file": "a.py", "line": 3, "scenario": "it breaks"}],
+    }
     assert not list(validator.iter_errors(good))
-    assert list(validator.iter_errors({"summary": "ok", "findings": [{"lens": "vibes", "severity": "major",
-                                                                      "file": "a.py", "scenario": "x"}]}))
+    assert list(
+        validator.iter_errors(
+            {"summary": "ok", "findings": [{"lens": "vibes", "severity": "major", "file": "a.py", "scenario": "x"}]}
+        )
+    )
 
 
 def test_the_command_line_passes_a_draft_07_schema(hall_repo, tmp_path, monkeypatch):
     from hallmark.core.runner import command
 
     monkeypatch.setenv("HALL_CLAUDE", "hall-standin-claude")
-    spec = command.RunSpec(role="review", prompt="review", cwd=hall_repo.root,
-                         json_schema={"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-                                      "$defs": {"A": {"type": "string"}}, "properties": {"a": {"$ref": "#/$defs/A"}}})
+    spec = command.RunSpec(
+        role="review",
+        prompt="review",
+        cwd=hall_repo.root,
+        json_schema={
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"A": {"type": "string"}},
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+        },
+    )
     args = command.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)
     passed = json.loads(args[args.index("--json-schema") + 1])
     assert passed["$schema"].startswith("http://json-schema.org/draft-07")
@@ -107,7 +130,10 @@ def test_confinement_uses_absolute_rule_paths_and_fails_without_a_sandbox_when_r
     assert "failIfUnavailable" not in auto["sandbox"] and auto["sandbox"]["enabled"] is True
     required = confinement_settings("fix", tmp_path, tmp_path, [], isolated=False, sandbox="require")
     assert required["sandbox"]["failIfUnavailable"] is True
-    assert confinement_settings("fix", tmp_path, tmp_path, [], isolated=False, sandbox="off")["sandbox"]["enabled"] is False
+    assert (
+        confinement_settings("fix", tmp_path, tmp_path, [], isolated=False, sandbox="off")["sandbox"]["enabled"]
+        is False
+    )
 
 
 def test_headless_runs_load_a_plugin_copy_whose_hooks_name_the_absolute_hall_hook(hall_repo, tmp_path, monkeypatch):
@@ -119,14 +145,28 @@ def test_headless_runs_load_a_plugin_copy_whose_hooks_name_the_absolute_hall_hoo
     args = command.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)
     copy = Path(args[args.index("--plugin-dir") + 1])
     assert copy != command.plugin_dir() and str(copy).startswith(str(hall_repo.state_dir))
-    commands = [h["command"] for groups in json.loads((copy / "hooks" / "hooks.json").read_text())["hooks"].values()
-                for g in groups for h in g["hooks"]]
+    commands = [
+        h["command"]
+        for groups in json.loads((copy / "hooks" / "hooks.json").read_text())["hooks"].values()
+        for g in groups
+        for h in g["hooks"]
+    ]
     assert commands and all(c.startswith(hook_binary() + " ") for c in commands)
-    assert command.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)[args.index("--plugin-dir") + 1] == str(copy)
+    assert command.build_command(hall_repo, spec, tmp_path / "s.json", prompt_in_argv=True)[
+        args.index("--plugin-dir") + 1
+    ] == str(copy)
 
 
-@pytest.mark.parametrize("kind,files", [("permission_prompt", True), ("idle_prompt", True), ("", True),
-                                        ("auth_success", False), ("elicitation_complete", False)])
+@pytest.mark.parametrize(
+    "kind,files",
+    [
+        ("permission_prompt", True),
+        ("idle_prompt", True),
+        ("", True),
+        ("auth_success", False),
+        ("elicitation_complete", False),
+    ],
+)
 def test_only_waiting_notifications_file_an_inbox_entry(hall_repo, kind, files):
     from hallmark.hooks import notification
 

@@ -14,8 +14,14 @@ import pytest
 
 pytestmark = pytest.mark.claude_cli
 
-MAJOR = {"lens": "correctness", "severity": "major", "file": "app.py", "line": 5, "title": "mul has no test",
-         "scenario": "mul(2, 3) is never exercised, so a typo returning a + b would ship"}
+MAJOR = {
+    "lens": "correctness",
+    "severity": "major",
+    "file": "app.py",
+    "line": 5,
+    "title": "mul has no test",
+    "scenario": "mul(2, 3) is never exercised, so a typo returning a + b would ship",
+}
 FIXED_APP = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\nassert mul(2, 3) == 6\n"
 
 
@@ -35,7 +41,8 @@ def loop_item(git_repo: Path, tmp_path: Path):
     setup_repo.init(git_repo)
     (git_repo / ".hallmark.toml").write_text(
         'base = "main"\ngates = ["python3 -c \'import app\'"]\nship = "git push -q -u origin {branch}"\n'
-        'max_rejects = 3\nmax_check_failures = 3\n[runner]\ntimeout = "120s"\n')
+        'max_rejects = 3\nmax_check_failures = 3\n[runner]\ntimeout = "120s"\n'
+    )
     git(git_repo, "add", "-A")
     git(git_repo, "commit", "-q", "-m", "hall init")
     git(git_repo, "push", "-q", "--no-verify", "-u", "origin", "main")  # the base, before any item
@@ -60,8 +67,12 @@ def fixer_turns(worktree: Path) -> list[dict]:
 
 
 def review(findings: list[dict]) -> list[dict]:
-    return [{"structured": {"summary": "Reviewed the change.", "findings": findings, "still_open": []},
-             "usage": {"input_tokens": 2000, "output_tokens": 150}}]
+    return [
+        {
+            "structured": {"summary": "Reviewed the change.", "findings": findings, "still_open": []},
+            "usage": {"input_tokens": 2000, "output_tokens": 150},
+        }
+    ]
 
 
 def daemon(hall, repo) -> subprocess.CompletedProcess:
@@ -105,11 +116,19 @@ def test_the_loop_reviews_fixes_approves_and_ships_with_the_real_cli(claude_cli,
 def test_a_plan_limit_pauses_the_loop_until_it_resets(claude_cli, model_server, hall, loop_item):
     repo, item_id, worktree, bare = loop_item
     resets = int(time.time()) + 15  # far enough that a loaded CI machine's first pass ends before it
-    limited = [{"error": 429, "headers": {"anthropic-ratelimit-unified-status": "rejected",
-                                          "anthropic-ratelimit-unified-reset": str(resets),
-                                          "anthropic-ratelimit-unified-representative-claim": "five_hour"}}]
-    model_server({"roles": {"review": [limited, review([MAJOR]), review([])], "fix": [fixer_turns(worktree)]}},
-                 subscription=True)
+    limited = [
+        {
+            "error": 429,
+            "headers": {
+                "anthropic-ratelimit-unified-status": "rejected",
+                "anthropic-ratelimit-unified-reset": str(resets),
+                "anthropic-ratelimit-unified-representative-claim": "five_hour",
+            },
+        }
+    ]
+    model_server(
+        {"roles": {"review": [limited, review([MAJOR]), review([])], "fix": [fixer_turns(worktree)]}}, subscription=True
+    )
     assert hall("ready", item_id, "--json", cwd=worktree).code == 0
     daemon(hall, repo)
     from datetime import UTC, datetime

@@ -23,9 +23,15 @@ def stream(stdout: str) -> list[dict]:
 
 
 def claude_p(claude: Path, cwd: Path, prompt: str, *extra: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose", *extra],
-                          cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                          env=dict(os.environ))
+    return subprocess.run(
+        [str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose", *extra],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
 
 
 def tool_results(records: list[dict]) -> dict[str, dict]:
@@ -41,8 +47,13 @@ def tool_results(records: list[dict]) -> dict[str, dict]:
 
 
 def tool_uses(records: list[dict]) -> list[dict]:
-    return [b for r in records if r.get("type") == "assistant"
-            for b in r.get("message", {}).get("content") or [] if b.get("type") == "tool_use"]
+    return [
+        b
+        for r in records
+        if r.get("type") == "assistant"
+        for b in r.get("message", {}).get("content") or []
+        if b.get("type") == "tool_use"
+    ]
 
 
 def test_setup_session_gates_context_and_usage(claude_cli, model_server, hall, hall_repo):
@@ -59,13 +70,27 @@ def test_setup_session_gates_context_and_usage(claude_cli, model_server, hall, h
     created = items.new(repo, title="Add mul")
     item, worktree = created["item"], Path(created["worktree"])
     outside = main / "feature.py"  # a new file in the main checkout: outside the item's worktree
-    server = model_server({"roles": {"session": [[
-        {"tool": "Bash", "input": {"command": "git push origin HEAD", "description": "publish"},
-         "usage": {"input_tokens": 1000, "output_tokens": 11}},
-        {"tool": "Write", "input": {"file_path": str(outside), "content": "print('bypassed the item')\n"},
-         "usage": {"input_tokens": 1100, "output_tokens": 12}},
-        {"text": "Both were refused.", "usage": {"input_tokens": 1200, "output_tokens": 13}},
-    ]]}})
+    server = model_server(
+        {
+            "roles": {
+                "session": [
+                    [
+                        {
+                            "tool": "Bash",
+                            "input": {"command": "git push origin HEAD", "description": "publish"},
+                            "usage": {"input_tokens": 1000, "output_tokens": 11},
+                        },
+                        {
+                            "tool": "Write",
+                            "input": {"file_path": str(outside), "content": "print('bypassed the item')\n"},
+                            "usage": {"input_tokens": 1100, "output_tokens": 12},
+                        },
+                        {"text": "Both were refused.", "usage": {"input_tokens": 1200, "output_tokens": 13}},
+                    ]
+                ]
+            }
+        }
+    )
     proc = claude_p(claude_cli, worktree, "Publish this and tidy app.py in the main checkout.")
     records = stream(proc.stdout)
     assert proc.returncode == 0, proc.stderr

@@ -27,8 +27,9 @@ FRAME = {"__init__", "framework", "commands", "text"}  # the CLI's frame: no com
 def _top_level(module: object) -> set[str]:
     """The commands a module declares for `hall <name>`: its groups, and commands in no group."""
     declared = [value for value in vars(module).values() if isinstance(value, framework.Command | framework.Group)]
-    children = {id(child) for group in declared if isinstance(group, framework.Group)
-                for child in group.commands.values()}
+    children = {
+        id(child) for group in declared if isinstance(group, framework.Group) for child in group.commands.values()
+    }
     return {spec.name for spec in declared if id(spec) not in children}
 
 
@@ -60,7 +61,8 @@ def test_every_module_is_a_group_and_declares_only_what_the_table_lists():
             module = importlib.import_module(f"{commands.PACKAGE}.{package}.{part.stem}")
             assert _top_level(module) <= set(in_group(package)), part
     assert [info.group for info in COMMANDS.values()] == sorted(
-        (info.group for info in COMMANDS.values()), key=list(GROUPS).index), "the table lists a group's commands together"
+        (info.group for info in COMMANDS.values()), key=list(GROUPS).index
+    ), "the table lists a group's commands together"
 
 
 def test_a_command_the_table_points_at_wrongly_is_an_error_not_a_silent_other_command(monkeypatch):
@@ -77,8 +79,9 @@ def test_hall_help_lists_exactly_the_table_by_group(hall, hall_repo):
     assert [(g["group"], g["summary"]) for g in data["groups"]] == list(GROUPS.items())
     assert [c for g in data["groups"] for c in g["commands"]] == [f"hall {name}" for name in COMMANDS]
     brief = hall("help", "--brief", cwd=hall_repo.root).json
-    assert brief["commands"] == [{"command": f"hall {name}", "group": info.group, "help": info.summary}
-                                 for name, info in COMMANDS.items()]
+    assert brief["commands"] == [
+        {"command": f"hall {name}", "group": info.group, "help": info.summary} for name, info in COMMANDS.items()
+    ]
     assert brief["groups"] == data["groups"] and brief["next"] and brief["exit_codes"]["USAGE"] == 2
 
 
@@ -88,8 +91,13 @@ def test_hall_help_for_one_command_or_group(hall, hall_repo):
     assert [c["command"] for c in drop["commands"]] == ["hall drop"]
     assert {a["name"] for a in drop["commands"][0]["arguments"]} == {"id", "--reason", "--keep-worktree"}
     note = hall("help", "note", cwd=root).json
-    assert [c["command"] for c in note["commands"]] == ["hall note", "hall note add", "hall note list",
-                                                         "hall note show", "hall note remove"]
+    assert [c["command"] for c in note["commands"]] == [
+        "hall note",
+        "hall note add",
+        "hall note list",
+        "hall note show",
+        "hall note remove",
+    ]
     accept = hall("help", "library", "accept", cwd=root).json
     assert [c["command"] for c in accept["commands"]] == ["hall library accept"]
     assert_error(hall("help", "frobnicate", cwd=root), "USAGE", 2)
@@ -177,8 +185,9 @@ print(json.dumps({"before": before, "loads": {f"{kind} {name}": probe(kind, name
 
 
 def _loads(probes: list[tuple[str, str]], cwd: Path) -> dict[str, list[str]]:
-    out = subprocess.run([sys.executable, "-c", LOADS, json.dumps(probes)], cwd=cwd, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", LOADS, json.dumps(probes)], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["before"] == [], "the CLI's frame alone loads no command module"
@@ -193,9 +202,19 @@ def test_build_parser_for_one_command_loads_only_that_commands_module(tmp_path):
 
 
 def test_help_and_schema_load_only_what_they_describe(hall_repo):
-    loads = _loads([("main", "help --brief"), ("main", "help drop"), ("main", "help note add"),
-                    ("main", "schema drop"), ("main", "schema library accept"), ("main", "schema nothing-here"),
-                    *[("main", f"schema {name}") for name in SCHEMAS], ("main", "help")], hall_repo.root)
+    loads = _loads(
+        [
+            ("main", "help --brief"),
+            ("main", "help drop"),
+            ("main", "help note add"),
+            ("main", "schema drop"),
+            ("main", "schema library accept"),
+            ("main", "schema nothing-here"),
+            *[("main", f"schema {name}") for name in SCHEMAS],
+            ("main", "help"),
+        ],
+        hall_repo.root,
+    )
     assert loads["main help --brief"] == ["meta"]
     assert loads["main help drop"] == ["items", "meta"]
     assert loads["main help note add"] == ["meta", "notes"]

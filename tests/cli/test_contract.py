@@ -18,11 +18,25 @@ from .test_items_cli import assert_error, new_item
 HALL = str(Path(sys.executable).parent / "hall")
 
 DEV, AWAIT, CHECKS, REVIEW, FIXING, ESC, HALL_, CLOSED, DROPPED = (
-    "development", "awaiting_you", "checks", "review", "fixing", "escalated", "hallmarked", "closed", "dropped")
+    "development",
+    "awaiting_you",
+    "checks",
+    "review",
+    "fixing",
+    "escalated",
+    "hallmarked",
+    "closed",
+    "dropped",
+)
 PATH_TO = {
-    DEV: [], AWAIT: ["proposed_ready"], CHECKS: ["ready"], REVIEW: ["ready", "checks_passed"],
-    FIXING: ["ready", "checks_failed"], ESC: ["ready", "checks_passed", "escalated"],
-    HALL_: ["ready", "checks_passed", "hallmarked"], CLOSED: ["ready", "checks_passed", "hallmarked", "shipped"],
+    DEV: [],
+    AWAIT: ["proposed_ready"],
+    CHECKS: ["ready"],
+    REVIEW: ["ready", "checks_passed"],
+    FIXING: ["ready", "checks_failed"],
+    ESC: ["ready", "checks_passed", "escalated"],
+    HALL_: ["ready", "checks_passed", "hallmarked"],
+    CLOSED: ["ready", "checks_passed", "hallmarked", "shipped"],
     DROPPED: ["dropped"],
 }
 # verb -> (arguments, {state it succeeds from: state it leads to}); the seed's table for the verbs
@@ -30,8 +44,10 @@ VERBS: dict[str, tuple[list[str], dict[str, str]]] = {
     "propose-ready": (["--summary", "done"], {DEV: AWAIT}),
     "ready": ([], {DEV: CHECKS, AWAIT: CHECKS}),
     "pull-back": (["--reason", "not yet"], {s: DEV for s in (AWAIT, CHECKS, REVIEW, FIXING, ESC, HALL_)}),
-    "drop": (["--reason", "no longer needed", "--keep-worktree"], {s: DROPPED for s in (DEV, AWAIT, CHECKS, REVIEW,
-                                                                                          FIXING, ESC, HALL_)}),
+    "drop": (
+        ["--reason", "no longer needed", "--keep-worktree"],
+        {s: DROPPED for s in (DEV, AWAIT, CHECKS, REVIEW, FIXING, ESC, HALL_)},
+    ),
     "retry": (["--reason", "one more round"], {ESC: FIXING}),
 }
 IN_LOOP = {CHECKS, REVIEW, FIXING, ESC, HALL_}
@@ -76,8 +92,18 @@ def test_json_on_a_pipe_text_on_a_tty_and_json_forced(hall, hall_repo):
 
 def test_every_success_carries_next_and_errors_have_the_shape(hall, hall_repo, tmp_path: Path):
     root = hall_repo.root
-    for args in (["status"], ["status", "--all"], ["log", "--repo-level"], ["inbox"], ["reindex"], ["doctor"],
-                 ["help"], ["new", "--title", "x"], ["status", "1"], ["log", "1"]):
+    for args in (
+        ["status"],
+        ["status", "--all"],
+        ["log", "--repo-level"],
+        ["inbox"],
+        ["reindex"],
+        ["doctor"],
+        ["help"],
+        ["new", "--title", "x"],
+        ["status", "1"],
+        ["log", "1"],
+    ):
         reply = hall(*args, cwd=root).json
         assert isinstance(reply.get("next"), list) and all(isinstance(n, str) for n in reply["next"]), args
     assert_error(hall("status", "9", cwd=root), "ITEM_NOT_FOUND", 3)
@@ -108,8 +134,9 @@ def test_never_prompts(hall_repo):
     """With stdin open and silent, every command still answers at once (or refuses)."""
     root = hall_repo.root
     for args in (["drop", "1"], ["new"], ["init"], ["answer", "Q-1"], ["retry"], ["ready", "1"], ["ask"]):
-        proc = subprocess.Popen([HALL, *args], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [HALL, *args], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         try:
             out, _ = proc.communicate(timeout=30)  # never writes to stdin: a prompt would hang here
         finally:
@@ -173,8 +200,16 @@ def test_deleting_the_index_and_item_json_gives_the_same_status(hall, hall_repo)
 
 
 def _item_in(repo, item_id: str, state: str) -> None:
-    journal.append(repo.paths.item_journal(item_id), "created", item=item_id, actor="you", title=item_id,
-                   branch=f"hm/{item_id}", worktree=str(repo.root), base="main")
+    journal.append(
+        repo.paths.item_journal(item_id),
+        "created",
+        item=item_id,
+        actor="you",
+        title=item_id,
+        branch=f"hm/{item_id}",
+        worktree=str(repo.root),
+        base="main",
+    )
     for action in PATH_TO[state]:
         items.transition(repo, item_id, action, actor="test", sha="f" * 40, reason="walk")
 
@@ -194,8 +229,7 @@ def test_every_verb_in_every_state_through_the_cli(hall_repo):
     def run(case):
         verb, _, item_id, _ = case
         args, _ = VERBS[verb]
-        return subprocess.run([HALL, verb, item_id, *args], cwd=repo.root, capture_output=True, text=True,
-                              timeout=120)
+        return subprocess.run([HALL, verb, item_id, *args], cwd=repo.root, capture_output=True, text=True, timeout=120)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(run, cases))

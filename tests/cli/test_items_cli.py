@@ -131,8 +131,9 @@ def test_propose_ready_waits_for_you_or_goes_straight_on_with_auto_ready(hall, h
     back = hall("pull-back", "1", "--reason", "not yet", cwd=Path(first["worktree"]))
     assert back.code == 0 and back.json["state"] == "development"
 
-    (root / ".hallmark.toml").write_text((root / ".hallmark.toml").read_text().replace(
-        "max_rejects", "auto_ready = true\nmax_rejects"))
+    (root / ".hallmark.toml").write_text(
+        (root / ".hallmark.toml").read_text().replace("max_rejects", "auto_ready = true\nmax_rejects")
+    )
     new_item(hall, root, "second")
     auto = hall("propose-ready", "2", "--summary", "done", cwd=root)
     assert auto.code == 0 and auto.json["state"] == "checks"
@@ -250,8 +251,17 @@ def test_log_filters_by_kind_and_limit(hall, hall_repo):
 def test_ask_and_answer(hall, hall_repo):
     root = hall_repo.root
     data = new_item(hall, root)
-    asked = hall("ask", "billed or raw?", "--options", "billed,raw", "--default", "billed", "--wait", "4h",
-                 cwd=Path(data["worktree"]))
+    asked = hall(
+        "ask",
+        "billed or raw?",
+        "--options",
+        "billed,raw",
+        "--default",
+        "billed",
+        "--wait",
+        "4h",
+        cwd=Path(data["worktree"]),
+    )
     assert asked.code == 0, asked.stdout
     assert asked.json["qid"] == "Q-1" and asked.json["item"] == "H-0001" and asked.json["options"] == ["billed", "raw"]
     repo_q = hall("ask", "which licence?", cwd=root).json
@@ -290,10 +300,22 @@ def test_concurrent_hall_new_and_ask_get_unique_ids(hall_repo):
     """Separate `hall` processes at once: item and question IDs never collide."""
     root = hall_repo.root
     hall_bin = str(Path(os.environ["PATH"].split(os.pathsep)[0]) / "hall")
-    procs = [subprocess.Popen([hall_bin, "new", "--title", f"parallel {n}"], cwd=root, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for n in range(6)]
-    procs += [subprocess.Popen([hall_bin, "ask", f"question {n}?"], cwd=root, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True) for n in range(8)]
+    procs = [
+        subprocess.Popen(
+            [hall_bin, "new", "--title", f"parallel {n}"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(6)
+    ]
+    procs += [
+        subprocess.Popen(
+            [hall_bin, "ask", f"question {n}?"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for n in range(8)
+    ]
     replies = []
     for p in procs:
         out, err = p.communicate(timeout=120)
@@ -310,8 +332,13 @@ def test_concurrent_hall_new_and_ask_get_unique_ids(hall_repo):
 def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_repo):
     root = hall_repo.root
     hall_bin = str(Path(os.environ["PATH"].split(os.pathsep)[0]) / "hall")
-    waiting = subprocess.Popen([hall_bin, "ask", "ship it?", "--block", "--wait", "60s"], cwd=root,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    waiting = subprocess.Popen(
+        [hall_bin, "ask", "ship it?", "--block", "--wait", "60s"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while hall_repo.paths.repo_journal.read_text().count('"question"') < 1:  # until it has asked
         assert time.monotonic() < deadline and waiting.poll() is None
@@ -322,8 +349,9 @@ def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_r
     assert reply["answer"] == "yes" and reply["answered_by"] == "you" and reply["defaulted"] is False
     assert reply["next"] == ["hall inbox"]
 
-    defaulted = hall("ask", "billed or raw?", "--options", "billed,raw", "--default", "billed", "--wait", "1s",
-                     "--block", cwd=root)
+    defaulted = hall(
+        "ask", "billed or raw?", "--options", "billed,raw", "--default", "billed", "--wait", "1s", "--block", cwd=root
+    )
     assert defaulted.code == 0
     assert defaulted.json["answer"] == "billed" and defaulted.json["defaulted"] is True
     last = journal.read(hall_repo.paths.repo_journal).events[-1]

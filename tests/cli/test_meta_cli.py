@@ -17,8 +17,25 @@ from hallmark.tui.cli.framework import describe_parser
 
 from .test_items_cli import assert_error, git, new_item
 
-STAGE_1 = {"init", "doctor", "new", "adopt", "status", "log", "ready", "propose-ready", "pull-back", "drop",
-           "retry", "ask", "answer", "inbox", "reindex", "help", "schema"}
+STAGE_1 = {
+    "init",
+    "doctor",
+    "new",
+    "adopt",
+    "status",
+    "log",
+    "ready",
+    "propose-ready",
+    "pull-back",
+    "drop",
+    "retry",
+    "ask",
+    "answer",
+    "inbox",
+    "reindex",
+    "help",
+    "schema",
+}
 
 
 def test_init_through_hall_and_again(hall, git_repo: Path, isolated_env: Path):
@@ -71,8 +88,11 @@ def test_help_lists_every_command_with_its_arguments(hall, hall_repo):
     drop = {a["name"]: a for a in by_name["hall drop"]["arguments"]}
     assert drop["--reason"]["required"] is True and drop["--keep-worktree"]["type"] == "boolean"
     assert drop["id"]["required"] is False
-    assert by_name["hall answer"]["arguments"][0] == {**by_name["hall answer"]["arguments"][0], "name": "qid",
-                                                      "required": True}
+    assert by_name["hall answer"]["arguments"][0] == {
+        **by_name["hall answer"]["arguments"][0],
+        "name": "qid",
+        "required": True,
+    }
     assert data["exit_codes"]["WRONG_STATE"] == 4 and data["exit_codes"]["CLAIMED"] == 7
     assert data["next"] and data["global_options"]
     assert help_json()["commands"] == data["commands"]
@@ -112,7 +132,9 @@ def test_schema_prints_valid_json_schema(hall_repo, monkeypatch):
 
 def test_schemas_accept_real_replies(hall_repo, monkeypatch):
     root = hall_repo.root
-    schema = {n: json.loads(run_main(monkeypatch, root, "schema", n)[1]) for n in ("error", "event", "config", "command")}
+    schema = {
+        n: json.loads(run_main(monkeypatch, root, "schema", n)[1]) for n in ("error", "event", "config", "command")
+    }
     code, out = run_main(monkeypatch, root, "status", "99")
     assert code == 3
     jsonschema.validate(json.loads(out), schema["error"])
@@ -179,8 +201,9 @@ def test_text_renderers_show_the_data(hall_repo, hall):
     assert "ready" in _render(text.log(items.log(hall_repo, "H-0001")))
     assert "which?" in _render(text.inbox(inbox.report(hall_repo)))
     assert "Nothing waits" in _render(text.inbox({"entries": [], "count": 0, "next": []}))
-    assert "notices" in _render(text.inbox({"notices": [{"kind": "stuck", "item": "H-0001", "since": "t",
-                                                         "text": "no progress"}], "next": []}))
+    assert "notices" in _render(
+        text.inbox({"notices": [{"kind": "stuck", "item": "H-0001", "since": "t", "text": "no progress"}], "next": []})
+    )
     doctor = hall("doctor", cwd=root).json
     assert "journal" in _render(text.doctor(doctor))
     assert "hall drop" in _render(text.help_table(help_json()))
@@ -196,11 +219,27 @@ def test_text_on_a_tty_for_every_stage_1_reply(hall_repo, monkeypatch):
     root = hall_repo.root
     data = items.new(hall_repo, title="Shown as text")
     git(Path(data["worktree"]), "commit", "-q", "--allow-empty", "-m", "work")
-    for args in (["status"], ["status", "1"], ["status", "--all"], ["log", "1"], ["inbox"], ["help"],
-                 ["schema", "error"], ["doctor"], ["ask", "ok?", "--options", "yes,no"], ["inbox"],
-                 ["answer", "Q-1", "yes"], ["ready", "1"], ["ready", "1"], ["pull-back", "1"],
-                 ["propose-ready", "1", "--summary", "s"], ["reindex"], ["init"], ["status", "77"],
-                 ["drop", "1", "--reason", "r"]):
+    for args in (
+        ["status"],
+        ["status", "1"],
+        ["status", "--all"],
+        ["log", "1"],
+        ["inbox"],
+        ["help"],
+        ["schema", "error"],
+        ["doctor"],
+        ["ask", "ok?", "--options", "yes,no"],
+        ["inbox"],
+        ["answer", "Q-1", "yes"],
+        ["ready", "1"],
+        ["ready", "1"],
+        ["pull-back", "1"],
+        ["propose-ready", "1", "--summary", "s"],
+        ["reindex"],
+        ["init"],
+        ["status", "77"],
+        ["drop", "1", "--reason", "r"],
+    ):
         code, shown = run_main(monkeypatch, root, *args, tty=True)
         assert code in (0, 1, 3), (args, shown)
         assert "internal error" not in shown and "Traceback" not in shown, (args, shown)

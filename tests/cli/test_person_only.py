@@ -16,25 +16,66 @@ from hallmark.tui.cli import main
 HALL = str(Path(sys.executable).parent / "hall")
 
 PERSON_ONLY = [
-    ["ready"], ["ready", "H-0001"], ["ready", "--note", "x"], ["verdict", "--file", "v.json"], ["answer", "Q-1", "a"],
-    ["retry", "--reason", "x"], ["budget", "--grant"], ["budget", "--grant", "500k"], ["budget", "--grant=5"],
-    ["budget", "--gra", "5"], ["budget", "--set", "daily=9M"], ["budget", "--se", "daily=9M"],
-    ["daemon", "run", "--until-idle"], ["daemon", "--until-idle", "run"], ["daemon", "start"], ["daemon", "stop"],
-    ["library", "accept", "L-1"], ["library", "reject", "L-1", "--reason", "x"], ["library", "retire", "L-1"],
-    ["library", "lock", "--title", "x"], ["library", "import", "--from", "x"], ["library", "undo", "L-1"],
-    ["library", "review", "--accept", "L-1"], ["library", "review", "--reject=L-1"],
-    ["library", "reconcile", "--update"], ["inbox", "1", "--dismiss"], ["inbox", "--clear"],
-    ["setup", "claude"], ["setup", "claude", "--dry-run"], ["-C", "/tmp", "ready"], ["-C/tmp", "ready"],
+    ["ready"],
+    ["ready", "H-0001"],
+    ["ready", "--note", "x"],
+    ["verdict", "--file", "v.json"],
+    ["answer", "Q-1", "a"],
+    ["retry", "--reason", "x"],
+    ["budget", "--grant"],
+    ["budget", "--grant", "500k"],
+    ["budget", "--grant=5"],
+    ["budget", "--gra", "5"],
+    ["budget", "--set", "daily=9M"],
+    ["budget", "--se", "daily=9M"],
+    ["daemon", "run", "--until-idle"],
+    ["daemon", "--until-idle", "run"],
+    ["daemon", "start"],
+    ["daemon", "stop"],
+    ["library", "accept", "L-1"],
+    ["library", "reject", "L-1", "--reason", "x"],
+    ["library", "retire", "L-1"],
+    ["library", "lock", "--title", "x"],
+    ["library", "import", "--from", "x"],
+    ["library", "undo", "L-1"],
+    ["library", "review", "--accept", "L-1"],
+    ["library", "review", "--reject=L-1"],
+    ["library", "reconcile", "--update"],
+    ["inbox", "1", "--dismiss"],
+    ["inbox", "--clear"],
+    ["setup", "claude"],
+    ["setup", "claude", "--dry-run"],
+    ["-C", "/tmp", "ready"],
+    ["-C/tmp", "ready"],
     ["--json", "ready"],
 ]
 AGENT_VERBS = [
-    ["propose-ready", "--summary", "x"], ["ask", "why?"], ["fixed", "F-1"], ["findings"], ["status"], ["log"],
-    ["library", "propose", "--kind", "rule"], ["library", "search", "x"], ["library", "briefing"],
-    ["library", "review"], ["budget"], ["daemon", "status"], ["inbox"], ["checkpoint", "set", "--phase", "x"],
-    ["pull-back", "--reason", "x"], ["ready", "--help"], ["new", "--title", "ready"], ["log", "--kind", "verdict"],
+    ["propose-ready", "--summary", "x"],
+    ["ask", "why?"],
+    ["fixed", "F-1"],
+    ["findings"],
+    ["status"],
+    ["log"],
+    ["library", "propose", "--kind", "rule"],
+    ["library", "search", "x"],
+    ["library", "briefing"],
+    ["library", "review"],
+    ["budget"],
+    ["daemon", "status"],
+    ["inbox"],
+    ["checkpoint", "set", "--phase", "x"],
+    ["pull-back", "--reason", "x"],
+    ["ready", "--help"],
+    ["new", "--title", "ready"],
+    ["log", "--kind", "verdict"],
 ]
-AGENT_ENVS = [{"CLAUDECODE": "1"}, {"CLAUDE_CODE_ENTRYPOINT": "cli"}, {"HALL_SESSION_ID": "s-1"},
-              {"HALL_ACTOR": "fixer"}, {"CLAUDECODE": "1", "HALL_ACTOR": "you"}]
+AGENT_ENVS = [
+    {"CLAUDECODE": "1"},
+    {"CLAUDE_CODE_ENTRYPOINT": "cli"},
+    {"HALL_SESSION_ID": "s-1"},
+    {"HALL_ACTOR": "fixer"},
+    {"CLAUDECODE": "1", "HALL_ACTOR": "you"},
+]
 
 
 @pytest.mark.parametrize("argv", PERSON_ONLY, ids=" ".join)
@@ -88,6 +129,7 @@ def test_the_agent_verbs_run_under_claude_code(hall_repo, hall):
 def test_the_refusal_reaches_the_real_process_with_a_clean_environment(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "HALL_"))}
     env["CLAUDECODE"] = "1"
-    proc = subprocess.run([HALL, "daemon", "run", "--until-idle"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [HALL, "daemon", "run", "--until-idle"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 5 and json.loads(proc.stdout)["error"]["code"] == "GATE_DENIED"

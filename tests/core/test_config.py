@@ -17,7 +17,7 @@ from hallmark.core.repo import open_repo
 
 def _seed_config_block(shared: Path) -> dict:
     text = (shared / "seeds" / "003_4505e756272ed91a.txt").read_text(encoding="utf-8")
-    section = text[text.index("## Configuration"):]
+    section = text[text.index("## Configuration") :]
     block = re.search(r"```toml\n(.*?)```", section, re.S)
     assert block, "the seed's Configuration section has a toml block"
     return tomllib.loads(block.group(1))
@@ -87,7 +87,8 @@ def test_missing_file_means_all_defaults(tmp_path: Path):
 def test_overrides_are_read_and_merged(tmp_path: Path):
     (tmp_path / ".hallmark.toml").write_text(
         'gates = ["rig test", "rig run build"]\nworktree = "rig wt new {branch}"\n[capture]\nmode = "ask"\n'
-        "[budget.review]\nmax_usd = 3.0\ndaily = \"2M\"\n")
+        '[budget.review]\nmax_usd = 3.0\ndaily = "2M"\n'
+    )
     cfg = load(tmp_path)
     assert cfg.gates == ["rig test", "rig run build"] and cfg.worktree == "rig wt new {branch}"
     assert cfg.capture.mode == "ask" and cfg.capture.free == ["docs/", "*.md"]
@@ -102,20 +103,23 @@ def test_the_worktree_table_holds_the_template_and_copies(tmp_path: Path):
     assert cfg.worktree == "x {branch}" and cfg.worktree_copy == [".env"]
 
 
-@pytest.mark.parametrize(("text", "key", "line"), [
-    ("max_rejects = 0\n", "max_rejects", 1),
-    ('base = "main"\n\n[capture]\nfree = ["a"]\nmode = "sometimes"\n', "capture.mode", 5),
-    ('mode = "gate"\n[capture]\nmode = "nope"\n', "capture.mode", 3),  # not fooled by a top-level 'mode'
-    ("capture.mode = 3\n", "capture.mode", 1),
-    ('gates = ["ok", 3]\n', "gates.1", 1),
-    ('[budget]\ndaily = "lots"\n', "budget.daily", 2),
-    ("colour = 1\n", "colour", 1),
-    ("[capture]\nextra = 1\n", "capture.extra", 2),
-    ("[worktree]\ncopy = 3\n", "worktree.copy", 2),
-    ('stuck_after = "soon"\n', "stuck_after", 1),
-    ('claude_args = ["--dangerously-skip-permissions"]\n', "claude_args", 1),
-    ("[intake]\nmax_parts = 99\n", "intake.max_parts", 2),
-])
+@pytest.mark.parametrize(
+    ("text", "key", "line"),
+    [
+        ("max_rejects = 0\n", "max_rejects", 1),
+        ('base = "main"\n\n[capture]\nfree = ["a"]\nmode = "sometimes"\n', "capture.mode", 5),
+        ('mode = "gate"\n[capture]\nmode = "nope"\n', "capture.mode", 3),  # not fooled by a top-level 'mode'
+        ("capture.mode = 3\n", "capture.mode", 1),
+        ('gates = ["ok", 3]\n', "gates.1", 1),
+        ('[budget]\ndaily = "lots"\n', "budget.daily", 2),
+        ("colour = 1\n", "colour", 1),
+        ("[capture]\nextra = 1\n", "capture.extra", 2),
+        ("[worktree]\ncopy = 3\n", "worktree.copy", 2),
+        ('stuck_after = "soon"\n', "stuck_after", 1),
+        ('claude_args = ["--dangerously-skip-permissions"]\n', "claude_args", 1),
+        ("[intake]\nmax_parts = 99\n", "intake.max_parts", 2),
+    ],
+)
 def test_an_invalid_value_names_the_key_and_the_line(tmp_path: Path, text: str, key: str, line: int):
     (tmp_path / ".hallmark.toml").write_text(text)
     with pytest.raises(HallError) as caught:
@@ -126,8 +130,10 @@ def test_an_invalid_value_names_the_key_and_the_line(tmp_path: Path, text: str, 
     assert "hall schema config" in err.next
 
 
-@pytest.mark.parametrize(("text", "line"), [('base = "main"\ngates = [\n', 2), ('base = "main"\nbase = "x"\nmax = 1\n', 2),
-                                            ("a = 1\n[capture\n", 2)])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [('base = "main"\ngates = [\n', 2), ('base = "main"\nbase = "x"\nmax = 1\n', 2), ("a = 1\n[capture\n", 2)],
+)
 def test_broken_toml_names_the_line(tmp_path: Path, text: str, line: int):
     (tmp_path / ".hallmark.toml").write_text(text)
     with pytest.raises(HallError) as caught:
@@ -170,8 +176,11 @@ def test_the_gates_cache_only_a_config_whose_capture_passed(hall_repo):
     cache = hall_repo.paths.state_dir / "cache" / "config.json"
     config = hall_repo.root / ".hallmark.toml"
     good = config.read_text()
-    config.write_text(good + '\n[capture]\nmode = "loose"\n' if "[capture]" not in good
-                      else good.replace('mode = "gate"', 'mode = "loose"'))
+    config.write_text(
+        good + '\n[capture]\nmode = "loose"\n'
+        if "[capture]" not in good
+        else good.replace('mode = "gate"', 'mode = "loose"')
+    )
     cache.unlink(missing_ok=True)
     for _ in range(2):
         with pytest.raises(ValueError):

@@ -42,21 +42,28 @@ def test_the_default_ship_without_gh_is_a_failed_check(hall_repo, bare_path):
 
 def test_gates_that_start_a_missing_program_fail_the_doctor(hall_repo, bare_path):
     (hall_repo.root / ".hallmark.toml").write_text(
-        'gates = ["PYTHONPATH=src pytest -q", "test ! -e BROKEN", "./ci.sh"]\nship = "git push -u origin {branch}"\n')
+        'gates = ["PYTHONPATH=src pytest -q", "test ! -e BROKEN", "./ci.sh"]\nship = "git push -u origin {branch}"\n'
+    )
     (hall_repo.root / "ci.sh").write_text("#!/bin/sh\nexit 0\n")
     (hall_repo.root / "ci.sh").chmod(0o755)
     check = _checks(doctor.run(hall_repo.root))["gate_programs"]
     assert check["ok"] is False
-    assert check["detail"] == "not on PATH: `PYTHONPATH=src pytest -q` starts pytest; those checks would fail on every item"
+    assert (
+        check["detail"]
+        == "not on PATH: `PYTHONPATH=src pytest -q` starts pytest; those checks would fail on every item"
+    )
 
 
-@pytest.mark.parametrize(("command", "programs"), [
-    ("git push -u origin {branch} && gh pr create --base {base} --head {branch}", ["git", "gh"]),
-    ("PYTHONPATH=src pytest -q", ["pytest"]),
-    ("test ! -e BROKEN", []),
-    ("env FOO=1 make test || ./ci.sh; cd x && npm test | tee log", ["make", "./ci.sh", "npm", "tee"]),
-    ("echo 'unbalanced", ["echo"][:0]),
-])
+@pytest.mark.parametrize(
+    ("command", "programs"),
+    [
+        ("git push -u origin {branch} && gh pr create --base {base} --head {branch}", ["git", "gh"]),
+        ("PYTHONPATH=src pytest -q", ["pytest"]),
+        ("test ! -e BROKEN", []),
+        ("env FOO=1 make test || ./ci.sh; cd x && npm test | tee log", ["make", "./ci.sh", "npm", "tee"]),
+        ("echo 'unbalanced", ["echo"][:0]),
+    ],
+)
 def test_programs_of_reads_each_simple_command(command, programs):
     assert programs_of(command) == programs
 
@@ -64,12 +71,14 @@ def test_programs_of_reads_each_simple_command(command, programs):
 def test_init_detects_linters_and_type_checkers(git_repo):
     (git_repo / "pyproject.toml").write_text(
         "[project]\nname = 'x'\n[tool.ruff]\nline-length = 100\n[tool.mypy]\nstrict = true\n"
-        "[tool.pytest.ini_options]\ntestpaths = ['tests']\n")
+        "[tool.pytest.ini_options]\ntestpaths = ['tests']\n"
+    )
     (git_repo / "src").mkdir()
     assert setup_repo.detect_gates(git_repo) == ["ruff check .", "mypy src", "pytest"]
     (git_repo / ".pre-commit-config.yaml").write_text(
         "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.6.0\n    hooks:\n"
-        "      - id: ruff\n      - id: ruff-format\n")
+        "      - id: ruff\n      - id: ruff-format\n"
+    )
     # pre-commit runs ruff already: not twice; mypy is not among its hooks
     assert setup_repo.detect_gates(git_repo) == ["pre-commit run --all-files", "mypy src", "pytest"]
 

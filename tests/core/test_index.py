@@ -122,8 +122,10 @@ def test_an_old_schema_is_replaced(tmp_path: Path):
     db.execute("UPDATE meta SET value='1' WHERE key='schema'")
     repo.index.close()
     assert [v.id for v in Index(repo.paths).items()] == ["H-0001"]
-    assert int(
-        Index(repo.paths).db().execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]) == index_mod.SCHEMA_VERSION
+    assert (
+        int(Index(repo.paths).db().execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0])
+        == index_mod.SCHEMA_VERSION
+    )
 
 
 def test_repo_level_events_and_filters(tmp_path: Path):

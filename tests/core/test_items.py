@@ -38,7 +38,8 @@ def test_templates_never_run_what_a_title_or_branch_says(hall_repo, tmp_path: Pa
 
 def test_a_custom_worktree_command_is_found_by_branch(hall_repo):
     (hall_repo.root / ".hallmark.toml").write_text(
-        'worktree = "git worktree add ../elsewhere-{id} -b {branch}"\nbranch = "work/{slug}"\n')
+        'worktree = "git worktree add ../elsewhere-{id} -b {branch}"\nbranch = "work/{slug}"\n'
+    )
     repo = open_repo(hall_repo.root)
     created = items.new(repo, title="Custom place")
     assert created["branch"] == "work/custom-place"

@@ -42,8 +42,16 @@ def test_append_writes_one_whole_line_with_the_envelope(tmp_path: Path, monkeypa
     raw = path.read_bytes()
     assert raw.count(b"\n") == 1 and raw.endswith(b"\n")
     assert json.loads(raw) == record
-    assert record == {"v": 1, "t": "2026-10-09T10:04:12.000Z", "actor": "you", "event": "ready", "item": "H-0042",
-                      "sha": "7c2d018", "round": 1, "note": "a\nb"}
+    assert record == {
+        "v": 1,
+        "t": "2026-10-09T10:04:12.000Z",
+        "actor": "you",
+        "event": "ready",
+        "item": "H-0042",
+        "sha": "7c2d018",
+        "round": 1,
+        "note": "a\nb",
+    }
 
 
 def test_a_field_may_not_overwrite_the_envelope(tmp_path: Path):
@@ -115,9 +123,23 @@ def test_eight_processes_append_at_once_and_allocate_unique_ids(tmp_path: Path):
     script = tmp_path / "writer.py"
     script.write_text(_WRITER)
     go = tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, str(script), str(path), str(state_dir), str(go), str(tag),
-                               str(EVENTS_PER_WRITER), str(IDS_PER_WRITER)], stdout=subprocess.PIPE, text=True)
-             for tag in range(WRITERS)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(script),
+                str(path),
+                str(state_dir),
+                str(go),
+                str(tag),
+                str(EVENTS_PER_WRITER),
+                str(IDS_PER_WRITER),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for tag in range(WRITERS)
+    ]
     time.sleep(0.3)  # let every interpreter start and wait at the line
     go.touch()
     outputs = [p.communicate(timeout=120)[0] for p in procs]
@@ -149,11 +171,13 @@ def test_eight_processes_append_at_once_and_allocate_unique_ids(tmp_path: Path):
 def test_the_lock_is_exclusive(tmp_path: Path):
     """While one step holds the journal's lock, another process cannot append."""
     path = tmp_path / "events.jsonl"
-    code = ("import sys; from pathlib import Path; from hallmark.core import journal\n"
-            "from hallmark.core.errors import HallError\n"
-            "try:\n"
-            "    with journal.locked(Path(sys.argv[1]), timeout=0.2): print('got it')\n"
-            "except HallError as exc: print('timeout', exc.code)\n")
+    code = (
+        "import sys; from pathlib import Path; from hallmark.core import journal\n"
+        "from hallmark.core.errors import HallError\n"
+        "try:\n"
+        "    with journal.locked(Path(sys.argv[1]), timeout=0.2): print('got it')\n"
+        "except HallError as exc: print('timeout', exc.code)\n"
+    )
     with journal.locked(path):
         held = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     free = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
@@ -178,16 +202,19 @@ def test_the_one_lock_is_filelocks_flock_and_needs_no_filelock(tmp_path: Path):
     fcntl = pytest.importorskip("fcntl", reason="the flock path is POSIX-only")
     assert fcntl
     path = tmp_path / "events.jsonl"
-    try_journal = ("import sys; from pathlib import Path; from hallmark.core import journal\n"
-                   "from hallmark.core.errors import HallError\n"
-                   "try:\n"
-                   "    with journal.locked(Path(sys.argv[1]), timeout=0.2): print('got it')\n"
-                   "except HallError as exc: print('timeout', exc.code)\n")
+    try_journal = (
+        "import sys; from pathlib import Path; from hallmark.core import journal\n"
+        "from hallmark.core.errors import HallError\n"
+        "try:\n"
+        "    with journal.locked(Path(sys.argv[1]), timeout=0.2): print('got it')\n"
+        "except HallError as exc: print('timeout', exc.code)\n"
+    )
     from filelock import FileLock, Timeout
 
     with FileLock(str(journal.lock_path(path))):
-        held = subprocess.run([sys.executable, "-c", try_journal, str(path)], capture_output=True, text=True,
-                              timeout=60)
+        held = subprocess.run(
+            [sys.executable, "-c", try_journal, str(path)], capture_output=True, text=True, timeout=60
+        )
     assert held.stdout.split() == ["timeout", "COMMAND_FAILED"]
     free = subprocess.run([sys.executable, "-c", try_journal, str(path)], capture_output=True, text=True, timeout=60)
     assert free.stdout.split() == ["got", "it"]

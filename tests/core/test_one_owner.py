@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[2]
-SOURCES = sorted(p for top in ("core", "hooks", "tui") for p in (PROJECT / top).rglob("*.py")
-                 if "__snapshots__" not in p.parts)
+SOURCES = sorted(
+    p for top in ("core", "hooks", "tui") for p in (PROJECT / top).rglob("*.py") if "__snapshots__" not in p.parts
+)
 
 # (what, a regex over the source, the only files that may contain it)
 OWNERS = [
@@ -28,11 +29,17 @@ OWNERS = [
     ("the session-id pattern", r"\bSESSION_ID\s*=\s*re\.compile", {"core/ids.py"}),
     ("a session's file under sessions/", r"""["']sessions["']\s*/""", {"core/ids.py"}),
     ("the worktree map (which item owns a path)", r"worktrees\.json", {"core/item_lookup.py"}),
-    ("a read of item.json (a cache, never read for decisions)", r"item\.json",
-     {"core/items.py", "core/states.py", "core/damaged.py", "core/gates/runs_others.py", "core/item_lookup.py"}),
+    (
+        "a read of item.json (a cache, never read for decisions)",
+        r"item\.json",
+        {"core/items.py", "core/states.py", "core/damaged.py", "core/gates/runs_others.py", "core/item_lookup.py"},
+    ),
     ("the [capture] defaults", r"""["']docs/["'],\s*["']\*\.md["']""", {"core/config_raw.py"}),
-    ("a path into a runs folder", r"""/\s*["']runs["']|["']runs["']\s*/|join\([^)]*["']runs["']\s*\)""",
-     {"core/runs.py"}),
+    (
+        "a path into a runs folder",
+        r"""/\s*["']runs["']|["']runs["']\s*/|join\([^)]*["']runs["']\s*\)""",
+        {"core/runs.py"},
+    ),
     ("the run file name's stamp", r"\\d\{8\}T", {"core/runs.py"}),
     ("the run-lock probe (a shared flock)", r"LOCK_SH", {"core/runs.py"}),
     ("a run's end line, written", r"""["']type["']\s*:\s*["']hall_run_end""", {"core/runs.py"}),

@@ -17,8 +17,13 @@ def test_the_top_level_folders_and_their_import_names():
         assert (PROJECT / folder).is_dir(), folder
     assert (PROJECT / "pyproject.toml").is_file() and (PROJECT / "README.md").is_file()
     mapping = _pyproject()["tool"]["setuptools"]["package-dir"]
-    assert mapping == {"hallmark.core": "core", "hallmark.tui": "tui", "hallmark.hooks": "hooks",
-                       "hallmark.themes": "themes", "hallmark.plugin": "plugin"}
+    assert mapping == {
+        "hallmark.core": "core",
+        "hallmark.tui": "tui",
+        "hallmark.hooks": "hooks",
+        "hallmark.themes": "themes",
+        "hallmark.plugin": "plugin",
+    }
     packages = _pyproject()["tool"]["setuptools"]["packages"]
     assert all(p.startswith("hallmark.") for p in packages)  # never a bare `core` or `tui`
 

@@ -13,8 +13,13 @@ from hypothesis import strategies as st
 
 _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
 _EVENT = st.fixed_dictionaries(
-    {"v": st.just(1), "t": st.just("2026-01-01T00:00:00.000Z"), "actor": _TEXT, "event": _TEXT,
-     "item": st.none() | st.just("H-0001")},
+    {
+        "v": st.just(1),
+        "t": st.just("2026-01-01T00:00:00.000Z"),
+        "actor": _TEXT,
+        "event": _TEXT,
+        "item": st.none() | st.just("H-0001"),
+    },
     optional={"note": _TEXT, "n": st.integers(), "list": st.lists(_TEXT, max_size=3)},
 )
 # A bad line never contains a newline, and is never itself a valid event object.
@@ -22,9 +27,10 @@ _GARBAGE = st.binary(max_size=60).filter(lambda b: b"\n" not in b and journal.pa
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(st.one_of(_EVENT.map(lambda e: ("good", e)), _GARBAGE.map(lambda b: ("bad", b))),
-                      max_size=30),
-       torn=st.binary(max_size=30).filter(lambda b: b"\n" not in b))
+@given(
+    lines=st.lists(st.one_of(_EVENT.map(lambda e: ("good", e)), _GARBAGE.map(lambda b: ("bad", b))), max_size=30),
+    torn=st.binary(max_size=30).filter(lambda b: b"\n" not in b),
+)
 def test_read_returns_exactly_the_good_lines_and_reports_the_rest(tmp_path: Path, lines, torn: bytes):
     path = tmp_path / "events.jsonl"
     data = b"".join(journal.encode(v) if kind == "good" else v + b"\n" for kind, v in lines) + torn
@@ -75,8 +81,10 @@ def test_a_bad_duration_is_a_value_error():
 
 _JSONISH = st.one_of(
     _EVENT.map(json.dumps),
-    st.recursive(st.none() | st.booleans() | st.integers() | _TEXT,
-                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3)).map(json.dumps),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | _TEXT,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    ).map(json.dumps),
     _TEXT,
 )
 

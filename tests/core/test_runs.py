@@ -31,10 +31,13 @@ def test_missing_and_free_locks_are_not_held(tmp_path: Path) -> None:
 def test_runner_lock_in_another_process_is_held(tmp_path: Path) -> None:
     """The runner uses filelock (an exclusive flock) in its own process."""
     lock = tmp_path / "run.lock"
-    code = ("import sys, filelock; l = filelock.FileLock(sys.argv[1]); l.acquire(); "
-            "print('ok', flush=True); sys.stdin.read()")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(lock)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    code = (
+        "import sys, filelock; l = filelock.FileLock(sys.argv[1]); l.acquire(); "
+        "print('ok', flush=True); sys.stdin.read()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(lock)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "ok"
         assert lock_is_held(lock)

@@ -23,29 +23,39 @@ def write(root: Path, files: dict[str, str]) -> Path:
 PACKAGE = json.dumps({"scripts": {"test": "vitest", "lint": "eslint .", "build": "tsc", "deploy": "x"}})
 
 
-@pytest.mark.parametrize(("files", "gates"), [
-    ({"package.json": PACKAGE}, ["npm run lint", "npm run build", "npm test"]),
-    ({"package.json": PACKAGE, "package-lock.json": "{}"}, ["npm run lint", "npm run build", "npm test"]),
-    ({"package.json": PACKAGE, "pnpm-lock.yaml": ""}, ["pnpm run lint", "pnpm run build", "pnpm run test"]),
-    ({"package.json": PACKAGE, "yarn.lock": ""}, ["yarn lint", "yarn build", "yarn test"]),
-    ({"package.json": PACKAGE, "bun.lockb": ""}, ["bun run lint", "bun run build", "bun run test"]),
-    ({"package.json": PACKAGE, "bun.lock": ""}, ["bun run lint", "bun run build", "bun run test"]),
-    ({"package.json": json.dumps({"name": "no-scripts"})}, []),
-    ({"package.json": "{ broken"}, []),
-    ({"Cargo.toml": "[package]\nname = 'x'\n"}, ["cargo test", "cargo clippy"]),
-    ({"go.mod": "module example.com/x\n"}, ["go test ./...", "go vet ./..."]),
-    ({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-q'\n"}, ["pytest"]),
-    ({"pyproject.toml": "[project]\nname='x'\n[project.optional-dependencies]\ntest = ['pytest>=8']\n"}, ["pytest"]),
-    ({"pyproject.toml": "[project]\nname='x'\n", "tests/test_a.py": "def test(): pass\n"}, ["pytest"]),
-    ({"pyproject.toml": "[project]\nname='x'\n"}, []),
-    ({"setup.cfg": "[tool:pytest]\n"}, ["pytest"]),
-    ({"tox.ini": "[pytest]\n"}, ["pytest"]),
-    ({"Makefile": "install:\n\tpip install .\ntest: build\n\tpytest\nlint:\n\truff .\nbuild:\n\tx\nCC := gcc\n"},
-     ["make lint", "make build", "make test"]),
-    ({"justfile": "default:\n  just --list\ntest *args:\n  pytest {{args}}\n@check:\n  ruff .\nrelease:\n  x\n"},
-     ["just check", "just test"]),
-    ({"go.mod": "module x\n", "Makefile": "test:\n\tgo test\n"}, ["go test ./...", "go vet ./...", "make test"]),
-])
+@pytest.mark.parametrize(
+    ("files", "gates"),
+    [
+        ({"package.json": PACKAGE}, ["npm run lint", "npm run build", "npm test"]),
+        ({"package.json": PACKAGE, "package-lock.json": "{}"}, ["npm run lint", "npm run build", "npm test"]),
+        ({"package.json": PACKAGE, "pnpm-lock.yaml": ""}, ["pnpm run lint", "pnpm run build", "pnpm run test"]),
+        ({"package.json": PACKAGE, "yarn.lock": ""}, ["yarn lint", "yarn build", "yarn test"]),
+        ({"package.json": PACKAGE, "bun.lockb": ""}, ["bun run lint", "bun run build", "bun run test"]),
+        ({"package.json": PACKAGE, "bun.lock": ""}, ["bun run lint", "bun run build", "bun run test"]),
+        ({"package.json": json.dumps({"name": "no-scripts"})}, []),
+        ({"package.json": "{ broken"}, []),
+        ({"Cargo.toml": "[package]\nname = 'x'\n"}, ["cargo test", "cargo clippy"]),
+        ({"go.mod": "module example.com/x\n"}, ["go test ./...", "go vet ./..."]),
+        ({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-q'\n"}, ["pytest"]),
+        (
+            {"pyproject.toml": "[project]\nname='x'\n[project.optional-dependencies]\ntest = ['pytest>=8']\n"},
+            ["pytest"],
+        ),
+        ({"pyproject.toml": "[project]\nname='x'\n", "tests/test_a.py": "def test(): pass\n"}, ["pytest"]),
+        ({"pyproject.toml": "[project]\nname='x'\n"}, []),
+        ({"setup.cfg": "[tool:pytest]\n"}, ["pytest"]),
+        ({"tox.ini": "[pytest]\n"}, ["pytest"]),
+        (
+            {"Makefile": "install:\n\tpip install .\ntest: build\n\tpytest\nlint:\n\truff .\nbuild:\n\tx\nCC := gcc\n"},
+            ["make lint", "make build", "make test"],
+        ),
+        (
+            {"justfile": "default:\n  just --list\ntest *args:\n  pytest {{args}}\n@check:\n  ruff .\nrelease:\n  x\n"},
+            ["just check", "just test"],
+        ),
+        ({"go.mod": "module x\n", "Makefile": "test:\n\tgo test\n"}, ["go test ./...", "go vet ./...", "make test"]),
+    ],
+)
 def test_gate_detection(tmp_path: Path, files: dict[str, str], gates: list[str]):
     assert setup_repo.detect_gates(write(tmp_path, files)) == gates
 
@@ -54,8 +64,13 @@ def test_the_claude_md_section_is_replaced_only_between_the_markers(tmp_path: Pa
     assert setup_repo.write_claude_section(tmp_path) == "created"
     path = tmp_path / "CLAUDE.md"
     assert path.read_text().startswith(setup_repo.CLAUDE_START)
-    path.write_text("# My project\n\nKeep this.\n\n" + setup_repo.CLAUDE_START + "\nold words\n"
-                    + setup_repo.CLAUDE_END + "\n\n## Mine\nAnd this.\n")
+    path.write_text(
+        "# My project\n\nKeep this.\n\n"
+        + setup_repo.CLAUDE_START
+        + "\nold words\n"
+        + setup_repo.CLAUDE_END
+        + "\n\n## Mine\nAnd this.\n"
+    )
     assert setup_repo.write_claude_section(tmp_path) == "replaced"
     text = path.read_text()
     assert text.startswith("# My project\n\nKeep this.\n\n") and text.endswith("\n\n## Mine\nAnd this.\n")
@@ -112,8 +127,10 @@ def test_allocation_never_reuses_an_id_after_counters_are_lost(hall_repo):
     (state / "items" / "H-0007").mkdir()
     assert ids.allocate(state, "item") == 8
     (hall_repo.paths.repo_journal).write_text(
-        hall_repo.paths.repo_journal.read_text() + json.dumps(
-            {"v": 1, "t": "2026-01-01T00:00:00Z", "event": "question", "qid": "Q-5"}) + "\n")
+        hall_repo.paths.repo_journal.read_text()
+        + json.dumps({"v": 1, "t": "2026-01-01T00:00:00Z", "event": "question", "qid": "Q-5"})
+        + "\n"
+    )
     (state / "counters.json").unlink()
     assert ids.allocate(state, "item") == 8  # H-0007 is the highest journal left
     assert ids.allocate(state, "question") == 6
@@ -142,8 +159,10 @@ def test_doctor_checks_and_every_failure_names_its_fix(git_repo: Path, tmp_path:
     for check in healthy["checks"]:
         if not check["ok"]:
             assert check.get("fix"), check
-    assert set(healthy["next"]) == {c["fix"] for c in healthy["checks"] if not c["ok"] and not c.get("optional")} \
+    assert (
+        set(healthy["next"]) == {c["fix"] for c in healthy["checks"] if not c["ok"] and not c.get("optional")}
         or healthy["ok"]
+    )
 
     (git_repo / ".hallmark.toml").write_text("max_rejects = -1\n")
     broken = _checks(doctor.run(git_repo))["config"]
@@ -169,21 +188,26 @@ def test_hooks_wired_by_hand_satisfy_doctor_without_the_plugin(hall_repo, isolat
     assert _checks(doctor.run(root))["hooks"]["ok"] is False
     settings = isolated_env / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"command": "/x/bin/hall-hook pre-tool-use"}]}]}}))
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"command": "/x/bin/hall-hook pre-tool-use"}]}]}})
+    )
     found = doctor.hooks_status(root)
     assert found["ok"] is True and str(settings) in found["detail"]
     hooks = _checks(doctor.run(root))["hooks"]
     assert hooks["ok"] is True and "not through the plugin" in hooks["detail"]
 
 
-@pytest.mark.parametrize(("command", "remotes"), [
-    ("git push -u origin {branch} && gh pr create --base {base}", ["origin"]),
-    ("git -C . push --force-with-lease upstream HEAD", ["upstream"]),
-    ("git push", []),
-    ("make release", []),
-    ("git push -u fork {branch}; git push origin --tags", ["fork", "origin"]),
-    ("echo 'unbalanced", []),
-])
+@pytest.mark.parametrize(
+    ("command", "remotes"),
+    [
+        ("git push -u origin {branch} && gh pr create --base {base}", ["origin"]),
+        ("git -C . push --force-with-lease upstream HEAD", ["upstream"]),
+        ("git push", []),
+        ("make release", []),
+        ("git push -u fork {branch}; git push origin --tags", ["fork", "origin"]),
+        ("echo 'unbalanced", []),
+    ],
+)
 def test_ship_remotes_reads_the_pushed_remote(command: str, remotes: list[str]):
     assert doctor.ship_remotes(command) == remotes
 

@@ -19,7 +19,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 DEV, AWAIT, CHECKS, REVIEW, FIXING, ESC, HALL, CLOSED, DROPPED = (
-    "development", "awaiting_you", "checks", "review", "fixing", "escalated", "hallmarked", "closed", "dropped")
+    "development",
+    "awaiting_you",
+    "checks",
+    "review",
+    "fixing",
+    "escalated",
+    "hallmarked",
+    "closed",
+    "dropped",
+)
 ALL_STATES = [DEV, AWAIT, CHECKS, REVIEW, FIXING, ESC, HALL, CLOSED, DROPPED]
 NON_TERMINAL = [DEV, AWAIT, CHECKS, REVIEW, FIXING, ESC, HALL]
 
@@ -72,8 +81,16 @@ def bare_repo(root: Path) -> Repo:
 
 
 def make_item(repo: Repo, item_id: str, state: str = DEV, *, worktree: str = "") -> str:
-    journal.append(repo.paths.item_journal(item_id), "created", item=item_id, actor="you", title=f"item {item_id}",
-                   branch=f"hm/{item_id}", worktree=worktree or str(repo.root), base="main")
+    journal.append(
+        repo.paths.item_journal(item_id),
+        "created",
+        item=item_id,
+        actor="you",
+        title=f"item {item_id}",
+        branch=f"hm/{item_id}",
+        worktree=worktree or str(repo.root),
+        base="main",
+    )
     for action in PATH_TO[state]:
         items.transition(repo, item_id, action, actor="test", sha=FAKE_SHA, reason="walk")
     assert items.fold_item(repo, item_id).state == state
@@ -149,9 +166,11 @@ def test_unknown_item_is_not_found(tmp_path: Path):
 
 
 def test_fold_ignores_an_illegal_event_written_past_the_lock():
-    events = [{"event": "created", "t": "2026-01-01T00:00:00Z", "title": "x"},
-              {"event": "shipped", "t": "2026-01-01T00:00:01Z"},  # not legal from development
-              {"event": "ready", "t": "2026-01-01T00:00:02Z", "sha": "abc", "round": 1}]
+    events = [
+        {"event": "created", "t": "2026-01-01T00:00:00Z", "title": "x"},
+        {"event": "shipped", "t": "2026-01-01T00:00:01Z"},  # not legal from development
+        {"event": "ready", "t": "2026-01-01T00:00:02Z", "sha": "abc", "round": 1},
+    ]
     view = states.fold("H-0001", events)
     assert view.state == CHECKS and view.anomalies == 1 and view.sha == "abc" and view.round == 1
 

@@ -56,8 +56,9 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
     demo, _learned = built
 
     def quiet_app(**kw):
-        return make_app(demo, keep=False, welcome=False, theme="hallmark-dark", watch_journal=False,
-                        persist_theme=False, **kw)
+        return make_app(
+            demo, keep=False, welcome=False, theme="hallmark-dark", watch_journal=False, persist_theme=False, **kw
+        )
 
     # 1. the building as the scripted part leaves it (the README's picture)
     assert snap_compare(quiet_app(), terminal_size=SIZE, run_before=_settle)
@@ -77,6 +78,7 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
             rooms = {box.room.key: [v.id for v in box.items] for box in app.screen.query(RoomBox) if box.items}
             seen["rooms"] = rooms
             background.start()
+
             # wait for the fixer, then the second review of the rejected item to go live
             def live_review() -> Path | None:
                 found = [r.path for r in run_files.live_runs(repo.paths, rejected) if r.name.endswith("-review.jsonl")]
@@ -92,8 +94,9 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
 
             assert await _until(pilot, review_went_live, timeout=60), "no live review started"
             app.open_trace(found[0], item=rejected)
-            await _until(pilot, lambda: isinstance(app.screen, TraceScreen) and bool(app.screen.query(TraceView)),
-                         timeout=5)
+            await _until(
+                pilot, lambda: isinstance(app.screen, TraceScreen) and bool(app.screen.query(TraceView)), timeout=5
+            )
             view = app.screen.query_one(TraceView)
             assert await _until(pilot, lambda: view.line_count > 0, timeout=10)
             first = view.line_count
@@ -105,8 +108,10 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
             await _until(pilot, lambda: isinstance(app.screen, DrainScreen) and app.screen.loaded, timeout=10)
             await _settle(pilot)
             drain = app.screen
-            seen["drain"] = {lid: (card.learning["pattern"], card.came_back, bool(card.tombstone))
-                             for lid, card in drain.data.cards.items()}
+            seen["drain"] = {
+                lid: (card.learning["pattern"], card.came_back, bool(card.tombstone))
+                for lid, card in drain.data.cards.items()
+            }
             seen["drain_text"] = str(drain.query_one("#drain-progress", Static).content)
         return seen
 
@@ -125,8 +130,11 @@ def test_floor_live_review_trace_and_drain(built, snap_compare):
     assert grew and last > first, seen["trace"]  # the trace grew while the test watched
     assert seen["trace_end"] > last or seen["trace_end"] == last
     drain = seen["drain"]
-    assert {pattern for pattern, _, _ in drain.values()} == {scenario.CLAMP, scenario.MONEY_MAP,
-                                                             scenario.FLOAT_LEARNING}
+    assert {pattern for pattern, _, _ in drain.values()} == {
+        scenario.CLAMP,
+        scenario.MONEY_MAP,
+        scenario.FLOAT_LEARNING,
+    }
     tombstoned = [lid for lid, (pattern, came_back, tomb) in drain.items() if came_back and tomb]
     assert [drain[lid][0] for lid in tombstoned] == [scenario.FLOAT_LEARNING]
     assert "of 3" in seen["drain_text"]

@@ -34,10 +34,12 @@ def _cli(*args: str, cwd: Path) -> dict:
 
 
 def _hook_count(root: Path) -> int:
-    payload = json.dumps({"cwd": str(root), "session_id": "s-1", "source": "startup",
-                          "hook_event_name": "SessionStart"})
-    out = subprocess.run([str(BIN / "hall-hook"), "session-start"], input=payload, capture_output=True, text=True,
-                         check=True)
+    payload = json.dumps(
+        {"cwd": str(root), "session_id": "s-1", "source": "startup", "hook_event_name": "SessionStart"}
+    )
+    out = subprocess.run(
+        [str(BIN / "hall-hook"), "session-start"], input=payload, capture_output=True, text=True, check=True
+    )
     text = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     found = re.search(r"The inbox has (\d+) entr", text)
     return int(found.group(1)) if found else 0
@@ -95,16 +97,20 @@ def test_every_face_counts_what_waits_the_same_before_and_after_a_dismissal(demo
     results: list[dict[str, object]] = []
 
     async def go() -> None:
-        app = make_app(demo, keep=True, welcome=False, theme="hallmark-dark", watch_journal=True,
-                       persist_theme=False)
+        app = make_app(demo, keep=True, welcome=False, theme="hallmark-dark", watch_journal=True, persist_theme=False)
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
             for step in ("before", "after"):
                 truth = waiting.waiting_for_you(repo)
                 faces = await _faces(app, pilot)
-                faces.update(step=step, truth=truth.count, truth_items=set(truth.items), hook=_hook_count(demo.root),
-                             cli_inbox=_cli("inbox", cwd=demo.root)["count"],
-                             cli_waiting=_cli("waiting", cwd=demo.root)["waiting_count"])
+                faces.update(
+                    step=step,
+                    truth=truth.count,
+                    truth_items=set(truth.items),
+                    hook=_hook_count(demo.root),
+                    cli_inbox=_cli("inbox", cwd=demo.root)["count"],
+                    cli_waiting=_cli("waiting", cwd=demo.root)["waiting_count"],
+                )
                 results.append(faces)
                 if step == "before":  # dismiss the question the demo asked, from the app, as a person would
                     await pilot.press("i")
@@ -122,8 +128,9 @@ def test_every_face_counts_what_waits_the_same_before_and_after_a_dismissal(demo
     assert before["truth"] >= 2 and after["truth"] == before["truth"] - 1
     for faces in results:
         count = faces["truth"]
-        assert {k: faces[k] for k in ("footer", "office", "inbox", "hook", "cli_inbox", "cli_waiting")} == dict.fromkeys(
-            ("footer", "office", "inbox", "hook", "cli_inbox", "cli_waiting"), count), faces
+        assert {
+            k: faces[k] for k in ("footer", "office", "inbox", "hook", "cli_inbox", "cli_waiting")
+        } == dict.fromkeys(("footer", "office", "inbox", "hook", "cli_inbox", "cli_waiting"), count), faces
         assert faces["board"] == faces["list"] == faces["office_items"] == faces["truth_items"], faces
         assert faces.get("detail", True) is True
 

@@ -6,8 +6,13 @@ from pathlib import Path
 
 from hallmark.core.demo import driver, scenario, workspace
 
-STORIES = {"approved": "hallmarked", "rejected": "fixing", "escalated": "escalated", "question": "development",
-           "dropped": "dropped"}
+STORIES = {
+    "approved": "hallmarked",
+    "rejected": "fixing",
+    "escalated": "escalated",
+    "question": "development",
+    "dropped": "dropped",
+}
 
 
 def test_script_runs_the_whole_scenario_and_prints_the_journal_summary(hall, tmp_path: Path):
@@ -25,14 +30,21 @@ def test_script_runs_the_whole_scenario_and_prints_the_journal_summary(hall, tmp
     assert by["arrival"]["events"] == 1 and by["arrival"]["runs"] == []
     # then the daemon took over: the fix was made, reviewed, approved and shipped (a real push)
     assert by["rejected"]["state"] == "closed" and by["rejected"]["round"] == 2
-    assert [r.rsplit("-", 1)[-1] for r in by["rejected"]["runs"]] == ["dev.jsonl", "review.jsonl", "librarian.jsonl",
-                                                                       "fix.jsonl", "review.jsonl"]
+    assert [r.rsplit("-", 1)[-1] for r in by["rejected"]["runs"]] == [
+        "dev.jsonl",
+        "review.jsonl",
+        "librarian.jsonl",
+        "fix.jsonl",
+        "review.jsonl",
+    ]
     # everything the stand-in did is labelled as the stand-in; the person's steps as the demo's
     assert {"dev (stand-in)", "assayer (stand-in)", "you (demo)"} <= set(by["approved"]["actors"])
     assert "fixer (stand-in)" in by["escalated"]["actors"] and "librarian (stand-in)" in by["dropped"]["actors"]
     assert "you" not in by["dropped"]["actors"]  # dropping was the demo's doing, not the person's
     assert data["usage"]["cost_usd"] == 0 and data["usage"]["runs"] >= 16
-    assert [(m["model"], m["standin_runs"] == m["runs"]) for m in data["usage"]["by_model"]] == [("hallmark-standin", True)]
+    assert [(m["model"], m["standin_runs"] == m["runs"]) for m in data["usage"]["by_model"]] == [
+        ("hallmark-standin", True)
+    ]
     # the learnings: two near-duplicates merged, a credential refused, a re-proposal on its tombstone
     learned = data["learnings"]
     clamp = next(row for row in learned["proposed"] if row["pattern"] == scenario.CLAMP)
@@ -136,15 +148,29 @@ def test_end_runs_stops_a_live_run_of_the_demo_and_nothing_else(tmp_path: Path):
         runs = repo.paths.item_dir(live_id) / "runs"
         runs.mkdir(parents=True)
         (runs / "20261130T100000000Z-review.jsonl").write_text("")
-        journal.append(repo.paths.item_journal(live_id), "run_started", item=live_id, actor="assayer (stand-in)",
-                       run="20261130T100000000Z-review.jsonl", role="review", pid=live.pid)
+        journal.append(
+            repo.paths.item_journal(live_id),
+            "run_started",
+            item=live_id,
+            actor="assayer (stand-in)",
+            run="20261130T100000000Z-review.jsonl",
+            role="review",
+            pid=live.pid,
+        )
         # a finished run whose recorded pid is now someone else's process: never touched
         done_runs = repo.paths.item_dir(done_id) / "runs"
         done_runs.mkdir(parents=True)
         (done_runs / "20261130T090000000Z-review.jsonl").write_text("")
         (done_runs / "20261130T090000000Z-review.lock").write_text("")
-        journal.append(repo.paths.item_journal(done_id), "run_started", item=done_id, actor="assayer (stand-in)",
-                       run="20261130T090000000Z-review.jsonl", role="review", pid=other.pid)
+        journal.append(
+            repo.paths.item_journal(done_id),
+            "run_started",
+            item=done_id,
+            actor="assayer (stand-in)",
+            run="20261130T090000000Z-review.jsonl",
+            role="review",
+            pid=other.pid,
+        )
         with FileLock(str(runs / "20261130T100000000Z-review.lock")):
             assert driver.end_runs(demo) == ["20261130T100000000Z-review.jsonl"]
         assert live.wait(timeout=10) == -signal.SIGTERM

@@ -18,7 +18,6 @@ def gate_repo(tmp_path_factory: pytest.TempPathFactory) -> GateRepo:
     return make_repo(tmp_path_factory.mktemp("gates"))
 
 
-
 @pytest.fixture
 def env_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GateRepo:
     """A fresh repo (hall init, hall new) whose home, git identity and data dir are this process's too."""

@@ -20,8 +20,9 @@ HOOK = str(BIN / "hall-hook")
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env=env, input=input).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env, input=input
+    ).stdout.strip()
 
 
 @dataclass
@@ -36,10 +37,19 @@ class GateRepo:
 def _base_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "HALL_", "GIT_"))}
     gitconfig = home / ".gitconfig"
-    gitconfig.write_text("[user]\n\tname = Gate Test\n\temail = gate@hallmark.invalid\n[init]\n\tdefaultBranch = main\n")
-    env.update({"HOME": str(home), "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1",
-                "HALLMARK_DATA_DIR": str(home / "data"), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+    gitconfig.write_text(
+        "[user]\n\tname = Gate Test\n\temail = gate@hallmark.invalid\n[init]\n\tdefaultBranch = main\n"
+    )
+    env.update(
+        {
+            "HOME": str(home),
+            "GIT_CONFIG_GLOBAL": str(gitconfig),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HALLMARK_DATA_DIR": str(home / "data"),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+    )
     return env
 
 
@@ -87,8 +97,13 @@ def make_repo(base: Path, name: str = "repo") -> GateRepo:
     # a staged, non-free change in the main checkout: a commit there would be real work
     (main / "app.py").write_text("def add(a, b):\n    return a + b + 0\n")
     git(main, "add", "app.py", env=env)
-    return GateRepo(Path(os.path.realpath(main)), Path(os.path.realpath(data["worktree"])), data["item"], env,
-                    Path(os.path.realpath(other)))
+    return GateRepo(
+        Path(os.path.realpath(main)),
+        Path(os.path.realpath(data["worktree"])),
+        data["item"],
+        env,
+        Path(os.path.realpath(other)),
+    )
 
 
 def hook_env(repo: GateRepo, pycache: Path, **extra: str) -> dict[str, str]:
@@ -100,8 +115,11 @@ def hook_env(repo: GateRepo, pycache: Path, **extra: str) -> dict[str, str]:
 
 
 def run_hook(event: str, payload: dict | bytes | str, env: dict[str, str], timeout: float = 60) -> tuple[int, str, str]:
-    data = payload if isinstance(payload, bytes) else (
-        payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+    data = (
+        payload
+        if isinstance(payload, bytes)
+        else (payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+    )
     proc = subprocess.run([HOOK, event], input=data, capture_output=True, env=env, timeout=timeout)
     return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
@@ -118,8 +136,14 @@ def decision(stdout: str) -> str:
 
 
 def bash(command: str, cwd: Path) -> dict:
-    return {"session_id": "s-test", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "Bash",
-            "tool_input": {"command": command}, "tool_use_id": "toolu_test"}
+    return {
+        "session_id": "s-test",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(cwd),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_test",
+    }
 
 
 RUN = "20261201T120000000Z-review.jsonl"
@@ -133,8 +157,16 @@ def commit_file(r: GateRepo, name: str = "feature.py", where: Path | None = None
     return git(cwd, "rev-parse", "HEAD", env=r.env)
 
 
-def loop_events(r: GateRepo, sha: str, *, hallmarked: bool = True, run: str = RUN, standin: bool = False,
-                started: bool = True, verdict: bool = True) -> None:
+def loop_events(
+    r: GateRepo,
+    sha: str,
+    *,
+    hallmarked: bool = True,
+    run: str = RUN,
+    standin: bool = False,
+    started: bool = True,
+    verdict: bool = True,
+) -> None:
     """The journal lines the review loop writes for an approval, in its order: ready, checks passed,
     the review run started by the runner, its verdict, and `hallmarked` naming that run."""
     from hallmark.core import journal
@@ -144,21 +176,55 @@ def loop_events(r: GateRepo, sha: str, *, hallmarked: bool = True, run: str = RU
     journal.append(path, "ready", item=r.item, actor="you", sha=sha, round=1)
     journal.append(path, "checks_passed", item=r.item, actor="assayer", sha=sha)
     if started:
-        journal.append(path, "run_started", item=r.item, actor="assayer (stand-in)" if standin else "assayer",
-                       run=run, role="review", model="hallmark-standin" if standin else "opus", cwd=str(r.wt), pid=1)
+        journal.append(
+            path,
+            "run_started",
+            item=r.item,
+            actor="assayer (stand-in)" if standin else "assayer",
+            run=run,
+            role="review",
+            model="hallmark-standin" if standin else "opus",
+            cwd=str(r.wt),
+            pid=1,
+        )
     if verdict:
-        journal.append(path, "verdict", item=r.item, actor="assayer", sha=sha, round=1, decision="approve",
-                       summary="ok", findings=[], still_open=[], model="opus", run=run, standin=standin,
-                       human_override=False, blocking=[])
+        journal.append(
+            path,
+            "verdict",
+            item=r.item,
+            actor="assayer",
+            sha=sha,
+            round=1,
+            decision="approve",
+            summary="ok",
+            findings=[],
+            still_open=[],
+            model="opus",
+            run=run,
+            standin=standin,
+            human_override=False,
+            blocking=[],
+        )
     if hallmarked:
         journal.append(path, "hallmarked", item=r.item, actor="assayer", sha=sha, round=1, run=run, standin=standin)
 
 
-def strike_note(r: GateRepo, sha: str, *, run: str | None = RUN, standin: bool = False, where: Path | None = None,
-                **extra: object) -> None:
+def strike_note(
+    r: GateRepo, sha: str, *, run: str | None = RUN, standin: bool = False, where: Path | None = None, **extra: object
+) -> None:
     """The note the assayer writes on the approved commit (as the loop does: HALL_ACTOR=assayer)."""
-    body = {"v": 1, "item": r.item, "sha": sha, "round": 1, "model": "opus", "open_findings": [], "actor": "assayer",
-            "run": run, "standin": standin, **extra}
+    body = {
+        "v": 1,
+        "item": r.item,
+        "sha": sha,
+        "round": 1,
+        "model": "opus",
+        "open_findings": [],
+        "actor": "assayer",
+        "run": run,
+        "standin": standin,
+        **extra,
+    }
     git(where or r.wt, "notes", "--ref=hallmark", "add", "-f", "-m", json.dumps(body), sha, env=r.env)
 
 

@@ -39,11 +39,21 @@ def test_the_agent_cannot_approve_its_own_work(repo, hall):
     person, outside any demo) opens no gate: the push gate and git's pre-push both refuse it."""
     command = "HALL_CLAUDE=hall-standin-claude hall daemon run --until-idle"
     assert decide(command, repo.wt)[0] == "deny"
-    refused = hall("daemon", "run", "--until-idle", cwd=repo.wt,
-                   env={**repo.env, "CLAUDECODE": "1", "HALL_CLAUDE": "hall-standin-claude"})
+    refused = hall(
+        "daemon",
+        "run",
+        "--until-idle",
+        cwd=repo.wt,
+        env={**repo.env, "CLAUDECODE": "1", "HALL_CLAUDE": "hall-standin-claude"},
+    )
     assert refused.code == 5 and refused.json["error"]["code"] == "GATE_DENIED"
-    for other in ("hall ready", "HALL_ACTOR=you hall verdict --file v.json", "hall library accept L-1",
-                  "hall answer Q-1 a", "hall budget --grant"):
+    for other in (
+        "hall ready",
+        "HALL_ACTOR=you hall verdict --file v.json",
+        "hall library accept L-1",
+        "hall answer Q-1 a",
+        "hall budget --grant",
+    ):
         assert decide(other, repo.wt)[0] == "deny", other
 
     sha = commit_file(repo, "feature.py")
@@ -67,8 +77,9 @@ def test_the_agent_cannot_approve_its_own_work(repo, hall):
     assert got == "deny" and "stand-in" in why
     bare = repo.wt.parent / "remote.git"
     git(repo.wt.parent, "init", "-q", "--bare", str(bare), env=repo.env)
-    pushed = subprocess.run(["git", "push", str(bare), "HEAD:refs/heads/x"], cwd=repo.wt, env=repo.env,
-                            capture_output=True, text=True)
+    pushed = subprocess.run(
+        ["git", "push", str(bare), "HEAD:refs/heads/x"], cwd=repo.wt, env=repo.env, capture_output=True, text=True
+    )
     assert pushed.returncode != 0 and "stand-in" in pushed.stderr
 
 
@@ -76,7 +87,7 @@ def test_the_agent_cannot_approve_its_own_work(repo, hall):
 
 
 FORGE_STEPS = [
-    'blob=$(git hash-object -w --stdin <<< \'{"v":1}\')',
+    "blob=$(git hash-object -w --stdin <<< '{\"v\":1}')",
     'tree=$(printf "100644 blob %s\\t%s\\n" "$blob" "$(git rev-parse HEAD)" | git mktree)',
     "git branch forged $(git commit-tree -m forged $tree)",
     "git fetch . forged:refs/notes/hallmark",
@@ -93,18 +104,43 @@ def test_a_hallmark_cannot_be_forged_with_plumbing(repo):
         assert decide(step, repo.wt)[0] == "deny", step
     sha = commit_file(repo, "feature.py")
     note = json.dumps({"v": 1, "item": repo.item, "sha": sha, "round": 1, "model": "opus", "actor": "assayer"})
-    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo.wt, env=repo.env, input=note,
-                          capture_output=True, text=True, check=True).stdout.strip()
-    tree = subprocess.run(["git", "mktree"], cwd=repo.wt, env=repo.env, input=f"100644 blob {blob}\t{sha}\n",
-                          capture_output=True, text=True, check=True).stdout.strip()
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo.wt,
+        env=repo.env,
+        input=note,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tree = subprocess.run(
+        ["git", "mktree"],
+        cwd=repo.wt,
+        env=repo.env,
+        input=f"100644 blob {blob}\t{sha}\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     forged = git(repo.wt, "commit-tree", "-m", "forged", tree, env=repo.env)
     git(repo.wt, "update-ref", "refs/notes/hallmark", forged, env=repo.env)  # what the denied fetch would do
     path = discover(repo.main).item_journal(repo.item)
     journal.append(path, "ready", item=repo.item, actor="you", sha=sha, round=1)
     journal.append(path, "checks_passed", item=repo.item, actor="assayer", sha=sha)
     with open(path, "a", encoding="utf-8") as handle:  # the printf >> events.jsonl line
-        handle.write(json.dumps({"v": 1, "t": "2026-12-01T00:00:00Z", "actor": "assayer", "event": "hallmarked",
-                                 "item": repo.item, "sha": sha}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "v": 1,
+                    "t": "2026-12-01T00:00:00Z",
+                    "actor": "assayer",
+                    "event": "hallmarked",
+                    "item": repo.item,
+                    "sha": sha,
+                }
+            )
+            + "\n"
+        )
     verdict = hallmark.check(str(repo.wt), discover(repo.main))
     assert not verdict.ok and "names no review run" in verdict.reason
     assert decide("git push origin HEAD", repo.wt)[0] == "deny"
@@ -120,11 +156,19 @@ def test_what_a_push_sends_is_checked_not_head(repo):
     assert decide("git push origin HEAD", repo.wt)[0] == "pass"
     assert decide(f"git push -u origin {branch}", repo.wt)[0] == "pass"
     assert decide("git push origin HEAD:refs/heads/feature", repo.wt)[0] == "pass"
-    for command in ("git push origin main", "git push --all", "git push origin HEAD main",
-                    "git push origin $(git rev-parse HEAD~1):refs/heads/x", f"git --git-dir={repo.main}/.git push origin main",
-                    f"git -C {repo.main} push", "git push origin +main:refs/heads/main", "git push origin tag v1",
-                    "git commit --allow-empty -m more && git push origin HEAD", "git tag v9 && git push --tags",
-                    "git push --mirror origin"):
+    for command in (
+        "git push origin main",
+        "git push --all",
+        "git push origin HEAD main",
+        "git push origin $(git rev-parse HEAD~1):refs/heads/x",
+        f"git --git-dir={repo.main}/.git push origin main",
+        f"git -C {repo.main} push",
+        "git push origin +main:refs/heads/main",
+        "git push origin tag v1",
+        "git commit --allow-empty -m more && git push origin HEAD",
+        "git tag v9 && git push --tags",
+        "git push --mirror origin",
+    ):
         got, why = decide(command, repo.wt)
         assert got == "deny", (command, why)
     git(repo.wt, "tag", "v1", "HEAD~1", env=repo.env)
@@ -141,8 +185,13 @@ def test_the_gates_do_not_switch_off_outside_a_checkout(repo, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert decide(f"git -C {repo.wt} push origin HEAD", elsewhere)[0] == "deny"
-    payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(elsewhere), "tool_name": "Write",
-               "tool_input": {"file_path": str(repo.main / "app.py"), "content": "x"}}
+    payload = {
+        "session_id": "s",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(elsewhere),
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(repo.main / "app.py"), "content": "x"},
+    }
     assert run("pre-tool-use", json.dumps(payload).encode())["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 

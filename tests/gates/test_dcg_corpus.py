@@ -23,9 +23,11 @@ PUSH = "git push origin main"
 def _cases(shared_dir) -> list[dict]:
     found = []
     for path in sorted((shared_dir / "corpora" / "dcg" / "tests" / "corpus").rglob("*.toml")):
-        found += [{**case, "file": path.name, "expected": case.get("expected") or case.get("expected_decision")}
-                  for case in tomllib.loads(path.read_text(encoding="utf-8")).get("case", [])
-                  if isinstance(case.get("command"), str)]
+        found += [
+            {**case, "file": path.name, "expected": case.get("expected") or case.get("expected_decision")}
+            for case in tomllib.loads(path.read_text(encoding="utf-8")).get("case", [])
+            if isinstance(case.get("command"), str)
+        ]
     return found
 
 
@@ -51,7 +53,9 @@ def test_substituted_cases_through_the_real_process(shared_dir, gate_repo, pycac
     cases = [c for c in _cases(shared_dir) if "git reset --hard" in c["command"]][:12]
     env = hook_env(gate_repo, pycache)
     for case in cases:
-        code, out, _ = run_hook("pre-tool-use", bash(case["command"].replace("git reset --hard", PUSH), gate_repo.main), env)
+        code, out, _ = run_hook(
+            "pre-tool-use", bash(case["command"].replace("git reset --hard", PUSH), gate_repo.main), env
+        )
         assert code == 0
         assert (decision(out) == "deny") == (case["expected"] == "deny"), case["command"]
 
@@ -70,6 +74,9 @@ def test_every_allow_case_is_not_a_push(shared_dir, gate_repo):
 
     cases = [c for c in _cases(shared_dir) if c["expected"] == "allow" and "push" not in c["command"]]
     assert len(cases) > 150
-    pushes = [c["command"] for c in cases
-              if any(f.kind in ("push", "note") for f in analyze(c["command"], Context(str(gate_repo.wt))))]
+    pushes = [
+        c["command"]
+        for c in cases
+        if any(f.kind in ("push", "note") for f in analyze(c["command"], Context(str(gate_repo.wt))))
+    ]
     assert not pushes, pushes[:5]

@@ -13,8 +13,13 @@ from hallmark.hooks.main import run
 
 def edit(path: str, cwd, tool: str = "Edit") -> dict:
     key = "notebook_path" if tool == "NotebookEdit" else "file_path"
-    return {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": tool,
-            "tool_input": {key: path, "old_string": "a", "new_string": "b", "content": "x"}}
+    return {
+        "session_id": "s",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(cwd),
+        "tool_name": tool,
+        "tool_input": {key: path, "old_string": "a", "new_string": "b", "content": "x"},
+    }
 
 
 def answer(payload: dict) -> str:
@@ -130,9 +135,19 @@ def test_a_dropped_items_worktree_is_not_active(tmp_path, hall):
     assert answer(edit(str(repo.wt / "app.py"), repo.wt)) == "deny"
 
 
-@pytest.mark.parametrize(("rel", "free"), [
-    ("docs/a.py", True), ("a/docs/b.py", True), ("docs", False), ("README.md", True), ("a/b/c.md", True),
-    ("a.mdx", False), ("src/x.py", False), ("mydocs/x", False)])
+@pytest.mark.parametrize(
+    ("rel", "free"),
+    [
+        ("docs/a.py", True),
+        ("a/docs/b.py", True),
+        ("docs", False),
+        ("README.md", True),
+        ("a/b/c.md", True),
+        ("a.mdx", False),
+        ("src/x.py", False),
+        ("mydocs/x", False),
+    ],
+)
 def test_free_globs(rel, free):
     assert is_free(rel, ["docs/", "*.md"]) is free
 

@@ -28,9 +28,17 @@ version: "1"
 """
 
 CASES = [
-    ("gh pc", "deny"), ("gh mg 12", "deny"), ("gh shp hi", "deny"), ("gh rel v1.0", "deny"),
-    ("gh api-merge 3", "deny"), ("cd sub && gh pc", "deny"), ("gh -R o/r pc", "deny"),
-    ("gh co 3", "pass"), ("gh lsx", "pass"), ("gh shv 4", "pass"), ("gh pr list", "pass"),  # `pr` cannot be aliased
+    ("gh pc", "deny"),
+    ("gh mg 12", "deny"),
+    ("gh shp hi", "deny"),
+    ("gh rel v1.0", "deny"),
+    ("gh api-merge 3", "deny"),
+    ("cd sub && gh pc", "deny"),
+    ("gh -R o/r pc", "deny"),
+    ("gh co 3", "pass"),
+    ("gh lsx", "pass"),
+    ("gh shv 4", "pass"),
+    ("gh pr list", "pass"),  # `pr` cannot be aliased
     ("gh unknownthing", "pass"),  # not an alias: unknown verbs pass outside a worktree (strict denies them)
 ]
 

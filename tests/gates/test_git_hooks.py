@@ -60,8 +60,9 @@ def test_husky_wrappers_lead_to_the_users_hook(repo):
 def test_the_default_hooks_dir_is_shared_by_every_worktree(repo, pycache):
     """Without core.hooksPath the hooks live in the common dir: a worktree's commit runs them too.
     Through the real hook process."""
-    common = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=repo.wt, capture_output=True, text=True,
-                            check=True, env=repo.env).stdout.strip()
+    common = subprocess.run(
+        ["git", "rev-parse", "--git-common-dir"], cwd=repo.wt, capture_output=True, text=True, check=True, env=repo.env
+    ).stdout.strip()
     hooks = os.path.join(repo.wt if not os.path.isabs(common) else "", common, "hooks")
     write_hook(__import__("pathlib").Path(hooks) / "post-commit", "#!/bin/sh\ngit push -q origin HEAD\n")
     env = hook_env(repo, pycache)

@@ -54,8 +54,9 @@ def test_a_real_hallmark_lets_the_push_through(repo, pycache):
     strike(repo, sha)
     assert hallmark.check(str(repo.wt), discover(repo.main)).ok
     assert push_answer(repo) is None
-    code, out, _ = run_hook("pre-tool-use", bash("git push origin HEAD && gh pr create --fill", repo.wt),
-                            hook_env(repo, pycache))
+    code, out, _ = run_hook(
+        "pre-tool-use", bash("git push origin HEAD && gh pr create --fill", repo.wt), hook_env(repo, pycache)
+    )
     assert code == 0 and decision(out) == "pass"
 
 
@@ -216,8 +217,17 @@ def test_a_person_s_override_is_a_hallmark(repo):
     sha = commit(repo)
     path = _journal(repo)
     loop_events(repo, sha, hallmarked=False, started=False, verdict=False)
-    journal.append(path, "verdict", item=repo.item, actor="you", sha=sha, decision="approve", human_override=True,
-                   model="human override", run=None)
+    journal.append(
+        path,
+        "verdict",
+        item=repo.item,
+        actor="you",
+        sha=sha,
+        decision="approve",
+        human_override=True,
+        model="human override",
+        run=None,
+    )
     journal.append(path, "hallmarked", item=repo.item, actor="you", sha=sha, round=1, run=None, human_override=True)
     strike(repo, sha, run=None)
     assert push_answer(repo) is None
@@ -231,8 +241,9 @@ def test_an_override_line_with_no_verdict_of_the_person(repo):
     assert "no verdict of theirs" in message(push_answer(repo))
 
 
-@pytest.mark.parametrize(("carrier", "denied"), [("assayer", "carried by 'assayer', not by the shipper"),
-                                                ("shipper", None)])
+@pytest.mark.parametrize(
+    ("carrier", "denied"), [("assayer", "carried by 'assayer', not by the shipper"), ("shipper", None)]
+)
 def test_only_the_shipper_carries_an_approval(repo, carrier, denied):
     first = commit(repo, "a.py")
     loop_events(repo, first)

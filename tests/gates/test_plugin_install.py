@@ -92,7 +92,8 @@ def test_the_committed_schemas_match_the_models():
     base = plugin_install.package_plugin_dir() / "schemas"
     for name, schema in plugin_install.schemas().items():
         assert json.loads((base / name).read_text()) == json.loads(json.dumps(schema)), (
-            f"plugin/schemas/{name} is stale: run python -m hallmark.core.plugin_install")
+            f"plugin/schemas/{name} is stale: run python -m hallmark.core.plugin_install"
+        )
 
 
 def test_the_package_hooks_json_names_hall_hook_for_every_event():

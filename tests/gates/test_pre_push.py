@@ -31,15 +31,22 @@ def repo(tmp_path) -> GateRepo:
 
 def script_push(r: GateRepo, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """A Python script pushing through git: what an agent's script, a Makefile or an npm script does."""
-    code = ("import subprocess, sys\n"
-            "sys.exit(subprocess.run(['git', 'push', *sys.argv[1:]]).returncode)\n")
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd or r.wt, env=r.env, capture_output=True,
-                          text=True, timeout=60)
+    code = "import subprocess, sys\nsys.exit(subprocess.run(['git', 'push', *sys.argv[1:]]).returncode)\n"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd or r.wt, env=r.env, capture_output=True, text=True, timeout=60
+    )
 
 
 def remote_has(r: GateRepo, ref: str) -> bool:
-    return subprocess.run(["git", "rev-parse", "--verify", "-q", ref], cwd=r.bare, env=r.env,  # type: ignore[attr-defined]
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "-q", ref],
+            cwd=r.bare,
+            env=r.env,  # type: ignore[attr-defined]
+            capture_output=True,
+        ).returncode
+        == 0
+    )
 
 
 def test_init_installs_the_hook_and_doctor_sees_it(repo):
@@ -74,8 +81,14 @@ def test_the_shipper_push_of_a_hallmarked_item_goes_through_with_no_special_envi
     sha = commit_file(repo, "feature.py")
     branch = git(repo.wt, "branch", "--show-current", env=repo.env)
     ship = f"git push -q -u origin {branch}"
-    refused = subprocess.run(["sh", "-c", ship], cwd=repo.wt, env={**repo.env, "HALL_ACTOR": "shipper"},
-                             capture_output=True, text=True, timeout=60)
+    refused = subprocess.run(
+        ["sh", "-c", ship],
+        cwd=repo.wt,
+        env={**repo.env, "HALL_ACTOR": "shipper"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert refused.returncode != 0 and "Hallmark refuses" in refused.stderr  # the actor opens nothing
     hallmark_commit(repo, sha)
     done = subprocess.run(["sh", "-c", ship], cwd=repo.wt, env=repo.env, capture_output=True, text=True, timeout=60)
@@ -131,7 +144,7 @@ def test_a_hook_that_was_there_is_chained(tmp_path):
     githooks.remove(paths)
     marker = tmp_path / "user-hook-ran"
     user = hooks / "pre-push"
-    user.write_text(f"#!/bin/sh\ncat > {marker}\necho \"$@\" >> {marker}\nexit 0\n")
+    user.write_text(f'#!/bin/sh\ncat > {marker}\necho "$@" >> {marker}\nexit 0\n')
     user.chmod(user.stat().st_mode | stat.S_IXUSR)
     assert not githooks.status(paths)["ok"]
     result = githooks.install(paths)
@@ -149,8 +162,9 @@ def test_a_hook_that_was_there_is_chained(tmp_path):
     assert sha in ran and "origin" in ran  # the chained hook saw the same stdin and arguments
     user_refuses = hooks / githooks.CHAINED
     user_refuses.write_text("#!/bin/sh\necho the user says no >&2\nexit 1\n")
-    done = subprocess.run(["git", "push", "origin", f"{branch}:refs/heads/again"], cwd=r.wt, env=r.env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "push", "origin", f"{branch}:refs/heads/again"], cwd=r.wt, env=r.env, capture_output=True, text=True
+    )
     assert done.returncode != 0 and "the user says no" in done.stderr
     assert githooks.install(paths)["dirs"][0]["action"] == "unchanged"
     githooks.remove(paths)

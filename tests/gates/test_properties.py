@@ -13,15 +13,44 @@ from hallmark.core.gates.push import Context, analyze
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-EVENT_NAMES = [*sorted(states.TRANSITIONS), "created", "adopted", "held", "released", "session_bound", "titled", "usage", "prompt", "rebased", "question", "answered"]
+EVENT_NAMES = [
+    *sorted(states.TRANSITIONS),
+    "created",
+    "adopted",
+    "held",
+    "released",
+    "session_bound",
+    "titled",
+    "usage",
+    "prompt",
+    "rebased",
+    "question",
+    "answered",
+]
 SHAS = st.sampled_from(["", "a" * 40, "b" * 40, "c" * 40])
 
 EVENT = st.builds(
     lambda name, sha, held, kind, actor, carried: {
-        "event": name, "t": "2026-01-01T00:00:00.000Z", "actor": actor, "sha": sha, "held": held, "kind": kind,
-        "worktree": "/w", "title": "t", "session": "s", "carried": carried, "qid": "Q-1", "hold_next": ["x"]},
-    st.sampled_from(EVENT_NAMES), SHAS, st.booleans(), st.sampled_from(["checks", "budget"]),
-    st.sampled_from(["x", "shipper", "assayer"]), st.booleans())
+        "event": name,
+        "t": "2026-01-01T00:00:00.000Z",
+        "actor": actor,
+        "sha": sha,
+        "held": held,
+        "kind": kind,
+        "worktree": "/w",
+        "title": "t",
+        "session": "s",
+        "carried": carried,
+        "qid": "Q-1",
+        "hold_next": ["x"],
+    },
+    st.sampled_from(EVENT_NAMES),
+    SHAS,
+    st.booleans(),
+    st.sampled_from(["checks", "budget"]),
+    st.sampled_from(["x", "shipper", "assayer"]),
+    st.booleans(),
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -55,8 +84,11 @@ def test_the_hallmark_chain_names_the_events_behind_the_hallmark(events):
 
 # (tree-sitter reads a leading digit as a file descriptor in some words, e.g. `1@`; bash does not,
 # and neither does the fast path, so words here start with a letter)
-PLAIN_WORD = st.builds(lambda head, tail: head + tail, st.sampled_from("abgipuxz"),
-                       st.text(alphabet="abcgitpushorn-_./:=@%+,0123456789", max_size=7))
+PLAIN_WORD = st.builds(
+    lambda head, tail: head + tail,
+    st.sampled_from("abgipuxz"),
+    st.text(alphabet="abcgitpushorn-_./:=@%+,0123456789", max_size=7),
+)
 # (`a+=x` is an append assignment to bash: the fast path must agree)
 
 
@@ -118,12 +150,14 @@ def test_characters_that_crash_tree_sitter_never_reach_it():
 
     assert parser_safe("{\U000dc6c4 \U0001f3f4\U000e0067 é\ud800") == "{\ufffd \ufffd\ufffd é\ufffd"
     assert parser_safe("git push") == "git push"
-    code = ("from hallmark.core.gates.push import analyze, Context\n"
-            "for _ in range(300):\n"
-            "    analyze('{\\U000dc6c4', Context('/tmp', alias_lookup=lambda *a: None))\n"
-            "    analyze('git commit -m \"\\U0001f3f4\\U000e0067\\U000e0062\\U000e007f\" && git push', "
-            "Context('/tmp', alias_lookup=lambda *a: None))\n"
-            "print('ok')\n")
+    code = (
+        "from hallmark.core.gates.push import analyze, Context\n"
+        "for _ in range(300):\n"
+        "    analyze('{\\U000dc6c4', Context('/tmp', alias_lookup=lambda *a: None))\n"
+        "    analyze('git commit -m \"\\U0001f3f4\\U000e0067\\U000e0062\\U000e007f\" && git push', "
+        "Context('/tmp', alias_lookup=lambda *a: None))\n"
+        "print('ok')\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-500:]
 

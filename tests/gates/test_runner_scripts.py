@@ -35,7 +35,7 @@ MAKEFILE = (
     "cov:\n\t$(PYTEST) --cov $(wildcard src/*.py)\n"
 )
 JUSTFILE = (
-    "set shell := [\"bash\", \"-c\"]\n"
+    'set shell := ["bash", "-c"]\n'
     "alias d := deploy\n\n"
     "test:\n    pytest -q\n\n"
     "deploy target='prod': test\n    @echo deploying {{target}}\n    git push origin main\n\n"
@@ -81,8 +81,9 @@ def repo(tmp_path_factory):
         (where / "tools" / "bad").mkdir()
         (where / "tools" / "bad" / "package.json").write_text('{"scripts": {"release": ')
         (where / "web").mkdir()
-        (where / "web" / "package.json").write_text(json.dumps({"scripts": {"release": "yarn run tag",
-                                                                            "tag": "git push origin --tags"}}))
+        (where / "web" / "package.json").write_text(
+            json.dumps({"scripts": {"release": "yarn run tag", "tag": "git push origin --tags"}})
+        )
     return built
 
 
@@ -91,7 +92,7 @@ def push_guard(built, value: str):
     config = built.main / ".hallmark.toml"
     saved = config.read_text()
     if re.search(r"(?m)^push_guard\s*=", saved):
-        text = re.sub(r'(?m)^push_guard\s*=.*$', f'push_guard = "{value}"', saved)
+        text = re.sub(r"(?m)^push_guard\s*=.*$", f'push_guard = "{value}"', saved)
     else:
         text = re.sub(r"(?m)^\[capture\]\s*$", f'[capture]\npush_guard = "{value}"', saved, count=1)
     assert text != saved or value == "strict"
@@ -103,21 +104,73 @@ def push_guard(built, value: str):
 
 
 PUSHES = [
-    "make publish", "make ship", "make again", "make via-var", "make continued", "make inline",
-    "make -C tools up", "make -Ctools up", "make --directory=tools up", "make -f tools/release.mk publish",
-    "make -f tools/release.mk", "cd tools && make", "cd tools && make up", "make -j 4 publish",
-    "make PY=python publish", "gmake publish",
-    "just deploy", "just d", "just deploy staging", "just script", "just --justfile justfile deploy",
-    "npm run release", "npm run-script release", "npm run deploy", "npm version patch", "npm --prefix web run release",
-    "pnpm run release", "pnpm release", "pnpm -C web release", "yarn release", "yarn run release",
-    "yarn --cwd web release", "bun run release", "bun release", "cd web && npm run release",
-    "timeout 60 make publish", "env CI=1 make publish", "bash -c 'make publish'", "make test && make publish",
+    "make publish",
+    "make ship",
+    "make again",
+    "make via-var",
+    "make continued",
+    "make inline",
+    "make -C tools up",
+    "make -Ctools up",
+    "make --directory=tools up",
+    "make -f tools/release.mk publish",
+    "make -f tools/release.mk",
+    "cd tools && make",
+    "cd tools && make up",
+    "make -j 4 publish",
+    "make PY=python publish",
+    "gmake publish",
+    "just deploy",
+    "just d",
+    "just deploy staging",
+    "just script",
+    "just --justfile justfile deploy",
+    "npm run release",
+    "npm run-script release",
+    "npm run deploy",
+    "npm version patch",
+    "npm --prefix web run release",
+    "pnpm run release",
+    "pnpm release",
+    "pnpm -C web release",
+    "yarn release",
+    "yarn run release",
+    "yarn --cwd web release",
+    "bun run release",
+    "bun release",
+    "cd web && npm run release",
+    "timeout 60 make publish",
+    "env CI=1 make publish",
+    "bash -c 'make publish'",
+    "make test && make publish",
 ]
 HARMLESS = [
-    "make test", "make", "make all", "make dollars", "make cov", "make -C tools lint", "make -n test", "make missing-target",
-    "just test", "just --list", "just", "npm test", "npm run build", "npm run test", "pnpm test", "yarn test",
-    "yarn build", "bun run build", "npm install", "npm run", "npm ci", "yarn", "bun x.ts", "bun run x.ts",
-    "make -C nowhere publish", "npm --prefix nowhere run release",
+    "make test",
+    "make",
+    "make all",
+    "make dollars",
+    "make cov",
+    "make -C tools lint",
+    "make -n test",
+    "make missing-target",
+    "just test",
+    "just --list",
+    "just",
+    "npm test",
+    "npm run build",
+    "npm run test",
+    "pnpm test",
+    "yarn test",
+    "yarn build",
+    "bun run build",
+    "npm install",
+    "npm run",
+    "npm ci",
+    "yarn",
+    "bun x.ts",
+    "bun run x.ts",
+    "make -C nowhere publish",
+    "npm --prefix nowhere run release",
 ]
 
 
@@ -126,8 +179,18 @@ def test_a_push_in_a_runner_is_denied_in_the_worktree(repo, command):
     assert answer(bash(command, repo.wt)) == "deny"
 
 
-@pytest.mark.parametrize("command", ["make publish", "just deploy", "npm run release", "pnpm release",
-                                     "yarn release", "bun run release", "make -C tools up"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "make publish",
+        "just deploy",
+        "npm run release",
+        "pnpm release",
+        "yarn release",
+        "bun run release",
+        "make -C tools up",
+    ],
+)
 def test_a_push_in_a_runner_is_denied_outside_a_worktree_and_in_parse_mode(repo, command):
     assert answer(bash(command, repo.main)) == "deny"
     with push_guard(repo, "parse"):
@@ -139,11 +202,17 @@ def test_a_harmless_target_passes(repo, command):
     assert answer(bash(command, repo.wt)) == "pass"
 
 
-@pytest.mark.parametrize(("command", "named"), [
-    ("make publish", "Makefile target publish"), ("make -f tools/release.mk publish", "release.mk target publish"),
-    ("just deploy", "justfile recipe deploy"), ("npm run release", "package.json script release"),
-    ("npm version patch", "package.json script postversion"), ("yarn --cwd web release", "script tag"),
-])
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("make publish", "Makefile target publish"),
+        ("make -f tools/release.mk publish", "release.mk target publish"),
+        ("just deploy", "justfile recipe deploy"),
+        ("npm run release", "package.json script release"),
+        ("npm version patch", "package.json script postversion"),
+        ("yarn --cwd web release", "script tag"),
+    ],
+)
 def test_the_denial_names_the_file_and_target(repo, command, named):
     text = reason(bash(command, repo.wt))
     assert named in text and "publishes" in text
@@ -185,9 +254,14 @@ def test_push_allow_lets_an_unfollowable_target_through(repo):
 
 def test_through_the_real_hook_process(repo, pycache):
     env = hook_env(repo, pycache)
-    for command, where, expected in (("make publish", repo.wt, "deny"), ("make test", repo.wt, "pass"),
-                                     ("npm run release", repo.main, "deny"), ("just test", repo.wt, "pass"),
-                                     ("make tag-release", repo.wt, "deny"), ("make tag-release", repo.main, "pass")):
+    for command, where, expected in (
+        ("make publish", repo.wt, "deny"),
+        ("make test", repo.wt, "pass"),
+        ("npm run release", repo.main, "deny"),
+        ("just test", repo.wt, "pass"),
+        ("make tag-release", repo.wt, "deny"),
+        ("make tag-release", repo.main, "pass"),
+    ):
         code, out, err = run_hook("pre-tool-use", bash(command, where), env)
         assert code == 0 and "Traceback" not in err
         assert decision(out) == expected, (command, out)
@@ -205,8 +279,9 @@ def test_a_recursive_makefile_terminates(tmp_path):
 
 
 def test_default_goal_and_patterns(tmp_path):
-    (tmp_path / "Makefile").write_text(".DEFAULT_GOAL := up\nfirst:\n\techo hi\nup:\n\tgit push\n"
-                                       "deploy-%:\n\tgit push $* main\n")
+    (tmp_path / "Makefile").write_text(
+        ".DEFAULT_GOAL := up\nfirst:\n\techo hi\nup:\n\tgit push\ndeploy-%:\n\tgit push $* main\n"
+    )
     kinds = lambda c: [f.kind for f in push.analyze(c, push.Context(str(tmp_path)))]  # noqa: E731
     assert kinds("make") == ["push"]
     assert kinds("make first") == []

@@ -19,8 +19,14 @@ from hallmark.core import sandbox_profile
 from hallmark.core.paths import discover
 
 PROJECT = Path(__file__).resolve().parents[2]
-DOCUMENTED = {"enabled", "allowUnsandboxedCommands", "failIfUnavailable", "excludedCommands", "filesystem",
-              "credentials"}
+DOCUMENTED = {
+    "enabled",
+    "allowUnsandboxedCommands",
+    "failIfUnavailable",
+    "excludedCommands",
+    "filesystem",
+    "credentials",
+}
 DOCUMENTED_FS = {"allowWrite", "denyWrite", "denyRead"}
 
 
@@ -28,14 +34,20 @@ def runtime_config(block: dict[str, Any], *, cwd: str, tmp: str = "/tmp") -> dic
     """The sandbox profile in the sandbox runtime's own settings format (what Claude Code hands
     `@anthropic-ai/sandbox-runtime`): absolute paths, the session's directory and the temp dir
     writable as Claude Code makes them, no network."""
+
     def plain(entries: list[str]) -> list[str]:
         return ["/" + e[2:] if e.startswith("//") else e for e in entries]
 
     fs = block["filesystem"]
-    return {"filesystem": {"denyRead": plain(fs["denyRead"]), "allowWrite": [cwd, tmp, *plain(fs["allowWrite"])],
-                           "denyWrite": plain(fs["denyWrite"])},
-            "network": {"allowedDomains": [], "deniedDomains": []},
-            "credentials": block.get("credentials", {})}
+    return {
+        "filesystem": {
+            "denyRead": plain(fs["denyRead"]),
+            "allowWrite": [cwd, tmp, *plain(fs["allowWrite"])],
+            "denyWrite": plain(fs["denyWrite"]),
+        },
+        "network": {"allowedDomains": [], "deniedDomains": []},
+        "credentials": block.get("credentials", {}),
+    }
 
 
 @pytest.fixture
@@ -121,12 +133,17 @@ def test_doctor_says_whether_the_sandbox_can_run(repo, hall):
 
 
 def _runtime() -> str:
-    for candidate in (os.environ.get("HALL_SANDBOX_RUNTIME"), shutil.which("srt"),
-                      str(PROJECT / ".ci" / "sandbox-runtime" / "node_modules" / ".bin" / "srt")):
+    for candidate in (
+        os.environ.get("HALL_SANDBOX_RUNTIME"),
+        shutil.which("srt"),
+        str(PROJECT / ".ci" / "sandbox-runtime" / "node_modules" / ".bin" / "srt"),
+    ):
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
-    pytest.skip("the sandbox runtime (npm @anthropic-ai/sandbox-runtime, `srt`) is not installed here; .ci/run "
-                "installs it into .ci/sandbox-runtime")
+    pytest.skip(
+        "the sandbox runtime (npm @anthropic-ai/sandbox-runtime, `srt`) is not installed here; .ci/run "
+        "installs it into .ci/sandbox-runtime"
+    )
 
 
 @pytest.fixture
@@ -142,8 +159,9 @@ def srt():
 def _probe(srt: str, r, config: dict, script: str, env: dict[str, str]) -> dict[str, str]:
     settings = r.wt.parent / "srt-settings.json"
     settings.write_text(json.dumps(config))
-    proc = subprocess.run([srt, "--settings", str(settings), "-c", script], cwd=r.wt, env=env, capture_output=True,
-                          text=True, timeout=180)
+    proc = subprocess.run(
+        [srt, "--settings", str(settings), "-c", script], cwd=r.wt, env=env, capture_output=True, text=True, timeout=180
+    )
     found = {}
     for line in proc.stdout.splitlines():
         key, sep, value = line.partition("=")
@@ -170,29 +188,46 @@ def test_inside_the_sandbox_the_record_and_the_keys_are_out_of_reach_and_the_wor
     sandbox_profile.prepare(paths)  # as `hall setup claude --sandbox` and `hall new --open` do
     config = runtime_config(sandbox_profile.profile([paths]), cwd=str(repo.wt))
     env = {**repo.env, "GH_TOKEN": "ghp_secret_token", "NPM_TOKEN": "npm_secret"}
-    script = "\n".join([
-        "ok() { if \"$@\" >/dev/null 2>&1; then echo yes; else echo no; fi; }",
-        "echo commit=$(ok sh -c 'echo x > inside.py && git add inside.py && git commit -q -m inside')",
-        f"echo journal=$(ok sh -c 'echo forged >> {journal}')",
-        "echo notes=$(ok git update-ref refs/notes/hallmark HEAD)",
-        f"echo config=$(ok sh -c 'echo x >> {repo.main}/.hallmark.toml')",
-        f"echo hooks=$(ok sh -c 'echo x > {paths.common_dir}/hooks/post-commit')",
-        "echo gitconfig=$(ok git config core.hooksPath /tmp)",
-        "echo claude=$(ok sh -c 'mkdir -p .claude && echo {} > .claude/settings.local.json')",
-        f"echo key=$(ok cat {home}/.ssh/id_ed25519)",
-        f"echo credentials=$(ok cat {home}/.git-credentials)",
-        "echo token=${GH_TOKEN:-none}/${NPM_TOKEN:-none}",
-        f"echo push_credentialed=$(ok git push -q {mirror} HEAD:refs/heads/x)",
-        f"echo push_local=$(ok git push -q {bare} HEAD:refs/heads/x)",
-    ])
+    script = "\n".join(
+        [
+            'ok() { if "$@" >/dev/null 2>&1; then echo yes; else echo no; fi; }',
+            "echo commit=$(ok sh -c 'echo x > inside.py && git add inside.py && git commit -q -m inside')",
+            f"echo journal=$(ok sh -c 'echo forged >> {journal}')",
+            "echo notes=$(ok git update-ref refs/notes/hallmark HEAD)",
+            f"echo config=$(ok sh -c 'echo x >> {repo.main}/.hallmark.toml')",
+            f"echo hooks=$(ok sh -c 'echo x > {paths.common_dir}/hooks/post-commit')",
+            "echo gitconfig=$(ok git config core.hooksPath /tmp)",
+            "echo claude=$(ok sh -c 'mkdir -p .claude && echo {} > .claude/settings.local.json')",
+            f"echo key=$(ok cat {home}/.ssh/id_ed25519)",
+            f"echo credentials=$(ok cat {home}/.git-credentials)",
+            "echo token=${GH_TOKEN:-none}/${NPM_TOKEN:-none}",
+            f"echo push_credentialed=$(ok git push -q {mirror} HEAD:refs/heads/x)",
+            f"echo push_local=$(ok git push -q {bare} HEAD:refs/heads/x)",
+        ]
+    )
     found = _probe(srt, repo, config, script, env)
     assert found["commit"] == "yes", found  # the work goes on: a commit in the worktree
-    for key in ("journal", "notes", "config", "hooks", "gitconfig", "claude", "key", "credentials",
-                "push_credentialed", "push_local"):
+    for key in (
+        "journal",
+        "notes",
+        "config",
+        "hooks",
+        "gitconfig",
+        "claude",
+        "key",
+        "credentials",
+        "push_credentialed",
+        "push_local",
+    ):
         assert found[key] == "no", (key, found)
     assert found["token"] == "none/none"
     assert journal.read_bytes() == before
     assert git(repo.wt, "log", "-1", "--format=%s", env=repo.env) == "inside"
-    outside = subprocess.run(["git", "push", "-q", str(bare), f"{sha}:refs/heads/x"], cwd=repo.wt, env=repo.env,
-                             capture_output=True, text=True)
+    outside = subprocess.run(
+        ["git", "push", "-q", str(bare), f"{sha}:refs/heads/x"],
+        cwd=repo.wt,
+        env=repo.env,
+        capture_output=True,
+        text=True,
+    )
     assert outside.returncode == 0, outside.stderr  # the same push of hallmarked work, outside: it goes

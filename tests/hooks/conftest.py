@@ -21,4 +21,3 @@ def repo(tmp_path: Path) -> GateRepo:
 @pytest.fixture(scope="module")
 def shared_repo(tmp_path_factory: pytest.TempPathFactory) -> GateRepo:
     return make_repo(tmp_path_factory.mktemp("hooks"))
-

@@ -15,9 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 EVENT_NAMES = sorted(EVENTS)
-SAMPLE_EVENTS = {"session_start": "session-start", "user_prompt_submit": "user-prompt-submit",
-                 "pre_tool_use": "pre-tool-use", "post_tool_use": "post-tool-use",
-                 "post_tool_use_failure": "post-tool-use-failure", "stop": "stop", "notification": "notification"}
+SAMPLE_EVENTS = {
+    "session_start": "session-start",
+    "user_prompt_submit": "user-prompt-submit",
+    "pre_tool_use": "pre-tool-use",
+    "post_tool_use": "post-tool-use",
+    "post_tool_use_failure": "post-tool-use-failure",
+    "stop": "stop",
+    "notification": "notification",
+}
 
 
 def test_outside_an_initialized_repo_every_hook_is_silent(tmp_path, pycache, shared_repo):
@@ -32,8 +38,21 @@ def test_outside_an_initialized_repo_every_hook_is_silent(tmp_path, pycache, sha
             assert (code, out) == (0, ""), (event, where, out, err)
 
 
-@pytest.mark.parametrize("raw", [b"", b"   ", b"not json", b"[1, 2]", b'"text"', b"{", b"\xff\xfe", b"null",
-                                 b'{"cwd": 42, "tool_name": "Bash"}', b'{"cwd": ["x"]}'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"   ",
+        b"not json",
+        b"[1, 2]",
+        b'"text"',
+        b"{",
+        b"\xff\xfe",
+        b"null",
+        b'{"cwd": 42, "tool_name": "Bash"}',
+        b'{"cwd": ["x"]}',
+    ],
+)
 def test_malformed_stdin_is_silent_and_logged(raw, shared_repo, pycache):
     env = hook_env(shared_repo, pycache)
     code, out, err = run_hook("pre-tool-use", raw, env)
@@ -46,14 +65,20 @@ def test_malformed_stdin_is_silent_and_logged(raw, shared_repo, pycache):
 def test_unknown_events_and_no_event_are_silent(shared_repo, pycache):
     env = hook_env(shared_repo, pycache)
     for args in (["pre-compact"], ["SubagentStop"], []):
-        proc = subprocess.run([str(Path(sys.executable).parent / "hall-hook"), *args], input=b"{}", capture_output=True,
-                              env=env)
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "hall-hook"), *args], input=b"{}", capture_output=True, env=env
+        )
         assert (proc.returncode, proc.stdout) == (0, b"")
 
 
 def test_hall_hook_alias_runs_the_same_hook(shared_repo, hall):
-    result = hall("hook", "pre-tool-use", cwd=shared_repo.main, env=shared_repo.env,
-                  input=json.dumps(bash("git push origin main", shared_repo.wt)))
+    result = hall(
+        "hook",
+        "pre-tool-use",
+        cwd=shared_repo.main,
+        env=shared_repo.env,
+        input=json.dumps(bash("git push origin main", shared_repo.wt)),
+    )
     assert result.code == 0
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -65,8 +90,9 @@ def test_an_internal_error_in_a_gate_denies_and_names_doctor(repo, pycache):
     assert code == 0 and answer["permissionDecision"] == "deny"
     assert "hall doctor" in answer["permissionDecisionReason"] and "GATE_FAILED" in answer["permissionDecisionReason"]
     # other hooks fail open on the same error: no output, a line in the hook log
-    code, out, _ = run_hook("user-prompt-submit", {"cwd": str(repo.wt), "session_id": "s", "prompt": "x"},
-                            hook_env(repo, pycache))
+    code, out, _ = run_hook(
+        "user-prompt-submit", {"cwd": str(repo.wt), "session_id": "s", "prompt": "x"}, hook_env(repo, pycache)
+    )
     assert (code, out) == (0, "")
 
 
@@ -144,24 +170,44 @@ def test_real_payloads_through_the_real_process(shared_dir, shared_repo, pycache
 
 # -- fuzzing ---------------------------------------------------------------------------------------
 
-JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
-                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
-                       max_leaves=12)
-FIELDS = st.fixed_dictionaries({}, optional={
-    "cwd": st.one_of(st.just("__WT__"), st.just("__MAIN__"), st.text(max_size=20), st.integers(), st.none()),
-    "session_id": st.one_of(st.text(max_size=40), st.integers(), st.none(), st.just("../../x")),
-    "tool_name": st.sampled_from(["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "Read", ""]) | JSONISH,
-    "tool_input": st.fixed_dictionaries({}, optional={
-        "command": st.text(max_size=80) | st.sampled_from(["git push", "bash -c 'git push'", "cat <<EOF"]) | JSONISH,
-        "file_path": st.text(max_size=40) | JSONISH, "notebook_path": st.text(max_size=40)}) | JSONISH,
-    "tool_response": JSONISH, "prompt": st.text(max_size=60) | JSONISH, "message": JSONISH,
-    "transcript_path": st.text(max_size=40) | JSONISH, "last_assistant_message": JSONISH,
-    "hook_event_name": st.text(max_size=20), "source": JSONISH, "notification_type": JSONISH,
-})
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+FIELDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "cwd": st.one_of(st.just("__WT__"), st.just("__MAIN__"), st.text(max_size=20), st.integers(), st.none()),
+        "session_id": st.one_of(st.text(max_size=40), st.integers(), st.none(), st.just("../../x")),
+        "tool_name": st.sampled_from(["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "Read", ""]) | JSONISH,
+        "tool_input": st.fixed_dictionaries(
+            {},
+            optional={
+                "command": st.text(max_size=80)
+                | st.sampled_from(["git push", "bash -c 'git push'", "cat <<EOF"])
+                | JSONISH,
+                "file_path": st.text(max_size=40) | JSONISH,
+                "notebook_path": st.text(max_size=40),
+            },
+        )
+        | JSONISH,
+        "tool_response": JSONISH,
+        "prompt": st.text(max_size=60) | JSONISH,
+        "message": JSONISH,
+        "transcript_path": st.text(max_size=40) | JSONISH,
+        "last_assistant_message": JSONISH,
+        "hook_event_name": st.text(max_size=20),
+        "source": JSONISH,
+        "notification_type": JSONISH,
+    },
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(event=st.sampled_from(EVENT_NAMES), fields=FIELDS, extra=st.dictionaries(st.text(max_size=10), JSONISH, max_size=3))
+@given(
+    event=st.sampled_from(EVENT_NAMES), fields=FIELDS, extra=st.dictionaries(st.text(max_size=10), JSONISH, max_size=3)
+)
 def test_fuzz_every_event_never_raises_and_never_allows(shared_repo, event, fields, extra):
     payload = {**extra, **fields}
     if payload.get("cwd") == "__WT__":

@@ -37,8 +37,13 @@ def test_session_start_outside_a_worktree_says_how_to_start(repo):
 
 def test_session_start_counts_the_inbox_and_relays_what_the_person_said(repo, hall):
     hall("propose-ready", repo.item, "--summary", "done", cwd=repo.wt, env=repo.env)
-    journal.append(discover(repo.main).item_journal(repo.item), "said", item=repo.item, actor="you",
-                   text="please also rename the helper")
+    journal.append(
+        discover(repo.main).item_journal(repo.item),
+        "said",
+        item=repo.item,
+        actor="you",
+        text="please also rename the helper",
+    )
     text = context_of(call("session-start", cwd=str(repo.wt), session_id="s1"))
     assert "awaiting_you" in text
     assert "inbox has 1 entry" in text
@@ -67,8 +72,14 @@ def test_user_prompt_in_review_offers_pull_back(repo):
 
 
 def test_user_prompt_relays_what_the_person_said_once(repo):
-    journal.append(discover(repo.main).item_journal(repo.item), "answered", item=repo.item, actor="you",
-                   qid="Q-1", answer="use sqlite")
+    journal.append(
+        discover(repo.main).item_journal(repo.item),
+        "answered",
+        item=repo.item,
+        actor="you",
+        qid="Q-1",
+        answer="use sqlite",
+    )
     first = call("user-prompt-submit", cwd=str(repo.wt), session_id="s1", prompt="go on")
     assert "use sqlite" in context_of(first)
     assert call("user-prompt-submit", cwd=str(repo.wt), session_id="s1", prompt="and then?") is None
@@ -76,9 +87,14 @@ def test_user_prompt_relays_what_the_person_said_once(repo):
 
 def test_post_tool_use_binds_the_session_from_hall_new_output(repo):
     out = json.dumps({"item": repo.item, "title": "gate test", "worktree": str(repo.wt), "next": []})
-    call("post-tool-use", cwd=str(repo.main), session_id="sess-9", tool_name="Bash",
-         tool_input={"command": 'hall new --title "gate test"'},
-         tool_response={"stdout": out + "\n", "stderr": "", "interrupted": False})
+    call(
+        "post-tool-use",
+        cwd=str(repo.main),
+        session_id="sess-9",
+        tool_name="Bash",
+        tool_input={"command": 'hall new --title "gate test"'},
+        tool_response={"stdout": out + "\n", "stderr": "", "interrupted": False},
+    )
     bound = [e for e in events(repo, repo.item) if e["event"] == "session_bound"]
     assert bound and bound[-1]["session"] == "sess-9" and bound[-1]["via"] == "hall new"
     # the bound session now gets its item even from the main checkout
@@ -87,8 +103,14 @@ def test_post_tool_use_binds_the_session_from_hall_new_output(repo):
 
 def test_post_tool_use_ignores_json_from_other_commands(repo):
     out = json.dumps({"item": repo.item})
-    call("post-tool-use", cwd=str(repo.main), session_id="sess-8", tool_name="Bash",
-         tool_input={"command": "cat item.json"}, tool_response={"stdout": out})
+    call(
+        "post-tool-use",
+        cwd=str(repo.main),
+        session_id="sess-8",
+        tool_name="Bash",
+        tool_input={"command": "cat item.json"},
+        tool_response={"stdout": out},
+    )
     assert not [e for e in events(repo, repo.item) if e["event"] == "session_bound"]
 
 
@@ -97,29 +119,58 @@ def test_post_tool_use_records_a_commit(repo):
     git(repo.wt, "add", "feature.py", env=repo.env)
     git(repo.wt, "commit", "-q", "-m", "add feature", env=repo.env)
     sha = git(repo.wt, "rev-parse", "HEAD", env=repo.env)
-    call("post-tool-use", cwd=str(repo.wt), session_id="s1", tool_name="Bash",
-         tool_input={"command": "git add feature.py && git commit -m 'add feature'"},
-         tool_response={"stdout": "", "stderr": "", "interrupted": False})
+    call(
+        "post-tool-use",
+        cwd=str(repo.wt),
+        session_id="s1",
+        tool_name="Bash",
+        tool_input={"command": "git add feature.py && git commit -m 'add feature'"},
+        tool_response={"stdout": "", "stderr": "", "interrupted": False},
+    )
     commit = [e for e in events(repo, repo.item) if e["event"] == "commit"][-1]
     assert commit["sha"] == sha and commit["subject"] == "add feature"
 
 
 def _assistant(msg_id: str, req: str, out: int, inp: int = 10, cache_read: int = 100) -> str:
-    return json.dumps({"type": "assistant", "requestId": req, "uuid": f"u-{msg_id}-{out}",
-                       "message": {"id": msg_id, "model": "claude-test", "role": "assistant", "content": [],
-                                   "usage": {"input_tokens": inp, "output_tokens": out,
-                                             "cache_read_input_tokens": cache_read,
-                                             "cache_creation_input_tokens": 0}}})
+    return json.dumps(
+        {
+            "type": "assistant",
+            "requestId": req,
+            "uuid": f"u-{msg_id}-{out}",
+            "message": {
+                "id": msg_id,
+                "model": "claude-test",
+                "role": "assistant",
+                "content": [],
+                "usage": {
+                    "input_tokens": inp,
+                    "output_tokens": out,
+                    "cache_read_input_tokens": cache_read,
+                    "cache_creation_input_tokens": 0,
+                },
+            },
+        }
+    )
 
 
 def test_stop_records_the_turn_and_deduplicated_usage(repo, tmp_path):
     transcript = tmp_path / "t.jsonl"
-    lines = [json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}}),
-             _assistant("m1", "r1", 10), _assistant("m1", "r1", 10), _assistant("m1", "r1", 441),
-             _assistant("m2", "r2", 5)]
+    lines = [
+        json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}}),
+        _assistant("m1", "r1", 10),
+        _assistant("m1", "r1", 10),
+        _assistant("m1", "r1", 441),
+        _assistant("m2", "r2", 5),
+    ]
     transcript.write_text("\n".join(lines) + "\n")
-    call("stop", cwd=str(repo.wt), session_id="s1", transcript_path=str(transcript),
-         last_assistant_message="Renamed the helper.", stop_hook_active=False)
+    call(
+        "stop",
+        cwd=str(repo.wt),
+        session_id="s1",
+        transcript_path=str(transcript),
+        last_assistant_message="Renamed the helper.",
+        stop_hook_active=False,
+    )
     turn = [e for e in events(repo, repo.item) if e["event"] == "turn"][-1]
     assert turn["summary"] == "Renamed the helper."
     usage = [e for e in events(repo, repo.item) if e["event"] == "usage"]
@@ -157,8 +208,13 @@ def test_stop_without_a_transcript_still_records_the_turn(repo):
 
 
 def test_notification_files_a_waiting_notice_that_the_next_prompt_clears(repo):
-    call("notification", cwd=str(repo.wt), session_id="s1", message="Claude is waiting for your input",
-         notification_type="idle_prompt")
+    call(
+        "notification",
+        cwd=str(repo.wt),
+        session_id="s1",
+        message="Claude is waiting for your input",
+        notification_type="idle_prompt",
+    )
     notice = [e for e in events(repo, repo.item) if e["event"] == "notice"][-1]
     assert notice["kind"] == "session_waiting" and notice["message"] == "Claude is waiting for your input"
     entry = [e for e in events(repo) if e["event"] == "inbox_entry"][-1]
@@ -187,8 +243,14 @@ def test_session_start_exports_the_session_so_hall_ask_records_it(repo, tmp_path
     call("session-start", cwd=str(repo.wt), session_id=session, source="startup")
     call("session-start", cwd=str(repo.wt), session_id=session, source="resume")  # once per id
     assert env_file.read_text() == f"export HALL_SESSION_ID='{session}'\n"
-    asked = subprocess.run(["bash", "-c", f'. "{env_file}" && "{BIN / "hall"}" ask "billed or raw?" --json'],
-                           cwd=repo.wt, env=repo.env, capture_output=True, text=True, timeout=60)
+    asked = subprocess.run(
+        ["bash", "-c", f'. "{env_file}" && "{BIN / "hall"}" ask "billed or raw?" --json'],
+        cwd=repo.wt,
+        env=repo.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert asked.returncode == 0, asked.stderr
     (question,) = [e for e in events(repo, repo.item) if e["event"] == "question"]
     assert question["session"] == session

@@ -12,12 +12,18 @@ from hallmark.hooks.main import EVENT_NAMES, run
 
 
 def test_each_event_gets_its_exact_shape():
-    assert reply.deny("no") == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                                        "permissionDecisionReason": "no"}}
+    assert reply.deny("no") == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no",
+        }
+    }
     assert reply.ask("sure?")["hookSpecificOutput"]["permissionDecision"] == "ask"
     for event in ("session-start", "user-prompt-submit"):
-        assert reply.context(event, "text") == {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event],
-                                                                       "additionalContext": "text"}}
+        assert reply.context(event, "text") == {
+            "hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": "text"}
+        }
         assert reply.context(event, "") is None  # nothing to say: no output at all
 
 

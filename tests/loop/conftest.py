@@ -54,7 +54,8 @@ def write_config(root: Path, extra: str = "", gates: list[str] | None = None) ->
         'ship = "git push -q -u origin {branch}"\n'
         "max_rejects = 3\nmax_check_failures = 3\n"
         # the stand-in runs this loop, and the config says so: its hallmarks count only in such a repo
-        '[runner]\ntimeout = "60s"\nclaude = "hall-standin-claude"\n' + extra)
+        '[runner]\ntimeout = "60s"\nclaude = "hall-standin-claude"\n' + extra
+    )
 
 
 @pytest.fixture
@@ -95,7 +96,9 @@ def ready_item(loop_repo):
     def make(files: dict[str, str] | None = None, title: str = "Add mul") -> str:
         created = items.new(loop_repo, title=title)
         item_id, wt = created["item"], Path(created["worktree"])
-        for rel, text in (files or {"app.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}).items():
+        for rel, text in (
+            files or {"app.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}
+        ).items():
             (wt / rel).parent.mkdir(parents=True, exist_ok=True)
             (wt / rel).write_text(text)
         git(wt, "add", "-A")
@@ -119,8 +122,14 @@ def events(repo, item_id: str, kind: str | None = None) -> list[dict]:
     return [e for e in found if kind is None or e.get("event") == kind]
 
 
-MAJOR = {"lens": "correctness", "severity": "major", "file": "app.py", "line": 5, "title": "mul ignores overflow",
-         "scenario": "mul(10**30, 10**30) is passed to a C API that takes int64 and wraps silently"}
+MAJOR = {
+    "lens": "correctness",
+    "severity": "major",
+    "file": "app.py",
+    "line": 5,
+    "title": "mul ignores overflow",
+    "scenario": "mul(10**30, 10**30) is passed to a C API that takes int64 and wraps silently",
+}
 
 
 def reject(summary: str = "changes requested", still_open: list[str] | None = None) -> dict:
@@ -136,5 +145,14 @@ def kit():
     """The helpers above, for test modules (importlib mode cannot import a conftest)."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(git=git, run_loop=run_loop, events=events, reject=reject, approve=approve, MAJOR=MAJOR,
-                           reopen=reopen, write_config=write_config, BASE_RULES=BASE_RULES)
+    return SimpleNamespace(
+        git=git,
+        run_loop=run_loop,
+        events=events,
+        reject=reject,
+        approve=approve,
+        MAJOR=MAJOR,
+        reopen=reopen,
+        write_config=write_config,
+        BASE_RULES=BASE_RULES,
+    )

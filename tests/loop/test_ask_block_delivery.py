@@ -21,8 +21,9 @@ def test_a_blocking_asker_that_got_its_answer_is_owed_nothing(hall_repo):
 def test_a_daemon_that_claimed_first_keeps_its_claim(hall_repo):
     asked = questions.ask(hall_repo, "which port?", session="sess-2")
     questions.answer(hall_repo, asked["qid"], "8080")
-    journal.append(hall_repo.paths.repo_journal, "resume_started", item=None, actor="hall", qid=asked["qid"],
-                   session="sess-2")
+    journal.append(
+        hall_repo.paths.repo_journal, "resume_started", item=None, actor="hall", qid=asked["qid"], session="sess-2"
+    )
     got = questions.wait_for_answer(hall_repo, asked["qid"], None)
     assert got["answer"] == "8080" and got["delivered_here"] is False
     assert not [e for e in journal.read(hall_repo.paths.repo_journal).events if e["event"] == "answer_delivered"]

@@ -74,8 +74,12 @@ def test_the_number_of_failed_runs_before_a_hold_is_configurable(loop_repo, read
 
 
 def test_an_empty_commit_cannot_be_claimed_as_a_fix(loop_repo, ready_item, scenario, kit):
-    scenario({"fix": [{"edits": [], "commands": ["git commit -q --allow-empty -m 'fix F-1'"], "fixed": ["F-1"]}],
-              "review": [kit.reject()]})
+    scenario(
+        {
+            "fix": [{"edits": [], "commands": ["git commit -q --allow-empty -m 'fix F-1'"], "fixed": ["F-1"]}],
+            "review": [kit.reject()],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(loop_repo, max_passes=12)
     view = items.fold_item(loop_repo, item_id)
@@ -83,12 +87,15 @@ def test_an_empty_commit_cannot_be_claimed_as_a_fix(loop_repo, ready_item, scena
     assert not kit.events(loop_repo, item_id, "fixed")  # `hall fixed` refused: the tree did not change
 
 
-@pytest.mark.parametrize(("engine", "why"), [
-    ("true", "the fixer made no commit and disputed nothing"),
-    ("exit 4", "the fixer engine exited 4"),
-    ("echo half > half.txt", "the fixer left uncommitted changes (half.txt)"),
-    ("sleep 30", "the fixer engine timed out after 1 s"),
-])
+@pytest.mark.parametrize(
+    ("engine", "why"),
+    [
+        ("true", "the fixer made no commit and disputed nothing"),
+        ("exit 4", "the fixer engine exited 4"),
+        ("echo half > half.txt", "the fixer left uncommitted changes (half.txt)"),
+        ("sleep 30", "the fixer engine timed out after 1 s"),
+    ],
+)
 def test_a_non_claude_fixer_engine_is_bounded_too(loop_repo, ready_item, kit, engine, why):
     repo = _set(loop_repo, kit, fixer=engine)
     if "sleep" in engine:
@@ -155,9 +162,14 @@ def test_the_long_running_daemon_is_bounded_as_well(loop_repo, ready_item, scena
 
 
 def test_runs_this_round_restarts_at_each_round():
-    events = [{"event": "ready"}, {"event": "run_started", "role": "review"}, {"event": "run_started", "role": "fix"},
-              {"event": "fix_submitted"}, {"event": "run_started", "role": "review"},
-              {"event": "run_started", "role": "dev"}]
+    events = [
+        {"event": "ready"},
+        {"event": "run_started", "role": "review"},
+        {"event": "run_started", "role": "fix"},
+        {"event": "fix_submitted"},
+        {"event": "run_started", "role": "review"},
+        {"event": "run_started", "role": "dev"},
+    ]
     assert [e["role"] for e in bounds.runs_this_round(events)] == ["review"]
 
 
@@ -177,8 +189,7 @@ if step == "dirty":
 if step == "empty":
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "nothing"], check=True)
 """
-STANDIN_STEPS = {"no_commit": NO_COMMIT, "dirty": DIRTY, "empty": EMPTY_COMMIT, "crash": CRASH,
-                 "hang": {"sleep": 30}}
+STANDIN_STEPS = {"no_commit": NO_COMMIT, "dirty": DIRTY, "empty": EMPTY_COMMIT, "crash": CRASH, "hang": {"sleep": 30}}
 
 
 def _loop_repo_at(base: Path, kit):
@@ -209,9 +220,12 @@ def test_property_every_misbehaving_fixer_is_bounded(tmp_path, kit, monkeypatch)
     engine_file.write_text(ENGINE)
 
     @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-    @given(engine=st.sampled_from(["standin", "external"]),
-           steps=st.lists(st.sampled_from(sorted(STANDIN_STEPS)), min_size=1, max_size=4),
-           limit=st.integers(1, 3), ceiling=st.integers(1, 4))
+    @given(
+        engine=st.sampled_from(["standin", "external"]),
+        steps=st.lists(st.sampled_from(sorted(STANDIN_STEPS)), min_size=1, max_size=4),
+        limit=st.integers(1, 3),
+        ceiling=st.integers(1, 4),
+    )
     def check(engine: str, steps: list[str], limit: int, ceiling: int) -> None:
         if steps.count("hang") > 1:
             steps = [s for s in steps if s != "hang"] or ["no_commit"]

@@ -11,8 +11,11 @@ from hallmark.core.loop import daemon, ship
 
 
 def _failing_ship(repo, kit):
-    text = (repo.root / ".hallmark.toml").read_text().replace(
-        'ship = "git push -q -u origin {branch}"', 'ship = "echo no remote for {branch} >&2; exit 3"')
+    text = (
+        (repo.root / ".hallmark.toml")
+        .read_text()
+        .replace('ship = "git push -q -u origin {branch}"', 'ship = "echo no remote for {branch} >&2; exit 3"')
+    )
     (repo.root / ".hallmark.toml").write_text(text)
     return kit.reopen(repo)
 
@@ -46,6 +49,5 @@ def test_a_forged_carried_rebase_carries_nothing(loop_repo, ready_item, scenario
     daemon.pass_repo(repo, "t")
     daemon.pass_repo(repo, "t")
     approved = items.fold_item(repo, item_id).hallmark_sha
-    journal.append(repo.paths.item_journal(item_id), "rebased", item=item_id, actor="agent",
-                   sha="f" * 40, carried=True)
+    journal.append(repo.paths.item_journal(item_id), "rebased", item=item_id, actor="agent", sha="f" * 40, carried=True)
     assert items.fold_item(repo, item_id).hallmark_sha == approved

@@ -34,10 +34,19 @@ def test_hall_verdict_is_refused_to_agents(loop_repo, ready_item, kit, hall, tmp
 def test_a_bad_verdict_file_is_invalid_and_loses_nothing(loop_repo, ready_item, kit, hall, tmp_path):
     item_id = _to_review(loop_repo, ready_item, kit)
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"item": item_id, "summary": "x",
-                               "findings": [{"lens": "vibes", "severity": "major", "file": "a", "scenario": "s"}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "item": item_id,
+                "summary": "x",
+                "findings": [{"lens": "vibes", "severity": "major", "file": "a", "scenario": "s"}],
+            }
+        )
+    )
     r = hall("verdict", "--file", str(bad), cwd=loop_repo.root)
-    assert r.code == 2 and r.json["error"]["code"] == "INVALID_VERDICT" and "findings.0.lens" in r.json["error"]["message"]
+    assert (
+        r.code == 2 and r.json["error"]["code"] == "INVALID_VERDICT" and "findings.0.lens" in r.json["error"]["message"]
+    )
     (tmp_path / "torn.json").write_text('{"summary": ')
     r = hall("verdict", "--file", str(tmp_path / "torn.json"), item_id, cwd=loop_repo.root)
     assert r.code == 2 and "not JSON" in r.json["error"]["message"]
@@ -50,9 +59,23 @@ def test_a_persons_verdict_is_a_human_override_everywhere(loop_repo, ready_item,
     item_id = _to_review(loop_repo, ready_item, kit)
     sha = items.fold_item(loop_repo, item_id).sha
     path = tmp_path / "v.json"
-    path.write_text(json.dumps({"item": item_id, "summary": "I read it myself",
-                                "findings": [{"lens": "evidence", "severity": "minor", "file": "app.py", "line": 4,
-                                              "scenario": "no test covers mul"}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "item": item_id,
+                "summary": "I read it myself",
+                "findings": [
+                    {
+                        "lens": "evidence",
+                        "severity": "minor",
+                        "file": "app.py",
+                        "line": 4,
+                        "scenario": "no test covers mul",
+                    }
+                ],
+            }
+        )
+    )
     r = hall("verdict", "--file", str(path), cwd=loop_repo.root)
     assert r.code == 0, r.stdout
     assert r.json["outcome"] == "hallmarked" and r.json["human_override"] is True
@@ -61,7 +84,9 @@ def test_a_persons_verdict_is_a_human_override_everywhere(loop_repo, ready_item,
     (v,) = kit.events(loop_repo, item_id, "verdict")
     assert v["human_override"] is True and v["actor"] == "you"
     assert kit.events(loop_repo, item_id, "hallmarked")[0]["human_override"] is True
-    body = __import__("hallmark.core.loop.ship", fromlist=["body_text"]).body_text(loop_repo, items.fold_item(loop_repo, item_id))
+    body = __import__("hallmark.core.loop.ship", fromlist=["body_text"]).body_text(
+        loop_repo, items.fold_item(loop_repo, item_id)
+    )
     assert "a human override" in body
 
 
@@ -103,8 +128,12 @@ def test_next_claims_with_a_lease_and_answers_claimed(loop_repo, ready_item, hal
 
 
 def test_usage_and_budget_report_the_runs(loop_repo, ready_item, scenario, kit, hall):
-    scenario({"review": [dict(kit.approve(), usage={"input_tokens": 1200, "output_tokens": 34})],
-              "librarian": [{"usage": {"input_tokens": 0, "output_tokens": 0}}]})  # it distils the closed item
+    scenario(
+        {
+            "review": [dict(kit.approve(), usage={"input_tokens": 1200, "output_tokens": 34})],
+            "librarian": [{"usage": {"input_tokens": 0, "output_tokens": 0}}],
+        }
+    )  # it distils the closed item
     item_id = ready_item()
     kit.run_loop(loop_repo)
     r = hall("usage", "--by", "role", cwd=loop_repo.root)
@@ -125,7 +154,7 @@ def test_usage_and_budget_report_the_runs(loop_repo, ready_item, scenario, kit, 
     r = hall("budget", "--set", "review.max_usd=3", "--set", "per_item=900k", cwd=loop_repo.root)
     assert r.code == 0 and r.json["per_item"]["cap"] == 900_000 and r.json["rooms"]["review"]["max_usd_per_run"] == 3.0
     text = (loop_repo.root / ".hallmark.toml").read_text()
-    assert 'gates = [' in text and "[budget.review]" in text  # the rest of the file is kept
+    assert "gates = [" in text and "[budget.review]" in text  # the rest of the file is kept
     r = hall("budget", "--set", "bogus=1", cwd=loop_repo.root)
     assert r.code == 2
 
@@ -133,8 +162,12 @@ def test_usage_and_budget_report_the_runs(loop_repo, ready_item, scenario, kit, 
 def test_the_daily_cap_pauses_the_model_workers_until_a_grant(loop_repo, ready_item, scenario, kit, hall):
     kit.write_config(loop_repo.root, '[budget]\ndaily = "1k"\n')
     repo = kit.reopen(loop_repo)
-    scenario({"review": [dict(kit.reject(), usage={"input_tokens": 2000}), kit.approve()],
-              "fix": [{"edits": [{"file": "app.py", "append": "# x\n"}], "fixed": ["F-1"]}]})
+    scenario(
+        {
+            "review": [dict(kit.reject(), usage={"input_tokens": 2000}), kit.approve()],
+            "fix": [{"edits": [{"file": "app.py", "append": "# x\n"}], "fixed": ["F-1"]}],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(repo)
     view = items.fold_item(repo, item_id)
@@ -174,8 +207,13 @@ def test_a_daemon_without_heartbeat_shows_in_the_inbox(loop_repo, hall):
     from hallmark.core import inbox
     from hallmark.core.loop import daemon
 
-    daemon._update_state(pid=999_999_9, started="2026-11-30T00:00:00.000Z", heartbeat="2026-11-30T00:00:00.000Z",
-                         expected=True, stop=False)
+    daemon._update_state(
+        pid=999_999_9,
+        started="2026-11-30T00:00:00.000Z",
+        heartbeat="2026-11-30T00:00:00.000Z",
+        expected=True,
+        stop=False,
+    )
     r = hall("daemon", "status", cwd=loop_repo.root)
     assert r.json["stale"] is True
     assert [e["kind"] for e in inbox.report(loop_repo)["entries"]] == ["daemon stopped"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hallmark.core import items
 from hallmark.core.loop import daemon, findings, fix
 
-LIB = '''class BadSignature(Exception):
+LIB = """class BadSignature(Exception):
     pass
 
 
@@ -19,12 +19,18 @@ def _split(value):
 
 def loads(value):
     return _split(value)[0]
-'''
-TESTS = "import pytest\n\nimport signing\n\n\n" + "".join(
-    f"def test_plain_{i}():\n    assert signing.loads('a.{i}') == 'b' * {i + 1}, 'the payload of a signed value "
-    f"must come back exactly as it was signed, byte for byte'\n\n\n" for i in range(5)) + \
-    "@pytest.mark.parametrize('value', [" + ", ".join(repr(f"payload-{i}-" + "x" * 30) for i in range(15)) + \
-    "])\ndef test_bad_payload(value):\n    assert signing.loads(value) == value\n"
+"""
+TESTS = (
+    "import pytest\n\nimport signing\n\n\n"
+    + "".join(
+        f"def test_plain_{i}():\n    assert signing.loads('a.{i}') == 'b' * {i + 1}, 'the payload of a signed value "
+        f"must come back exactly as it was signed, byte for byte'\n\n\n"
+        for i in range(5)
+    )
+    + "@pytest.mark.parametrize('value', ["
+    + ", ".join(repr(f"payload-{i}-" + "x" * 30) for i in range(15))
+    + "])\ndef test_bad_payload(value):\n    assert signing.loads(value) == value\n"
+)
 
 
 def test_the_report_a_fixer_gets_is_whole(loop_repo, ready_item, scenario, kit):

@@ -17,8 +17,13 @@ BIN = Path(sys.executable).parent
 def test_json_lines_one_per_step_as_they_happen(loop_repo, ready_item, scenario, kit):
     scenario({"review": [dict(kit.approve(), sleep=3)]})  # a slow review: the checks' line comes before it ends
     item_id = ready_item()
-    proc = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
-                            cwd=loop_repo.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
+        cwd=loop_repo.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first = proc.stdout.readline()  # the checks step arrives before the daemon is done
     step = json.loads(first)
     assert step["event"] == "step" and step["item"] == item_id and step["outcome"] == "checks_passed"
@@ -27,8 +32,12 @@ def test_json_lines_one_per_step_as_they_happen(loop_repo, ready_item, scenario,
     proc.wait(timeout=60)
     lines = [step] + [json.loads(x) for x in rest.splitlines()]
     steps, summary = lines[:-1], lines[-1]
-    assert [(s["step"], s["outcome"]) for s in steps] == [("assayer", "checks_passed"), ("assayer", "hallmarked"),
-                                                          ("shipper", "shipped"), ("librarian", "distilled")]
+    assert [(s["step"], s["outcome"]) for s in steps] == [
+        ("assayer", "checks_passed"),
+        ("assayer", "hallmarked"),
+        ("shipper", "shipped"),
+        ("librarian", "distilled"),
+    ]
     assert all(s["repo"] == loop_repo.root.name for s in steps)
     assert summary["passes"] >= 3 and "next" in summary and proc.returncode == 0
 
@@ -37,9 +46,14 @@ def test_a_terminal_gets_one_readable_line_per_step(loop_repo, ready_item, scena
     scenario({"review": [kit.approve()]})
     item_id = ready_item()
     main, follower = os.openpty()
-    proc = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
-                            cwd=loop_repo.root, stdout=follower, stderr=follower, stdin=subprocess.DEVNULL,
-                            env=dict(os.environ, COLUMNS="200", TERM="dumb"))
+    proc = subprocess.Popen(
+        [str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
+        cwd=loop_repo.root,
+        stdout=follower,
+        stderr=follower,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ, COLUMNS="200", TERM="dumb"),
+    )
     os.close(follower)
     out = b""
     deadline = time.monotonic() + 60

@@ -21,8 +21,17 @@ def test_approve_on_round_one_strikes_the_hallmark_and_ships(loop_repo, ready_it
     assert order == ["ready", "checks_passed", "verdict", "hallmarked", "shipped"]
     note = review.read_note(loop_repo, sha)
     hallmarked = kit.events(loop_repo, item_id, "hallmarked")[0]
-    assert note == {"v": 1, "item": item_id, "sha": sha, "round": 1, "model": "hallmark-standin",
-                    "open_findings": [], "actor": "assayer", "run": hallmarked["run"], "standin": True}
+    assert note == {
+        "v": 1,
+        "item": item_id,
+        "sha": sha,
+        "round": 1,
+        "model": "hallmark-standin",
+        "open_findings": [],
+        "actor": "assayer",
+        "run": hallmarked["run"],
+        "standin": True,
+    }
     # the note, the hallmarked line and the verdict name the run that struck it (gates/hallmark.py follows it)
     assert hallmarked["standin"] is True and hallmarked["run"].endswith("-review.jsonl")
     assert kit.events(loop_repo, item_id, "verdict")[-1]["run"] == hallmarked["run"]
@@ -51,10 +60,21 @@ def _push_gate_decision(repo, worktree: Path) -> dict | None:
     import subprocess
     import sys
 
-    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(worktree),
-               "tool_input": {"command": "git push -u origin HEAD"}, "session_id": "s"}
-    proc = subprocess.run([str(Path(sys.executable).parent / "hall-hook"), "pre-tool-use"], input=json.dumps(payload),
-                          capture_output=True, text=True, cwd=worktree, timeout=30)
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "cwd": str(worktree),
+        "tool_input": {"command": "git push -u origin HEAD"},
+        "session_id": "s",
+    }
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "hall-hook"), "pre-tool-use"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=worktree,
+        timeout=30,
+    )
     out = proc.stdout.strip()
     return json.loads(out) if out.startswith("{") else None
 
@@ -66,7 +86,10 @@ def _denies(decision: dict | None) -> bool:
 def test_push_gate_denies_before_the_hallmark_and_not_after(loop_repo, ready_item, scenario, kit):
     import importlib.util
 
-    if importlib.util.find_spec("hallmark.hooks.main") is None or importlib.util.find_spec("hallmark.core.gates.push") is None:
+    if (
+        importlib.util.find_spec("hallmark.hooks.main") is None
+        or importlib.util.find_spec("hallmark.core.gates.push") is None
+    ):
         import pytest
 
         pytest.skip("the gates part (hall-hook pre-tool-use, core/gates/push.py) is not in this tree yet")
@@ -85,8 +108,12 @@ def test_push_gate_denies_before_the_hallmark_and_not_after(loop_repo, ready_ite
 
 def test_three_rejected_reviews_escalate(loop_repo, ready_item, scenario, kit):
     fix = {"edits": [{"file": "app.py", "append": "\n# guarded\n"}], "fixed": ["F-1"], "message": "guard mul"}
-    scenario({"review": [kit.reject(), kit.reject(still_open=["F-1"]), kit.reject(still_open=["F-1"])],
-              "fix": [fix, {"edits": [{"file": "app.py", "append": "# more\n"}], "fixed": ["F-2"]}]})
+    scenario(
+        {
+            "review": [kit.reject(), kit.reject(still_open=["F-1"]), kit.reject(still_open=["F-1"])],
+            "fix": [fix, {"edits": [{"file": "app.py", "append": "# more\n"}], "fixed": ["F-2"]}],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(loop_repo)
     view = items.fold_item(loop_repo, item_id)
@@ -126,8 +153,12 @@ def test_checks_failing_three_times_hold_the_item(loop_repo, ready_item, scenari
 
 
 def test_a_dispute_reaches_the_next_review_and_is_accepted(loop_repo, ready_item, scenario, kit):
-    scenario({"review": [kit.reject(), kit.approve("dispute accepted")],
-              "fix": [{"edits": [], "dispute": {"F-1": "mul takes Python ints; nothing reaches C"}}]})
+    scenario(
+        {
+            "review": [kit.reject(), kit.approve("dispute accepted")],
+            "fix": [{"edits": [], "dispute": {"F-1": "mul takes Python ints; nothing reaches C"}}],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(loop_repo)
     view = items.fold_item(loop_repo, item_id)
@@ -147,10 +178,21 @@ def test_a_dispute_reaches_the_next_review_and_is_accepted(loop_repo, ready_item
 def test_a_budget_hold_reaches_the_inbox_and_retry_grants_more(loop_repo, ready_item, scenario, kit):
     kit.write_config(loop_repo.root, '[budget]\nper_item = "3k"\n')
     repo = kit.reopen(loop_repo)
-    scenario({"review": [dict(kit.reject(), usage={"input_tokens": 4000, "output_tokens": 100}),
-                         dict(kit.approve(), usage={"input_tokens": 10, "output_tokens": 10})],
-              "fix": [{"edits": [{"file": "app.py", "append": "# fixed\n"}], "fixed": ["F-1"],
-                       "usage": {"input_tokens": 10, "output_tokens": 10}}]})
+    scenario(
+        {
+            "review": [
+                dict(kit.reject(), usage={"input_tokens": 4000, "output_tokens": 100}),
+                dict(kit.approve(), usage={"input_tokens": 10, "output_tokens": 10}),
+            ],
+            "fix": [
+                {
+                    "edits": [{"file": "app.py", "append": "# fixed\n"}],
+                    "fixed": ["F-1"],
+                    "usage": {"input_tokens": 10, "output_tokens": 10},
+                }
+            ],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(repo)
     view = items.fold_item(repo, item_id)
@@ -166,8 +208,9 @@ def test_a_budget_hold_reaches_the_inbox_and_retry_grants_more(loop_repo, ready_
 
 def test_reviewer_prompt_reads_the_base_branch_rules(loop_repo, ready_item, scenario, kit):
     scenario({"review": [kit.approve()]})
-    item_id = ready_item({"CLAUDE.md": "# Rules\n\nBRANCH-RULE: anything goes.\n",
-                          "app.py": "def add(a, b):\n    return a + b\n"})
+    item_id = ready_item(
+        {"CLAUDE.md": "# Rules\n\nBRANCH-RULE: anything goes.\n", "app.py": "def add(a, b):\n    return a + b\n"}
+    )
     kit.run_loop(loop_repo)
     prompt = next((loop_repo.paths.item_dir(item_id) / "runs").glob("*-review.prompt.md")).read_text()
     rules = prompt.split("## Repo rules", 1)[1].split("## The change", 1)[0]
@@ -192,8 +235,9 @@ def test_two_runs_without_structured_output_hold_the_item(loop_repo, ready_item,
 
 
 def test_without_a_scenario_the_standin_flags_todos_and_the_fixer_removes_them(loop_repo, ready_item, kit):
-    item_id = ready_item({"app.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    # TODO: overflow\n"
-                                    "    return a * b\n"})
+    item_id = ready_item(
+        {"app.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    # TODO: overflow\n    return a * b\n"}
+    )
     kit.run_loop(loop_repo)
     view = items.fold_item(loop_repo, item_id)
     assert view.state == states.CLOSED
@@ -208,8 +252,13 @@ def test_without_a_scenario_the_standin_flags_todos_and_the_fixer_removes_them(l
 def test_the_review_prompt_carries_the_library_briefing(loop_repo, ready_item, scenario, kit):
     from hallmark.core.memory import api as library
 
-    made = library.propose(loop_repo, kind="rule", pattern="LIB-RULE-5150: arithmetic helpers reject bools",
-                           rationale="True + True == 2 surprised someone", paths=["app.py"])
+    made = library.propose(
+        loop_repo,
+        kind="rule",
+        pattern="LIB-RULE-5150: arithmetic helpers reject bools",
+        rationale="True + True == 2 surprised someone",
+        paths=["app.py"],
+    )
     library.accept(loop_repo, made["id"], promote_it=False)
     scenario({"review": [kit.approve()]})
     item_id = ready_item()

@@ -8,8 +8,13 @@ import json
 from hallmark.core import inbox, items, states
 from hallmark.core.memory import api as library
 
-LEARNING = {"kind": "map", "pattern": "app.py holds the arithmetic helpers (add, mul)",
-            "quote": "Add mul", "source": "librarian", "paths": ["app.py"]}
+LEARNING = {
+    "kind": "map",
+    "pattern": "app.py holds the arithmetic helpers (add, mul)",
+    "quote": "Add mul",
+    "source": "librarian",
+    "paths": ["app.py"],
+}
 
 
 def _counts(scenario_path) -> dict:
@@ -18,8 +23,12 @@ def _counts(scenario_path) -> dict:
 
 
 def test_a_closed_item_is_distilled_once_and_its_learnings_wait_as_proposed(loop_repo, ready_item, scenario, kit):
-    script = scenario({"review": [kit.approve()],
-                       "librarian": [{"say": ["Reading the record."], "structured_output": {"learnings": [LEARNING]}}]})
+    script = scenario(
+        {
+            "review": [kit.approve()],
+            "librarian": [{"say": ["Reading the record."], "structured_output": {"learnings": [LEARNING]}}],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(loop_repo)
     assert items.fold_item(loop_repo, item_id).state == states.CLOSED
@@ -49,11 +58,16 @@ def test_a_closed_item_is_distilled_once_and_its_learnings_wait_as_proposed(loop
 
 def test_a_failed_distillation_is_a_notice_and_blocks_nothing(loop_repo, ready_item, scenario, kit):
     first = ready_item(title="First")
-    second = ready_item({"app.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"},
-                        title="Second")
-    scenario({"review": [kit.approve()],
-              "items": {first: {"librarian": [{"exit_code": 1, "subtype": "error_during_execution"}]}},
-              "librarian": [{"structured_output": {"learnings": [LEARNING]}}]})
+    second = ready_item(
+        {"app.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"}, title="Second"
+    )
+    scenario(
+        {
+            "review": [kit.approve()],
+            "items": {first: {"librarian": [{"exit_code": 1, "subtype": "error_during_execution"}]}},
+            "librarian": [{"structured_output": {"learnings": [LEARNING]}}],
+        }
+    )
     kit.run_loop(loop_repo)
     assert items.fold_item(loop_repo, first).state == states.CLOSED
     assert items.fold_item(loop_repo, second).state == states.CLOSED
@@ -77,9 +91,23 @@ def test_the_librarian_room_budget_holds_the_librarian_back(loop_repo, ready_ite
     # the review's tokens count toward today's total, not the librarian room: fill the room first
     from hallmark.core import journal
 
-    journal.append(loop_repo.paths.repo_journal, "usage", item=None, actor="librarian", run="earlier", role="librarian",
-                   model="hallmark-standin", input_tokens=5, output_tokens=0, cache_read_tokens=0,
-                   cache_write_tokens=0, turns=1, duration_ms=1, cost_usd=0, standin=True)
+    journal.append(
+        loop_repo.paths.repo_journal,
+        "usage",
+        item=None,
+        actor="librarian",
+        run="earlier",
+        role="librarian",
+        model="hallmark-standin",
+        input_tokens=5,
+        output_tokens=0,
+        cache_read_tokens=0,
+        cache_write_tokens=0,
+        turns=1,
+        duration_ms=1,
+        cost_usd=0,
+        standin=True,
+    )
     result = kit.run_loop(kit.reopen(loop_repo))
     assert items.fold_item(loop_repo, item_id).state == states.CLOSED, result
     assert kit.events(loop_repo, item_id, "distilled") == []
@@ -103,19 +131,33 @@ def test_an_item_a_person_distilled_is_not_distilled_again(loop_repo, ready_item
 
 
 def test_a_rate_limited_distillation_is_tried_again_after_the_pause(loop_repo, ready_item, scenario, kit):
-    scenario({"review": [kit.approve()],
-              "librarian": [{"api_error_status": 429, "subtype": "error_during_execution"},
-                            {"structured_output": {"learnings": [LEARNING]}}]})
+    scenario(
+        {
+            "review": [kit.approve()],
+            "librarian": [
+                {"api_error_status": 429, "subtype": "error_during_execution"},
+                {"structured_output": {"learnings": [LEARNING]}},
+            ],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(loop_repo)  # terminates: the plan's limit pauses the model workers
     (limited,) = kit.events(loop_repo, item_id, "distilled")
-    assert limited["rate_limited"] is True and not [n for n in kit.events(loop_repo, item_id, "notice")
-                                                    if n.get("kind") == "librarian"]
+    assert limited["rate_limited"] is True and not [
+        n for n in kit.events(loop_repo, item_id, "notice") if n.get("kind") == "librarian"
+    ]
     # the limit resets: the next pass distils it
     from hallmark.core import journal
 
-    journal.append(loop_repo.paths.repo_journal, "paused", item=None, actor="hall", level="plan",
-                   until="2000-01-01T00:00:00.000Z", reason="test: the limit has reset")
+    journal.append(
+        loop_repo.paths.repo_journal,
+        "paused",
+        item=None,
+        actor="hall",
+        level="plan",
+        until="2000-01-01T00:00:00.000Z",
+        reason="test: the limit has reset",
+    )
     kit.run_loop(loop_repo)
     last = kit.events(loop_repo, item_id, "distilled")[-1]
     assert last["failed"] is None and len(last["proposed"]) == 1

@@ -44,15 +44,22 @@ def _wait(predicate, timeout: float = 60.0, step: float = 0.05) -> bool:
 
 
 def _start_daemon(repo) -> subprocess.Popen:
-    return subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(repo.root)],
-                            cwd=repo.root, env=dict(os.environ), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        [str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(repo.root)],
+        cwd=repo.root,
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def _live_review(repo, item_id: str, kit, seen: int) -> dict:
     """Wait until the daemon has started review run number seen+1; its run_started event."""
+
     def started() -> bool:
         return len([e for e in kit.events(repo, item_id, "run_started") if e["role"] == "review"]) > seen
+
     assert _wait(started), "the review run never started"
     event = [e for e in kit.events(repo, item_id, "run_started") if e["role"] == "review"][-1]
     stream = repo.paths.item_dir(item_id) / "runs" / event["run"]
@@ -132,11 +139,19 @@ def test_the_run_lock_is_held_while_any_process_of_the_run_lives(tmp_path):
 def test_the_guard_ends_its_group_when_its_parent_dies(tmp_path):
     """A parent (standing in for the daemon) starts a guarded sleeper, then dies by SIGKILL."""
     marker = tmp_path / "pgid"
-    parent = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from hallmark.core.runner import lifecycle\n"
-        f"p = lifecycle.popen_guarded(['sleep', '60'])\n"
-        f"open({str(marker)!r}, 'w').write(str(p.pid))\n"
-        "time.sleep(60)\n")], start_new_session=True)
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time; from hallmark.core.runner import lifecycle\n"
+                f"p = lifecycle.popen_guarded(['sleep', '60'])\n"
+                f"open({str(marker)!r}, 'w').write(str(p.pid))\n"
+                "time.sleep(60)\n"
+            ),
+        ],
+        start_new_session=True,
+    )
     assert _wait(lambda: marker.exists() and marker.read_text().strip() != "", timeout=30)
     group = int(marker.read_text())
     assert _group_alive(group)
@@ -149,40 +164,57 @@ def test_a_gate_timeout_ends_everything_the_gate_started(loop_repo, tmp_path):
     from hallmark.core.loop import checks
 
     pid_file = tmp_path / "child.pid"
-    code, _ms, timed_out = checks.run_gate(f"(sleep 60 & echo $! > {pid_file}; wait)", loop_repo.root,
-                                           tmp_path / "gate.log", 1.0)
+    code, _ms, timed_out = checks.run_gate(
+        f"(sleep 60 & echo $! > {pid_file}; wait)", loop_repo.root, tmp_path / "gate.log", 1.0
+    )
     assert timed_out and code == checks.TIMEOUT_EXIT
     child = int(pid_file.read_text())
-    assert _wait(lambda: not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2],
-                 timeout=10)
+    assert _wait(
+        lambda: not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2],
+        timeout=10,
+    )
 
 
 def test_what_a_finished_gate_left_running_is_stopped(loop_repo, tmp_path):
     from hallmark.core.loop import checks
 
     pid_file = tmp_path / "left.pid"
-    code, _ms, timed_out = checks.run_gate(f"sleep 60 & echo $! > {pid_file}", loop_repo.root,
-                                           tmp_path / "gate.log", 30.0)
+    code, _ms, timed_out = checks.run_gate(
+        f"sleep 60 & echo $! > {pid_file}", loop_repo.root, tmp_path / "gate.log", 30.0
+    )
     assert code == 0 and not timed_out
     left = int(pid_file.read_text())
-    assert _wait(lambda: not Path(f"/proc/{left}").exists() or "Z" in Path(f"/proc/{left}/stat").read_text().split()[2],
-                 timeout=10), "a background process outlived its gate"
+    assert _wait(
+        lambda: not Path(f"/proc/{left}").exists() or "Z" in Path(f"/proc/{left}/stat").read_text().split()[2],
+        timeout=10,
+    ), "a background process outlived its gate"
 
 
 def test_the_guard_exits_with_its_commands_code():
-    for command, code in ((["sh", "-c", "exit 3"], 3), (["sh", "-c", "kill -9 $$"], 137),
-                          (["no-such-program-hallmark"], 127)):
+    for command, code in (
+        (["sh", "-c", "exit 3"], 3),
+        (["sh", "-c", "kill -9 $$"], 137),
+        (["no-such-program-hallmark"], 127),
+    ):
         assert subprocess.run(lifecycle.guarded(command), capture_output=True).returncode == code
 
 
 def test_the_guard_never_signals_the_group_of_whoever_started_it(tmp_path):
     """Started without a session of its own, the guard still ends only its own group."""
     marker = tmp_path / "alive"
-    caller = subprocess.Popen([sys.executable, "-c", (
-        "import subprocess, time\n"
-        "from hallmark.core.runner import lifecycle\n"
-        "subprocess.run(lifecycle.guarded(['sh', '-c', 'sleep 30 & exit 0']))\n"
-        "time.sleep(1.0)\n"
-        f"open({str(marker)!r}, 'w').write('alive')\n")], start_new_session=True)
+    caller = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import subprocess, time\n"
+                "from hallmark.core.runner import lifecycle\n"
+                "subprocess.run(lifecycle.guarded(['sh', '-c', 'sleep 30 & exit 0']))\n"
+                "time.sleep(1.0)\n"
+                f"open({str(marker)!r}, 'w').write('alive')\n"
+            ),
+        ],
+        start_new_session=True,
+    )
     assert caller.wait(timeout=60) == 0
     assert marker.read_text() == "alive"

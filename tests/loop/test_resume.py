@@ -57,8 +57,9 @@ def _waiting(repo) -> list[dict]:
 
 def test_an_answer_resumes_the_asking_session_in_its_worktree_once(loop_repo, calls, kit):
     item_id, worktree = _item(loop_repo)
-    asked = questions.ask(loop_repo, "billed or raw?", item_id=item_id, options=["billed", "raw"], default="billed",
-                      session="sess-1111")
+    asked = questions.ask(
+        loop_repo, "billed or raw?", item_id=item_id, options=["billed", "raw"], default="billed", session="sess-1111"
+    )
     questions.answer(loop_repo, asked["qid"], "b", actor="you")
     kit.run_loop(loop_repo)
 
@@ -75,7 +76,9 @@ def test_an_answer_resumes_the_asking_session_in_its_worktree_once(loop_repo, ca
     assert run_file.name.endswith("-dev.jsonl")
     lines = [json.loads(x) for x in run_file.read_text().splitlines()]
     assert lines[0]["session_id"] == "sess-1111"  # the same session, continued
-    said = [b["text"] for x in lines if x["type"] == "assistant" for b in x["message"]["content"] if b["type"] == "text"]
+    said = [
+        b["text"] for x in lines if x["type"] == "assistant" for b in x["message"]["content"] if b["type"] == "text"
+    ]
     assert said[0].startswith("Resumed session sess-1111 with:") and "raw" in said[0]
     assert lines[-1]["type"] == "hall_run_end" and lines[-1]["failure"] is None
     started = [e for e in kit.events(loop_repo, item_id, "run_started") if e["run"] == resumed["run"]]
@@ -88,8 +91,15 @@ def test_an_answer_resumes_the_asking_session_in_its_worktree_once(loop_repo, ca
 
 def test_a_default_after_its_wait_is_delivered_too(loop_repo, calls, kit):
     item_id, _worktree = _item(loop_repo)
-    asked = questions.ask(loop_repo, "billed or raw?", item_id=item_id, options=["billed", "raw"], default="billed",
-                      wait="1s", session="sess-2222")
+    asked = questions.ask(
+        loop_repo,
+        "billed or raw?",
+        item_id=item_id,
+        options=["billed", "raw"],
+        default="billed",
+        wait="1s",
+        session="sess-2222",
+    )
     kit.run_loop(loop_repo)
     assert calls() == []  # not answered yet, the wait has not run out
     time.sleep(1.05)
@@ -104,8 +114,12 @@ def test_the_transcript_says_where_the_session_ran(loop_repo, calls, kit, tmp_pa
     """A session started in the main checkout that created the item resumes there, not in the worktree."""
     item_id, _worktree = _item(loop_repo)
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(json.dumps({"type": "summary"}) + "\n" +
-                          json.dumps({"type": "user", "cwd": str(loop_repo.root), "sessionId": "sess-3333"}) + "\n")
+    transcript.write_text(
+        json.dumps({"type": "summary"})
+        + "\n"
+        + json.dumps({"type": "user", "cwd": str(loop_repo.root), "sessionId": "sess-3333"})
+        + "\n"
+    )
     sessions = loop_repo.state_dir / "sessions"
     sessions.mkdir(parents=True, exist_ok=True)
     (sessions / "sess-3333.json").write_text(json.dumps({"item": item_id, "transcript": str(transcript)}))
@@ -130,8 +144,15 @@ def test_the_transcript_says_where_the_session_ran(loop_repo, calls, kit, tmp_pa
 
 def _prompt_in_session(repo, session: str) -> None:
     payload = {"hook_event_name": "UserPromptSubmit", "session_id": session, "cwd": str(repo.root), "prompt": "go on"}
-    subprocess.run([str(Path(sys.executable).parent / "hall-hook"), "user-prompt-submit"], input=json.dumps(payload),
-                   capture_output=True, text=True, cwd=repo.root, timeout=30, check=True)
+    subprocess.run(
+        [str(Path(sys.executable).parent / "hall-hook"), "user-prompt-submit"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=repo.root,
+        timeout=30,
+        check=True,
+    )
 
 
 def test_an_answer_that_cannot_be_delivered_waits_in_the_inbox(loop_repo, calls, scenario, kit):
@@ -189,9 +210,17 @@ def test_a_delivery_whose_daemon_died_is_not_repeated(loop_repo, calls, kit):
     questions.answer(loop_repo, asked["qid"], "yes", actor="you")
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid that no longer runs: the daemon that claimed the delivery died mid-run
-    journal.append(loop_repo.paths.item_journal(item_id), "resume_started", item=item_id, actor="hall",
-                   qid=asked["qid"], session="sess-6666", cwd=str(worktree), pid=gone.pid,
-                   host=socket.gethostname())
+    journal.append(
+        loop_repo.paths.item_journal(item_id),
+        "resume_started",
+        item=item_id,
+        actor="hall",
+        qid=asked["qid"],
+        session="sess-6666",
+        cwd=str(worktree),
+        pid=gone.pid,
+        host=socket.gethostname(),
+    )
     kit.run_loop(loop_repo)
     assert calls() == []
     (failed,) = kit.events(loop_repo, item_id, "resume_failed")
@@ -232,9 +261,21 @@ def test_the_daemon_command_delivers_and_exits_when_idle(loop_repo, calls, kit):
     item_id, _worktree = _item(loop_repo)
     asked = questions.ask(loop_repo, "go?", item_id=item_id, session="sess-9999")
     questions.answer(loop_repo, asked["qid"], "go", actor="you")
-    proc = subprocess.run([str(Path(sys.executable).parent / "hall"), "daemon", "run", "--until-idle", "--repo",
-                           str(loop_repo.root), "--json"], cwd=loop_repo.root, capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "hall"),
+            "daemon",
+            "run",
+            "--until-idle",
+            "--repo",
+            str(loop_repo.root),
+            "--json",
+        ],
+        cwd=loop_repo.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [s["outcome"] for s in lines[-1]["steps"]] == ["resumed"]

@@ -11,10 +11,15 @@ from hallmark.core.runner import spawn
 from hypothesis import given
 from hypothesis import strategies as st
 
-finding_st = st.fixed_dictionaries({
-    "lens": st.sampled_from(verdict.LENSES), "severity": st.sampled_from(verdict.SEVERITIES),
-    "file": st.text(min_size=1, max_size=8), "line": st.one_of(st.none(), st.integers(0, 500)),
-    "scenario": st.text(min_size=1, max_size=20)})
+finding_st = st.fixed_dictionaries(
+    {
+        "lens": st.sampled_from(verdict.LENSES),
+        "severity": st.sampled_from(verdict.SEVERITIES),
+        "file": st.text(min_size=1, max_size=8),
+        "line": st.one_of(st.none(), st.integers(0, 500)),
+        "scenario": st.text(min_size=1, max_size=20),
+    }
+)
 
 
 @given(st.lists(finding_st, max_size=6))
@@ -24,17 +29,40 @@ def test_approval_is_zero_blockers_and_zero_majors(found):
     assert (v.blocking() == []) == (not blocking)
 
 
-@given(st.lists(st.tuples(st.sampled_from(["verdict", "fixed", "disputed"]), st.integers(1, 4),
-                          st.sampled_from(["blocker", "major", "minor", "nit"])), max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["verdict", "fixed", "disputed"]),
+            st.integers(1, 4),
+            st.sampled_from(["blocker", "major", "minor", "nit"]),
+        ),
+        max_size=12,
+    )
+)
 def test_the_findings_fold_never_invents_or_loses_findings(steps):
     events, raised = [], 0
     for name, n, severity in steps:
         if name == "verdict":
-            new = [{"id": f"F-{raised + i}", "lens": "correctness", "severity": severity, "file": "a", "line": 1,
-                    "scenario": "s"} for i in range(1, n + 1)]
+            new = [
+                {
+                    "id": f"F-{raised + i}",
+                    "lens": "correctness",
+                    "severity": severity,
+                    "file": "a",
+                    "line": 1,
+                    "scenario": "s",
+                }
+                for i in range(1, n + 1)
+            ]
             raised += n
-            events.append({"event": "verdict", "round": len(events), "findings": new,
-                           "still_open": [f"F-{k}" for k in range(1, raised - n + 1) if k % 2]})
+            events.append(
+                {
+                    "event": "verdict",
+                    "round": len(events),
+                    "findings": new,
+                    "still_open": [f"F-{k}" for k in range(1, raised - n + 1) if k % 2],
+                }
+            )
         elif name == "fixed":
             events.append({"event": "fixed", "findings": [f"F-{n}"], "sha": "abc"})
         else:
@@ -49,7 +77,11 @@ def test_usage_comes_from_model_usage_and_falls_back_to_usage(shared_dir):
     result = json.loads((sample / "charlieyou__claude-agent-sdk-gleam__result_success.json").read_text())
     (row,) = spawn.usage_rows(result, "claude-opus-4-5-20251101")
     assert (row["input_tokens"], row["output_tokens"], row["cache_read_tokens"], row["cache_write_tokens"]) == (
-        38, 765, 28775, 31159)
+        38,
+        765,
+        28775,
+        31159,
+    )
     assert row["cost_usd"] == pricing.cost("claude-opus-4-5-20251101", 38, 765, 28775, 31159)
     old = shared_dir / "formats" / "samples" / "stream-json" / "Zeeeepa__github.gg__claude_output.jsonl"
     results = [json.loads(x) for x in old.read_text().splitlines() if '"type":"result"' in x.replace(" ", "")]
@@ -73,13 +105,15 @@ def test_a_run_over_its_dollar_cap_is_retried_once_then_held(loop_repo, ready_it
     view = items.fold_item(loop_repo, item_id)
     assert view.hold == "run_failed"
     assert [e["failed"] for e in kit.events(loop_repo, item_id, "run_ended")] == [
-        "the run ended with error_max_budget_usd"] * 2
+        "the run ended with error_max_budget_usd"
+    ] * 2
 
 
 def test_the_daemon_applies_expired_question_defaults(loop_repo, ready_item, kit, monkeypatch):
     created = items.new(loop_repo, title="ask")
-    questions.ask(loop_repo, "billed or raw?", item_id=created["item"], options=["billed", "raw"], default="billed",
-              wait="1h")
+    questions.ask(
+        loop_repo, "billed or raw?", item_id=created["item"], options=["billed", "raw"], default="billed", wait="1h"
+    )
     later = clock.stamp(clock.now() + timedelta(hours=2))
     monkeypatch.setenv("HALLMARK_FIXED_NOW", later)
     kit.run_loop(loop_repo)
@@ -156,8 +190,12 @@ def test_one_broken_item_neither_stops_the_loop_nor_spins_it(loop_repo, ready_it
 def test_a_room_over_its_daily_cap_closes_and_items_wait(loop_repo, ready_item, scenario, kit):
     kit.write_config(loop_repo.root, '[budget.review]\ndaily = "1k"\n')
     repo = kit.reopen(loop_repo)
-    scenario({"review": [dict(kit.reject(), usage={"input_tokens": 2000}), kit.approve()],
-              "fix": [{"edits": [{"file": "app.py", "append": "# x\n"}], "fixed": ["F-1"]}]})
+    scenario(
+        {
+            "review": [dict(kit.reject(), usage={"input_tokens": 2000}), kit.approve()],
+            "fix": [{"edits": [{"file": "app.py", "append": "# x\n"}], "fixed": ["F-1"]}],
+        }
+    )
     item_id = ready_item()
     kit.run_loop(repo)
     view = items.fold_item(repo, item_id)
@@ -189,10 +227,17 @@ def test_leases_end_with_their_holder_or_their_ttl(loop_repo, ready_item, monkey
     assert leases.acquire(loop_repo, item_id, "fixer", "c")["holder"] == "c"
 
 
-@given(st.lists(st.tuples(st.sampled_from(["budget", "budget.review", "budget.fix"]),
-                          st.sampled_from(["daily", "per_item", "max_usd"]),
-                          st.sampled_from(['"2M"', '"800k"', "3", '"none"'])), max_size=6),
-       st.booleans())
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["budget", "budget.review", "budget.fix"]),
+            st.sampled_from(["daily", "per_item", "max_usd"]),
+            st.sampled_from(['"2M"', '"800k"', "3", '"none"']),
+        ),
+        max_size=6,
+    ),
+    st.booleans(),
+)
 def test_budget_set_edits_one_key_and_keeps_the_rest(assignments, with_tail):
     import tomllib
 

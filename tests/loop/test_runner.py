@@ -81,7 +81,11 @@ def test_runner_config_names_the_executable_and_a_missing_one_is_a_clear_error(l
     kit.write_config(loop_repo.root, "", gates=[])
     with open(loop_repo.root / ".hallmark.toml", "a") as fh:
         fh.write("")
-    text = (loop_repo.root / ".hallmark.toml").read_text().replace('claude = "hall-standin-claude"', 'claude = "/nowhere/claude"')
+    text = (
+        (loop_repo.root / ".hallmark.toml")
+        .read_text()
+        .replace('claude = "hall-standin-claude"', 'claude = "/nowhere/claude"')
+    )
     (loop_repo.root / ".hallmark.toml").write_text(text)
     repo = kit.reopen(loop_repo)
     import pytest
@@ -109,9 +113,14 @@ def test_a_run_killed_mid_stream_is_recorded_failed_and_retried_on_the_next_pass
     item_id = ready_item()
     env = dict(os.environ)
     env["HALL_STANDIN_PACE"] = "0.4"  # slow enough to kill it mid-stream
-    daemon = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
-                              cwd=loop_repo.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              start_new_session=True)
+    daemon = subprocess.Popen(
+        [str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
+        cwd=loop_repo.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     run_dir = loop_repo.paths.item_dir(item_id) / "runs"
     deadline = time.monotonic() + 60
     stream = None
@@ -165,8 +174,9 @@ def test_a_prompt_too_long_for_argv_goes_through_stdin(loop_repo):
     diff = "--- a/app.py\n+++ b/app.py\n@@ -1,1 +1,2 @@\n x = 1\n+y = 2  # FIXME later\n"
     prompt = "# Review\n" + ("filler line\n" * 12_000) + diff
     assert len(prompt) > spawn.ARG_LIMIT
-    result = spawn.run(loop_repo, spawn.RunSpec(role="review", prompt=prompt, cwd=loop_repo.root,
-                                                json_schema=verdict.schema()))
+    result = spawn.run(
+        loop_repo, spawn.RunSpec(role="review", prompt=prompt, cwd=loop_repo.root, json_schema=verdict.schema())
+    )
     assert result.ok, result.failure
     (finding,) = result.structured_output["findings"]
     assert (finding["file"], finding["line"]) == ("app.py", 2)
@@ -177,8 +187,13 @@ def test_ctrl_c_stops_the_run_too_and_closes_its_file(loop_repo, ready_item, sce
     item_id = ready_item()
     env = dict(os.environ)
     env["HALL_STANDIN_PACE"] = "0.4"
-    daemon = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
-                              cwd=loop_repo.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    daemon = subprocess.Popen(
+        [str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(loop_repo.root)],
+        cwd=loop_repo.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     run_dir = loop_repo.paths.item_dir(item_id) / "runs"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

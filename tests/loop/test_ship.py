@@ -41,8 +41,9 @@ def test_a_rebase_that_keeps_the_patch_carries_the_hallmark(loop_repo, ready_ite
     assert kit.git(loop_repo.bare, "merge-base", "--is-ancestor", "main", view.branch) == ""
 
 
-def test_a_conflicting_rebase_is_held_for_you_with_the_files_and_steps_that_work(loop_repo, ready_item, scenario, kit,
-                                                                                  hall):
+def test_a_conflicting_rebase_is_held_for_you_with_the_files_and_steps_that_work(
+    loop_repo, ready_item, scenario, kit, hall
+):
     item_id = _hallmarked(loop_repo, ready_item, scenario, kit)
     _move_base(loop_repo, kit, "app.py", "def add(a, b):\n    return b + a  # changed on main\n")
     result = ship.ship(loop_repo, item_id)
@@ -61,7 +62,9 @@ def test_a_conflicting_rebase_is_held_for_you_with_the_files_and_steps_that_work
     # the steps work: rebase by hand, resolve, continue, ready
     proc = hall_git(wt, "rebase", "origin/main")
     assert proc.returncode != 0
-    (wt / "app.py").write_text("def add(a, b):\n    return b + a  # changed on main\n\n\ndef mul(a, b):\n    return a * b\n")
+    (wt / "app.py").write_text(
+        "def add(a, b):\n    return b + a  # changed on main\n\n\ndef mul(a, b):\n    return a * b\n"
+    )
     kit.git(wt, "add", "app.py")
     kit.git(wt, "-c", "core.editor=true", "rebase", "--continue")
     done = hall("ready", item_id, cwd=loop_repo.root)
@@ -77,8 +80,11 @@ def hall_git(cwd: Path, *args: str):
 
 def test_a_failing_ship_command_holds_the_item(loop_repo, ready_item, scenario, kit):
     kit.write_config(loop_repo.root, "")
-    text = (loop_repo.root / ".hallmark.toml").read_text().replace(
-        'ship = "git push -q -u origin {branch}"', 'ship = "echo no remote for {branch} >&2; exit 3"')
+    text = (
+        (loop_repo.root / ".hallmark.toml")
+        .read_text()
+        .replace('ship = "git push -q -u origin {branch}"', 'ship = "echo no remote for {branch} >&2; exit 3"')
+    )
     (loop_repo.root / ".hallmark.toml").write_text(text)
     repo = kit.reopen(loop_repo)
     item_id = _hallmarked(repo, ready_item, scenario, kit)
@@ -90,9 +96,14 @@ def test_a_failing_ship_command_holds_the_item(loop_repo, ready_item, scenario, 
 
 
 def test_the_pr_link_from_the_ship_command_is_recorded(loop_repo, ready_item, scenario, kit):
-    text = (loop_repo.root / ".hallmark.toml").read_text().replace(
-        'ship = "git push -q -u origin {branch}"',
-        'ship = "git push -q -u origin {branch} && echo https://github.com/o/r/pull/42"')
+    text = (
+        (loop_repo.root / ".hallmark.toml")
+        .read_text()
+        .replace(
+            'ship = "git push -q -u origin {branch}"',
+            'ship = "git push -q -u origin {branch} && echo https://github.com/o/r/pull/42"',
+        )
+    )
     (loop_repo.root / ".hallmark.toml").write_text(text)
     repo = kit.reopen(loop_repo)
     item_id = _hallmarked(repo, ready_item, scenario, kit)

@@ -24,8 +24,11 @@ USE = "import util\n\n\ndef check():\n    assert util.helper(2) == 4\n"
 
 def _config(repo, kit, ship_command: str = "git push -q -u origin {branch}"):
     kit.write_config(repo.root, gates=GATES)
-    text = (repo.root / ".hallmark.toml").read_text().replace('ship = "git push -q -u origin {branch}"',
-                                                              f"ship = {json.dumps(ship_command)}")
+    text = (
+        (repo.root / ".hallmark.toml")
+        .read_text()
+        .replace('ship = "git push -q -u origin {branch}"', f"ship = {json.dumps(ship_command)}")
+    )
     (repo.root / ".hallmark.toml").write_text(text)
     (repo.root / "util.py").write_text(UTIL)
     (repo.root / "use.py").write_text("import util\n\n\ndef check():\n    pass\n")
@@ -53,8 +56,9 @@ def _land_on_main(repo, kit, files: dict[str, str], message: str) -> None:
 
 
 def _notes(repo) -> list[str]:
-    out = subprocess.run(["git", "notes", "--ref=refs/notes/hallmark", "list"], cwd=repo.root, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        ["git", "notes", "--ref=refs/notes/hallmark", "list"], cwd=repo.root, capture_output=True, text=True
+    ).stdout
     return [line.split()[1] for line in out.splitlines()]
 
 
@@ -64,9 +68,13 @@ def test_a_helper_renamed_on_main_sends_the_item_back_to_fixing_not_out(loop_rep
     on it, back to fixing with the failure as a finding (a new round); then fixed and shipped."""
     repo = _config(loop_repo, kit)
     scenario({"review": [kit.approve()]})
-    item_id = ready_item({"extra.py": "import util\n\n\ndef double(x):\n    return util.helper(x)\n",
-                          "use.py": "import extra\n\n\ndef check():\n    assert extra.double(2) == 4\n"},
-                         title="use the helper")
+    item_id = ready_item(
+        {
+            "extra.py": "import util\n\n\ndef double(x):\n    return util.helper(x)\n",
+            "use.py": "import extra\n\n\ndef check():\n    assert extra.double(2) == 4\n",
+        },
+        title="use the helper",
+    )
     daemon.pass_repo(repo, "t")
     daemon.pass_repo(repo, "t")
     approved = items.fold_item(repo, item_id).hallmark_sha
@@ -84,9 +92,19 @@ def test_a_helper_renamed_on_main_sends_the_item_back_to_fixing_not_out(loop_rep
     assert finding["severity"] == "blocker" and "after the rebase onto origin/main" in finding["title"]
     assert [f["command"] for f in findings.failing_checks(repo, item_id)] == GATES
     # the fixer fixes it on top of the rebased commit; the loop approves and ships the checked commit
-    scenario({"fix": [{"edits": [{"file": "extra.py", "write": "import util\n\n\ndef double(x):\n"
-                                                               "    return util.helper2(x)\n"}], "fixed": ["F-1"]}],
-              "review": [kit.approve("fixed for the new name")]})
+    scenario(
+        {
+            "fix": [
+                {
+                    "edits": [
+                        {"file": "extra.py", "write": "import util\n\n\ndef double(x):\n    return util.helper2(x)\n"}
+                    ],
+                    "fixed": ["F-1"],
+                }
+            ],
+            "review": [kit.approve("fixed for the new name")],
+        }
+    )
     kit.run_loop(repo)
     view = items.fold_item(repo, item_id)
     assert view.state == states.CLOSED, kit.events(repo, item_id)[-3:]
@@ -107,23 +125,30 @@ def test_a_clean_rebase_runs_the_gates_on_the_new_commit_and_strikes_it_there(lo
     ran = [e for e in kit.events(repo, item_id, "check_run") if e["sha"] == new]
     assert [e["exit_code"] for e in ran] == [0] and ran[0]["cached"] is False
     rebased = kit.events(repo, item_id, "rebased")[-1]
-    assert rebased["carried"] is True and rebased["tree_changed"] is True and rebased["checked"][0]["command"] == GATES[0]
+    assert (
+        rebased["carried"] is True and rebased["tree_changed"] is True and rebased["checked"][0]["command"] == GATES[0]
+    )
     note = review.read_note(repo, new)
     assert note["actor"] == "carried" and note["carried_from"] == approved and note["sha"] == new
     # the rebased tree is served from the cache the next time anything checks it
-    again = __import__("hallmark.core.loop.checks", fromlist=["x"]).run_checks(repo, item_id, new,
-                                                                               Path(items.fold_item(repo, item_id).worktree))
+    again = __import__("hallmark.core.loop.checks", fromlist=["x"]).run_checks(
+        repo, item_id, new, Path(items.fold_item(repo, item_id).worktree)
+    )
     assert again.passed and again.results[0].cached
 
 
-def test_the_hallmark_notes_reach_the_remote_and_hall_verify_confirms_them(loop_repo, ready_item, scenario, kit, hall,
-                                                                           tmp_path):
+def test_the_hallmark_notes_reach_the_remote_and_hall_verify_confirms_them(
+    loop_repo, ready_item, scenario, kit, hall, tmp_path
+):
     repo = _config(loop_repo, kit)
     item_id = _hallmarked(repo, ready_item, scenario, kit)
     result = ship.ship(repo, item_id)
     sha = result["sha"]
-    note = subprocess.run(["git", "--git-dir", str(repo.bare), "notes", "--ref=refs/notes/hallmark", "show", sha],
-                          capture_output=True, text=True)
+    note = subprocess.run(
+        ["git", "--git-dir", str(repo.bare), "notes", "--ref=refs/notes/hallmark", "show", sha],
+        capture_output=True,
+        text=True,
+    )
     assert note.returncode == 0 and json.loads(note.stdout)["sha"] == sha
     # where the loop ran: every check, the journal included
     here = hall("verify", sha, cwd=repo.root)
@@ -166,8 +191,11 @@ def test_notes_merge_with_notes_another_machine_pushed(loop_repo, ready_item, sc
     item_id = _hallmarked(repo, ready_item, scenario, kit)
     result = ship.ship(repo, item_id)
     assert result["outcome"] == "shipped"
-    listed = subprocess.run(["git", "--git-dir", str(repo.bare), "notes", "--ref=refs/notes/hallmark", "list"],
-                            capture_output=True, text=True).stdout
+    listed = subprocess.run(
+        ["git", "--git-dir", str(repo.bare), "notes", "--ref=refs/notes/hallmark", "list"],
+        capture_output=True,
+        text=True,
+    ).stdout
     annotated = {line.split()[1] for line in listed.splitlines()}
     assert result["sha"] in annotated and kit.git(other, "rev-parse", "HEAD") in annotated
 
@@ -176,9 +204,14 @@ def test_the_ship_command_runs_once_across_a_daemon_crash(loop_repo, ready_item,
     counter = tmp_path / "ship-count"
     repo = _config(loop_repo, kit, f"git push -q -u origin {{branch}} && echo shipped >> {counter} && sleep 60")
     item_id = _hallmarked(repo, ready_item, scenario, kit)
-    proc = subprocess.Popen([str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(repo.root)],
-                            cwd=repo.root, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [str(BIN / "hall"), "daemon", "run", "--until-idle", "--repo", str(repo.root)],
+        cwd=repo.root,
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (counter.exists() and counter.read_text()):
         time.sleep(0.05)
@@ -207,8 +240,16 @@ def test_a_ship_still_running_is_never_started_again(loop_repo, ready_item, scen
     repo = _config(loop_repo, kit, f"echo shipped >> {counter} && git push -q -u origin {{branch}}")
     item_id = _hallmarked(repo, ready_item, scenario, kit)
     view = items.fold_item(repo, item_id)
-    items.record(repo, item_id, "ship_started", actor="shipper", sha=view.hallmark_sha, command="…", remote="origin",
-                 branch=view.branch)
+    items.record(
+        repo,
+        item_id,
+        "ship_started",
+        actor="shipper",
+        sha=view.hallmark_sha,
+        command="…",
+        remote="origin",
+        branch=view.branch,
+    )
     lock = lifecycle.RunLock(ship_once.lock_path(repo, item_id))
     lock.acquire()  # a ship command from before, still running
     try:
@@ -224,8 +265,16 @@ def test_a_cut_short_ship_with_an_uncheckable_command_is_held_for_you(loop_repo,
     repo = _config(loop_repo, kit, "echo shipping {branch} somewhere")
     item_id = _hallmarked(repo, ready_item, scenario, kit)
     view = items.fold_item(repo, item_id)
-    items.record(repo, item_id, "ship_started", actor="shipper", sha=view.hallmark_sha, command="rig submit",
-                 remote=None, branch=view.branch)
+    items.record(
+        repo,
+        item_id,
+        "ship_started",
+        actor="shipper",
+        sha=view.hallmark_sha,
+        command="rig submit",
+        remote=None,
+        branch=view.branch,
+    )
     result = ship.ship(repo, item_id)
     assert result["outcome"] == "held"
     assert items.fold_item(repo, item_id).hold == "ship_interrupted"

@@ -30,9 +30,29 @@ def test_an_invalid_json_schema_is_refused(tmp_path):
 
 def test_the_heuristic_reviewer_flags_todo_lines_and_labels_itself(git_repo):
     diff = "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,3 @@\n def add(a, b):\n+    # TODO: handle None\n     return a + b\n"
-    proc = _run(["-p", "--output-format", "stream-json", "--verbose", "--agent", "hallmark:principal-engineer",
-                 "--json-schema", verdict.schema_text(), "--max-budget-usd", "6", "--setting-sources", "user",
-                 "--strict-mcp-config", "--plugin-dir", "/x", "--settings", "{}", f"Review this\n{diff}"], git_repo)
+    proc = _run(
+        [
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--agent",
+            "hallmark:principal-engineer",
+            "--json-schema",
+            verdict.schema_text(),
+            "--max-budget-usd",
+            "6",
+            "--setting-sources",
+            "user",
+            "--strict-mcp-config",
+            "--plugin-dir",
+            "/x",
+            "--settings",
+            "{}",
+            f"Review this\n{diff}",
+        ],
+        git_repo,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     kinds = [x["type"] for x in lines]
@@ -51,8 +71,20 @@ def test_the_heuristic_reviewer_flags_todo_lines_and_labels_itself(git_repo):
 
 def test_a_marker_in_the_prompt_picks_the_step(git_repo):
     step = {"verdict": {"summary": "from the marker", "findings": []}}
-    proc = _run(["-p", "--output-format", "stream-json", "--verbose", "--agent", "hallmark:principal-engineer",
-                 "--json-schema", "{}", "hallmark-standin: " + json.dumps(step)], git_repo)
+    proc = _run(
+        [
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--agent",
+            "hallmark:principal-engineer",
+            "--json-schema",
+            "{}",
+            "hallmark-standin: " + json.dumps(step),
+        ],
+        git_repo,
+    )
     result = json.loads(proc.stdout.splitlines()[-1])
     assert result["structured_output"]["summary"] == "from the marker"
 
@@ -61,8 +93,9 @@ def test_die_after_lines_ends_without_a_result(git_repo, tmp_path, monkeypatch):
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"review": [{"die_after_lines": 2}]}))
     monkeypatch.setenv("HALL_STANDIN_SCRIPT", str(script))
-    proc = _run(["-p", "--output-format", "stream-json", "--verbose", "--agent", "hallmark:principal-engineer", "x"],
-                git_repo)
+    proc = _run(
+        ["-p", "--output-format", "stream-json", "--verbose", "--agent", "hallmark:principal-engineer", "x"], git_repo
+    )
     assert proc.returncode == 137
     assert [json.loads(x)["type"] for x in proc.stdout.splitlines()] == ["system", "assistant"]
 
@@ -75,22 +108,55 @@ def test_scenario_steps_are_consumed_in_order_and_the_last_repeats(tmp_path, mon
     assert standin.scenario_step("fix", "")[0] == {}
 
 
-@pytest.mark.parametrize("agent,role", [("hallmark:principal-engineer", "review"), ("hallmark:fixer", "fix"),
-                                        ("hallmark:developer", "dev"), ("hallmark:intake", "intake")])
+@pytest.mark.parametrize(
+    "agent,role",
+    [
+        ("hallmark:principal-engineer", "review"),
+        ("hallmark:fixer", "fix"),
+        ("hallmark:developer", "dev"),
+        ("hallmark:intake", "intake"),
+    ],
+)
 def test_role_comes_from_the_agent(agent, role):
     assert standin.role_of(agent, "") == role
 
 
 def test_other_roles_answer_a_schema_with_its_smallest_valid_instance(git_repo):
-    schema = {"type": "object", "required": ["split", "parts", "reason"], "properties": {
-        "split": {"type": "boolean"}, "reason": {"type": "string", "minLength": 3},
-        "parts": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Part"}}},
-        "$defs": {"Part": {"type": "object", "required": ["title", "size"],
-                           "properties": {"title": {"type": "string"}, "size": {"enum": ["s", "m"]}}}}}
-    proc = _run(["-p", "--output-format", "stream-json", "--verbose", "--agent", "hallmark:intake",
-                 "--json-schema", json.dumps(schema), "split this"], git_repo)
+    schema = {
+        "type": "object",
+        "required": ["split", "parts", "reason"],
+        "properties": {
+            "split": {"type": "boolean"},
+            "reason": {"type": "string", "minLength": 3},
+            "parts": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Part"}},
+        },
+        "$defs": {
+            "Part": {
+                "type": "object",
+                "required": ["title", "size"],
+                "properties": {"title": {"type": "string"}, "size": {"enum": ["s", "m"]}},
+            }
+        },
+    }
+    proc = _run(
+        [
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--agent",
+            "hallmark:intake",
+            "--json-schema",
+            json.dumps(schema),
+            "split this",
+        ],
+        git_repo,
+    )
     result = json.loads(proc.stdout.splitlines()[-1])
-    assert result["structured_output"] == {"split": False, "parts": [{"title": "stand-in", "size": "s"}],
-                                           "reason": "xxx"}
+    assert result["structured_output"] == {
+        "split": False,
+        "parts": [{"title": "stand-in", "size": "s"}],
+        "reason": "xxx",
+    }
     # and the verdict schema's smallest instance is itself a valid verdict
     assert verdict.parse(standin.minimal_instance(verdict.schema(), verdict.schema())).findings == []

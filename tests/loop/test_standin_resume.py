@@ -16,8 +16,10 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_resume_keeps_the_session_and_answers_as_dev(tmp_path):
     # "verdict" in the message would make a bare run look like a review: --resume means the dev session
-    proc = _run(["-p", "--resume", "abc-123", "the verdict is yours: raw", "--output-format", "stream-json",
-                 "--verbose"], tmp_path)
+    proc = _run(
+        ["-p", "--resume", "abc-123", "the verdict is yours: raw", "--output-format", "stream-json", "--verbose"],
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     assert {x.get("session_id") for x in lines} == {"abc-123"}

@@ -14,8 +14,10 @@ import pytest
 from hallmark.core import doctor, items, setup_repo, states, worktree_env
 from hallmark.core.loop import checks, daemon
 
-TEST = "import unittest\n\nimport pkg\n\n\nclass T(unittest.TestCase):\n    def test_value(self):\n" \
-       "        self.assertEqual(pkg.value(), 1)\n"
+TEST = (
+    "import unittest\n\nimport pkg\n\n\nclass T(unittest.TestCase):\n    def test_value(self):\n"
+    "        self.assertEqual(pkg.value(), 1)\n"
+)
 
 
 @pytest.fixture
@@ -83,7 +85,10 @@ def test_no_warning_without_an_editable_install(loop_repo):
 
 
 def test_a_gate_whose_output_names_main_checkout_files_says_so(loop_repo, ready_item, kit):
-    kit.write_config(loop_repo.root, gates=[f"{sys.executable} -c \"import os; print(os.path.realpath('../{loop_repo.root.name}/app.py'))\""])
+    kit.write_config(
+        loop_repo.root,
+        gates=[f"{sys.executable} -c \"import os; print(os.path.realpath('../{loop_repo.root.name}/app.py'))\""],
+    )
     repo = kit.reopen(loop_repo)
     item_id = ready_item()
     daemon.pass_repo(repo, "t")
@@ -111,8 +116,11 @@ def test_the_probe_reads_editable_finders_without_running_them(tmp_path):
     main = tmp_path / "main"
     (main / "flat").mkdir(parents=True)
     (site / "__editable___flat_0_1_finder.py").write_text(
-        f"import sys\nraise SystemExit('never run')\nMAPPING: dict[str, str] = {{'flat': '{main / 'flat'}'}}\n")
-    (site / "__editable__.flat-0.1.pth").write_text("import __editable___flat_0_1_finder; __editable___flat_0_1_finder.install()\n")
+        f"import sys\nraise SystemExit('never run')\nMAPPING: dict[str, str] = {{'flat': '{main / 'flat'}'}}\n"
+    )
+    (site / "__editable__.flat-0.1.pth").write_text(
+        "import __editable___flat_0_1_finder; __editable___flat_0_1_finder.install()\n"
+    )
     found = worktree_env.probe(str(venv / "bin" / "python"))
     assert [e[1:] for e in found] == [[str(main / "flat"), "flat"]]
     assert json.dumps(found)  # plain data

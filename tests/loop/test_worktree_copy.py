@@ -42,7 +42,9 @@ def test_ready_ignores_unchanged_copies(copying, kit):
     result = items.ready(copying, item_id)
     assert result["state"] == states.CHECKS
     (created,) = kit.events(copying, item_id, "created")
-    assert created["copied"] == [".env", "config/local.toml"] and set(created["copied_sha256"]) == set(created["copied"])
+    assert created["copied"] == [".env", "config/local.toml"] and set(created["copied_sha256"]) == set(
+        created["copied"]
+    )
 
 
 def test_an_edited_copy_is_refused_without_ever_suggesting_to_commit_it(copying, kit):
@@ -77,8 +79,12 @@ def test_the_loop_caches_checks_and_ships_with_copies_present(copying, kit, scen
 
 
 def test_a_fixer_is_not_blamed_for_hallmarks_copies(copying, kit, scenario):
-    scenario({"review": [kit.reject(), kit.approve()],
-              "fix": [{"edits": [{"file": "app.py", "append": "# overflow checked\n"}], "fixed": ["F-1"]}]})
+    scenario(
+        {
+            "review": [kit.reject(), kit.approve()],
+            "fix": [{"edits": [{"file": "app.py", "append": "# overflow checked\n"}], "fixed": ["F-1"]}],
+        }
+    )
     item_id, _wt = _item_with_commit(copying, kit)
     items.ready(copying, item_id)
     kit.run_loop(copying)

@@ -46,12 +46,20 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("Stripe webhook secret", "verify with whsec_" + rand(ALNUM, 32) + " from the dashboard"),
     ("Twilio credentials", "AC" + rand(HEX, 32) + ":" + rand(HEX, 32)),
     ("high-entropy value next to a secret-like name", "TWILIO_AUTH_TOKEN=" + rand(HEX, 32)),
-    ("Azure SAS signature", "https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
-                            "&se=2026-12-31T00:00:00Z&spr=https&sig=" + sas_sig()),
-    ("Azure SAS signature", "BlobEndpoint=https://x.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&sig="
-                            + sas_sig()),
+    (
+        "Azure SAS signature",
+        "https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
+        "&se=2026-12-31T00:00:00Z&spr=https&sig=" + sas_sig(),
+    ),
+    (
+        "Azure SAS signature",
+        "BlobEndpoint=https://x.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&sig=" + sas_sig(),
+    ),
     ("Discord webhook", "https://discord.com/api/webhooks/" + rand("0123456789", 18) + "/" + rand(URLSAFE, 68)),
-    ("Discord webhook", "post to https://discordapp.com/api/webhooks/" + rand("0123456789", 19) + "/" + rand(URLSAFE, 68)),
+    (
+        "Discord webhook",
+        "post to https://discordapp.com/api/webhooks/" + rand("0123456789", 19) + "/" + rand(URLSAFE, 68),
+    ),
     ("Doppler token", "DOPPLER_TOKEN=dp.st.prd." + rand(ALNUM, 40)),
     ("Doppler token", "dp.pt." + rand(ALNUM, 43)),
     ("Vault token", "VAULT_TOKEN=hvs." + rand(URLSAFE, 90)),
@@ -106,8 +114,19 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("Slack token", "xoxp-" + rand("0123456789", 11) + "-" + rand("0123456789", 11) + "-" + rand(ALNUM, 32)),
     ("Slack app token", "xapp-1-A" + rand(UP, 10) + "-" + rand("0123456789", 13) + "-" + rand(HEX, 64)),
     ("Slack webhook", "https://hooks.slack.com/services/T" + rand(UP, 8) + "/B" + rand(UP, 8) + "/" + rand(ALNUM, 24)),
-    ("Microsoft Teams webhook", "https://contoso.webhook.office.com/webhookb2/" + rand(HEX, 8) + "-" + rand(HEX, 4)
-                                + "@" + rand(HEX, 8) + "/IncomingWebhook/" + rand(HEX, 32) + "/" + rand(HEX, 8)),
+    (
+        "Microsoft Teams webhook",
+        "https://contoso.webhook.office.com/webhookb2/"
+        + rand(HEX, 8)
+        + "-"
+        + rand(HEX, 4)
+        + "@"
+        + rand(HEX, 8)
+        + "/IncomingWebhook/"
+        + rand(HEX, 32)
+        + "/"
+        + rand(HEX, 8),
+    ),
     ("Telegram bot token", rand("0123456789", 9) + ":AA" + rand(URLSAFE, 33)),
     ("Discord bot token", "M" + rand(ALNUM, 23) + "." + rand(URLSAFE, 6) + "." + rand(URLSAFE, 27)),
     ("SendGrid key", "SG." + rand(URLSAFE, 22) + "." + rand(URLSAFE, 43)),
@@ -135,7 +154,10 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("Notion token", "ntn_" + rand(ALNUM, 46)),
     ("Airtable token", "pat" + rand(ALNUM, 14) + "." + rand(HEX, 64)),
     # structure: PEM, JWT, URL userinfo, headers, name = value
-    ("private key block", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + rand(B64, 60) + "\n-----END RSA PRIVATE KEY-----"),
+    (
+        "private key block",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + rand(B64, 60) + "\n-----END RSA PRIVATE KEY-----",
+    ),
     ("private key block", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk" + rand(B64, 40)),
     ("private key block", "-----BEGIN PRIVATE KEY-----\n" + rand(B64, 64)),
     ("JSON Web Token", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ" + rand(URLSAFE, 30) + "." + rand(URLSAFE, 43)),
@@ -173,14 +195,18 @@ LOOK_ALIKES: list[str] = [
     f"trace_id: {_uuid()}",
     "icon: data:image/png;base64," + base64.b64encode(bytes(R.randrange(256) for _ in range(180))).decode(),
     "![chart](data:image/jpeg;base64," + base64.b64encode(bytes(R.randrange(256) for _ in range(300))).decode() + ")",
-    "<img src=\"data:image/gif;base64," + base64.b64encode(bytes(R.randrange(256) for _ in range(90))).decode() + "\">",
+    '<img src="data:image/gif;base64,' + base64.b64encode(bytes(R.randrange(256) for _ in range(90))).decode() + '">',
     *("integrity: sha512-" + base64.b64encode(bytes(R.randrange(256) for _ in range(64))).decode() for _ in range(4)),
-    *("    \"integrity\": \"sha1-" + base64.b64encode(bytes(R.randrange(256) for _ in range(20))).decode() + "\","
-      for _ in range(2)),
+    *(
+        '    "integrity": "sha1-' + base64.b64encode(bytes(R.randrange(256) for _ in range(20))).decode() + '",'
+        for _ in range(2)
+    ),
     *(f'checksum = "{rand(HEX, 64)}"' for _ in range(3)),
-    *(f"    {{file = \"pkg-1.0.tar.gz\", hash = \"sha256:{rand(HEX, 64)}\"}}," for _ in range(2)),
-    *(f"golang.org/x/sys v0.1.0 h1:{base64.b64encode(bytes(R.randrange(256) for _ in range(32))).decode()}"
-      for _ in range(3)),
+    *(f'    {{file = "pkg-1.0.tar.gz", hash = "sha256:{rand(HEX, 64)}"}},' for _ in range(2)),
+    *(
+        f"golang.org/x/sys v0.1.0 h1:{base64.b64encode(bytes(R.randrange(256) for _ in range(32))).decode()}"
+        for _ in range(3)
+    ),
     *(f"image: registry.internal/app@sha256:{rand(HEX, 64)}" for _ in range(2)),
     "sha256 of the tarball: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "md5 d41d8cd98f00b204e9800998ecf8427e matches",
@@ -211,7 +237,7 @@ LOOK_ALIKES: list[str] = [
     "DATABASE_URL=postgres://localhost:5432/app",
     "postgres://app:${DB_PASS}@db/app",
     "https://user:<password>@host.invalid/path",
-    "curl -u \"$USER:$TOKEN\" https://api.internal",
+    'curl -u "$USER:$TOKEN" https://api.internal',
     "curl -u admin https://api.internal (it prompts for the password)",
     "The GitHub token lives in $GITHUB_TOKEN; never paste it",
     "password_min_length = 12",

@@ -20,26 +20,47 @@ from hallmark.core.paths import discover
 
 from .conftest import git
 
-FULL = {"Phase": "implementation", "Active work": "H-0007 checkout flow (issue 12)", "Completed": "red test",
-        "In flight": "wiring the form", "Blocked": "None", "Pending decisions": "None",
-        "Relevant files": "web/checkout.tsx", "Last verified": "npm test: 2 failed", "Next step": "make the form test pass"}
+FULL = {
+    "Phase": "implementation",
+    "Active work": "H-0007 checkout flow (issue 12)",
+    "Completed": "red test",
+    "In flight": "wiring the form",
+    "Blocked": "None",
+    "Pending decisions": "None",
+    "Relevant files": "web/checkout.tsx",
+    "Last verified": "npm test: 2 failed",
+    "Next step": "make the form test pass",
+}
 
 
 # -- identity ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("url, expected", [
-    ("git@github.com:Owner/Repo.git", "github.com/Owner/Repo"),
-    ("https://github.com/owner/repo", "github.com/owner/repo"),
-    ("https://user@gitlab.example.com:8443/group/sub/proj.git", "gitlab.example.com/group/sub/proj"),
-    ("ssh://git@github.com/owner/repo.git", "github.com/owner/repo"),
-    ("/srv/git/local.git", None),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("git@github.com:Owner/Repo.git", "github.com/Owner/Repo"),
+        ("https://github.com/owner/repo", "github.com/owner/repo"),
+        ("https://user@gitlab.example.com:8443/group/sub/proj.git", "gitlab.example.com/group/sub/proj"),
+        ("ssh://git@github.com/owner/repo.git", "github.com/owner/repo"),
+        ("/srv/git/local.git", None),
+    ],
+)
 def test_origin_urls_normalise(url, expected):
     assert identity.normalise_origin(url) == expected
 
 
-@pytest.mark.parametrize("value, ok", [("github.com/o/r", True), ("local/550e8400-e29b-41d4-a716-446655440000", True),
-                                       ("a", False), ("has space", False), ("-lead", False), ("x" * 129, False),
-                                       ("x" * 128, True), ("proj:name_1.2", True)])
+@pytest.mark.parametrize(
+    "value, ok",
+    [
+        ("github.com/o/r", True),
+        ("local/550e8400-e29b-41d4-a716-446655440000", True),
+        ("a", False),
+        ("has space", False),
+        ("-lead", False),
+        ("x" * 129, False),
+        ("x" * 128, True),
+        ("proj:name_1.2", True),
+    ],
+)
 def test_identity_grammar(value, ok):
     if ok:
         assert identity.validate(value) == value
@@ -96,9 +117,21 @@ def test_another_projects_data_is_never_returned(repo, tmp_path):
     api.propose(repo, kind="map", pattern="Ours: the index is derived")
     mine = api.accept(repo, "L-0001")
     # an export from another project lands in this store, keeping its own scope
-    foreign = {"format": "hallmark-library", "version": 1, "project": "github.com/other/proj", "learnings": [
-        {"id": "L-0001", "kind": "rule", "pattern": "FOREIGN-MARKER never trust the cache", "status": "accepted",
-         "scope": {"project": "github.com/other/proj", "paths": ["src/**"]}, "evidence": []}]}
+    foreign = {
+        "format": "hallmark-library",
+        "version": 1,
+        "project": "github.com/other/proj",
+        "learnings": [
+            {
+                "id": "L-0001",
+                "kind": "rule",
+                "pattern": "FOREIGN-MARKER never trust the cache",
+                "status": "accepted",
+                "scope": {"project": "github.com/other/proj", "paths": ["src/**"]},
+                "evidence": [],
+            }
+        ],
+    }
     (tmp_path / "other.json").write_text(json.dumps(foreign))
     result = transfer.import_export(repo, tmp_path / "other.json")
     foreign_id = result["imported"][0]["id"]
@@ -130,8 +163,9 @@ def test_checkpoint_single_slot_replaced_with_history(repo):
     assert sorted(p.name for p in folder.glob("*.md")) == ["current.md"]  # exactly one slot
     versions = checkpoint.history(repo.paths)
     assert [v["checkpoint"]["Phase"] for v in versions] == ["implementation", "review"]
-    fresh = checkpoint.set_checkpoint(repo.paths, {"Phase": "discovery", "Active work": "new", "Next step": "ask"},
-                                      fresh=True)
+    fresh = checkpoint.set_checkpoint(
+        repo.paths, {"Phase": "discovery", "Active work": "new", "Next step": "ask"}, fresh=True
+    )
     assert fresh["checkpoint"]["Completed"] == "" and fresh["checkpoint"]["Blocked"] == "None"
 
 
@@ -153,8 +187,9 @@ def test_checkpoint_size_limit_and_field_rules(repo):
 
 def test_checkpoint_cli_show_set_history(repo, hall):
     assert hall("checkpoint", "show", cwd=repo.root).json["checkpoint"] is None
-    reply = hall("checkpoint", "set", "--phase", "review", "--active-work", "H-2", "--next-step", "merge",
-                 cwd=repo.root).json
+    reply = hall(
+        "checkpoint", "set", "--phase", "review", "--active-work", "H-2", "--next-step", "merge", cwd=repo.root
+    ).json
     assert reply["checkpoint"]["Phase"] == "review"
     text = "Phase: blocked\nActive work: H-2\nBlocked: waiting on Ana\nNext step: ask Ana\n"
     reply = hall("checkpoint", "set", "--from-file", "-", cwd=repo.root, input=text).json
@@ -173,11 +208,19 @@ def test_checkpoint_is_per_project(repo):
 
 # -- notes and decisions --------------------------------------------------------------------------
 def test_notes_with_facet_and_as_of_and_the_index(repo, hall):
-    note = notes.add(repo.paths, fact="Staging deploys need the VPN", facet="infrastructure",
-                     provenance="Ana, in H-0003", as_of="2026-11-02")
+    note = notes.add(
+        repo.paths,
+        fact="Staging deploys need the VPN",
+        facet="infrastructure",
+        provenance="Ana, in H-0003",
+        as_of="2026-11-02",
+    )
     assert note["file"].endswith("notes/2026-11-02-staging-deploys-need-the-vpn.md")
     line = notes.index_line(note)
-    assert line == "- Staging deploys need the VPN (infrastructure, as of 2026-11-02) — notes/2026-11-02-staging-deploys-need-the-vpn.md"
+    assert (
+        line
+        == "- Staging deploys need the VPN (infrastructure, as of 2026-11-02) — notes/2026-11-02-staging-deploys-need-the-vpn.md"
+    )
     with pytest.raises(HallError):
         notes.add(repo.paths, fact="x", facet="feelings")
     with pytest.raises(HallError):
@@ -191,14 +234,27 @@ def test_notes_with_facet_and_as_of_and_the_index(repo, hall):
 
 
 def test_lock_shows_first_then_locks_and_supersedes(repo, hall):
-    preview = hall("library", "lock", "--title", "Buttons", "--spec", "Primary buttons are blue",
-                   "--allow", "navy on dark themes", "--anti", "gradient buttons", cwd=repo.root).json
+    preview = hall(
+        "library",
+        "lock",
+        "--title",
+        "Buttons",
+        "--spec",
+        "Primary buttons are blue",
+        "--allow",
+        "navy on dark themes",
+        "--anti",
+        "gradient buttons",
+        cwd=repo.root,
+    ).json
     assert preview["locked"] is False and preview["would_lock"]["allowed"] == ["navy on dark themes"]
     assert hall("library", "lock", "--list", cwd=repo.root).json["count"] == 0
-    first = hall("library", "lock", "--title", "Buttons", "--spec", "Primary buttons are blue", "--confirm",
-                 cwd=repo.root).json["decision"]
-    second = decisions.lock(repo.paths, title="Buttons v2", specification="Primary buttons are teal",
-                            supersedes=first["id"], confirm=True)["decision"]
+    first = hall(
+        "library", "lock", "--title", "Buttons", "--spec", "Primary buttons are blue", "--confirm", cwd=repo.root
+    ).json["decision"]
+    second = decisions.lock(
+        repo.paths, title="Buttons v2", specification="Primary buttons are teal", supersedes=first["id"], confirm=True
+    )["decision"]
     old = decisions.get(repo.paths, first["id"])
     assert old["status"] == "superseded" and old["superseded_by"] == second["id"]
     assert second["supersedes"] == first["id"]
@@ -221,5 +277,7 @@ def test_a_worktree_from_before_the_identity_commit_uses_the_main_checkouts_valu
     worktree = tmp_path / "wt"
     git(git_repo, "worktree", "add", "-q", str(worktree), "old-branch")
     assert not (worktree / ".agentmemory-project").exists()
-    assert identity.current(discover(worktree)).to_dict() == {"project": "github.com/acme/chosen-by-hand",
-                                                             "source": "file"}
+    assert identity.current(discover(worktree)).to_dict() == {
+        "project": "github.com/acme/chosen-by-hand",
+        "source": "file",
+    }

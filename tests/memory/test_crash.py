@@ -21,7 +21,7 @@ from hallmark.core.repo import open_repo
 
 from ..conftest import BIN, git
 
-SITE = '''
+SITE = """
 import os, signal
 _AT = int(os.environ.get("HALLMARK_TEST_KILL_AT", "0") or 0)
 _TORN = os.environ.get("HALLMARK_TEST_TORN") == "1"
@@ -53,7 +53,7 @@ if _AT or _LOG:
         _step("write", fd, torn=lambda: _write(fd, bytes(data)[: max(1, len(data) // 2)]))
         return _write(fd, data)
     os.write = _os_write
-'''
+"""
 
 MINE = "\n## My section\n\nKeep these bytes.\n"
 
@@ -91,10 +91,16 @@ def _template(root: Path, scenario: str) -> Path:
     return root
 
 
-OPS = {"accept": ["library", "accept", "L-0001"], "retire": ["library", "retire", "L-0001", "--reason", "done"],
-       "undo": ["library", "undo", "L-0001"]}
-OUTCOMES = {"accept": ({"proposed"}, {"promoted"}), "retire": ({"promoted"}, {"retired"}),
-            "undo": ({"promoted"}, {"proposed"})}
+OPS = {
+    "accept": ["library", "accept", "L-0001"],
+    "retire": ["library", "retire", "L-0001", "--reason", "done"],
+    "undo": ["library", "undo", "L-0001"],
+}
+OUTCOMES = {
+    "accept": ({"proposed"}, {"promoted"}),
+    "retire": ({"promoted"}, {"retired"}),
+    "undo": ({"promoted"}, {"proposed"}),
+}
 
 
 def _check(root: Path, scenario: str, person_text: str, label: str) -> None:
@@ -109,8 +115,9 @@ def _check(root: Path, scenario: str, person_text: str, label: str) -> None:
     assert api.verify_audit(repo) == [], label
     again = api.reconcile(repo)
     assert again["drift"] == [] and not again["repaired"]["settled"] and not again["repaired"]["removed"], label
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root,
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
     assert all(line[3:] == "CLAUDE.md" for line in status.splitlines()), (label, status)
 
 
@@ -131,8 +138,13 @@ def test_a_kill_at_every_step_is_repaired_by_reconcile(tmp_path, site, scenario)
         label = f"{scenario}: killed at step {k} ({steps[k - 1]}){' mid-write' if torn else ''}"
         root = tmp_path / f"run-{k}-{int(torn)}"
         shutil.copytree(template, root, symlinks=True)
-        killed = _hall(OPS[scenario], root, PYTHONPATH=str(site), HALLMARK_TEST_KILL_AT=str(k),
-                       HALLMARK_TEST_TORN="1" if torn else "0")
+        killed = _hall(
+            OPS[scenario],
+            root,
+            PYTHONPATH=str(site),
+            HALLMARK_TEST_KILL_AT=str(k),
+            HALLMARK_TEST_TORN="1" if torn else "0",
+        )
         assert killed.returncode == -9, (label, killed.stdout, killed.stderr)
         repaired = _hall(["library", "reconcile"], root)
         assert repaired.returncode == 0, (label, repaired.stdout)

@@ -10,14 +10,23 @@ from hallmark.core.memory import api, drain
 
 
 def _propose(repo, pattern: str, kind: str = "convention", **extra) -> str:
-    return api.propose(repo, kind=kind, pattern=pattern, rationale="said twice in review",
-                       evidence={"source": "user_statement", "quote": "we do it this way", "date": "2026-11-29"},
-                       **extra)["id"]
+    return api.propose(
+        repo,
+        kind=kind,
+        pattern=pattern,
+        rationale="said twice in review",
+        evidence={"source": "user_statement", "quote": "we do it this way", "date": "2026-11-29"},
+        **extra,
+    )["id"]
 
 
 def _automation(repo) -> str:
-    return _propose(repo, "Format after every edit", kind="automation",
-                    details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "ruff format ."})
+    return _propose(
+        repo,
+        "Format after every edit",
+        kind="automation",
+        details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "ruff format ."},
+    )
 
 
 def test_the_queue_is_pending_first_then_what_came_back(repo):
@@ -55,8 +64,11 @@ def test_an_agent_cannot_drain(repo, monkeypatch, env):
     lid = _propose(repo, "Keep functions short")
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    for call in (lambda: drain.accept_all(repo, [lid]), lambda: drain.decide(repo, "accept", lid),
-                 lambda: drain.accept_reopened(repo, lid)):
+    for call in (
+        lambda: drain.accept_all(repo, [lid]),
+        lambda: drain.decide(repo, "accept", lid),
+        lambda: drain.accept_reopened(repo, lid),
+    ):
         with pytest.raises(HallError) as err:
             call()
         assert err.value.code == "GATE_DENIED"

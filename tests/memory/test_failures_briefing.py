@@ -9,12 +9,15 @@ from hallmark.core import journal
 from hallmark.core.memory import api, briefing, failures
 
 GAPS = [
-    ("npm error Missing script: \"typecheck\"", "missing-script:typecheck"),
+    ('npm error Missing script: "typecheck"', "missing-script:typecheck"),
     ("npm ERR! missing script: lint", "missing-script:lint"),
     ("bash: line 1: pnpm: command not found", "command-not-found:pnpm"),
     ("zsh: command not found: poetry", "command-not-found:poetry"),
     ("make: *** No rule to make target 'check'.  Stop.", "missing-target:make check"),
-    ("python: can't open file '/repo/scripts/seed.py': [Errno 2] No such file or directory", "missing-file:/repo/scripts/seed.py"),
+    (
+        "python: can't open file '/repo/scripts/seed.py': [Errno 2] No such file or directory",
+        "missing-file:/repo/scripts/seed.py",
+    ),
     ("ModuleNotFoundError: No module named 'httpx'", "missing-module:httpx"),
     ("git: 'stash-all' is not a git command. See 'git --help'.", "unknown-subcommand:git stash-all"),
     ("pytest: error: unrecognized arguments: --fast", "unknown-option:--fast"),
@@ -23,7 +26,7 @@ GAPS = [
 NOISE = [
     ("FAILED tests/test_cart.py::test_total - AssertionError: assert 3 == 4\n1 failed, 12 passed", "test-failure"),
     ("src/cart.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.", "type-error"),
-    ("  File \"app.py\", line 3\n    def f(:\nSyntaxError: invalid syntax", "syntax-error"),
+    ('  File "app.py", line 3\n    def f(:\nSyntaxError: invalid syntax', "syntax-error"),
     ("ruff: app.py:1:1: F401 `os` imported but unused", "lint-error"),
     ("Exit code 1", "other"),
 ]
@@ -42,12 +45,18 @@ def test_iteration_noise(text, signature):
 
 
 def payload(command, error, session="s-1", cwd=None):
-    return {"hook_event_name": "PostToolUseFailure", "session_id": session, "tool_name": "Bash",
-            "tool_input": {"command": command}, "error": error, "cwd": cwd}
+    return {
+        "hook_event_name": "PostToolUseFailure",
+        "session_id": session,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "error": error,
+        "cwd": cwd,
+    }
 
 
 def test_a_knowledge_gap_in_two_items_becomes_a_proposed_learning(repo, monkeypatch):
-    error = "Exit code 1\nnpm error Missing script: \"typecheck\""
+    error = 'Exit code 1\nnpm error Missing script: "typecheck"'
     monkeypatch.setenv("HALL_ITEM", "H-0001")
     failures.capture(repo.paths, payload("npm run typecheck", error))
     failures.capture(repo.paths, payload("npm run typecheck", error))  # same item again: still one item
@@ -88,14 +97,21 @@ def test_a_declined_gap_stays_declined(repo, monkeypatch):
 
 def test_a_failure_holding_a_secret_is_not_stored(repo, monkeypatch):
     monkeypatch.setenv("HALL_ITEM", "H-0001")
-    failures.capture(repo.paths, payload("curl -H 'Authorization: Bearer abcdEFGH1234ijklMNOP5678qrst' x",
-                                         "Exit code 22"))
+    failures.capture(
+        repo.paths, payload("curl -H 'Authorization: Bearer abcdEFGH1234ijklMNOP5678qrst' x", "Exit code 22")
+    )
     assert journal.read(failures.failures_path(repo.paths)).events == []
 
 
 def test_successful_calls_are_ignored(repo):
-    failures.capture(repo.paths, {"tool_name": "Bash", "tool_input": {"command": "ls"},
-                                  "tool_response": {"stdout": "a\n", "stderr": "", "interrupted": False}})
+    failures.capture(
+        repo.paths,
+        {
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_response": {"stdout": "a\n", "stderr": "", "interrupted": False},
+        },
+    )
     assert not failures.failures_path(repo.paths).exists()
 
 
@@ -130,8 +146,9 @@ def test_briefing_caps_by_effort_and_never_exceeds_them(repo, effort, cap):
 
 
 def test_briefing_limit_from_config_caps_high_and_low(repo):
-    (repo.root / ".hallmark.toml").write_text((repo.root / ".hallmark.toml").read_text()
-                                              + '\n[library]\nbriefing_limit = "3k"\n')
+    (repo.root / ".hallmark.toml").write_text(
+        (repo.root / ".hallmark.toml").read_text() + '\n[library]\nbriefing_limit = "3k"\n'
+    )
     assert briefing.build(repo.paths, effort="high")["cap_tokens"] == 3000
     assert briefing.build(repo.paths, effort="medium")["cap_tokens"] == 3000
     assert briefing.build(repo.paths, effort="low")["cap_tokens"] == 2000
@@ -140,7 +157,9 @@ def test_briefing_limit_from_config_caps_high_and_low(repo):
 
 def test_search_index_is_derived_and_rebuilds(repo, hall):
     learning = accept(repo, "map", "The watchman sweeps stale leases every minute")
-    assert [x["id"] for x in hall("library", "search", "watchman", "leases", cwd=repo.root).json["learnings"]] == [learning.id]
+    assert [x["id"] for x in hall("library", "search", "watchman", "leases", cwd=repo.root).json["learnings"]] == [
+        learning.id
+    ]
     index = repo.state_dir / "library" / "search.sqlite"
     for suffix in ("", "-wal", "-shm"):
         path = index.with_name(index.name + suffix)

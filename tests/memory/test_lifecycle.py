@@ -18,8 +18,12 @@ def propose(repo, pattern, kind="map", **kw):
 
 
 def test_propose_writes_one_readable_file_with_history_and_one_audit_line(repo):
-    reply = propose(repo, "The loop module owns retries and leases", rationale="seen in H-1",
-                    evidence={"source": "user_explanation", "quote": "loop.py retries", "item": "H-0001"})
+    reply = propose(
+        repo,
+        "The loop module owns retries and leases",
+        rationale="seen in H-1",
+        evidence={"source": "user_explanation", "quote": "loop.py retries", "item": "H-0001"},
+    )
     assert reply == {"id": "L-0001", "status": "proposed", "created": True, "merged": False, "occurrences": 1}
     store = Store(repo.paths)
     path = store.file("L-0001")
@@ -37,16 +41,23 @@ def test_propose_writes_one_readable_file_with_history_and_one_audit_line(repo):
 
 def test_same_pattern_adds_occurrence_and_evidence_instead_of_a_second_learning(repo):
     propose(repo, "Use pathlib for paths, never os.path", evidence={"source": "user_statement", "quote": "one"})
-    again = propose(repo, "use PATHLIB for paths -- never os.path!", evidence={"source": "user_correction", "quote": "two"})
+    again = propose(
+        repo, "use PATHLIB for paths -- never os.path!", evidence={"source": "user_correction", "quote": "two"}
+    )
     assert again["id"] == "L-0001" and again["merged"] and again["match"] == "same" and again["occurrences"] == 2
     learning = api.get(repo, "L-0001")
     assert [e["quote"] for e in learning.evidence] == ["one", "two"]
     assert len(api.list_learnings(repo)) == 1
 
 
-@pytest.mark.parametrize("action, args", [
-    ("accept", {}), ("skip", {}), ("reject", {"reason": "no"}),
-])
+@pytest.mark.parametrize(
+    "action, args",
+    [
+        ("accept", {}),
+        ("skip", {}),
+        ("reject", {"reason": "no"}),
+    ],
+)
 def test_decisions_from_proposed(repo, action, args):
     lid = propose(repo, "Reviewers must not flag generated files under gen/", kind="false-positive")["id"]
     result = getattr(api, action)(repo, lid, **args)
@@ -75,30 +86,41 @@ def test_retire_and_reopen(repo):
     assert [x.id for x in api.pending(repo)] == [lid]
 
 
-@pytest.mark.parametrize("setup, action", [
-    ([], "retire"),  # proposed cannot be retired
-    ([], "reopen"),  # proposed cannot be reopened
-    (["reject"], "accept"),  # a tombstone is never accepted directly
-    (["reject"], "skip"),
-    (["reject"], "retire"),
-    (["accept"], "skip"),
-    (["accept"], "reject"),
-    (["accept"], "reopen"),
-    (["accept", "retire"], "accept"),
-    (["accept", "retire"], "skip"),
-    (["accept", "retire"], "reject"),
-    (["skip"], "retire"),
-])
+@pytest.mark.parametrize(
+    "setup, action",
+    [
+        ([], "retire"),  # proposed cannot be retired
+        ([], "reopen"),  # proposed cannot be reopened
+        (["reject"], "accept"),  # a tombstone is never accepted directly
+        (["reject"], "skip"),
+        (["reject"], "retire"),
+        (["accept"], "skip"),
+        (["accept"], "reject"),
+        (["accept"], "reopen"),
+        (["accept", "retire"], "accept"),
+        (["accept", "retire"], "skip"),
+        (["accept", "retire"], "reject"),
+        (["skip"], "retire"),
+    ],
+)
 def test_illegal_transitions_are_wrong_state_and_change_nothing(repo, setup, action):
     lid = propose(repo, "Item IDs are allocated under counters.json's lock")["id"]
     for step in setup:
-        {"accept": lambda: api.accept(repo, lid), "reject": lambda: api.reject(repo, lid, "no"),
-         "retire": lambda: api.retire(repo, lid, "old"), "skip": lambda: api.skip(repo, lid)}[step]()
+        {
+            "accept": lambda: api.accept(repo, lid),
+            "reject": lambda: api.reject(repo, lid, "no"),
+            "retire": lambda: api.retire(repo, lid, "old"),
+            "skip": lambda: api.skip(repo, lid),
+        }[step]()
     before = api.get(repo, lid)
     lines_before = len(audit.read(Store(repo.paths).audit_path))
-    calls = {"accept": lambda: api.accept(repo, lid), "skip": lambda: api.skip(repo, lid),
-             "reject": lambda: api.reject(repo, lid, "why"), "retire": lambda: api.retire(repo, lid, "why"),
-             "reopen": lambda: api.reopen(repo, lid)}
+    calls = {
+        "accept": lambda: api.accept(repo, lid),
+        "skip": lambda: api.skip(repo, lid),
+        "reject": lambda: api.reject(repo, lid, "why"),
+        "retire": lambda: api.retire(repo, lid, "why"),
+        "reopen": lambda: api.reopen(repo, lid),
+    }
     if (before.status, action) in (("rejected", "reject"), ("accepted", "accept")):
         pytest.skip("idempotent repeat")
     with pytest.raises(HallError) as err:
@@ -127,8 +149,12 @@ def test_repeating_a_decision_is_idempotent(repo):
 def test_reproposing_a_rejected_pattern_goes_to_its_tombstone(repo):
     lid = propose(repo, "Always squash merge pull requests", kind="convention")["id"]
     api.reject(repo, lid, "we keep history; merge commits")
-    again = propose(repo, "always squash-merge pull requests.", kind="convention",
-                    evidence={"source": "user_statement", "quote": "squash it"})
+    again = propose(
+        repo,
+        "always squash-merge pull requests.",
+        kind="convention",
+        evidence={"source": "user_statement", "quote": "squash it"},
+    )
     assert again["id"] == lid and again["status"] == "rejected" and again["previously_rejected"]
     assert again["tombstone"]["reason"] == "we keep history; merge commits" and again["tombstone"]["reproposed"] == 1
     assert api.pending(repo) == []  # never offered as new
@@ -217,8 +243,14 @@ def test_unused_learnings_are_proposed_for_retirement_not_removed(repo, monkeypa
     api.accept(repo, by_verdict)
     monkeypatch.setenv("HALLMARK_FIXED_NOW", "2099-01-01T00:00:00Z")
     api.record_usage(repo, [fresh], item="H-0009")
-    journal.append(repo.paths.item_journal("H-0009"), "verdict", item="H-0009", actor="assayer",
-                   decision="approve", learnings_used=[by_verdict])
+    journal.append(
+        repo.paths.item_journal("H-0009"),
+        "verdict",
+        item="H-0009",
+        actor="assayer",
+        decision="approve",
+        learnings_used=[by_verdict],
+    )
     assert api.propose_retirements(repo) == [lid]
     assert api.get(repo, lid).status == "accepted"  # still there, just offered
     assert [x.id for x in api.pending(repo)] == [lid]
@@ -293,8 +325,11 @@ def test_property_any_sequence_keeps_the_audit_log_and_files_in_step(repo, steps
     and nothing pending or declined is ever in the briefing."""
     from hallmark.core.memory import briefing
 
-    patterns = ["Property pattern one about caches", "Property pattern two about journals",
-                "Property pattern three about hooks"]
+    patterns = [
+        "Property pattern one about caches",
+        "Property pattern two about journals",
+        "Property pattern three about hooks",
+    ]
     for action, n in steps:
         pattern = patterns[n]
         try:
@@ -325,7 +360,9 @@ def test_ids_are_never_reused_even_when_the_counter_is_lost(repo):
 
 
 def test_undo_keeps_evidence_that_arrived_after_the_decision(repo):
-    lid = propose(repo, "Undo keeps later evidence about retries", evidence={"source": "user_statement", "quote": "a"})["id"]
+    lid = propose(repo, "Undo keeps later evidence about retries", evidence={"source": "user_statement", "quote": "a"})[
+        "id"
+    ]
     api.reject(repo, lid, "no")
     propose(repo, "undo keeps later evidence about retries", evidence={"source": "user_statement", "quote": "b"})
     back = api.undo(repo, lid)
@@ -358,8 +395,9 @@ def test_reproposing_a_retired_pattern_is_recorded_not_revived(repo, hall):
     lid = propose(repo, "Deploys go through the staging bastion host")["id"]
     api.accept(repo, lid)
     api.retire(repo, lid, "bastion removed")
-    reply = hall("library", "propose", "--kind", "map", "--pattern", "deploys go through the staging bastion host",
-                 cwd=repo.root).json
+    reply = hall(
+        "library", "propose", "--kind", "map", "--pattern", "deploys go through the staging bastion host", cwd=repo.root
+    ).json
     assert reply["id"] == lid and reply["status"] == "retired" and reply["previously_retired"]
     assert "retired" in reply["message"] and f"hall library review --reopen {lid}" in reply["next"]
     assert api.pending(repo) == [] and api.get(repo, lid).occurrences == 2

@@ -29,23 +29,34 @@ QUERY = " ".join([*HIDDEN.values(), SHOWN])
 @pytest.fixture
 def seeded(repo):
     def propose(marker, kind="convention", paths=None):
-        return api.propose(repo, kind=kind, pattern=f"Convention {marker} about the checkout cache",
-                           rationale=f"because {marker}", paths=paths or ["web/**"],
-                           evidence={"source": "user_statement", "quote": f"said {marker}"})["id"]
+        return api.propose(
+            repo,
+            kind=kind,
+            pattern=f"Convention {marker} about the checkout cache",
+            rationale=f"because {marker}",
+            paths=paths or ["web/**"],
+            evidence={"source": "user_statement", "quote": f"said {marker}"},
+        )["id"]
 
     propose(HIDDEN["proposed"])
     api.skip(repo, propose(HIDDEN["skipped"]))
     rejected = propose(HIDDEN["rejected"])
     api.reject(repo, rejected, "wrong")
     # the same rejected pattern comes back with new evidence: it goes to the tombstone
-    api.propose(repo, kind="convention", pattern=f"Convention {HIDDEN['rejected']} about the checkout cache",
-                evidence={"source": "user_correction", "quote": f"again {HIDDEN['tombstone-evidence']}"})
+    api.propose(
+        repo,
+        kind="convention",
+        pattern=f"Convention {HIDDEN['rejected']} about the checkout cache",
+        evidence={"source": "user_correction", "quote": f"again {HIDDEN['tombstone-evidence']}"},
+    )
     retired = propose(HIDDEN["retired"])
     api.accept(repo, retired)  # promoted into CLAUDE.md …
     api.retire(repo, retired, "not true any more")  # … and taken back out
     shown = propose(SHOWN, kind="rule")
     api.accept(repo, shown, promote_it=False)
-    checkpoint.set_checkpoint(repo.paths, {"Phase": "review", "Active work": "H-0001", "Next step": "drain the library"})
+    checkpoint.set_checkpoint(
+        repo.paths, {"Phase": "review", "Active work": "H-0001", "Next step": "drain the library"}
+    )
     notes.add(repo.paths, fact="Staging needs the VPN", facet="infrastructure")
     return repo
 
@@ -57,8 +68,17 @@ def assert_hidden(text: str, where: str) -> None:
 
 def test_briefing_command_never_shows_pending_or_declined(seeded, hall):
     for effort in ("low", "medium", "high"):
-        result = hall("library", "briefing", "--paths", "web/checkout/cache.ts", "--effort", effort,
-                      "--query", QUERY, cwd=seeded.root)
+        result = hall(
+            "library",
+            "briefing",
+            "--paths",
+            "web/checkout/cache.ts",
+            "--effort",
+            effort,
+            "--query",
+            QUERY,
+            cwd=seeded.root,
+        )
         assert result.code == 0
         assert_hidden(result.stdout, f"hall library briefing --effort {effort}")
         assert SHOWN in result.stdout  # the channel works: the accepted one is there
@@ -88,8 +108,15 @@ def test_session_context_in_process(seeded):
 def _hook(name: str, payload: dict, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["CLAUDE_PROJECT_DIR"] = str(cwd)
-    return subprocess.run([str(BIN / "hall-hook"), name], input=json.dumps(payload), cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [str(BIN / "hall-hook"), name],
+        input=json.dumps(payload),
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 hooks_written = all(importlib.util.find_spec(f"hallmark.hooks.{m}") is not None for m in ("main", "session_start"))
@@ -98,8 +125,13 @@ SKIP_REASON = "hooks/session_start.py (the gates part) is not in this tree yet"
 
 @pytest.mark.skipif(not hooks_written, reason=SKIP_REASON)
 def test_session_start_hook_process_never_shows_pending_or_declined(seeded):
-    payload = {"session_id": "s-neg", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(seeded.root),
-               "transcript_path": str(seeded.root / "t.jsonl")}
+    payload = {
+        "session_id": "s-neg",
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "cwd": str(seeded.root),
+        "transcript_path": str(seeded.root / "t.jsonl"),
+    }
     result = _hook("session-start", payload, seeded.root)
     assert result.returncode == 0, result.stderr
     assert_hidden(result.stdout + result.stderr, "hall-hook session-start")
@@ -159,12 +191,25 @@ def test_failure_capture_through_the_real_hook_process(repo):
     the store proposes one learning, which still reaches no SessionStart context until accepted."""
     error = 'Exit code 1\nnpm error Missing script: "typecheck"'
     for n, item in enumerate(("H-0001", "H-0002")):
-        payload = {"session_id": f"s-{n}", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
-                   "tool_input": {"command": "npm run typecheck"}, "tool_use_id": f"t{n}", "error": error,
-                   "cwd": str(repo.root)}
+        payload = {
+            "session_id": f"s-{n}",
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "npm run typecheck"},
+            "tool_use_id": f"t{n}",
+            "error": error,
+            "cwd": str(repo.root),
+        }
         env = dict(os.environ, HALL_ITEM=item)
-        result = subprocess.run([str(BIN / "hall-hook"), "post-tool-use-failure"], input=json.dumps(payload),
-                                cwd=repo.root, env=env, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [str(BIN / "hall-hook"), "post-tool-use-failure"],
+            input=json.dumps(payload),
+            cwd=repo.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 0
     [learning] = api.list_learnings(repo)
     assert learning.status == "proposed" and learning.origin == "failures" and learning.occurrences == 2
@@ -173,8 +218,9 @@ def test_failure_capture_through_the_real_hook_process(repo):
 
 
 def test_session_context_stays_within_its_cap(repo):
-    checkpoint.set_checkpoint(repo.paths, {"Phase": "review", "Active work": "H-1", "Completed": "x" * 3000,
-                                           "Next step": "go"})
+    checkpoint.set_checkpoint(
+        repo.paths, {"Phase": "review", "Active work": "H-1", "Completed": "x" * 3000, "Next step": "go"}
+    )
     for n in range(30):
         notes.add(repo.paths, fact=f"Fact number {n} about the deployment pipeline and its many quirks", facet="gotcha")
     for n in range(60):
@@ -191,8 +237,12 @@ def test_no_hook_process_output_holds_pending_or_declined(seeded):
         "session-start": {"hook_event_name": "SessionStart", "source": "resume"},
         "user-prompt-submit": {"hook_event_name": "UserPromptSubmit", "prompt": "what do we know about caching?"},
         "pre-tool-use": {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "x"}},
-        "post-tool-use": {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
-                          "tool_response": {"stdout": "", "stderr": "", "interrupted": False}},
+        "post-tool-use": {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+        },
         "stop": {"hook_event_name": "Stop", "stop_hook_active": False},
         "notification": {"hook_event_name": "Notification", "message": "Claude is waiting for your input"},
     }

@@ -17,8 +17,9 @@ DB = "postgres://app:Sup3rS3cretPw77@db.internal:5432/app"
 
 def hook(event: str, payload: dict | bytes, cwd: Path) -> subprocess.CompletedProcess:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return subprocess.run([str(BIN / "hall-hook"), event], input=data, cwd=cwd, capture_output=True,
-                          env=dict(os.environ), timeout=60)
+    return subprocess.run(
+        [str(BIN / "hall-hook"), event], input=data, cwd=cwd, capture_output=True, env=dict(os.environ), timeout=60
+    )
 
 
 def nowhere_on_disk(*roots: Path, values=(TOKEN, AWS, "Sup3rS3cretPw77")) -> None:
@@ -32,22 +33,35 @@ def nowhere_on_disk(*roots: Path, values=(TOKEN, AWS, "Sup3rS3cretPw77")) -> Non
 
 def test_a_secret_in_a_prompt_is_never_on_disk_verbatim(repo):
     prompt = f"deploy with {TOKEN} and {AWS}, the db is {DB}"
-    done = hook("user-prompt-submit", {"session_id": "s-1", "cwd": str(repo.root), "prompt": prompt,
-                                       "hook_event_name": "UserPromptSubmit"}, repo.root)
+    done = hook(
+        "user-prompt-submit",
+        {"session_id": "s-1", "cwd": str(repo.root), "prompt": prompt, "hook_event_name": "UserPromptSubmit"},
+        repo.root,
+    )
     assert done.returncode == 0 and done.stdout == b""
     events = [json.loads(line) for line in (repo.state_dir / "events.jsonl").read_text().splitlines()]
     recorded = [e for e in events if e["event"] == "prompt"][-1]["prompt"]
-    assert recorded == ("deploy with [redacted: GitHub token] and [redacted: AWS access key], the db is "
-                        "postgres://app:[redacted: URL with a password]@db.internal:5432/app")
-    stop = hook("stop", {"session_id": "s-1", "cwd": str(repo.root), "hook_event_name": "Stop",
-                         "last_assistant_message": f"I used {TOKEN} to push"}, repo.root)
+    assert recorded == (
+        "deploy with [redacted: GitHub token] and [redacted: AWS access key], the db is "
+        "postgres://app:[redacted: URL with a password]@db.internal:5432/app"
+    )
+    stop = hook(
+        "stop",
+        {
+            "session_id": "s-1",
+            "cwd": str(repo.root),
+            "hook_event_name": "Stop",
+            "last_assistant_message": f"I used {TOKEN} to push",
+        },
+        repo.root,
+    )
     assert stop.returncode == 0
     nowhere_on_disk(repo.state_dir, repo.root)
 
 
 def test_a_malformed_payload_never_reaches_the_hook_log(repo):
     data_dir = Path(os.environ["HALLMARK_DATA_DIR"])
-    for raw in (f'{{"prompt": "{TOKEN}"'.encode(), f"[\"{TOKEN}\"]".encode()):
+    for raw in (f'{{"prompt": "{TOKEN}"'.encode(), f'["{TOKEN}"]'.encode()):
         assert hook("user-prompt-submit", raw, repo.root).returncode == 0
     log = (data_dir / "hook.log").read_text()
     assert "malformed stdin" in log
@@ -76,8 +90,17 @@ def test_memory_writes_are_still_refused_not_redacted(repo, hall):
 
 def test_a_denied_command_is_journaled_without_its_secret(repo):
     command = f"git push https://bot:{TOKEN}@github.com/acme/app.git main"
-    done = hook("pre-tool-use", {"session_id": "s-2", "cwd": str(repo.root), "hook_event_name": "PreToolUse",
-                                 "tool_name": "Bash", "tool_input": {"command": command}}, repo.root)
+    done = hook(
+        "pre-tool-use",
+        {
+            "session_id": "s-2",
+            "cwd": str(repo.root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        },
+        repo.root,
+    )
     assert done.returncode == 0 and json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     events = [json.loads(line) for line in (repo.state_dir / "events.jsonl").read_text().splitlines()]
     denied = [e for e in events if e["event"] == "gate_denied"][-1]

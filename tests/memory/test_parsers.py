@@ -12,9 +12,17 @@ TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80
 
 @given(pattern=TEXT.filter(str.strip), rationale=TEXT, quote=TEXT, paths=st.lists(TEXT, max_size=3))
 def test_learning_file_roundtrips_whatever_the_text(pattern, rationale, quote, paths):
-    learning = Learning(id="L-0042", kind="rule", pattern=pattern + "\n---\n# not a header", rationale=rationale,
-                        evidence=[{"source": "user_statement", "quote": quote}],
-                        scope={"project": "github.com/o/r", "paths": paths}, created="t", updated="t", version=3)
+    learning = Learning(
+        id="L-0042",
+        kind="rule",
+        pattern=pattern + "\n---\n# not a header",
+        rationale=rationale,
+        evidence=[{"source": "user_statement", "quote": quote}],
+        scope={"project": "github.com/o/r", "paths": paths},
+        created="t",
+        updated="t",
+        version=3,
+    )
     assert parse(render(learning)).to_dict() == learning.to_dict()
 
 

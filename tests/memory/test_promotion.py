@@ -35,10 +35,12 @@ def test_convention_becomes_a_marked_block_and_nothing_else_changes(repo, claude
     after = claude_md.read_text()
     assert learning.status == "promoted" and learning.promotion["path"] == "CLAUDE.md"
     assert after.startswith(before)  # everything before is byte-for-byte the same
-    block = after[len(before):]
+    block = after[len(before) :]
     sha = digest("- Use pathlib for file paths\n  Why: one style")
-    assert block == (f"\n<!-- hallmark:learning L-0001 sha256:{sha} -->\n- Use pathlib for file paths\n  Why: one style\n"
-                     "<!-- /hallmark:learning L-0001 -->\n")
+    assert block == (
+        f"\n<!-- hallmark:learning L-0001 sha256:{sha} -->\n- Use pathlib for file paths\n  Why: one style\n"
+        "<!-- /hallmark:learning L-0001 -->\n"
+    )
     assert {k: v for k, v in files_under(repo.root).items() if not k.startswith(".git/") and k != "CLAUDE.md"} == others
     retired = api.retire(repo, learning.id, "no longer true")
     assert retired.status == "retired" and retired.promotion is None
@@ -58,8 +60,9 @@ def test_two_blocks_retire_one_leaves_the_other_untouched(repo, claude_md):
 
 
 def test_enforcement_becomes_a_rule_file_with_path_globs(repo):
-    learning = accepted(repo, "enforcement", "No any in TypeScript", paths=["src/**/*.ts", "web/*.tsx"],
-                        details={"name": "no-any"})
+    learning = accepted(
+        repo, "enforcement", "No any in TypeScript", paths=["src/**/*.ts", "web/*.tsx"], details={"name": "no-any"}
+    )
     path = repo.root / ".claude" / "rules" / "no-any.md"
     text = path.read_text()
     assert text.startswith('---\npaths:\n  - "src/**/*.ts"\n  - "web/*.tsx"\n---\n')
@@ -78,10 +81,15 @@ def test_enforcement_never_overwrites_a_persons_file(repo):
 
 
 def test_skill_and_workflow_files(repo):
-    skill = accepted(repo, "skill", "Build forms with react-hook-form", details={"name": "forms",
-                     "key_points": ["register every field"]})
-    workflow = accepted(repo, "workflow", "Release a version", details={"name": "release",
-                        "steps": ["bump the version", "tag it"]})
+    skill = accepted(
+        repo,
+        "skill",
+        "Build forms with react-hook-form",
+        details={"name": "forms", "key_points": ["register every field"]},
+    )
+    workflow = accepted(
+        repo, "workflow", "Release a version", details={"name": "release", "steps": ["bump the version", "tag it"]}
+    )
     skill_file = repo.root / ".claude" / "skills" / "forms" / "SKILL.md"
     command_file = repo.root / ".claude" / "commands" / "release.md"
     assert 'name: "forms"' in skill_file.read_text() and "- register every field" in skill_file.read_text()
@@ -94,21 +102,34 @@ def test_skill_and_workflow_files(repo):
 def test_automation_becomes_a_hook_entry_and_leaves_other_settings(repo):
     settings = repo.root / ".claude" / "settings.local.json"
     settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]},
-                                    "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
-                                        {"type": "command", "command": "mine.sh"}]}]}}))
-    learning = accepted(repo, "automation", "Format after every edit",
-                        details={"hook_event": "PostToolUse", "hook_matcher": "Write|Edit", "action": "prettier -w ."})
+    settings.write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(ls)"]},
+                "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]}]},
+            }
+        )
+    )
+    learning = accepted(
+        repo,
+        "automation",
+        "Format after every edit",
+        details={"hook_event": "PostToolUse", "hook_matcher": "Write|Edit", "action": "prettier -w ."},
+    )
     data = json.loads(settings.read_text())
     entries = data["hooks"]["PostToolUse"]
     assert entries[0]["hooks"][0]["command"] == "mine.sh"
     token = api.automation_confirmation(learning)["confirm"]
-    assert entries[1] == {"matcher": "Write|Edit",
-                          "hooks": [{"type": "command", "command": f"prettier -w .  # hallmark:L-0001 {token}"}]}
+    assert entries[1] == {
+        "matcher": "Write|Edit",
+        "hooks": [{"type": "command", "command": f"prettier -w .  # hallmark:L-0001 {token}"}],
+    }
     api.retire(repo, learning.id, "x")
     data = json.loads(settings.read_text())
-    assert data == {"permissions": {"allow": ["Bash(ls)"]},
-                    "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]}]}}
+    assert data == {
+        "permissions": {"allow": ["Bash(ls)"]},
+        "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]}]},
+    }
 
 
 def test_automation_without_an_action_stays_in_the_library(repo):
@@ -136,11 +157,21 @@ def test_preview_says_where_accepting_writes(repo):
 
 def test_reconcile_edited_block_is_recorded_once_and_can_be_adopted(repo, claude_md):
     learning = accepted(repo, "convention", "Use pathlib")
-    claude_md.write_text(claude_md.read_text().replace("- Use pathlib\n", "- Use pathlib everywhere, even in scripts\n"))
+    claude_md.write_text(
+        claude_md.read_text().replace("- Use pathlib\n", "- Use pathlib everywhere, even in scripts\n")
+    )
     report = api.reconcile(repo)
-    assert report["drift"] == [{"id": learning.id, "state": "edited", "path": "CLAUDE.md", "pattern": "Use pathlib",
-                                "current": "- Use pathlib everywhere, even in scripts",
-                                "offers": ["update", "retire", "restore"], "recorded": True}]
+    assert report["drift"] == [
+        {
+            "id": learning.id,
+            "state": "edited",
+            "path": "CLAUDE.md",
+            "pattern": "Use pathlib",
+            "current": "- Use pathlib everywhere, even in scripts",
+            "offers": ["update", "retire", "restore"],
+            "recorded": True,
+        }
+    ]
     lines = audit.read(Store(repo.paths).audit_path, learning.id)
     assert lines[-1]["action"] == "reconcile" and "edited by hand" in lines[-1]["why"]
     assert "recorded" not in api.reconcile(repo)["drift"][0]  # seen once, recorded once
@@ -181,7 +212,9 @@ def test_reconcile_restore_rewrites_an_edited_rule_file(repo):
 
 
 def test_cli_reconcile_and_retire(repo, hall, claude_md):
-    lid = hall("library", "propose", "--kind", "convention", "--pattern", "Docs live in docs/", cwd=repo.root).json["id"]
+    lid = hall("library", "propose", "--kind", "convention", "--pattern", "Docs live in docs/", cwd=repo.root).json[
+        "id"
+    ]
     reply = hall("library", "accept", lid, cwd=repo.root).json
     assert reply["status"] == "promoted" and reply["promoted_to"] == "CLAUDE.md"
     claude_md.write_text(claude_md.read_text().replace("- Docs live in docs/", "- Docs live in docs/ and README"))
@@ -196,8 +229,12 @@ def test_a_broken_settings_file_is_left_alone_and_the_learning_stays_in_the_libr
     settings = repo.root / ".claude" / "settings.local.json"
     settings.parent.mkdir(parents=True)
     settings.write_text("{ not json")
-    learning = accepted(repo, "automation", "Lint after edits",
-                        details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "ruff check ."})
+    learning = accepted(
+        repo,
+        "automation",
+        "Lint after edits",
+        details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "ruff check ."},
+    )
     assert learning.status == "accepted" and learning.promotion is None
     assert settings.read_text() == "{ not json"
     assert "is not valid JSON" in api.audit_log(repo, learning.id)[-1]["why"]

@@ -36,8 +36,10 @@ def test_rates_reported():
     """Prints the false-positive and detection rates (run with -s to see them)."""
     caught = sum(1 for _, text in SECRETS if secrets.scan_text(text))
     false_positives = sum(1 for text in LOOK_ALIKES if secrets.scan_text(text))
-    print(f"\nsecret scanner: detected {caught}/{len(SECRETS)} real-shaped credentials; "
-          f"false positives {false_positives}/{len(LOOK_ALIKES)} = {false_positives / len(LOOK_ALIKES):.1%}")
+    print(
+        f"\nsecret scanner: detected {caught}/{len(SECRETS)} real-shaped credentials; "
+        f"false positives {false_positives}/{len(LOOK_ALIKES)} = {false_positives / len(LOOK_ALIKES):.1%}"
+    )
     assert caught == len(SECRETS) and false_positives == 0
 
 
@@ -59,7 +61,9 @@ def test_a_secret_in_any_field_refuses_the_learning_and_stores_nothing(repo, whe
     assert err.value.code == "SECRET_REFUSED" and err.value.exit_code == 2
     assert "GitHub token" in err.value.message
     assert token not in err.value.message
-    named = {"pattern": "pattern:", "rationale": "rationale:", "quote": "evidence[0].quote:", "paths": "paths[0]:"}[where]
+    named = {"pattern": "pattern:", "rationale": "rationale:", "quote": "evidence[0].quote:", "paths": "paths[0]:"}[
+        where
+    ]
     assert named in err.value.message
     assert files_under(repo.state_dir / "library") == before
 
@@ -68,8 +72,10 @@ def test_secrets_refused_in_checkpoint_notes_decisions_and_decisions(repo):
     key = "AKIA" + "Q" * 4 + "7XK2M9PL3ZR8"
     before = files_under(repo.state_dir / "library")
     calls = [
-        lambda: checkpoint.set_checkpoint(repo.paths, {"Phase": "implementation", "Active work": "H-1",
-                                                       "Next step": f"export AWS_ACCESS_KEY_ID={key}"}),
+        lambda: checkpoint.set_checkpoint(
+            repo.paths,
+            {"Phase": "implementation", "Active work": "H-1", "Next step": f"export AWS_ACCESS_KEY_ID={key}"},
+        ),
         lambda: notes.add(repo.paths, fact=f"staging uses {key}", facet="infrastructure"),
         lambda: decisions.lock(repo.paths, title="Keys", specification=f"use {key}", confirm=True),
     ]
@@ -91,8 +97,19 @@ def test_reject_reason_and_edited_pattern_are_scanned(repo):
 
 def test_cli_refusal_is_exit_2_secret_refused_naming_field_and_kind(repo, hall):
     token = "glpat-" + "aB3dE5fG7hJ9kL1mN3pQ"
-    result = hall("library", "propose", "--kind", "rule", "--pattern", "CI pushes with the bot",
-                  "--quote", f"the bot uses {token}", "--source", "user_statement", cwd=repo.root)
+    result = hall(
+        "library",
+        "propose",
+        "--kind",
+        "rule",
+        "--pattern",
+        "CI pushes with the bot",
+        "--quote",
+        f"the bot uses {token}",
+        "--source",
+        "user_statement",
+        cwd=repo.root,
+    )
     assert result.code == 2
     error = result.json["error"]
     assert error["code"] == "SECRET_REFUSED"

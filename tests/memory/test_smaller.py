@@ -13,9 +13,24 @@ OTHER = "github.com/other/secret-project"
 
 def test_a_branch_cannot_name_another_projects_identity_after_an_import(repo, hall, tmp_path):
     export = tmp_path / "export.json"
-    export.write_text(json.dumps({"format": "hallmark-library", "version": 1, "project": OTHER, "learnings": [
-        {"id": "L-0001", "kind": "rule", "pattern": "The other project's private rule", "status": "accepted",
-         "scope": {"project": OTHER, "paths": []}}]}))
+    export.write_text(
+        json.dumps(
+            {
+                "format": "hallmark-library",
+                "version": 1,
+                "project": OTHER,
+                "learnings": [
+                    {
+                        "id": "L-0001",
+                        "kind": "rule",
+                        "pattern": "The other project's private rule",
+                        "status": "accepted",
+                        "scope": {"project": OTHER, "paths": []},
+                    }
+                ],
+            }
+        )
+    )
     assert hall("library", "import", "--from", str(export), cwd=repo.root).code == 0
     assert hall("library", "list", cwd=repo.root).json["count"] == 0  # kept under its own scope
     git(repo.root, "checkout", "-q", "-b", "evil")
@@ -63,13 +78,15 @@ def test_control_characters_never_reach_the_terminal(repo, hall):
 def test_config_bounds_unknown_keys_and_encoding(repo, hall):
     config = repo.root / ".hallmark.toml"
     original = config.read_bytes()
-    for text, key in (("max_check_failures = 100000000000000000000000000000\n", "max_check_failures"),
-                      ("max_rejects = 0\n", "max_rejects"),
-                      ("[budget]\ndayly = \"4M\"\n", "dayly"),
-                      ("[budget]\ndaily = 100000000000000000\n", "budget.daily"),
-                      ("[budget.review]\nmax_usd = -3\n", "max_usd"),
-                      ("[library]\nauto_accept = [\"automation\"]\n", "automation"),
-                      ("stuck_after = \"0s\"\n", "stuck_after")):
+    for text, key in (
+        ("max_check_failures = 100000000000000000000000000000\n", "max_check_failures"),
+        ("max_rejects = 0\n", "max_rejects"),
+        ('[budget]\ndayly = "4M"\n', "dayly"),
+        ("[budget]\ndaily = 100000000000000000\n", "budget.daily"),
+        ("[budget.review]\nmax_usd = -3\n", "max_usd"),
+        ('[library]\nauto_accept = ["automation"]\n', "automation"),
+        ('stuck_after = "0s"\n', "stuck_after"),
+    ):
         config.write_bytes(original + b"\n" + text.encode())
         result = hall("new", "--title", "x", cwd=repo.root)
         assert result.code == 2 and result.json["error"]["code"] == "INVALID_CONFIG", (text, result.stdout)

@@ -64,10 +64,18 @@ def test_craft_import_pending_become_proposed_written_become_accepted(repo):
     claude_before = (repo.root / "CLAUDE.md").read_text()
     result = transfer.import_craft(repo, source)
     assert [(x["kind"], x["status"]) for x in result["imported"]] == [
-        ("convention", "proposed"), ("enforcement", "accepted"), ("automation", "proposed"), ("skill", "proposed")]
+        ("convention", "proposed"),
+        ("enforcement", "accepted"),
+        ("automation", "proposed"),
+        ("skill", "proposed"),
+    ]
     zustand = api.get(repo, result["imported"][0]["id"])
     assert zustand.occurrences == 2 and zustand.evidence[0] == {
-        "source": "user_statement", "quote": "we use Zustand here", "item": "story-3", "date": "2026-08-01"}
+        "source": "user_statement",
+        "quote": "we use Zustand here",
+        "item": "story-3",
+        "date": "2026-08-01",
+    }
     enforcement = api.get(repo, result["imported"][1]["id"])
     assert enforcement.paths == ["src/**/*.ts", "src/**/*.tsx"] and enforcement.details["rule_name"] == "no-any"
     assert enforcement.evidence[0]["file"] == "src/cart.ts"
@@ -93,7 +101,7 @@ def test_craft_import_refuses_a_secret_and_imports_nothing(repo, tmp_path):
 
 def test_craft_import_bad_yaml_is_a_clear_error(repo, tmp_path, hall):
     path = tmp_path / "bad.yaml"
-    path.write_text("conventions:\n  - pattern: \"unterminated\n")
+    path.write_text('conventions:\n  - pattern: "unterminated\n')
     result = hall("library", "import", "--craft", str(path), cwd=repo.root)
     assert result.code == 2 and "line 2" in result.json["error"]["message"]
     assert "Nothing was imported" in result.json["error"]["message"]
@@ -101,8 +109,13 @@ def test_craft_import_bad_yaml_is_a_clear_error(repo, tmp_path, hall):
     assert missing.code == 2 and "does not exist" in missing.json["error"]["message"]
 
 
-@given(st.lists(st.text(alphabet="abcdefgh XYZ-_.é", min_size=1, max_size=20).map(str.strip).filter(bool),
-                min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.text(alphabet="abcdefgh XYZ-_.é", min_size=1, max_size=20).map(str.strip).filter(bool),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_yaml_reader_roundtrips_quoted_lists(values):
     text = "items:\n" + "".join(f"  - {json.dumps(v)}\n" for v in values)
     assert yamlish.loads(text) == {"items": values}
@@ -136,9 +149,23 @@ def test_export_then_import_into_a_fresh_clone_of_the_same_project(repo, tmp_pat
 
 
 def test_command_shapes(repo, hall):
-    reply = hall("library", "propose", "--kind", "rule", "--pattern", "Gates fail closed",
-                 "--quote", "a gate error denies", "--source", "user_explanation", "--item", "H-0001",
-                 "--paths", "core/gates/**", cwd=repo.root)
+    reply = hall(
+        "library",
+        "propose",
+        "--kind",
+        "rule",
+        "--pattern",
+        "Gates fail closed",
+        "--quote",
+        "a gate error denies",
+        "--source",
+        "user_explanation",
+        "--item",
+        "H-0001",
+        "--paths",
+        "core/gates/**",
+        cwd=repo.root,
+    )
     assert reply.code == 0
     assert reply.json["id"] == "L-0001" and reply.json["status"] == "proposed" and reply.json["next"]
     listed = hall("library", "list", "--status", "proposed", cwd=repo.root).json
@@ -164,14 +191,32 @@ def test_command_shapes(repo, hall):
     assert audit["verified"] is True and audit["count"] == 7
     assert hall("library", "show", "L-9", cwd=repo.root).code == 3
     assert hall("library", "reject", "L-1", cwd=repo.root).code == 2  # --reason is required
-    agent = hall("library", "propose", "--kind", "map", "--pattern", "Agent proposal", cwd=repo.root,
-                 env={"CLAUDECODE": "1"}).json
+    agent = hall(
+        "library", "propose", "--kind", "map", "--pattern", "Agent proposal", cwd=repo.root, env={"CLAUDECODE": "1"}
+    ).json
     denied = hall("library", "accept", agent["id"], cwd=repo.root, env={"CLAUDECODE": "1"})
     assert denied.code == 5 and denied.json["error"]["code"] == "GATE_DENIED"
     help_json = hall("help", "--json", cwd=repo.root).json
     commands = {c["command"] for c in help_json["commands"]}
-    for verb in ("propose", "list", "show", "accept", "reject", "skip", "retire", "review", "search", "briefing",
-                 "reconcile", "lock", "history", "audit", "import", "export", "distill"):
+    for verb in (
+        "propose",
+        "list",
+        "show",
+        "accept",
+        "reject",
+        "skip",
+        "retire",
+        "review",
+        "search",
+        "briefing",
+        "reconcile",
+        "lock",
+        "history",
+        "audit",
+        "import",
+        "export",
+        "distill",
+    ):
         assert f"hall library {verb}" in commands
     assert {"hall checkpoint show", "hall checkpoint set", "hall checkpoint history", "hall note add"} <= commands
 
@@ -232,8 +277,13 @@ def test_distill_failed_run_proposes_nothing(repo, hall, tmp_path):
 def test_schemas_and_stored_records_agree(repo, hall):
     from hallmark.core.memory.models import LearningModel
 
-    lid = api.propose(repo, kind="enforcement", pattern="Schema check", paths=["a/**"],
-                      evidence={"source": "user_request", "quote": "q", "file": "a/b.py"})["id"]
+    lid = api.propose(
+        repo,
+        kind="enforcement",
+        pattern="Schema check",
+        paths=["a/**"],
+        evidence={"source": "user_request", "quote": "q", "file": "a/b.py"},
+    )["id"]
     api.accept(repo, lid)
     LearningModel.model_validate(api.get(repo, lid).to_dict())
     schema = hall("schema", "learning", cwd=repo.root).json

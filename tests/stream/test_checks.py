@@ -46,7 +46,7 @@ def item_repo(hall_repo):
 
 def test_passing_and_failing_gates_are_recorded_in_order(item_repo):
     root = item_repo.root
-    _configure(root, [f'{PY} -c "print(\'fine\')"', f'{PY} -c "import sys; print(\'boom\'); sys.exit(3)"'])
+    _configure(root, [f"{PY} -c \"print('fine')\"", f"{PY} -c \"import sys; print('boom'); sys.exit(3)\""])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)
 
@@ -77,7 +77,7 @@ def test_passing_and_failing_gates_are_recorded_in_order(item_repo):
 def test_a_pass_on_the_same_tree_is_served_from_the_cache(item_repo):
     root = item_repo.root
     marker = root.parent / "ran.txt"
-    gate = f'{PY} -c "open(r\'{marker}\', \'a\').write(\'x\')"'
+    gate = f"{PY} -c \"open(r'{marker}', 'a').write('x')\""
     _configure(root, [gate])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)
@@ -101,7 +101,7 @@ def test_a_pass_on_the_same_tree_is_served_from_the_cache(item_repo):
 def test_a_failure_is_never_served_from_the_cache(item_repo):
     root = item_repo.root
     counter = root.parent / "count.txt"
-    gate = f'{PY} -c "import sys; open(r\'{counter}\', \'a\').write(\'x\'); sys.exit(1)"'
+    gate = f"{PY} -c \"import sys; open(r'{counter}', 'a').write('x'); sys.exit(1)\""
     _configure(root, [gate])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)
@@ -114,7 +114,7 @@ def test_a_failure_is_never_served_from_the_cache(item_repo):
 def test_gates_no_cache_always_rerun(item_repo):
     root = item_repo.root
     counter = root.parent / "net.txt"
-    gate = f'{PY} -c "open(r\'{counter}\', \'a\').write(\'x\')"'
+    gate = f"{PY} -c \"open(r'{counter}', 'a').write('x')\""
     _configure(root, [gate], no_cache=[gate])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)
@@ -127,7 +127,7 @@ def test_gates_no_cache_always_rerun(item_repo):
 def test_the_cache_key_follows_tree_command_and_gate_list(item_repo):
     root = item_repo.root
     counter = root.parent / "tree.txt"
-    gate = f'{PY} -c "open(r\'{counter}\', \'a\').write(\'x\')"'
+    gate = f"{PY} -c \"open(r'{counter}', 'a').write('x')\""
     _configure(root, [gate])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)
@@ -147,7 +147,7 @@ def test_the_cache_key_follows_tree_command_and_gate_list(item_repo):
 def test_a_dirty_worktree_is_checked_but_never_cached(item_repo):
     root = item_repo.root
     counter = root.parent / "dirty.txt"
-    gate = f'{PY} -c "open(r\'{counter}\', \'a\').write(\'x\')"'
+    gate = f"{PY} -c \"open(r'{counter}', 'a').write('x')\""
     _configure(root, [gate])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)
@@ -173,7 +173,7 @@ def test_gates_run_in_the_worktree_through_the_shell(item_repo, tmp_path):
 
 def test_a_gate_past_its_timeout_is_killed_and_fails(item_repo):
     root = item_repo.root
-    _configure(root, [f'{PY} -c "import time; print(\'start\', flush=True); time.sleep(30)"'])
+    _configure(root, [f"{PY} -c \"import time; print('start', flush=True); time.sleep(30)\""])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)
     outcome = checks.run_checks(repo, item_id, sha, wt, timeout_s=1.0)
@@ -186,12 +186,14 @@ def test_a_gate_past_its_timeout_is_killed_and_fails(item_repo):
 
 def test_long_failing_output_is_condensed_for_the_fixer(item_repo):
     root = item_repo.root
-    script = "; ".join([
-        "import sys",
-        "[print(f'progress line {i}') for i in range(500)]",
-        "print('FINAL ERROR: it broke')",
-        "sys.exit(2)",
-    ])
+    script = "; ".join(
+        [
+            "import sys",
+            "[print(f'progress line {i}') for i in range(500)]",
+            "print('FINAL ERROR: it broke')",
+            "sys.exit(2)",
+        ]
+    )
     _configure(root, [f'{PY} -c "{script}"'])
     repo = _reopen(root)
     item_id, wt, sha = _new_item(repo)

@@ -123,22 +123,71 @@ def _runs(repo, item_id: str) -> list[Path]:
     folder = repo.paths.item_dir(item_id) / "runs"
     folder.mkdir(parents=True)
     paths = []
-    for number, (stamp, role) in enumerate([("20261130T090000000Z", "review"), ("20261130T091500000Z", "fix"),
-                                            ("20261130T093000000Z", "review")], start=1):
+    for number, (stamp, role) in enumerate(
+        [("20261130T090000000Z", "review"), ("20261130T091500000Z", "fix"), ("20261130T093000000Z", "review")], start=1
+    ):
         path = folder / f"{stamp}-{role}.jsonl"
         lines = [
-            {"type": "system", "subtype": "init", "session_id": f"session-{number}", "model": "hallmark-standin",
-             "cwd": str(repo.root), "tools": ["Bash"]},
-            {"type": "assistant", "message": {"id": f"m{number}", "role": "assistant", "content": [
-                {"type": "tool_use", "id": f"t{number}", "name": "Bash", "input": {"command": f"echo run {number}"}}]},
-             "parent_tool_use_id": None, "session_id": f"session-{number}"},
-            {"type": "user", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": f"t{number}", "content": f"run {number}", "is_error": False}]},
-             "parent_tool_use_id": None, "session_id": f"session-{number}"},
-            {"type": "result", "subtype": "success", "is_error": False, "num_turns": 2, "duration_ms": 1000,
-             "result": f"finished {number}", "session_id": f"session-{number}", "total_cost_usd": 0},
-            {"type": "hall_run_end", "role": role, "item": item_id, "exit_code": 0, "duration_ms": 1100,
-             "failure": None, "cwd": str(repo.root)},
+            {
+                "type": "system",
+                "subtype": "init",
+                "session_id": f"session-{number}",
+                "model": "hallmark-standin",
+                "cwd": str(repo.root),
+                "tools": ["Bash"],
+            },
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"m{number}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"t{number}",
+                            "name": "Bash",
+                            "input": {"command": f"echo run {number}"},
+                        }
+                    ],
+                },
+                "parent_tool_use_id": None,
+                "session_id": f"session-{number}",
+            },
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": f"t{number}",
+                            "content": f"run {number}",
+                            "is_error": False,
+                        }
+                    ],
+                },
+                "parent_tool_use_id": None,
+                "session_id": f"session-{number}",
+            },
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": False,
+                "num_turns": 2,
+                "duration_ms": 1000,
+                "result": f"finished {number}",
+                "session_id": f"session-{number}",
+                "total_cost_usd": 0,
+            },
+            {
+                "type": "hall_run_end",
+                "role": role,
+                "item": item_id,
+                "exit_code": 0,
+                "duration_ms": 1100,
+                "failure": None,
+                "cwd": str(repo.root),
+            },
         ]
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
         paths.append(path)
@@ -195,8 +244,13 @@ def test_hall_trace_into_a_closed_pipe_is_quiet(tmp_path):
     stream = tmp_path / "big.jsonl"
     line = json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": "x" * 80}]}}) + "\n"
     stream.write_text(line * 20000)
-    proc = subprocess.run(f"'{Path(sys.executable).parent / 'hall'}' trace --file '{stream}' --text | head -3",
-                          shell=True, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        f"'{Path(sys.executable).parent / 'hall'}' trace --file '{stream}' --text | head -3",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.stdout.count("\n") == 3
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
 
@@ -238,8 +292,12 @@ def test_kind_filter_last_n_and_the_footer(hall_repo, hall):
 
 def test_follow_with_last_catches_up_with_n_steps_then_prints_every_new_one(tmp_path):
     stream = tmp_path / "20261130T094312123Z-review.jsonl"
-    stream.write_text("".join(json.dumps({"type": "assistant", "message": {"content": [
-        {"type": "text", "text": f"earlier {i}"}]}}) + "\n" for i in range(10)))
+    stream.write_text(
+        "".join(
+            json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": f"earlier {i}"}]}}) + "\n"
+            for i in range(10)
+        )
+    )
     writer = _start_writer(tmp_path, stream, "end")
     try:
         printer = cmd_trace.Printer(io.StringIO(), as_json=True, full=False, raw=False, colour=False, last=2)
@@ -257,22 +315,43 @@ def test_the_footer_names_a_run_without_result():
     printer = cmd_trace.Printer(io.StringIO(), as_json=False, full=False, raw=False, colour=False)
     from hallmark.core.runner import trace
 
-    for step in trace.parse_line({"type": "result", "subtype": "success", "total_cost_usd": 0.5,
-                                  "modelUsage": {"m": {"inputTokens": 10, "outputTokens": 20}}}, run=1):
+    for step in trace.parse_line(
+        {
+            "type": "result",
+            "subtype": "success",
+            "total_cost_usd": 0.5,
+            "modelUsage": {"m": {"inputTokens": 10, "outputTokens": 20}},
+        },
+        run=1,
+    ):
         printer.step(step)
     for step in trace.parse_line({"type": "system", "subtype": "init", "model": "m"}, run=2):
         printer.step(step)
-    assert printer.footer() == ("── 2 step(s) · 2 run(s) · run 2 has no result line · last result (run 1): success"
-                                " · $0.5000 · 10 in / 20 out / 0 cache read tokens (modelUsage) ──")
+    assert printer.footer() == (
+        "── 2 step(s) · 2 run(s) · run 2 has no result line · last result (run 1): success"
+        " · $0.5000 · 10 in / 20 out / 0 cache read tokens (modelUsage) ──"
+    )
 
 
 def test_hall_trace_repo_level_runs(hall_repo, hall):
     folder = hall_repo.state_dir / "runs"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "20261130T080000000Z-intake.jsonl").write_text(
-        json.dumps({"type": "system", "subtype": "init", "session_id": "intake-1", "model": "haiku"}) + "\n"
-        + json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
-                      "result": "split into 2 parts", "session_id": "intake-1", "total_cost_usd": 0.01}) + "\n")
+        json.dumps({"type": "system", "subtype": "init", "session_id": "intake-1", "model": "haiku"})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": False,
+                "num_turns": 1,
+                "result": "split into 2 parts",
+                "session_id": "intake-1",
+                "total_cost_usd": 0.01,
+            }
+        )
+        + "\n"
+    )
     root = hall_repo.root
     text = hall("trace", "--repo", "--text", cwd=root)
     assert text.code == 0, text.stderr

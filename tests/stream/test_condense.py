@@ -40,10 +40,16 @@ def test_output_over_60_lines_is_condensed_even_when_small_in_bytes():
     assert result.family == "generic"
 
 
-@pytest.mark.parametrize("command", [
-    "git diff", "git diff --stat main...HEAD", "git -C ../wt show HEAD~1", "git log -p -n 5",
-    "/usr/bin/git --no-pager log --oneline",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff",
+        "git diff --stat main...HEAD",
+        "git -C ../wt show HEAD~1",
+        "git log -p -n 5",
+        "/usr/bin/git --no-pager log --oneline",
+    ],
+)
 def test_evidence_commands_pass_through_untouched(command):
     big = "".join(f"+added line {i}\x1b[32m green\x1b[0m\r\n" for i in range(2000))
     result = cd.condense(command, big, 0)
@@ -56,14 +62,27 @@ def test_only_git_diff_show_log_are_evidence(command):
     assert not cd.is_evidence(command)
 
 
-@pytest.mark.parametrize(("command", "family"), [
-    ("pytest -q", "pytest"), ("python -m pytest tests/", "pytest"), ("uv run pytest -x", "pytest"),
-    ("cargo test --workspace", "cargo-test"), ("cargo +nightly test", "cargo-test"),
-    ("cargo build --release", "cargo-build"), ("cargo check", "cargo-build"),
-    ("cargo clippy -- -D warnings", "cargo-build"), ("cargo fmt --check", "cargo-fmt"),
-    ("go test ./...", "go-test"), ("CI=1 npx jest --ci", "jest"), ("pnpm vitest run", "vitest"),
-    ("npx vitest", "vitest"), ("cd web && npx jest", "jest"), ("make test", "generic"), ("npm test", "generic"),
-])
+@pytest.mark.parametrize(
+    ("command", "family"),
+    [
+        ("pytest -q", "pytest"),
+        ("python -m pytest tests/", "pytest"),
+        ("uv run pytest -x", "pytest"),
+        ("cargo test --workspace", "cargo-test"),
+        ("cargo +nightly test", "cargo-test"),
+        ("cargo build --release", "cargo-build"),
+        ("cargo check", "cargo-build"),
+        ("cargo clippy -- -D warnings", "cargo-build"),
+        ("cargo fmt --check", "cargo-fmt"),
+        ("go test ./...", "go-test"),
+        ("CI=1 npx jest --ci", "jest"),
+        ("pnpm vitest run", "vitest"),
+        ("npx vitest", "vitest"),
+        ("cd web && npx jest", "jest"),
+        ("make test", "generic"),
+        ("npm test", "generic"),
+    ],
+)
 def test_the_family_is_picked_from_the_command_line(command, family):
     assert cd.family_of(command) == family
 
@@ -104,7 +123,10 @@ def test_pytest_keeps_each_failure_with_its_location_message_and_summary():
     assert result.family == "pytest"
     assert "failures (2):" in text
     # each heading carries its test's file (from the short test summary)
-    assert "FAILED tests/test_cart.py::test_total_with_tax" in text and "FAILED tests/test_orders.py::test_order_ships" in text
+    assert (
+        "FAILED tests/test_cart.py::test_total_with_tax" in text
+        and "FAILED tests/test_orders.py::test_order_ships" in text
+    )
     assert "tests/test_cart.py:41: AssertionError" in text
     assert "E       assert 22.0 == 24.0" in text
     assert "shop/orders.py:71: ValueError" in text and "E           ValueError: no address" in text
@@ -183,14 +205,26 @@ def test_cargo_fmt_lists_every_unformatted_place():
     result = run("cargo fmt --check", "cargo_fmt_check.txt")
     text = result.text
     assert result.family == "cargo-fmt"
-    for where in ("src/cart.rs:40", "src/orders.rs:12", "src/orders.rs:97", "src/pricing.rs:5",
-                  "src/inventory.rs:210", "src/lib.rs:1"):
+    for where in (
+        "src/cart.rs:40",
+        "src/orders.rs:12",
+        "src/orders.rs:97",
+        "src/pricing.rs:5",
+        "src/inventory.rs:210",
+        "src/lib.rs:1",
+    ):
         assert f"not formatted: /home/dev/shop/{where} (+6 -1)" in text
     assert "6 unformatted hunk(s) in 5 file(s)" in text
 
 
 def test_cargo_fmt_old_at_line_form():
-    lines = ["Diff in /repo/src/main.rs at line 3:", " fn main() {", "-    println!(\"hi\") ;", "+    println!(\"hi\");", " }"]
+    lines = [
+        "Diff in /repo/src/main.rs at line 3:",
+        " fn main() {",
+        '-    println!("hi") ;',
+        '+    println!("hi");',
+        " }",
+    ]
     found = cd.filter_cargo_fmt(lines, 1)
     assert found is not None and found.failures[0][0] == "not formatted: /repo/src/main.rs:3 (+1 -1)"
 
@@ -205,7 +239,7 @@ def test_go_test_verbose_keeps_failing_tests_with_their_log_lines_only():
     assert "--- FAIL: TestCartTotalWithTax (0.00s)" in text
     assert "cart_test.go:42: total(0.2) = 22, want 24" in text
     assert "--- FAIL: TestOrderTable/no_address (0.00s)" in text
-    assert "orders_test.go:61: Ship() error = <nil>, want \"no address\"" in text
+    assert 'orders_test.go:61: Ship() error = <nil>, want "no address"' in text
     assert "failures (2):" in text  # the parent TestOrderTable adds nothing of its own
     assert "seeded with 42" not in text  # a passing test's log
     assert "=== RUN" not in text and "--- PASS" not in text
@@ -285,18 +319,28 @@ def test_a_family_filter_that_does_not_recognise_its_output_falls_back_to_generi
     assert "unrelated output 0" in result.text and "unrelated output 199" in result.text
 
 
-@pytest.mark.parametrize(("name", "family"), [
-    ("pytest_failures.txt", "pytest"), ("cargo_test_failures.txt", "cargo-test"),
-    ("cargo_build_errors.txt", "cargo-build"), ("go_test_verbose.txt", "go-test"),
-    ("jest_failures.txt", "jest"), ("vitest_failures.txt", "vitest"), ("cargo_fmt_check.txt", "cargo-fmt"),
-])
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("pytest_failures.txt", "pytest"),
+        ("cargo_test_failures.txt", "cargo-test"),
+        ("cargo_build_errors.txt", "cargo-build"),
+        ("go_test_verbose.txt", "go-test"),
+        ("jest_failures.txt", "jest"),
+        ("vitest_failures.txt", "vitest"),
+        ("cargo_fmt_check.txt", "cargo-fmt"),
+    ],
+)
 def test_a_command_naming_no_tool_is_sniffed_from_its_output(name, family):
     assert run("make test", name).family == family
 
 
 def test_red_output_with_nothing_recognisable_shows_its_last_lines():
-    lines = ["=" * 30 + " test session starts " + "=" * 30, *[f"noise {i}" for i in range(100)],
-             "INTERNALERROR> KeyError: 'x'"]
+    lines = [
+        "=" * 30 + " test session starts " + "=" * 30,
+        *[f"noise {i}" for i in range(100)],
+        "INTERNALERROR> KeyError: 'x'",
+    ]
     found = cd.filter_pytest(lines, 3)
     assert found is not None
     rendered = found.render(lines, 3)
@@ -311,10 +355,24 @@ def test_condensing_never_grows_the_output():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=5000),
-       st.sampled_from(["pytest", "cargo test", "cargo build", "cargo fmt --check", "go test ./...", "npx jest",
-                        "npx vitest", "make", "git diff", "sh -c 'unbalanced"]),
-       st.one_of(st.none(), st.integers(-5, 300)))
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=5000),
+    st.sampled_from(
+        [
+            "pytest",
+            "cargo test",
+            "cargo build",
+            "cargo fmt --check",
+            "go test ./...",
+            "npx jest",
+            "npx vitest",
+            "make",
+            "git diff",
+            "sh -c 'unbalanced",
+        ]
+    ),
+    st.one_of(st.none(), st.integers(-5, 300)),
+)
 def test_condense_is_total_and_measures_itself(output, command, exit_code):
     result = cd.condense(command, output, exit_code, "/tmp/x.log")
     assert result.bytes_out == len(result.text.encode("utf-8", "replace"))
@@ -325,13 +383,39 @@ def test_condense_is_total_and_measures_itself(output, command, exit_code):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from([
-    "FAILED tests/a.py::t - x", "=" * 20 + " FAILURES " + "=" * 20, "_" * 10 + " t " + "_" * 10, "E   boom",
-    "tests/a.py:3: AssertionError", "--- FAIL: TestA (0.00s)", "    a_test.go:3: no", "FAIL\tpkg\t0.1s",
-    "error[E0308]: x", "  --> src/a.rs:1:1", "test result: FAILED. 1 passed; 1 failed", "---- t stdout ----",
-    " FAIL  src/a.test.ts > a", " ❯ src/a.test.ts:1:1", "  ● a › b", "Tests:  1 failed", "panic: x",
-    "# pkg", "Diff in /a.rs:3:", "+x", "-y", "", "   |", "random words",
-]), max_size=300))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "FAILED tests/a.py::t - x",
+                "=" * 20 + " FAILURES " + "=" * 20,
+                "_" * 10 + " t " + "_" * 10,
+                "E   boom",
+                "tests/a.py:3: AssertionError",
+                "--- FAIL: TestA (0.00s)",
+                "    a_test.go:3: no",
+                "FAIL\tpkg\t0.1s",
+                "error[E0308]: x",
+                "  --> src/a.rs:1:1",
+                "test result: FAILED. 1 passed; 1 failed",
+                "---- t stdout ----",
+                " FAIL  src/a.test.ts > a",
+                " ❯ src/a.test.ts:1:1",
+                "  ● a › b",
+                "Tests:  1 failed",
+                "panic: x",
+                "# pkg",
+                "Diff in /a.rs:3:",
+                "+x",
+                "-y",
+                "",
+                "   |",
+                "random words",
+            ]
+        ),
+        max_size=300,
+    )
+)
 def test_every_family_filter_is_total_on_shuffled_real_lines(lines):
     for name, family_filter in cd.FILTERS.items():
         found = family_filter(lines, 1)
@@ -341,11 +425,20 @@ def test_every_family_filter_is_total_on_shuffled_real_lines(lines):
 
 
 def test_pytest_quiet_summary_line_without_its_rule():
-    lines = ["..F" + "." * 70 + " [ 50%]", "." * 73 + " [100%]",
-             "=" * 30 + " FAILURES " + "=" * 30, "_" * 20 + " test_x " + "_" * 20, "",
-             ">       assert f() == 2", "E       assert 1 == 2", "", "tests/test_x.py:9: AssertionError",
-             "=" * 10 + " short test summary info " + "=" * 10, "FAILED tests/test_x.py::test_x - assert 1 == 2",
-             "1 failed, 145 passed in 0.91s"]
+    lines = [
+        "..F" + "." * 70 + " [ 50%]",
+        "." * 73 + " [100%]",
+        "=" * 30 + " FAILURES " + "=" * 30,
+        "_" * 20 + " test_x " + "_" * 20,
+        "",
+        ">       assert f() == 2",
+        "E       assert 1 == 2",
+        "",
+        "tests/test_x.py:9: AssertionError",
+        "=" * 10 + " short test summary info " + "=" * 10,
+        "FAILED tests/test_x.py::test_x - assert 1 == 2",
+        "1 failed, 145 passed in 0.91s",
+    ]
     found = cd.filter_pytest(lines, 1)
     assert found is not None and found.summary == ["1 failed, 145 passed in 0.91s"]
     assert found.failures[0][0] == "FAILED tests/test_x.py::test_x"
@@ -374,11 +467,18 @@ def test_cargo_nextest_keeps_the_failing_test_its_panic_and_the_summary():
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 COMMANDS = {
-    "pytest_failures.txt": "pytest", "pytest_verbose.txt": "pytest -v", "pytest_collection_error.txt": "pytest",
-    "cargo_test_failures.txt": "cargo test", "cargo_nextest_failures.txt": "cargo nextest run",
-    "cargo_build_errors.txt": "cargo build", "cargo_clippy.txt": "cargo clippy -- -D warnings",
-    "cargo_fmt_check.txt": "cargo fmt --check", "go_test_verbose.txt": "go test -v ./...",
-    "go_test_panic_build.txt": "go test ./...", "jest_failures.txt": "npx jest", "vitest_failures.txt": "npx vitest run",
+    "pytest_failures.txt": "pytest",
+    "pytest_verbose.txt": "pytest -v",
+    "pytest_collection_error.txt": "pytest",
+    "cargo_test_failures.txt": "cargo test",
+    "cargo_nextest_failures.txt": "cargo nextest run",
+    "cargo_build_errors.txt": "cargo build",
+    "cargo_clippy.txt": "cargo clippy -- -D warnings",
+    "cargo_fmt_check.txt": "cargo fmt --check",
+    "go_test_verbose.txt": "go test -v ./...",
+    "go_test_panic_build.txt": "go test ./...",
+    "jest_failures.txt": "npx jest",
+    "vitest_failures.txt": "npx vitest run",
     "generic_build.txt": "./build.sh",
 }
 

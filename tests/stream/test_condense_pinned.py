@@ -20,18 +20,25 @@ OUTPUT = Path(__file__).parent / "fixtures" / "output"
 INDEX = json.loads((OUTPUT / "index.json").read_text())
 LOG_PATH = "/state/items/H-0002/checks/20261201T120000000Z-1-gate.log"
 SUMMARY = {  # the totals line each tool prints, as it must appear
-    "pytest": r"{n} failed, 3 passed in [\d.]+s", "unittest": r"FAILED \((failures|errors)=",
-    "cargo": r"test result: FAILED\. 1 passed; {n} failed", "go": r"FAIL example\.com/shop/timed",
-    "jest": r"Tests: +{n} failed", "vitest": r"Tests {n} failed",
+    "pytest": r"{n} failed, 3 passed in [\d.]+s",
+    "unittest": r"FAILED \((failures|errors)=",
+    "cargo": r"test result: FAILED\. 1 passed; {n} failed",
+    "go": r"FAIL example\.com/shop/timed",
+    "jest": r"Tests: +{n} failed",
+    "vitest": r"Tests {n} failed",
 }
 HEADING = {  # what every failure heading must carry: its test's file, where the tool tells it
-    "pytest": r"^(FAILED|ERROR) tests/test_\w+\.py::", "unittest": r"^(FAIL|ERROR) \S+ \(tests/test_\w+\.py\)$",
-    "jest": r"^● src/\w+\.test\.js › ", "vitest": r"^FAIL src/\w+\.test\.ts > ",
+    "pytest": r"^(FAILED|ERROR) tests/test_\w+\.py::",
+    "unittest": r"^(FAIL|ERROR) \S+ \(tests/test_\w+\.py\)$",
+    "jest": r"^● src/\w+\.test\.js › ",
+    "vitest": r"^FAIL src/\w+\.test\.ts > ",
 }
 SHARED = {"pytest", "unittest", "jest", "vitest"}  # logs where 3/4 of the failures share one traceback
-OUR_WORDS = set("""failures failing tests summary: warnings the same traceback also failed: and more failure block(s)
+OUR_WORDS = set(
+    """failures failing tests summary: warnings the same traceback also failed: and more failure block(s)
 omitted here test(s)); test(s) test(s package(s every one is in list of below full log … condensed lines ~ tokens
-saved estimate bytes/4)] log: first failure, sed -n -> B/ $ (exit at ok:""".split())
+saved estimate bytes/4)] log: first failure, sed -n -> B/ $ (exit at ok:""".split()
+)
 
 
 def _load(name: str) -> tuple[str, cd.Condensed]:
@@ -56,7 +63,7 @@ def _section(text: str, title: str) -> list[str]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(title))
     out = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.startswith("  "):
             break
         out.append(line)

@@ -17,22 +17,49 @@ SID = "5b0c1a6e-8d2f-4c8e-9a51-2f7d3c9e0b14"
 
 
 def init(session: str = SID, model: str = "claude-sonnet-4-5-20250929", cwd: str = "/work/repo-H-0001") -> dict:
-    return {"type": "system", "subtype": "init", "cwd": cwd, "session_id": session,
-            "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "TodoWrite"],
-            "mcp_servers": [], "model": model, "permissionMode": "acceptEdits",
-            "slash_commands": ["compact", "review"], "apiKeySource": "none", "claude_code_version": "2.1.19",
-            "output_style": "default", "agents": ["general-purpose"], "skills": [], "plugins": [
-                {"name": "hallmark", "path": "/opt/hallmark/plugin"}],
-            "uuid": "3f1e2d4c-0000-4000-8000-000000000001"}
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": cwd,
+        "session_id": session,
+        "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "TodoWrite"],
+        "mcp_servers": [],
+        "model": model,
+        "permissionMode": "acceptEdits",
+        "slash_commands": ["compact", "review"],
+        "apiKeySource": "none",
+        "claude_code_version": "2.1.19",
+        "output_style": "default",
+        "agents": ["general-purpose"],
+        "skills": [],
+        "plugins": [{"name": "hallmark", "path": "/opt/hallmark/plugin"}],
+        "uuid": "3f1e2d4c-0000-4000-8000-000000000001",
+    }
 
 
 def assistant(blocks: list[dict], msg_id: str = "msg_01A", parent: str | None = None, session: str = SID) -> dict:
-    return {"type": "assistant", "message": {
-        "model": "claude-sonnet-4-5-20250929", "id": msg_id, "type": "message", "role": "assistant",
-        "content": blocks, "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 4, "cache_creation_input_tokens": 1200, "cache_read_input_tokens": 9000,
-                  "output_tokens": 80, "service_tier": "standard"}},
-        "parent_tool_use_id": parent, "session_id": session, "uuid": "a-" + msg_id}
+    return {
+        "type": "assistant",
+        "message": {
+            "model": "claude-sonnet-4-5-20250929",
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "content": blocks,
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 4,
+                "cache_creation_input_tokens": 1200,
+                "cache_read_input_tokens": 9000,
+                "output_tokens": 80,
+                "service_tier": "standard",
+            },
+        },
+        "parent_tool_use_id": parent,
+        "session_id": session,
+        "uuid": "a-" + msg_id,
+    }
 
 
 def text(words: str, **kw) -> dict:
@@ -44,51 +71,118 @@ def tool_use(name: str, tool_input: dict, use_id: str, **kw) -> dict:
 
 
 def tool_result(use_id: str, content, is_error: bool = False, stdout: str | None = None) -> dict:
-    line = {"type": "user", "message": {"role": "user", "content": [
-        {"tool_use_id": use_id, "type": "tool_result", "content": content, "is_error": is_error}]},
-        "parent_tool_use_id": None, "session_id": SID, "uuid": "u-" + use_id}
+    line = {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"tool_use_id": use_id, "type": "tool_result", "content": content, "is_error": is_error}],
+        },
+        "parent_tool_use_id": None,
+        "session_id": SID,
+        "uuid": "u-" + use_id,
+    }
     if stdout is not None:
         line["tool_use_result"] = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
     return line
 
 
-def result(subtype: str = "success", *, structured=None, model_usage: bool = True, session: str = SID,
-           text_result: str | None = "Done.", is_error: bool = False) -> dict:
-    line = {"type": "result", "subtype": subtype, "is_error": is_error, "duration_ms": 41250,
-            "duration_api_ms": 39800, "num_turns": 6, "session_id": session, "total_cost_usd": 0.318,
-            "usage": {"input_tokens": 20, "cache_creation_input_tokens": 3000, "cache_read_input_tokens": 50000,
-                      "output_tokens": 900, "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
-                      "service_tier": "standard",
-                      "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 3000}},
-            "permission_denials": [], "uuid": "r-1"}
+def result(
+    subtype: str = "success",
+    *,
+    structured=None,
+    model_usage: bool = True,
+    session: str = SID,
+    text_result: str | None = "Done.",
+    is_error: bool = False,
+) -> dict:
+    line = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": is_error,
+        "duration_ms": 41250,
+        "duration_api_ms": 39800,
+        "num_turns": 6,
+        "session_id": session,
+        "total_cost_usd": 0.318,
+        "usage": {
+            "input_tokens": 20,
+            "cache_creation_input_tokens": 3000,
+            "cache_read_input_tokens": 50000,
+            "output_tokens": 900,
+            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+            "service_tier": "standard",
+            "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 3000},
+        },
+        "permission_denials": [],
+        "uuid": "r-1",
+    }
     if text_result is not None and subtype == "success":
         line["result"] = text_result
     if subtype.startswith("error"):
         line["errors"] = ["Reached maximum budget ($1.00)"]
     if model_usage:
         line["modelUsage"] = {
-            "claude-sonnet-4-5-20250929": {"inputTokens": 30, "outputTokens": 1400, "cacheReadInputTokens": 61000,
-                                           "cacheCreationInputTokens": 5200, "webSearchRequests": 0,
-                                           "costUSD": 0.29, "contextWindow": 200000, "maxOutputTokens": 64000},
-            "claude-haiku-4-5-20251001": {"inputTokens": 500, "outputTokens": 120, "cacheReadInputTokens": 0,
-                                          "cacheCreationInputTokens": 0, "webSearchRequests": 0,
-                                          "costUSD": 0.028, "contextWindow": 200000, "maxOutputTokens": 64000}}
+            "claude-sonnet-4-5-20250929": {
+                "inputTokens": 30,
+                "outputTokens": 1400,
+                "cacheReadInputTokens": 61000,
+                "cacheCreationInputTokens": 5200,
+                "webSearchRequests": 0,
+                "costUSD": 0.29,
+                "contextWindow": 200000,
+                "maxOutputTokens": 64000,
+            },
+            "claude-haiku-4-5-20251001": {
+                "inputTokens": 500,
+                "outputTokens": 120,
+                "cacheReadInputTokens": 0,
+                "cacheCreationInputTokens": 0,
+                "webSearchRequests": 0,
+                "costUSD": 0.028,
+                "contextWindow": 200000,
+                "maxOutputTokens": 64000,
+            },
+        }
     if structured is not None:
         line["structured_output"] = structured
     return line
 
 
 def end(exit_code: int = 0, failure: str | None = None) -> dict:
-    return {"type": "hall_run_end", "role": "review", "item": "H-0001", "exit_code": exit_code,
-            "duration_ms": 42010, "failure": failure, "cwd": "/work/repo-H-0001"}
+    return {
+        "type": "hall_run_end",
+        "role": "review",
+        "item": "H-0001",
+        "exit_code": exit_code,
+        "duration_ms": 42010,
+        "failure": failure,
+        "cwd": "/work/repo-H-0001",
+    }
 
 
 def review_run() -> list[dict]:
-    verdict = {"approve": False, "findings": [{"lens": "correctness", "severity": "major", "file": "app.py",
-                                               "line": 2, "scenario": "add('1', 2) raises TypeError"}]}
+    verdict = {
+        "approve": False,
+        "findings": [
+            {
+                "lens": "correctness",
+                "severity": "major",
+                "file": "app.py",
+                "line": 2,
+                "scenario": "add('1', 2) raises TypeError",
+            }
+        ],
+    }
     return [
-        {"type": "system", "subtype": "hook_started", "hook_id": "h1", "hook_name": "SessionStart:startup",
-         "hook_event": "SessionStart", "uuid": "h-1", "session_id": SID},
+        {
+            "type": "system",
+            "subtype": "hook_started",
+            "hook_id": "h1",
+            "hook_name": "SessionStart:startup",
+            "hook_event": "SessionStart",
+            "uuid": "h-1",
+            "session_id": SID,
+        },
         init(),
         assistant([{"type": "thinking", "thinking": "Read the diff first.\nThen the tests.", "signature": "sig=="}]),
         text("I'll review the change against the base branch's rules."),
@@ -98,10 +192,22 @@ def review_run() -> list[dict]:
         tool_result("toolu_02", [{"type": "text", "text": "     1\tdef add(a, b):\n     2\t    return a + b\n"}]),
         tool_use("Grep", {"pattern": "add\\(", "path": "tests"}, "toolu_03"),
         tool_result("toolu_03", "<tool_use_error>Path does not exist: tests</tool_use_error>", is_error=True),
-        {"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10, "retry_delay_ms": 1200,
-         "error_status": 529, "error": "overloaded_error", "uuid": "x", "session_id": SID},
-        tool_use("Task", {"description": "Check callers", "prompt": "Find every caller of add",
-                          "subagent_type": "Explore"}, "toolu_04"),
+        {
+            "type": "system",
+            "subtype": "api_retry",
+            "attempt": 1,
+            "max_retries": 10,
+            "retry_delay_ms": 1200,
+            "error_status": 529,
+            "error": "overloaded_error",
+            "uuid": "x",
+            "session_id": SID,
+        },
+        tool_use(
+            "Task",
+            {"description": "Check callers", "prompt": "Find every caller of add", "subagent_type": "Explore"},
+            "toolu_04",
+        ),
         text("Searching callers.", msg_id="msg_sub", parent="toolu_04"),
         tool_result("toolu_04", [{"type": "text", "text": "Two callers: cli.py:10, api.py:33"}]),
         result(structured=verdict, text_result=""),
@@ -166,7 +272,9 @@ def test_nineteen_appended_runs_are_numbered(shared_dir):
 
 
 def test_a_run_cut_off_without_result_and_a_run_followed_by_the_next_init(shared_dir):
-    cut = trace.read_steps(shared_dir / "formats/samples/stream-json/ArturoKuang__sandbox_ai_compiler__claude_output.jsonl")
+    cut = trace.read_steps(
+        shared_dir / "formats/samples/stream-json/ArturoKuang__sandbox_ai_compiler__claude_output.jsonl"
+    )
     assert {s.run for s in cut} == {1}
     assert not [s for s in cut if s.kind == "result"]
     results = [s for s in cut if s.kind == "tool_result"]
@@ -188,7 +296,9 @@ def test_pretty_printed_single_messages(shared_dir):
     assert info["usage"]["source"] == "modelUsage"
     assert info["usage"]["output_tokens"] == 765 and info["usage"]["cache_read_tokens"] == 28775
     assert info["session_id"] == "40e7b02d-c0f9-4876-9010-f514d4eb0603"
-    assert [s.kind for s in trace.read_steps(folder / "charlieyou__claude-agent-sdk-gleam__system_message.json")] == ["init"]
+    assert [s.kind for s in trace.read_steps(folder / "charlieyou__claude-agent-sdk-gleam__system_message.json")] == [
+        "init"
+    ]
 
 
 # -- real-format streams written here ----------------------------------------------------
@@ -197,8 +307,24 @@ def test_pretty_printed_single_messages(shared_dir):
 def test_a_review_run_becomes_named_steps(tmp_path):
     steps = trace.read_steps(write_stream(tmp_path / "r.jsonl", review_run()))
     kinds = [s.kind for s in steps]
-    assert kinds == ["system", "init", "thinking", "text", "tool_call", "tool_result", "tool_call", "tool_result",
-                     "tool_call", "tool_result", "retry", "tool_call", "text", "tool_result", "result", "end"]
+    assert kinds == [
+        "system",
+        "init",
+        "thinking",
+        "text",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "retry",
+        "tool_call",
+        "text",
+        "tool_result",
+        "result",
+        "end",
+    ]
     assert {s.run for s in steps} == {1}  # startup hook lines belong to the run they start
     by_kind = {s.kind: s for s in steps}
     assert steps[4].summary == "Bash: git diff main...HEAD" and steps[4].tool == "Bash"
@@ -240,8 +366,12 @@ def test_usage_falls_back_to_the_usage_block(tmp_path):
     info = trace.run_info(write_stream(tmp_path / "r.jsonl", [init(), result(model_usage=False)]))
     usage = info["usage"]
     assert usage["source"] == "usage"
-    assert (usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"], usage["cache_write_tokens"]) \
-        == (20, 900, 50000, 3000)
+    assert (usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"], usage["cache_write_tokens"]) == (
+        20,
+        900,
+        50000,
+        3000,
+    )
 
 
 def test_error_results_and_failed_end_lines(tmp_path):
@@ -256,15 +386,31 @@ def test_error_results_and_failed_end_lines(tmp_path):
 
 def test_runs_are_numbered_by_init_and_by_what_follows_a_result(tmp_path):
     second = "9d7c0f1e-1111-4222-8333-444455556666"
-    records = [init(), text("one"), result(), end(),
-               {"type": "system", "subtype": "hook_started", "hook_name": "SessionStart:startup", "session_id": second},
-               init(session=second), text("two", session=second),
-               init(session="third"), text("three"), result(session="third")]
+    records = [
+        init(),
+        text("one"),
+        result(),
+        end(),
+        {"type": "system", "subtype": "hook_started", "hook_name": "SessionStart:startup", "session_id": second},
+        init(session=second),
+        text("two", session=second),
+        init(session="third"),
+        text("three"),
+        result(session="third"),
+    ]
     steps = trace.read_steps(write_stream(tmp_path / "r.jsonl", records))
     assert [(s.run, s.kind) for s in steps] == [
-        (1, "init"), (1, "text"), (1, "result"), (1, "end"),
-        (2, "system"), (2, "init"), (2, "text"),
-        (3, "init"), (3, "text"), (3, "result")]
+        (1, "init"),
+        (1, "text"),
+        (1, "result"),
+        (1, "end"),
+        (2, "system"),
+        (2, "init"),
+        (2, "text"),
+        (3, "init"),
+        (3, "text"),
+        (3, "result"),
+    ]
     assert trace.run_info(tmp_path / "r.jsonl", run=2)["session_id"] == second
     assert trace.run_info(tmp_path / "r.jsonl")["session_id"] == "third"
 
@@ -291,19 +437,51 @@ def test_a_last_line_without_newline_that_parses_is_a_normal_step(tmp_path):
 
 
 def test_garbage_lines_become_error_or_unknown_steps(tmp_path):
-    records = [init(), b"not json at all", b"[1, 2, 3]", b"42", b"{\"type\": \"telemetry\", \"x\": 1}",
-               b"{\"no_type\": true}", b"\xff\xfe binary", b"", b"   ",
-               json.dumps({"type": "assistant", "message": {"content": []}}).encode(),
-               json.dumps({"type": "user", "message": "odd"}).encode(),
-               json.dumps({"type": "assistant", "message": {"content": [{"type": "server_tool_use", "name": "web_search",
-                                                                          "id": "s1", "input": {"query": "x"}},
-                                                                         {"type": "mystery"}, "str-block"]}}).encode(),
-               json.dumps({"type": "stream_event", "event": {"type": "content_block_delta"}}).encode(),
-               json.dumps(result()).encode()]
+    records = [
+        init(),
+        b"not json at all",
+        b"[1, 2, 3]",
+        b"42",
+        b'{"type": "telemetry", "x": 1}',
+        b'{"no_type": true}',
+        b"\xff\xfe binary",
+        b"",
+        b"   ",
+        json.dumps({"type": "assistant", "message": {"content": []}}).encode(),
+        json.dumps({"type": "user", "message": "odd"}).encode(),
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {
+                    "content": [
+                        {"type": "server_tool_use", "name": "web_search", "id": "s1", "input": {"query": "x"}},
+                        {"type": "mystery"},
+                        "str-block",
+                    ]
+                },
+            }
+        ).encode(),
+        json.dumps({"type": "stream_event", "event": {"type": "content_block_delta"}}).encode(),
+        json.dumps(result()).encode(),
+    ]
     steps = trace.read_steps(write_stream(tmp_path / "r.jsonl", records))
     kinds = [s.kind for s in steps]
-    assert kinds == ["init", "error", "error", "error", "unknown", "unknown", "error", "unknown", "unknown",
-                     "tool_call", "unknown", "unknown", "system", "result"]
+    assert kinds == [
+        "init",
+        "error",
+        "error",
+        "error",
+        "unknown",
+        "unknown",
+        "error",
+        "unknown",
+        "unknown",
+        "tool_call",
+        "unknown",
+        "unknown",
+        "system",
+        "result",
+    ]
     assert steps[4].summary.startswith("telemetry:")
     assert steps[9].summary == "web_search: x"
     assert [s.line for s in steps][-1] == 14  # blank lines still count as lines
@@ -313,9 +491,13 @@ def test_parse_line_is_per_line_and_needs_no_reader():
     steps = trace.parse_line(tool_use("Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"}, "t9"))
     assert len(steps) == 1 and steps[0].kind == "tool_call" and steps[0].summary == "Edit: a.py"
     assert trace.parse_line(None)[0].kind == "error"
-    assert trace.parse_line({"type": "result", "subtype": 7, "num_turns": "x", "total_cost_usd": "free"})[0].kind == "result"
-    multi = assistant([{"type": "text", "text": "a"}, {"type": "tool_use", "id": "t1", "name": "Bash",
-                                                       "input": {"command": "ls"}}])
+    assert (
+        trace.parse_line({"type": "result", "subtype": 7, "num_turns": "x", "total_cost_usd": "free"})[0].kind
+        == "result"
+    )
+    multi = assistant(
+        [{"type": "text", "text": "a"}, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]
+    )
     assert [s.kind for s in trace.parse_line(multi)] == ["text", "tool_call"]
 
 
@@ -328,19 +510,56 @@ def test_one_line_summaries_are_short_single_lines():
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["type", "subtype", "message", "content", "text", "name", "input", "id", "tool_use_id",
-                         "is_error", "result", "usage", "modelUsage", "num_turns", "total_cost_usd", "session_id",
-                         "parent_tool_use_id", "thinking", "errors", "structured_output", "x"]),
-        children, max_size=6),
-    max_leaves=30)
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "subtype",
+                    "message",
+                    "content",
+                    "text",
+                    "name",
+                    "input",
+                    "id",
+                    "tool_use_id",
+                    "is_error",
+                    "result",
+                    "usage",
+                    "modelUsage",
+                    "num_turns",
+                    "total_cost_usd",
+                    "session_id",
+                    "parent_tool_use_id",
+                    "thinking",
+                    "errors",
+                    "structured_output",
+                    "x",
+                ]
+            ),
+            children,
+            max_size=6,
+        )
+    ),
+    max_leaves=30,
+)
 
-typed = st.fixed_dictionaries({"type": st.sampled_from(["system", "assistant", "user", "result", "hall_run_end",
-                                                        "stream_event", "other"])}, optional={
-    "subtype": st.sampled_from(["init", "api_retry", "success", "error_max_turns", "hook_started"]) | json_values,
-    "message": st.fixed_dictionaries({}, optional={"content": json_values}) | json_values,
-    "modelUsage": json_values, "usage": json_values, "num_turns": json_values, "total_cost_usd": json_values,
-    "result": json_values, "errors": json_values, "duration_ms": json_values, "failure": json_values})
+typed = st.fixed_dictionaries(
+    {"type": st.sampled_from(["system", "assistant", "user", "result", "hall_run_end", "stream_event", "other"])},
+    optional={
+        "subtype": st.sampled_from(["init", "api_retry", "success", "error_max_turns", "hook_started"]) | json_values,
+        "message": st.fixed_dictionaries({}, optional={"content": json_values}) | json_values,
+        "modelUsage": json_values,
+        "usage": json_values,
+        "num_turns": json_values,
+        "total_cost_usd": json_values,
+        "result": json_values,
+        "errors": json_values,
+        "duration_ms": json_values,
+        "failure": json_values,
+    },
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -356,8 +575,9 @@ def test_parse_line_is_total(record):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.binary(max_size=60) | st.one_of(json_values, typed).map(lambda v: json.dumps(v).encode()),
-                max_size=20))
+@given(
+    st.lists(st.binary(max_size=60) | st.one_of(json_values, typed).map(lambda v: json.dumps(v).encode()), max_size=20)
+)
 def test_reading_any_bytes_never_raises(tmp_path_factory, lines):
     path = tmp_path_factory.mktemp("h") / "s.jsonl"
     path.write_bytes(b"\n".join(line.replace(b"\n", b" ") for line in lines))

@@ -61,8 +61,16 @@ def test_anchor_findings_inline_file_level_and_elsewhere(hall_repo, new_item):
     (wt / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a / b\n")
     d = diffmod.item_diff(hall_repo, item_id)
     findings = [
-        {"id": "F-1", "lens": "correctness", "severity": "major", "file": "app.py", "line": 6,
-         "scenario": "div(1, 0) raises", "status": "open", "round": 1},
+        {
+            "id": "F-1",
+            "lens": "correctness",
+            "severity": "major",
+            "file": "app.py",
+            "line": 6,
+            "scenario": "div(1, 0) raises",
+            "status": "open",
+            "round": 1,
+        },
         {"id": "F-2", "lens": "style", "severity": "nit", "file": "app.py", "line": 400, "scenario": "far away"},
         {"id": "F-3", "lens": "security", "severity": "minor", "file": "other.py", "line": 1, "scenario": "untouched"},
     ]
@@ -106,8 +114,9 @@ def test_cli_diff_json_and_stat(hall_repo, new_item, hall):
     assert data["files"][0]["hunks"][0]["lines"] and data["next"]
     assert data["unanchored_findings"] == []
     stat = hall("diff", "--stat", cwd=wt).json  # the item we stand in
-    assert stat["files"] == [{"path": "app.py", "old_path": "app.py", "status": "modified", "added": 1,
-                              "removed": 1, "binary": False}]
+    assert stat["files"] == [
+        {"path": "app.py", "old_path": "app.py", "status": "modified", "added": 1, "removed": 1, "binary": False}
+    ]
     bad = hall("diff", "H-9999", cwd=hall_repo.root)
     assert bad.code != 0 and bad.json["error"]["code"] == "ITEM_NOT_FOUND"
 
@@ -140,10 +149,12 @@ def test_binary_file_and_text_rendering(hall_repo, new_item):
     binary = next(f for f in d.files if f.path == "logo.bin")
     assert binary.binary and binary.hunks == []
     data = d.to_dict()
-    data["unanchored_findings"] = [{"file": "elsewhere.py", "line": 3, "severity": "minor", "lens": "docs",
-                                    "scenario": "stale"}]
-    data["files"][0]["hunks"][0]["findings"] = [{"id": "F-9", "severity": "major", "lens": "correctness",
-                                                 "scenario": "swapped", "line_index": 2}]
+    data["unanchored_findings"] = [
+        {"file": "elsewhere.py", "line": 3, "severity": "minor", "lens": "docs", "scenario": "stale"}
+    ]
+    data["files"][0]["hunks"][0]["findings"] = [
+        {"id": "F-9", "severity": "major", "lens": "correctness", "scenario": "swapped", "line_index": 2}
+    ]
     console = Console(width=100, record=True, color_system=None)
     console.print(diff_text(data))
     out = console.export_text()

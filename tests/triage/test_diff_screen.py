@@ -75,9 +75,27 @@ def _multi_file_item(repo, new_item, commit_all):
     (wt / "test_app.py").write_text("from app import div\n\n\ndef test_div():\n    assert div(4, 2) == 2\n")
     sha = commit_all(wt, "division")
     (wt / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a / b\n\n\nPI = 3\n")
-    items.record(repo, item_id, "verdict", actor="assayer", round=1, sha=sha, outcome="changes_requested",
-                 still_open=[], findings=[{"id": "F-1", "lens": "correctness", "severity": "major", "file": "app.py",
-                                           "line": 6, "title": "zero", "scenario": "div(1, 0) raises"}])
+    items.record(
+        repo,
+        item_id,
+        "verdict",
+        actor="assayer",
+        round=1,
+        sha=sha,
+        outcome="changes_requested",
+        still_open=[],
+        findings=[
+            {
+                "id": "F-1",
+                "lens": "correctness",
+                "severity": "major",
+                "file": "app.py",
+                "line": 6,
+                "title": "zero",
+                "scenario": "div(1, 0) raises",
+            }
+        ],
+    )
     return item_id, wt
 
 
@@ -136,17 +154,36 @@ def test_keys_step_files_and_hunks_and_toggle_whitespace(hall_repo, new_item, co
 def test_a_long_finding_wraps_to_the_view_and_rewraps_on_resize(hall_repo, new_item, commit_all):
     """No finding is cut off at the edge: it wraps into rows of the view's width, and a new width
     rewraps it while the same rows stay in view."""
-    long_scenario = ("Quantities go through float(): '2.9' becomes 2 and '1e3' becomes 1000, so a typo in "
-                     "the supplier's file silently changes an order instead of being refused with its line number.")
+    long_scenario = (
+        "Quantities go through float(): '2.9' becomes 2 and '1e3' becomes 1000, so a typo in "
+        "the supplier's file silently changes an order instead of being refused with its line number."
+    )
 
     async def scenario() -> None:
         item_id, wt = new_item("divide")
         (wt / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a / b\n")
         sha = commit_all(wt, "division")
-        items.record(hall_repo, item_id, "verdict", actor="assayer", round=1, sha=sha, outcome="changes_requested",
-                     still_open=[], findings=[{"id": "F-1", "lens": "correctness", "severity": "major",
-                                               "file": "app.py", "line": 6, "title": "floats",
-                                               "scenario": long_scenario}])
+        items.record(
+            hall_repo,
+            item_id,
+            "verdict",
+            actor="assayer",
+            round=1,
+            sha=sha,
+            outcome="changes_requested",
+            still_open=[],
+            findings=[
+                {
+                    "id": "F-1",
+                    "lens": "correctness",
+                    "severity": "major",
+                    "file": "app.py",
+                    "line": 6,
+                    "title": "floats",
+                    "scenario": long_scenario,
+                }
+            ],
+        )
         app = DiffApp(hall_repo, item_id)
         async with app.run_test(size=(70, 30)) as pilot:
             screen = await _ready(pilot)

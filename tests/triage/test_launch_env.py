@@ -13,14 +13,17 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("git@github.com:Owner/repo.git", "github.com/Owner/repo"),
-    ("https://github.com/owner/repo.git", "github.com/owner/repo"),
-    ("https://user:tok@GitHub.com/owner/repo/", "github.com/owner/repo"),
-    ("ssh://git@github.com:22/owner/repo.git", "github.com/owner/repo"),
-    ("/srv/git/project.git", "project"),
-    ("file:///srv/git/project.git", "project"),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("git@github.com:Owner/repo.git", "github.com/Owner/repo"),
+        ("https://github.com/owner/repo.git", "github.com/owner/repo"),
+        ("https://user:tok@GitHub.com/owner/repo/", "github.com/owner/repo"),
+        ("ssh://git@github.com:22/owner/repo.git", "github.com/owner/repo"),
+        ("/srv/git/project.git", "project"),
+        ("file:///srv/git/project.git", "project"),
+    ],
+)
 def test_normalise_remote(url: str, expected: str) -> None:
     assert normalise_remote(url) == expected
 

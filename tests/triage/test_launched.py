@@ -23,16 +23,44 @@ def _identity(repo) -> str:
 
 def _stream(path: Path, cwd: Path, *, ended: bool) -> None:
     lines = [
-        {"type": "system", "subtype": "init", "cwd": str(cwd), "session_id": SESSION, "model": "hallmark-standin",
-         "tools": ["Read"], "permissionMode": "default"},
-        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "reviewing"}]},
-         "session_id": SESSION},
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": str(cwd),
+            "session_id": SESSION,
+            "model": "hallmark-standin",
+            "tools": ["Read"],
+            "permissionMode": "default",
+        },
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "reviewing"}]},
+            "session_id": SESSION,
+        },
     ]
     if ended:
-        lines.append({"type": "result", "subtype": "success", "is_error": False, "session_id": SESSION,
-                      "total_cost_usd": 0, "num_turns": 1, "result": "ok"})
-        lines.append({"type": "hall_run_end", "role": "review", "item": "x", "exit_code": 0, "duration_ms": 5,
-                      "failure": None, "cwd": str(cwd)})
+        lines.append(
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": False,
+                "session_id": SESSION,
+                "total_cost_usd": 0,
+                "num_turns": 1,
+                "result": "ok",
+            }
+        )
+        lines.append(
+            {
+                "type": "hall_run_end",
+                "role": "review",
+                "item": "x",
+                "exit_code": 0,
+                "duration_ms": 5,
+                "failure": None,
+                "cwd": str(cwd),
+            }
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
@@ -48,12 +76,20 @@ def _in_review(repo, new_item, commit_all):
 def _live_runner(lock: Path, tmp_path: Path) -> subprocess.Popen:
     """A real process holding the run's lock, like the runner does while `claude -p` runs."""
     flag = tmp_path / "runner-holds-lock"
-    proc = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, os, time\n"
-        f"fd = os.open({str(lock)!r}, os.O_CREAT | os.O_RDWR)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        f"open({str(flag)!r}, 'w').close()\n"
-        "time.sleep(60)\n")], start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import fcntl, os, time\n"
+                f"fd = os.open({str(lock)!r}, os.O_CREAT | os.O_RDWR)\n"
+                "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+                f"open({str(flag)!r}, 'w').close()\n"
+                "time.sleep(60)\n"
+            ),
+        ],
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 10
     while not flag.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -61,7 +97,9 @@ def _live_runner(lock: Path, tmp_path: Path) -> subprocess.Popen:
     return proc
 
 
-def test_takeover_stops_the_live_run_and_resumes_by_hand(hall_repo, new_item, commit_all, standin_claude, hall, tmp_path):
+def test_takeover_stops_the_live_run_and_resumes_by_hand(
+    hall_repo, new_item, commit_all, standin_claude, hall, tmp_path
+):
     item_id, wt = _in_review(hall_repo, new_item, commit_all)
     runs = hall_repo.paths.item_dir(item_id) / "runs"
     runs.mkdir(parents=True)

@@ -42,7 +42,9 @@ def test_sweep_closed_dropped_dirty_and_other_branch(hall_repo, new_item, commit
     assert sorted(r["item"] for r in result["removed"]) == sorted([closed, dropped])
     kept = {k["item"]: k["why"] for k in result["kept"]}
     assert kept[dirty] == "it has uncommitted changes: scratch.py"
-    assert kept[other] == f"it is on someone-elses-work, not the item's branch {items.fold_item(hall_repo, other).branch}"
+    assert (
+        kept[other] == f"it is on someone-elses-work, not the item's branch {items.fold_item(hall_repo, other).branch}"
+    )
     assert live not in kept and live_wt.exists()
     assert not closed_wt.exists() and not dropped_wt.exists()
     assert dirty_wt.exists() and (dirty_wt / "scratch.py").exists() and other_wt.exists()
@@ -50,7 +52,9 @@ def test_sweep_closed_dropped_dirty_and_other_branch(hall_repo, new_item, commit
     for item_id in (closed, dropped):
         view = items.fold_item(hall_repo, item_id)
         assert git(hall_repo.root, "branch", "--list", view.branch)
-        removed = [e for e in journal.read(hall_repo.paths.item_journal(item_id)).events if e["event"] == "worktree_removed"]
+        removed = [
+            e for e in journal.read(hall_repo.paths.item_journal(item_id)).events if e["event"] == "worktree_removed"
+        ]
         assert len(removed) == 1 and removed[0]["worktree"] == view.worktree
     # a second sweep removes nothing more and records nothing more
     again = sweep(hall_repo)
@@ -64,7 +68,9 @@ def test_sweep_never_touches_the_main_checkout(hall_repo, hall):
     items.drop(hall_repo, adopted, reason="done with it", keep_worktree=True)
     result = hall("sweep", cwd=root).json
     assert result["removed"] == []
-    assert result["kept"] == [{"item": adopted, "state": "dropped", "worktree": str(root), "why": "it is the main checkout"}]
+    assert result["kept"] == [
+        {"item": adopted, "state": "dropped", "worktree": str(root), "why": "it is the main checkout"}
+    ]
     assert (root / ".git").exists()
 
 

@@ -22,10 +22,19 @@ def test_T_in_the_trace_takes_the_item_over(hall_repo, new_item, commit_all, sta
     runs = hall_repo.paths.item_dir(item_id) / "runs"
     runs.mkdir(parents=True)
     run = runs / "20261130T094312123Z-review.jsonl"
-    lines = [{"type": "system", "subtype": "init", "cwd": str(wt), "session_id": SESSION, "model": "claude-sonnet-4-5"},
-             {"type": "result", "subtype": "success", "is_error": False, "session_id": SESSION, "result": "ok"},
-             {"type": "hall_run_end", "role": "review", "item": item_id, "exit_code": 0, "duration_ms": 5,
-              "failure": None, "cwd": str(wt)}]
+    lines = [
+        {"type": "system", "subtype": "init", "cwd": str(wt), "session_id": SESSION, "model": "claude-sonnet-4-5"},
+        {"type": "result", "subtype": "success", "is_error": False, "session_id": SESSION, "result": "ok"},
+        {
+            "type": "hall_run_end",
+            "role": "review",
+            "item": item_id,
+            "exit_code": 0,
+            "duration_ms": 5,
+            "failure": None,
+            "cwd": str(wt),
+        },
+    ]
     run.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
     async def scenario() -> None:
@@ -49,7 +58,9 @@ def test_T_in_the_trace_takes_the_item_over(hall_repo, new_item, commit_all, sta
     assert launched[0]["argv"] == ["--resume", SESSION]
     assert Path(launched[0]["cwd"]).resolve() == wt.resolve()
     assert launched[0]["env"]["HALL_ITEM"] == item_id
-    assert launched[0]["env"]["AGENTMEMORY_PROJECT_NAME"] == (hall_repo.root / ".agentmemory-project").read_text().strip()
+    assert (
+        launched[0]["env"]["AGENTMEMORY_PROJECT_NAME"] == (hall_repo.root / ".agentmemory-project").read_text().strip()
+    )
     names = [e["event"] for e in items.item_events(hall_repo, item_id)]
     assert names[-2:] == ["taken_over", "pulled_back"]
     assert items.fold_item(hall_repo, item_id).state == "development"

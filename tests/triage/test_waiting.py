@@ -12,9 +12,21 @@ from hallmark.core.runs import live_runs
 
 
 def _usage(repo, item_id, run, cost, tokens=(100, 20, 0, 0), role="review"):
-    items.record(repo, item_id, "usage", actor="assayer", run=run, role=role, model="hallmark-standin",
-                 input_tokens=tokens[0], output_tokens=tokens[1], cache_read_tokens=tokens[2],
-                 cache_write_tokens=tokens[3], cost_usd=cost, standin=True)
+    items.record(
+        repo,
+        item_id,
+        "usage",
+        actor="assayer",
+        run=run,
+        role=role,
+        model="hallmark-standin",
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        cache_read_tokens=tokens[2],
+        cache_write_tokens=tokens[3],
+        cost_usd=cost,
+        standin=True,
+    )
 
 
 def test_states_have_a_word_and_a_symbol(hall_repo, new_item, commit_all):
@@ -88,12 +100,19 @@ def test_a_held_run_lock_means_working(hall_repo, new_item, tmp_path):
     lock = runs / "20261130T094312123Z-dev.lock"
     (runs / "20261130T094312123Z-dev.jsonl").write_text("")
     flag = tmp_path / "locked"
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(lock)!r}, os.O_CREAT | os.O_RDWR)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        f"open({str(flag)!r}, 'w').close()\n"
-        "time.sleep(30)\n")])
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import fcntl, os, sys, time\n"
+                f"fd = os.open({str(lock)!r}, os.O_CREAT | os.O_RDWR)\n"
+                "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+                f"open({str(flag)!r}, 'w').close()\n"
+                "time.sleep(30)\n"
+            ),
+        ]
+    )
     try:
         deadline = time.monotonic() + 10
         while not flag.exists() and time.monotonic() < deadline:
@@ -114,8 +133,17 @@ def test_cost_breakdown_per_run_and_round(hall_repo, new_item, commit_all):
     items.ready(hall_repo, a)  # round 1
     items.record(hall_repo, a, "run_started", actor="assayer", run="r1-review.jsonl", role="review", model="m")
     _usage(hall_repo, a, "r1-review.jsonl", 0.5)
-    items.record(hall_repo, a, "run_ended", actor="assayer", run="r1-review.jsonl", role="review", exit_code=0,
-                 duration_ms=10, failed=None)
+    items.record(
+        hall_repo,
+        a,
+        "run_ended",
+        actor="assayer",
+        run="r1-review.jsonl",
+        role="review",
+        exit_code=0,
+        duration_ms=10,
+        failed=None,
+    )
     items.transition(hall_repo, a, "checks_passed", actor="assayer")
     items.transition(hall_repo, a, "changes_requested", actor="assayer", open_findings=1)
     _usage(hall_repo, a, "r1-fix.jsonl", 0.25, role="fix")
@@ -148,7 +176,12 @@ def test_cli_waiting_and_cost(hall_repo, new_item, hall):
     data = hall("waiting", cwd=hall_repo.root).json
     assert data["waiting"] == [a] and data["waiting_count"] == 1
     row = next(r for r in data["items"] if r["item"] == a)
-    assert (row["kind"], row["word"], row["symbol"], row["reason"]) == ("waiting", "waiting for you", "◆", "question Q-1")
+    assert (row["kind"], row["word"], row["symbol"], row["reason"]) == (
+        "waiting",
+        "waiting for you",
+        "◆",
+        "question Q-1",
+    )
     cost = hall("cost", a, cwd=hall_repo.root).json
     assert cost["total"]["cost_usd"] == 0.125 and cost["runs"][0]["role"] == "dev"
     status = hall("status", a, cwd=hall_repo.root).json

@@ -15,13 +15,36 @@ leases = pytest.importorskip("hallmark.core.loop.leases")
 
 def _verdict(repo, item_id, sha):
     # written the way the loop writes it: a `verdict` event carrying the findings of the round
-    items.record(repo, item_id, "verdict", actor="assayer", round=1, sha=sha, outcome="changes_requested",
-                 still_open=[], findings=[
-                     {"id": "F-1", "lens": "correctness", "severity": "major", "file": "app.py", "line": 6,
-                      "title": "division by zero", "scenario": "div(1, 0) raises ZeroDivisionError"},
-                     {"id": "F-2", "lens": "tests", "severity": "minor", "file": "tests/test_app.py", "line": 1,
-                      "title": "no test", "scenario": "nothing covers div"},
-                 ])
+    items.record(
+        repo,
+        item_id,
+        "verdict",
+        actor="assayer",
+        round=1,
+        sha=sha,
+        outcome="changes_requested",
+        still_open=[],
+        findings=[
+            {
+                "id": "F-1",
+                "lens": "correctness",
+                "severity": "major",
+                "file": "app.py",
+                "line": 6,
+                "title": "division by zero",
+                "scenario": "div(1, 0) raises ZeroDivisionError",
+            },
+            {
+                "id": "F-2",
+                "lens": "tests",
+                "severity": "minor",
+                "file": "tests/test_app.py",
+                "line": 1,
+                "title": "no test",
+                "scenario": "nothing covers div",
+            },
+        ],
+    )
 
 
 def test_real_findings_anchor_inline(hall_repo, new_item, commit_all):

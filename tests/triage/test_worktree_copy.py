@@ -8,7 +8,9 @@ from hallmark.core import items
 from hallmark.core.repo import open_repo
 from hallmark.core.sweep import sweep
 
-CONFIG_TAIL = '\n[worktree]\ncopy = [".env", ".env.local", "config/dev.env", "../outside.txt", "/etc/hostname", "missing.env"]\n'
+CONFIG_TAIL = (
+    '\n[worktree]\ncopy = [".env", ".env.local", "config/dev.env", "../outside.txt", "/etc/hostname", "missing.env"]\n'
+)
 
 
 def _configure(root):

@@ -111,9 +111,23 @@ def build_busy(repo) -> dict[str, str]:
     items.transition(repo, hm, "hallmarked", actor="assayer")
     drp = new("dropped", "Try a new logger")
     items.drop(repo, drp, reason="not needed")
-    items.record(repo, rev, "usage", actor="assayer", run=f"{STAMP}-review.jsonl", role="review",
-                 model="hallmark-standin", input_tokens=12000, output_tokens=3400, cache_read_tokens=50000,
-                 cache_write_tokens=2000, turns=3, duration_ms=42000, cost_usd=0.0, standin=True)
+    items.record(
+        repo,
+        rev,
+        "usage",
+        actor="assayer",
+        run=f"{STAMP}-review.jsonl",
+        role="review",
+        model="hallmark-standin",
+        input_tokens=12000,
+        output_tokens=3400,
+        cache_read_tokens=50000,
+        cache_write_tokens=2000,
+        turns=3,
+        duration_ms=42000,
+        cost_usd=0.0,
+        standin=True,
+    )
     write_run(repo.paths.item_dir(rev) / "runs" / f"{STAMP}-review.jsonl", finished=True, item=rev)
     return ids
 
@@ -121,30 +135,107 @@ def build_busy(repo) -> dict[str, str]:
 def stream_lines(item: str = "H-0003", n_tools: int = 3) -> list[dict[str, Any]]:
     """Real-format stream-json lines (init, assistant text and tool use, tool results, result)."""
     session = "1d1e46f9-35c7-4834-b529-846d5bb82288"
-    lines: list[dict[str, Any]] = [{"type": "system", "subtype": "init", "cwd": "/work/repo-" + item,
-                                    "session_id": session, "tools": ["Bash", "Read"], "mcp_servers": [],
-                                    "model": "hallmark-standin", "permissionMode": "default",
-                                    "claude_code_version": "2.1.7", "uuid": "u-0"}]
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": "/work/repo-" + item,
+            "session_id": session,
+            "tools": ["Bash", "Read"],
+            "mcp_servers": [],
+            "model": "hallmark-standin",
+            "permissionMode": "default",
+            "claude_code_version": "2.1.7",
+            "uuid": "u-0",
+        }
+    ]
     for i in range(n_tools):
-        lines.append({"type": "assistant", "message": {"model": "hallmark-standin", "id": f"msg_{i}", "type": "message",
-                      "role": "assistant", "content": [{"type": "text", "text": f"Reading part {i} of the change."}],
-                      "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 5}},
-                      "parent_tool_use_id": None, "session_id": session, "uuid": f"a-{i}"})
-        lines.append({"type": "assistant", "message": {"model": "hallmark-standin", "id": f"msg_{i}", "type": "message",
-                      "role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "Bash",
-                                                        "input": {"command": f"git diff --stat HEAD~{i + 1}"}}],
-                      "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 5}},
-                      "parent_tool_use_id": None, "session_id": session, "uuid": f"b-{i}"})
-        lines.append({"type": "user", "message": {"role": "user", "content": [
-                      {"tool_use_id": f"toolu_{i}", "type": "tool_result", "content": f" app.py | {i + 2} +-\n",
-                       "is_error": False}]}, "parent_tool_use_id": None, "session_id": session, "uuid": f"c-{i}",
-                      "tool_use_result": {"stdout": f" app.py | {i + 2} +-\n", "stderr": "", "interrupted": False,
-                                          "isImage": False}})
-    lines.append({"type": "result", "subtype": "success", "is_error": False, "duration_ms": 42000,
-                  "duration_api_ms": 40000, "num_turns": 3, "result": "No blockers.", "session_id": session,
-                  "total_cost_usd": 0.0, "usage": {"input_tokens": 12000, "output_tokens": 3400,
-                                                    "cache_read_input_tokens": 50000,
-                                                    "cache_creation_input_tokens": 2000}, "uuid": "r-0"})
+        lines.append(
+            {
+                "type": "assistant",
+                "message": {
+                    "model": "hallmark-standin",
+                    "id": f"msg_{i}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"Reading part {i} of the change."}],
+                    "stop_reason": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                },
+                "parent_tool_use_id": None,
+                "session_id": session,
+                "uuid": f"a-{i}",
+            }
+        )
+        lines.append(
+            {
+                "type": "assistant",
+                "message": {
+                    "model": "hallmark-standin",
+                    "id": f"msg_{i}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{i}",
+                            "name": "Bash",
+                            "input": {"command": f"git diff --stat HEAD~{i + 1}"},
+                        }
+                    ],
+                    "stop_reason": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                },
+                "parent_tool_use_id": None,
+                "session_id": session,
+                "uuid": f"b-{i}",
+            }
+        )
+        lines.append(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "tool_use_id": f"toolu_{i}",
+                            "type": "tool_result",
+                            "content": f" app.py | {i + 2} +-\n",
+                            "is_error": False,
+                        }
+                    ],
+                },
+                "parent_tool_use_id": None,
+                "session_id": session,
+                "uuid": f"c-{i}",
+                "tool_use_result": {
+                    "stdout": f" app.py | {i + 2} +-\n",
+                    "stderr": "",
+                    "interrupted": False,
+                    "isImage": False,
+                },
+            }
+        )
+    lines.append(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "duration_ms": 42000,
+            "duration_api_ms": 40000,
+            "num_turns": 3,
+            "result": "No blockers.",
+            "session_id": session,
+            "total_cost_usd": 0.0,
+            "usage": {
+                "input_tokens": 12000,
+                "output_tokens": 3400,
+                "cache_read_input_tokens": 50000,
+                "cache_creation_input_tokens": 2000,
+            },
+            "uuid": "r-0",
+        }
+    )
     return lines
 
 
@@ -152,8 +243,17 @@ def write_run(path: Path, *, finished: bool, item: str = "H-0003", n_tools: int 
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = stream_lines(item, n_tools)
     if finished:
-        lines.append({"type": "hall_run_end", "role": "review", "item": item, "exit_code": 0, "duration_ms": 42000,
-                      "failure": None, "cwd": "/work/repo-" + item})
+        lines.append(
+            {
+                "type": "hall_run_end",
+                "role": "review",
+                "item": item,
+                "exit_code": 0,
+                "duration_ms": 42000,
+                "failure": None,
+                "cwd": "/work/repo-" + item,
+            }
+        )
     else:
         lines = lines[:-1]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")

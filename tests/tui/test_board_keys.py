@@ -39,6 +39,7 @@ def test_drop_asks_for_a_reason_and_drops_in_the_journal(busy):
             await pilot.press(*"superseded by H-0009")
             await pilot.press("enter")
             await settle(pilot)
+
     run(go())
     view = items.fold_item(repo, target)
     assert view.state == "dropped"
@@ -55,6 +56,7 @@ def test_escape_in_the_drop_modal_changes_nothing(busy):
             await _select(pilot, ids["review"])
             await pilot.press("d", "x", "escape")
             await settle(pilot)
+
     run(go())
     assert items.fold_item(repo, ids["review"]).state == "review"
 
@@ -72,6 +74,7 @@ def test_ready_on_an_item_awaiting_you(busy):
             assert ids["awaiting_you"] in str(app.screen.query_one("#modal-title").render())
             await pilot.press("y")
             await settle(pilot)
+
     run(go())
     assert items.fold_item(repo, ids["awaiting_you"]).state == "checks"
 
@@ -91,6 +94,7 @@ def test_pull_back_from_review(busy):
             assert items.fold_item(repo, ids["review"]).state == "review"
             await pilot.press("p", "y")
             await settle(pilot)
+
     run(go())
     assert items.fold_item(repo, ids["review"]).state == "development"
 
@@ -106,6 +110,7 @@ def test_retry_an_escalated_item_with_a_reason(busy):
             await pilot.press(*"one more try")
             await pilot.press("enter")
             await settle(pilot)
+
     run(go())
     view = items.fold_item(repo, ids["escalated"])
     assert view.state == "fixing"
@@ -124,6 +129,7 @@ def test_answer_the_items_open_question_by_option_letter(busy):
             assert "Keep the old cookie name?" in str(app.screen.query_one("#modal-prompt").render())
             await pilot.press("b", "enter")
             await settle(pilot)
+
     run(go())
     answered = [q for q in repo.index.questions() if q["item"] == ids["development"]]
     assert answered[0]["answer"] == "no"
@@ -148,6 +154,7 @@ def test_keys_that_do_not_apply_are_greyed_and_say_why_when_pressed(busy):
             await _select(pilot, ids["development"])
             assert not screen.greyed("ready") and not screen.greyed("answer")
             assert screen.greyed("retry")
+
     run(go())
     assert items.fold_item(repo, ids["dropped"]).state == "dropped"
     assert any("does not apply" in m and ids["dropped"] in m for m in told)
@@ -166,6 +173,7 @@ def test_a_core_error_is_a_notification_with_its_next_commands(busy):
             await pilot.press("r", "y")
             await settle(pilot)
             seen.extend(app._notifications)
+
     run(go())
     assert items.fold_item(repo, view.id).state == "development"
     errors = [n for n in seen if n.title == "DIRTY_WORKTREE"]
@@ -176,7 +184,9 @@ def test_h_l_cross_columns_and_j_k_move_within(busy):
     repo, ids = busy
 
     async def go():
-        app = board_app(repo, )
+        app = board_app(
+            repo,
+        )
         async with app.run_test(size=(160, 48)) as pilot:
             await _select(pilot, ids["development"])
             screen = app.screen
@@ -192,6 +202,7 @@ def test_h_l_cross_columns_and_j_k_move_within(busy):
             assert screen.selected().state == "development"  # one item in the column: j stays
             await pilot.press("k")
             assert screen.selected().id == ids["development"]
+
     run(go())
 
 
@@ -211,6 +222,7 @@ def test_filter_narrows_the_cards_and_escape_clears_it(busy):
             await pilot.press("escape")
             await pilot.pause()
             assert sum(o.option_count for o in app.screen.query(OptionList)) == 8
+
     run(go())
 
 
@@ -228,6 +240,7 @@ def test_e_opens_the_worktree_in_the_editor(busy, tmp_path, monkeypatch):
             await _select(pilot, ids["review"])
             await pilot.press("e")
             await settle(pilot)
+
     run(go())
     assert marker.read_text() == items.fold_item(repo, ids["review"]).worktree
     assert os.path.isdir(marker.read_text())
@@ -256,6 +269,7 @@ def test_enter_opens_the_item_and_t_its_runs(busy):
             await pilot.press("b")  # b is always the board, never the trace opened from it
             await settle(pilot)
             assert type(app.screen).__name__ == "BoardScreen"
+
     run(go())
 
 
@@ -279,6 +293,7 @@ def test_n_walks_the_items_waiting_on_you_and_D_opens_the_diff(busy):
             await pilot.press("D")
             await settle(pilot)
             assert type(app.screen).__name__ == "DiffScreen"
+
     run(go())
 
 
@@ -308,4 +323,5 @@ def test_the_board_opens_on_the_first_card_even_when_the_first_columns_are_empty
             await pilot.press("enter")
             await settle(pilot)
             assert isinstance(app.screen, ItemScreen) and app.screen.item_id == hallmarked
+
     run(go())

@@ -9,9 +9,14 @@ from .conftest import make_app, run, settle
 
 
 def propose(repo, pattern: str, kind: str = "convention", quote: str = "we always do it this way") -> str:
-    reply = library.propose(repo, kind=kind, pattern=pattern, rationale="said twice in review",
-                            evidence={"source": "user_statement", "quote": quote, "date": "2026-11-29"},
-                            paths=["src/**/*.py"])
+    reply = library.propose(
+        repo,
+        kind=kind,
+        pattern=pattern,
+        rationale="said twice in review",
+        evidence={"source": "user_statement", "quote": quote, "date": "2026-11-29"},
+        paths=["src/**/*.py"],
+    )
     return reply["id"]
 
 
@@ -51,6 +56,7 @@ def test_accepting_promotes_and_rejecting_leaves_a_tombstone(hall_repo, at):
             last = str(app.screen.query_one("#drain-last").render())
             assert "✗ rejected" in last and "tombstone" in last and "too obvious to write down" in last
             assert "Nothing to review" in _body(app) and "1 accepted" in _body(app) and "1 rejected" in _body(app)
+
     run(go())
     accepted = library.get(hall_repo, first)
     assert accepted.status == "promoted" and accepted.promotion
@@ -84,6 +90,7 @@ def test_skip_edit_and_undo(hall_repo, at):
             assert library.get(hall_repo, one).pattern.split() == "Keep core functions small and pure".split()
             await pilot.press("right", "left")  # only one card left: stays on it
             assert "Log every HallError" in _body(app)
+
     run(go())
     assert library.get(hall_repo, one).status in ("accepted", "promoted")
     assert library.get(hall_repo, two).status == "proposed"
@@ -107,6 +114,7 @@ def test_accept_all_asks_first_with_the_list(hall_repo, at):
             await pilot.press("A", "y")
             await settle(pilot)
             assert "Nothing to review" in _body(app)
+
     run(go())
     assert all(library.get(hall_repo, lid).status in ("accepted", "promoted") for lid in lids)
 
@@ -132,6 +140,7 @@ def test_a_rejected_pattern_proposed_again_shows_its_tombstone(hall_repo, at):
             await pilot.press("s")
             await settle(pilot)
             assert "Nothing to review" in _body(app)
+
     run(go())
     assert library.get(hall_repo, lid).status == "rejected"
 
@@ -144,6 +153,7 @@ def test_the_empty_drain_says_so(hall_repo, at):
             assert "Nothing to review" in _body(app) and "No drain has happened yet" in _body(app)
             assert app.screen.check_action("decide", ("accept",)) is None
             assert app.screen.check_action("undo", ()) is None
+
     run(go())
 
 
@@ -167,13 +177,18 @@ def test_an_uncommitted_identity_pauses_memory_and_says_how_to_fix_it(git_repo, 
             body = _body(app)
             assert "not committed yet" in body and "git add .agentmemory-project" in body
             assert app.screen.check_action("decide", ("accept",)) is False
+
     run(go())
 
 
 def test_an_automation_is_never_accepted_in_bulk_and_takes_its_own_confirmation(hall_repo, at):
     rule = propose(hall_repo, "Keep modules under 300 lines")
-    auto = library.propose(hall_repo, kind="automation", pattern="Format after every edit",
-                           details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "prettier -w ."})["id"]
+    auto = library.propose(
+        hall_repo,
+        kind="automation",
+        pattern="Format after every edit",
+        details={"hook_event": "PostToolUse", "hook_matcher": "Edit", "action": "prettier -w ."},
+    )["id"]
     settings = hall_repo.root / ".claude" / "settings.local.json"
 
     async def go():
@@ -195,6 +210,7 @@ def test_an_automation_is_never_accepted_in_bulk_and_takes_its_own_confirmation(
             assert ".claude/settings.local.json" in shown and "prettier -w .  # hallmark:" in shown
             await pilot.press("y")
             await settle(pilot)
+
     run(go())
     assert library.get(hall_repo, rule).status == "promoted"
     assert library.get(hall_repo, auto).status == "promoted" and "prettier -w ." in settings.read_text()

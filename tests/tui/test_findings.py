@@ -48,8 +48,11 @@ def test_keys_are_answered_while_the_journal_churns_and_the_footer_is_never_rebu
         from textual.events import Mount
 
         sender = getattr(message, "_sender", None)
-        if isinstance(message, Mount) and sender is not None and any(
-                type(a).__name__ == "HallFooter" for a in getattr(sender, "ancestors", [])):
+        if (
+            isinstance(message, Mount)
+            and sender is not None
+            and any(type(a).__name__ == "HallFooter" for a in getattr(sender, "ancestors", []))
+        ):
             mounted.append(type(sender).__name__)
 
     async def go():
@@ -76,6 +79,7 @@ def test_keys_are_answered_while_the_journal_churns_and_the_footer_is_never_rebu
             finally:
                 stop.set()
                 await writer
+
     run(go())
     assert mounted == []  # the footer repaints in place; it is never recomposed
     assert max(depths) < 20, depths  # nothing piles up behind the keys
@@ -139,6 +143,7 @@ def test_T_without_claude_on_PATH_says_what_to_install_and_takes_nothing_over(bu
             entry = next(e for e in _footer(app).entries if e.action == "takeover")
             assert not entry.enabled  # greyed in the footer
             told.extend(n.message for n in app._notifications)
+
     run(go())
     assert any("claude is not on PATH" in m and "npm install" in m for m in told), told
     assert items.fold_item(repo, item).state == "review"  # nothing was taken over
@@ -163,6 +168,7 @@ def test_a_program_that_cannot_start_is_a_notification_not_a_crash(busy, tmp_pat
             await settle(pilot)
             assert app.is_running
             told.extend(n.message for n in app._notifications)
+
     run(go())
     assert any("could not start" in m or "exited with" in m for m in told), told
 
@@ -181,6 +187,7 @@ def test_a_missing_editor_greys_e_and_pressing_it_says_so(busy, monkeypatch):
             await pilot.press("e")
             await settle(pilot)
             told.extend(n.message for n in app._notifications)
+
     run(go())
     assert any("no-such-editor is not on PATH" in m for m in told), told
 
@@ -199,8 +206,11 @@ def test_the_cursor_follows_an_item_that_changes_state_and_stays_in_view(busy):
             screen = app.screen
             assert screen.select_item(item)
             items.transition(repo, item, "changes_requested", actor="assayer", open_findings=1)  # review -> fixing
-            assert await until(pilot, lambda: screen.current_column() is not None
-                               and screen.current_column().state == "fixing", timeout=8)
+            assert await until(
+                pilot,
+                lambda: screen.current_column() is not None and screen.current_column().state == "fixing",
+                timeout=8,
+            )
             await settle(pilot)
             assert screen.selected().id == item
             column = screen.current_column()
@@ -208,6 +218,7 @@ def test_the_cursor_follows_an_item_that_changes_state_and_stays_in_view(busy):
             await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == item
+
     run(go())
 
 
@@ -228,6 +239,7 @@ def test_the_triage_list_keeps_its_item_when_the_order_changes(busy):
             row = table.rows[table.cursor]
             assert row.item == ids["fixing"] and "checks" in row.cells[1].plain
             assert table.scroll_y <= table.cursor < table.scroll_y + table.size.height
+
     run(go())
 
 
@@ -263,6 +275,7 @@ def test_an_open_item_detail_reloads_when_two_changes_land_together(busy):
             app.changes.add([str(state / "items" / second / "events.jsonl")])
             app.post_message(__import__("hallmark.tui.messages", fromlist=["x"]).JournalChanged())
             assert await until(pilot, lambda: len(detail.data.events) == before + 1, timeout=5)
+
     run(go())
 
 
@@ -285,6 +298,7 @@ def test_the_floor_never_paints_a_room_without_its_badges_after_the_first(busy):
                 for _ in range(25):
                     await pilot.pause(0.03)
                     seen.append(str(office.render()))
+
     run(go())
     assert seen
     for text in seen:
@@ -313,6 +327,7 @@ def test_at_60x15_every_room_still_lists_its_items(busy):
                 await pilot.press("j")
             every = {v.id for b in screen.query(RoomBox) for v in b.items}
             assert every and every <= shown, every - shown
+
     run(go())
 
 
@@ -335,6 +350,7 @@ def test_question_mark_stays_in_the_footer_and_no_key_is_cut_mid_word(busy):
                     for word in footer.replace("▏", " ").split():  # no word cut short at the edge
                         if len(word) > 2 and word.isalpha():
                             assert not any(w != word and w.startswith(word) for w in words), (size, key, footer)
+
     run(go())
 
 
@@ -349,6 +365,7 @@ def test_room_counts_keep_their_words_when_narrow(busy):
             boxes = {b.room.key: str(b.render()) for b in app.screen.query(RoomBox)}
             assert "! 1 escalated" in boxes["office"] and "? 1 awaiting you" in boxes["office"]
             assert "■ 0 closed" in boxes["records"] and "✗ 1 dropped" in boxes["records"]
+
     run(go())
 
 
@@ -377,6 +394,7 @@ def test_dismissing_a_blocking_question_asks_first_and_u_brings_it_back(busy):
             await pilot.press("u")
             await settle(pilot)
             assert await until(pilot, lambda: app.waiting_count == before)
+
     run(go())
     assert waiting.waiting_for_you(repo).count == before
     assert any(e["kind"] == "question" for e in inbox.visible(repo))
@@ -412,6 +430,7 @@ def test_t_is_runs_and_b_is_the_board_from_everywhere(busy):
             await pilot.press("t", "escape")  # escape in Runs shows every run again
             await settle(pilot)
             assert app.screen.item_filter is None
+
     run(go())
 
 
@@ -442,6 +461,7 @@ def test_the_palette_goes_to_an_item_and_runs_its_actions_and_lists_keys_once(bu
             await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == ids["fixing"]
+
     run(go())
 
 
@@ -455,8 +475,9 @@ def _trace_text(view, line: int) -> str:
 def test_the_trace_names_tools_reads_arrays_and_a_finished_claude_file(hall_repo, tmp_path):
     from hallmark.core.runner import trace
 
-    path = write_run(hall_repo.paths.item_dir("H-0001") / "runs" / f"{STAMP}-review.jsonl", finished=False,
-                     item="H-0001")
+    path = write_run(
+        hall_repo.paths.item_dir("H-0001") / "runs" / f"{STAMP}-review.jsonl", finished=False, item="H-0001"
+    )
     lines = stream_lines("H-0001", 3)
     with open(path, "a", encoding="utf-8") as handle:  # an array of messages on one line, then the result
         handle.write(json.dumps([lines[1], lines[2]]) + "\n")
@@ -480,14 +501,16 @@ def test_the_trace_names_tools_reads_arrays_and_a_finished_claude_file(hall_repo
                 assert any(step_text in t for t in shown), step_text
             status = str(app.screen.query_one("#trace-status").render())
             assert "finished (its result line)" in status and "died" not in status
+
     run(go())
 
 
 def test_follow_mode_status_tells_the_truth_at_once(hall_repo):
     from filelock import FileLock
 
-    path = write_run(hall_repo.paths.item_dir("H-0001") / "runs" / f"{STAMP}-review.jsonl", finished=False,
-                     item="H-0001")
+    path = write_run(
+        hall_repo.paths.item_dir("H-0001") / "runs" / f"{STAMP}-review.jsonl", finished=False, item="H-0001"
+    )
     extra = stream_lines("H-0001", 3)[1:4]
 
     def status(app) -> str:
@@ -511,6 +534,7 @@ def test_follow_mode_status_tells_the_truth_at_once(hall_repo):
                 await pilot.pause()  # one frame: no stale "paused" after G
                 assert "following the end" in status(app) and "new" not in status(app)
                 assert f"{view.line_count:,} lines" in status(app)
+
     run(go())
 
 
@@ -541,6 +565,7 @@ def test_a_live_runs_status_shows_its_elapsed_time_and_cost(hall_repo, monkeypat
                 # two messages (msg_0, msg_1), counted once each however many blocks repeat their usage:
                 # 2 x (1000 in x $3 + 500 out x $15) per million = $0.0210
                 assert "$0.0210 so far (list price)" in status()
+
     run(go())
 
 
@@ -567,11 +592,12 @@ def test_the_runner_writes_each_lines_arrival_time(hall_repo, monkeypatch):
 
     monkeypatch.setenv("HALL_CLAUDE", "hall-standin-claude")
     monkeypatch.setenv("HALL_STANDIN_PACE", "0")
-    result = spawn.run(hall_repo, spawn.RunSpec(role="review", prompt="review it", cwd=Path(hall_repo.root),
-                                                item_id=None))
+    result = spawn.run(
+        hall_repo, spawn.RunSpec(role="review", prompt="review it", cwd=Path(hall_repo.root), item_id=None)
+    )
     times = trace.read_times(result.path)
     stream = result.path.read_bytes()
-    assert times and all(0 < end <= len(stream) and stream[end - 1:end] == b"\n" for end in times)
+    assert times and all(0 < end <= len(stream) and stream[end - 1 : end] == b"\n" for end in times)
     assert len(times) == stream.count(b"\n") - 1  # every line but the runner's own end line
 
 
@@ -585,14 +611,16 @@ def test_the_demo_daemon_stops_when_its_app_is_gone(hall_repo, tmp_path, monkeyp
 
     data = tmp_path / "data"
     monkeypatch.setenv("HALLMARK_DATA_DIR", str(data))
-    script = ("import sys, time\n"
-              "from pathlib import Path\n"
-              "from hallmark.core.demo import driver, workspace\n"
-              f"demo = workspace.Demo(Path({str(tmp_path / 'demo')!r}), created_base=False)\n"
-              "background = driver.Background(demo, interval=0.2)\n"
-              "background.start()\n"
-              "print(background.proc.pid, flush=True)\n"
-              "time.sleep(60)\n")
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from hallmark.core.demo import driver, workspace\n"
+        f"demo = workspace.Demo(Path({str(tmp_path / 'demo')!r}), created_base=False)\n"
+        "background = driver.Background(demo, interval=0.2)\n"
+        "background.start()\n"
+        "print(background.proc.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
     (tmp_path / "demo").mkdir()
     os.symlink(hall_repo.root, tmp_path / "demo" / "tinyshop")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

@@ -23,7 +23,7 @@ def test_T_in_a_trace_takes_the_run_over_and_resumes_its_session(busy, tmp_path,
     run_file.write_text("".join(json.dumps(x) + "\n" for x in lines))
     marker = tmp_path / "claude-args"
     fake = tmp_path / "fake-claude"
-    fake.write_text(f"#!/bin/sh\necho \"$@\" > {marker}\npwd >> {marker}\n")
+    fake.write_text(f'#!/bin/sh\necho "$@" > {marker}\npwd >> {marker}\n')
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("HALL_CLAUDE", str(fake))
 
@@ -40,6 +40,7 @@ def test_T_in_a_trace_takes_the_run_over_and_resumes_its_session(busy, tmp_path,
             await pilot.press("y")
             await settle(pilot)
             assert await until(pilot, lambda: marker.exists())
+
     run(go())
     args, cwd = marker.read_text().splitlines()
     assert args == f"--resume {lines[0]['session_id']}" and cwd == worktree
@@ -66,6 +67,7 @@ def test_triage_keys_on_the_item_detail(busy):
             await pilot.press("n")  # the next item waiting on you opens in its place
             await settle(pilot)
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id != ids["awaiting_you"]
+
     run(go())
     assert items.fold_item(repo, ids["awaiting_you"]).state == "development"
 
@@ -85,6 +87,7 @@ def test_post_room_enter_opens_the_handoffs_item(busy):
             await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == ids["dropped"]
+
     run(go())
 
 
@@ -110,6 +113,7 @@ def test_trace_paging_and_top(busy):
             assert view.cursor > 0
             await pilot.press("end")
             assert view.tail and view.cursor == last
+
     run(go())
 
 
@@ -134,6 +138,7 @@ def test_a_click_focuses_a_room_and_a_double_click_opens_it(busy):
             await settle(pilot)
             assert type(app.screen).__name__ == "BoardScreen" and app.screen.room == "repair"
             assert list(app.screen.views) == [ids["fixing"]]
+
     run(go())
 
 
@@ -161,11 +166,13 @@ def test_vim_keys_in_lists_and_tables(busy):
             await pilot.press("q")  # closes the help, not the app
             await pilot.pause()
             assert type(app.screen).__name__ == "ItemScreen"
+
     run(go())
 
 
 def test_escape_quits_from_the_setup_screens(git_repo, tmp_path, at):
     for where in (git_repo, tmp_path):
+
         async def go(where=where):
             app = make_app(where)
             async with app.run_test() as pilot:
@@ -173,4 +180,5 @@ def test_escape_quits_from_the_setup_screens(git_repo, tmp_path, at):
                 await pilot.press("escape")
                 await pilot.pause()
                 assert app._exit  # the app is exiting
+
         run(go())

@@ -18,8 +18,9 @@ def _probes(path: Path) -> list[str]:
     found = []
     tree = ast.parse(path.read_text(), str(path))
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PROBES
-                and node.args):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PROBES and node.args
+        ):
             continue
         target = node.args[0]
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
@@ -38,9 +39,11 @@ def test_no_screen_widget_or_app_probes_the_other_with_getattr():
 def test_the_scan_finds_a_probe(tmp_path):
     """The scan itself can fail: a probe of each spelling is found."""
     sample = tmp_path / "probe_sample.py"
-    sample.write_text("def f(self, app, screen):\n    getattr(self.app, 'building', None)\n"
-                      "    hasattr(app, 'x')\n    getattr(screen, 'core_done')\n    getattr(self.screen, 'y')\n"
-                      "    getattr(self.other, 'z')\n")
+    sample.write_text(
+        "def f(self, app, screen):\n    getattr(self.app, 'building', None)\n"
+        "    hasattr(app, 'x')\n    getattr(screen, 'core_done')\n    getattr(self.screen, 'y')\n"
+        "    getattr(self.other, 'z')\n"
+    )
     assert len(_probes(sample)) == 4
 
 
@@ -54,12 +57,22 @@ def test_the_app_and_screens_satisfy_what_is_declared(tmp_path):
     from hallmark.tui.screens.trace import TraceScreen
 
     app = HallmarkApp(tmp_path, watch_journal=False)
-    for protocol in (protocols.HallmarkAppLike, protocols.BuildingSource, protocols.WaitingCounter,
-                     protocols.KeymapSource):
+    for protocol in (
+        protocols.HallmarkAppLike,
+        protocols.BuildingSource,
+        protocols.WaitingCounter,
+        protocols.KeymapSource,
+    ):
         assert isinstance(app, protocol), protocol.__name__
     wants = {
-        BoardScreen: {protocols.DrawsBuilding, protocols.ReloadsOnJournal, protocols.ItemContext,
-                      protocols.ShowsWaiting, protocols.GreysKeys, protocols.OneItemScreen},
+        BoardScreen: {
+            protocols.DrawsBuilding,
+            protocols.ReloadsOnJournal,
+            protocols.ItemContext,
+            protocols.ShowsWaiting,
+            protocols.GreysKeys,
+            protocols.OneItemScreen,
+        },
         InboxScreen: {protocols.ItemContext, protocols.ShowsWaiting, protocols.HearsCoreDone},
         ItemScreen: {protocols.ItemContext, protocols.OneItemScreen, protocols.GreysKeys},
         DiffScreen: {protocols.ItemContext, protocols.OneItemScreen, protocols.ReloadsOnJournal},

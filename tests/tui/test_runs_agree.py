@@ -21,7 +21,18 @@ def _runs(repo, item: str) -> tuple[Path, int]:
     folder = repo.paths.item_dir(item) / "runs"
     write_run(folder / "20261130T090000000Z-review.jsonl", finished=True, item=item)
     failed = folder / "20261130T090100000Z-fix.jsonl"
-    lines = [*stream_lines(item, 1)[:-1], {"type": "hall_run_end", "role": "fix", "item": item, "exit_code": 124, "duration_ms": 1800000, "failure": "the run timed out after 1800 s", "cwd": None}]
+    lines = [
+        *stream_lines(item, 1)[:-1],
+        {
+            "type": "hall_run_end",
+            "role": "fix",
+            "item": item,
+            "exit_code": 124,
+            "duration_ms": 1800000,
+            "failure": "the run timed out after 1800 s",
+            "cwd": None,
+        },
+    ]
     failed.write_text("".join(json.dumps(x) + "\n" for x in lines))
     write_run(folder / "20261130T090200000Z-review.jsonl", finished=False, item=item)  # died mid-run
     finished = folder / "20261130T090300000Z-dev.jsonl"  # Claude's own result line, no runner end line
@@ -37,9 +48,14 @@ def _runs(repo, item: str) -> tuple[Path, int]:
     return live, fd
 
 
-EXPECTED = [("20261130T090000000Z-review.jsonl", "ok"), ("20261130T090100000Z-fix.jsonl", "failed"),
-            ("20261130T090200000Z-review.jsonl", "died"), ("20261130T090300000Z-dev.jsonl", "finished"),
-            ("20261130T090400000Z-librarian.jsonl", "died"), ("20261130T090500000Z-review.jsonl", "live")]
+EXPECTED = [
+    ("20261130T090000000Z-review.jsonl", "ok"),
+    ("20261130T090100000Z-fix.jsonl", "failed"),
+    ("20261130T090200000Z-review.jsonl", "died"),
+    ("20261130T090300000Z-dev.jsonl", "finished"),
+    ("20261130T090400000Z-librarian.jsonl", "died"),
+    ("20261130T090500000Z-review.jsonl", "live"),
+]
 MARK_WORDS = {"● live": "live", "✓ ok": "ok", "✗ failed": "failed", "✗ died": "died", "■ finished": "finished"}
 
 

@@ -42,6 +42,7 @@ def test_floor_rooms_hold_their_states_and_the_watchman_flags_quiet_items(busy):
             for key in ("awaiting_you", "escalated", "development"):
                 assert ids[key] not in watchman
             assert "quiet 2h" in watchman
+
     run(go())
 
 
@@ -78,6 +79,7 @@ def test_a_broken_config_shows_on_the_floor(busy):
             await settle(pilot)
             watchman = str(app.screen.query_one("#watchman").render())
             assert "⚠ config:" in watchman and "max_rejects" in watchman and "hall doctor" in watchman
+
     from hallmark.core.repo import open_repo
 
     assert "max_rejects" in load_extras(open_repo(repo.root)).config_problem
@@ -101,6 +103,7 @@ def test_a_room_says_how_many_more_items_it_could_not_show(busy):
                     listed = sum(1 for v in box.items if v.id in text)
                     more = re.search(r"\+(\d+) more", text)
                     assert (int(more.group(1)) if more else 0) == len(box.items) - listed, (size, box.room.key, text)
+
     run(go())
 
 
@@ -114,6 +117,7 @@ def test_floor_empty_repo_shows_empty_rooms(hall_repo, at):
             boxes = list(app.screen.query(RoomBox))
             assert len(boxes) == 11 and all(not b.items for b in boxes)
             assert "all quiet" in str(app.screen.query_one("#watchman").render())
+
     run(go())
 
 
@@ -149,6 +153,7 @@ def test_floor_hjkl_and_arrows_move_between_rooms_and_enter_opens_the_room(busy)
             await pilot.press("escape")
             await settle(pilot)
             assert type(app.screen).__name__ == "FloorScreen"
+
     run(go())
 
 
@@ -169,6 +174,7 @@ def test_floor_layout_adapts_to_width(busy):
             await pilot.resize_terminal(60, 24)  # too narrow for boxes: one list of rooms
             await pilot.pause()
             assert app.screen.columns == 1 and app.screen.compact
+
     run(go())
 
 
@@ -193,6 +199,7 @@ def test_floor_library_and_post_room_open_the_drain_and_the_handoffs(busy):
             await pilot.press("enter")
             await settle(pilot)
             assert app.current_mode == "drain"
+
     run(go())
 
 
@@ -225,6 +232,7 @@ def test_item_detail_shows_facts_timeline_and_runs_and_opens_the_trace(busy):
             await pilot.press("enter")
             await settle(pilot)
             assert type(app.screen).__name__ == "TraceScreen"
+
     run(go())
 
 
@@ -244,6 +252,7 @@ def test_item_detail_drop_and_findings(busy):
             await pilot.press("d", *"wrong approach", "enter")
             await settle(pilot)
             assert "dropped" in str(app.screen.query_one("#item-head").render())
+
     run(go())
     assert items.fold_item(repo, item).state == "dropped"
 
@@ -277,6 +286,7 @@ def test_inbox_lists_escalations_enter_answers_and_x_dismisses(busy):
             await settle(pilot)
             await pilot.press("tab")
             assert app.screen.query_one("TabbedContent").active == "tab-notices"
+
     run(go())
     assert all(q["answered"] for q in repo.index.questions() if q["item"] == ids["development"])
     after = inbox.visible(repo)
@@ -300,6 +310,7 @@ def test_inbox_enter_on_an_escalation_retries_with_a_reason(busy):
             await pilot.press("o")
             await settle(pilot)
             assert type(app.screen).__name__ == "ItemScreen" and app.screen.item_id == ids["awaiting_you"]
+
     run(go())
     assert items.fold_item(repo, ids["escalated"]).state == "fixing"
 
@@ -329,6 +340,7 @@ def test_usage_tables_chart_and_budget(busy):
             tabs = screen.query_one("TabbedContent")
             await pilot.press("tab")
             assert tabs.active == "tab-role"
+
     run(go())
 
 
@@ -342,8 +354,16 @@ def test_mode_keys_help_and_palette(busy):
         app = make_app(repo.root)
         async with app.run_test() as pilot:
             await settle(pilot)
-            for key, mode in (("b", "board"), ("i", "inbox"), ("dollar_sign", "usage"), ("t", "runs"),
-                              ("L", "drain"), ("f", "floor"), ("i", "inbox"), ("l", "drain")):
+            for key, mode in (
+                ("b", "board"),
+                ("i", "inbox"),
+                ("dollar_sign", "usage"),
+                ("t", "runs"),
+                ("L", "drain"),
+                ("f", "floor"),
+                ("i", "inbox"),
+                ("l", "drain"),
+            ):
                 await pilot.press(key)
                 await settle(pilot)
                 assert app.current_mode == mode, key
@@ -361,6 +381,7 @@ def test_mode_keys_help_and_palette(busy):
             await pilot.press("enter")
             await settle(pilot)
             assert app.current_mode == "board"
+
     run(go())
 
 
@@ -382,6 +403,7 @@ def test_keymap_in_the_user_config_remaps_a_binding(busy):
             assert type(app.screen).__name__ == "BoardScreen"
             await pilot.press("X", *"remapped", "enter")
             await settle(pilot)
+
     run(go())
     assert items.fold_item(repo, ids["review"]).state == "dropped"
 
@@ -401,6 +423,7 @@ def test_a_bad_user_config_is_a_warning_not_a_crash(hall_repo, at):
             await settle(pilot)
             assert any(n.title == "config" for n in app._notifications)
             assert app.current_mode == "floor"
+
     run(go())
 
 
@@ -415,6 +438,7 @@ def test_themes_are_registered_and_the_choice_persists(hall_repo, at):
             assert app.theme == "hallmark-dark"
             app.theme = "hallmark-contrast"
             await pilot.pause()
+
     run(go())
     assert settings.load(None).theme == "hallmark-contrast"
 
@@ -431,6 +455,7 @@ def test_themes_are_registered_and_the_choice_persists(hall_repo, at):
             await pilot.press("escape")
             await pilot.pause(0.2)
             assert app.theme == "hallmark-contrast"
+
     run(again())
     assert settings.load(None).theme == "hallmark-contrast"
 
@@ -445,6 +470,7 @@ def test_a_repo_without_hall_init_offers_it(git_repo, at):
             await pilot.press("i")
             await settle(pilot)
             assert app.current_mode == "floor"
+
     run(go())
     from hallmark.core.paths import discover
 
@@ -457,6 +483,7 @@ def test_not_a_repo_says_so(tmp_path, at):
         async with app.run_test() as pilot:
             await pilot.pause()
             assert type(app.screen).__name__ == "NotARepoScreen"
+
     run(go())
 
 
@@ -471,13 +498,20 @@ def test_another_process_writing_the_journal_shows_on_the_open_board(busy, hall)
             await settle(pilot)
             dropped_list = app.screen.query_one("#list-dropped")
             assert dropped_list.option_count == 1
-            result = hall("drop", target, "--reason", "from another terminal", cwd=repo.root,
-                          env={"HALLMARK_FIXED_NOW": VIEWED_AT})
+            result = hall(
+                "drop",
+                target,
+                "--reason",
+                "from another terminal",
+                cwd=repo.root,
+                env={"HALLMARK_FIXED_NOW": VIEWED_AT},
+            )
             assert result.code == 0, result.stderr
             start = time.monotonic()
             assert await until(pilot, lambda: dropped_list.option_count == 2, timeout=5)
             latency.append(time.monotonic() - start)
             ids_now = [dropped_list.get_option_at_index(i).id for i in range(dropped_list.option_count)]
             assert target in ids_now
+
     run(go())
     assert latency[0] < 2.0  # polled every 0.2 s; the budget on a quiet machine is 0.5 s

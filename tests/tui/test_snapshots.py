@@ -113,8 +113,12 @@ def test_trace(snap_compare, busy_snap, size):
     async def open_trace(pilot):
         pilot.app.open_trace(run_file, item=ids["review"])
         await settle(pilot)
-        await until(pilot, lambda: pilot.app.screen.view.scanned and "ended" in str(
-            pilot.app.screen.query_one("#trace-status").render()))
+        await until(
+            pilot,
+            lambda: (
+                pilot.app.screen.view.scanned and "ended" in str(pilot.app.screen.query_one("#trace-status").render())
+            ),
+        )
 
     assert snap(snap_compare, make_app(repo.root), size, before=open_trace)
 
@@ -122,11 +126,20 @@ def test_trace(snap_compare, busy_snap, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_drain_card(snap_compare, stable_repo, size):
     hall_repo = stable_repo
-    library.propose(hall_repo, kind="convention", pattern="Use pathlib for file paths, never os.path joins",
-                    rationale="asked for twice in review", paths=["src/**/*.py"],
-                    evidence={"source": "user_correction", "quote": "please use pathlib here", "date": "2026-11-29"})
-    library.propose(hall_repo, kind="rule", pattern="Name test files after the module they test",
-                    evidence={"source": "review_finding", "quote": "test name does not match", "date": "2026-11-28"})
+    library.propose(
+        hall_repo,
+        kind="convention",
+        pattern="Use pathlib for file paths, never os.path joins",
+        rationale="asked for twice in review",
+        paths=["src/**/*.py"],
+        evidence={"source": "user_correction", "quote": "please use pathlib here", "date": "2026-11-29"},
+    )
+    library.propose(
+        hall_repo,
+        kind="rule",
+        pattern="Name test files after the module they test",
+        evidence={"source": "review_finding", "quote": "test name does not match", "date": "2026-11-28"},
+    )
     assert snap(snap_compare, make_app(hall_repo.root, start_mode="drain"), size)
 
 

@@ -61,6 +61,7 @@ def test_tail_follows_new_lines_then_any_scroll_pauses_and_counts_them(hall_repo
             await pilot.pause()
             assert view.tail and view.pending == 0 and view.cursor == view.line_count - 1
             assert "following the end" in _status(app) and "new" not in _status(app)
+
     run(go())
 
 
@@ -85,6 +86,7 @@ def test_a_line_counts_only_when_its_newline_arrives(hall_repo):
                 handle.write("\n")
             assert await until(pilot, lambda: view.line_count == start + 1)
             assert "half" in view.summary_text(start).plain or "assistant" in view.summary_text(start).plain
+
     run(go())
 
 
@@ -107,14 +109,16 @@ def test_a_truncated_or_replaced_file_starts_the_index_again(hall_repo):
             assert await until(pilot, lambda: view.line_count == 4)
             _append(path, lines[4:5])
             assert await until(pilot, lambda: view.line_count == 5)
+
     run(go())
 
 
 def test_end_line_died_and_live_are_each_marked(hall_repo):
     done = write_run(_run_path(hall_repo, role="review"), finished=True, item="H-0001")
     died = write_run(_run_path(hall_repo, role="fix"), finished=False, item="H-0001")
-    live = write_run(hall_repo.paths.item_dir("H-0001") / "runs" / "20261130T091000000Z-fix.jsonl",
-                     finished=False, item="H-0001")
+    live = write_run(
+        hall_repo.paths.item_dir("H-0001") / "runs" / "20261130T091000000Z-fix.jsonl", finished=False, item="H-0001"
+    )
 
     async def go():
         app = make_app(hall_repo.root, start_mode="runs")
@@ -129,6 +133,7 @@ def test_end_line_died_and_live_are_each_marked(hall_repo):
             with FileLock(str(live.with_suffix(".lock"))):
                 await _open(pilot, live)
                 assert await until(pilot, lambda: "● live" in _status(app))
+
     run(go())
 
 
@@ -150,6 +155,7 @@ def test_search_then_brackets_step_through_hits_and_say_which(hall_repo):
             await pilot.press("left_square_bracket", "left_square_bracket")
             assert view.cursor == wanted[-1]  # wraps round
             assert f"hit {len(wanted)} of {len(wanted)}" in _status(app)
+
     run(go())
 
 
@@ -168,6 +174,7 @@ def test_enter_expands_a_line_and_collapses_it_again(hall_repo):
             assert view.row_of(1) == 1 + len(view.expanded[0].rows)
             await pilot.press("j", "k", "enter")
             assert view.total_rows() == rows
+
     run(go())
 
 
@@ -187,6 +194,7 @@ def test_runs_screen_lists_runs_and_enter_opens_the_trace(busy):
             await pilot.press("escape")
             await settle(pilot)
             assert type(app.screen).__name__ == "RunsScreen"
+
     run(go())
 
 
@@ -218,8 +226,20 @@ def test_a_huge_stream_shows_its_end_first_then_the_whole_index(hall_repo, monke
     with open(path, "w") as handle:
         for _ in range(40):
             handle.write("\n".join(block) + "\n")
-        handle.write(json.dumps({"type": "hall_run_end", "role": "review", "item": "H-0001", "exit_code": 0,
-                                 "duration_ms": 5, "failure": None, "cwd": "/tmp"}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "type": "hall_run_end",
+                    "role": "review",
+                    "item": "H-0001",
+                    "exit_code": 0,
+                    "duration_ms": 5,
+                    "failure": None,
+                    "cwd": "/tmp",
+                }
+            )
+            + "\n"
+        )
     total = 40 * len(block) + 1
     seen_partial = []
     original = trace_view.TraceView.on_new_lines
@@ -238,5 +258,6 @@ def test_a_huge_stream_shows_its_end_first_then_the_whole_index(hall_repo, monke
             assert view.tail and view.cursor == total - 1
             assert "end" in view.summary_text(total - 1).plain and "init" in view.summary_text(0).plain
             assert f"{total:,} lines" in _status(app) and "⏹ ended" in _status(app)
+
     run(go())
     assert seen_partial[0] is True and seen_partial[-1] is False

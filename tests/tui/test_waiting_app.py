@@ -68,11 +68,17 @@ def test_cards_rooms_and_detail_show_the_waiting_state_and_the_cost(busy):
             await pilot.press("tab", "tab", "tab")  # journal -> findings -> runs -> cost
             await settle(pilot)
             assert app.screen.query_one("TabbedContent").active == "tab-cost"
-            rows = [[str(c) for c in r] for r in (app.screen.query_one("#cost", DataTable).get_row_at(i)
-                                                  for i in range(app.screen.query_one("#cost", DataTable).row_count))]
+            rows = [
+                [str(c) for c in r]
+                for r in (
+                    app.screen.query_one("#cost", DataTable).get_row_at(i)
+                    for i in range(app.screen.query_one("#cost", DataTable).row_count)
+                )
+            ]
             assert rows[0][:2] == ["round 1", ""] and rows[0][2] == "67.4k"
             assert rows[1][1] == "review" and rows[1][4] == "hallmark-standin (stand-in, no model ran)"
             assert rows[-1][0] == "total" and rows[-1][2] == "67.4k" and rows[-1][3] == "0.00"
+
     run(go())
 
 
@@ -102,6 +108,7 @@ def test_opening_the_detail_or_the_diff_marks_it_seen_in_the_user_data_dir(busy)
             await pilot.press("escape")
             await settle(pilot)
             assert "done, unseen" not in _card(app, other)
+
     run(go())
     assert seen.seen_path().is_relative_to(os.environ["HALLMARK_DATA_DIR"])  # per person, not in the journal
     marks = json.loads(seen.seen_path().read_text())
@@ -164,6 +171,7 @@ def test_n_jumps_to_the_next_waiting_item_from_every_mode_even_a_trace_but_not_a
             assert type(app.screen).__name__ == "HelpScreen"
             note = str(app.screen.query_one("#help-note").render())
             assert "n is the next item waiting for you" in note
+
     run(go())
 
 
@@ -181,6 +189,7 @@ def test_the_footer_counts_what_waits_and_follows_the_watcher(busy):
             await pilot.press("b")
             await settle(pilot)
             assert await until(pilot, lambda: "n ◆ 4 waiting" in _footer_text(app))
+
     run(go())
 
 
@@ -210,6 +219,7 @@ def test_the_footer_offers_L_for_the_drain_where_l_moves_right(busy):
             await pilot.press("f", "L")
             await settle(pilot)
             assert app.current_mode == "drain"
+
     run(go())
 
 
@@ -218,7 +228,9 @@ def test_usage_labels_never_claim_a_model_ran_for_a_stand_in():
 
     only = {"key": "hallmark-standin", "runs": 2, "standin_runs": 2}
     assert labels.usage_key("model", only) == "hallmark-standin (stand-in, no model ran)"
-    assert labels.usage_key("model", {"key": "hallmark-standin", "runs": 1}) == "hallmark-standin (stand-in, no model ran)"
+    assert (
+        labels.usage_key("model", {"key": "hallmark-standin", "runs": 1}) == "hallmark-standin (stand-in, no model ran)"
+    )
     assert labels.usage_key("role", {"key": "review", "runs": 3, "standin_runs": 1}) == "review (1 of 3 stand-in)"
     assert labels.usage_key("day", {"key": "2026-11-30", "runs": 2, "standin_runs": 2}) == "2026-11-30 (stand-in)"
     assert labels.usage_key("model", {"key": "claude-opus-4", "runs": 2, "standin_runs": 0}) == "claude-opus-4"

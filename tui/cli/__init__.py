@@ -107,8 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         if os.environ.get("HALLMARK_DEBUG"):
             traceback.print_exc()
-        emit_error(HallError("INTERNAL", f"internal error: {detail}", ["hall doctor", "HALLMARK_DEBUG=1 to see the traceback"]),
-                   as_json=as_json)
+        emit_error(
+            HallError(
+                "INTERNAL", f"internal error: {detail}", ["hall doctor", "HALLMARK_DEBUG=1 to see the traceback"]
+            ),
+            as_json=as_json,
+        )
         return _finish(1)
 
 

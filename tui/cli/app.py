@@ -26,10 +26,13 @@ def run_app(path: str | None, *, mouse: bool = True) -> int:
     return 0
 
 
-@command("tui", args=[
-    arg("--repo", metavar="PATH", default=None, help="the repository to open (default: here)"),
-    arg("--no-mouse", action="store_true", help="ignore the mouse (every action has a key)"),
-])
+@command(
+    "tui",
+    args=[
+        arg("--repo", metavar="PATH", default=None, help="the repository to open (default: here)"),
+        arg("--no-mouse", action="store_true", help="ignore the mouse (every action has a key)"),
+    ],
+)
 def cmd_tui(args: argparse.Namespace) -> dict[str, Any] | None:
     run_app(args.repo, mouse=not args.no_mouse)
     return None
@@ -66,8 +69,12 @@ def make_app(demo: Any, *, keep: bool, welcome: bool = True, **kwargs: Any):
             if not welcome:
                 return
             after = f"the demo stays in {demo.base}" if keep else "the demo's directory is removed"
-            self.notify(WELCOME.format(root=demo.root, standin=workspace.STANDIN, after=after),
-                        title="hall demo: a stand-in model, not Claude", timeout=10, markup=False)
+            self.notify(
+                WELCOME.format(root=demo.root, standin=workspace.STANDIN, after=after),
+                title="hall demo: a stand-in model, not Claude",
+                timeout=10,
+                markup=False,
+            )
 
         async def action_quit(self) -> None:
             """q in a throwaway demo deletes it: say so first (with --keep it simply quits)."""
@@ -80,8 +87,13 @@ def make_app(demo: Any, *, keep: bool, welcome: bool = True, **kwargs: Any):
                 if yes:
                     self.exit()
 
-            self.push_screen(ConfirmModal("Quit the demo?", [f"Its directory ({demo.base}) is removed.",
-                                                            "hall demo --keep keeps the next one."]), done)
+            self.push_screen(
+                ConfirmModal(
+                    "Quit the demo?",
+                    [f"Its directory ({demo.base}) is removed.", "hall demo --keep keeps the next one."],
+                ),
+                done,
+            )
 
     return DemoApp(demo.root, **kwargs)
 
@@ -107,11 +119,22 @@ def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
         if not args.keep:
             workspace.remove(demo)
     if args.keep:
-        return {"demo": str(demo.base), "repo": str(demo.root), "kept": True,
-                "next": [f"hall tui --repo {demo.root}", f"hall daemon run --until-idle --repo {demo.root}",
-                         f"rm -rf {demo.base}"]}
-    return {"demo": str(demo.base), "kept": False, "removed": True,
-            "next": ["hall demo --keep (to look around afterwards)", "hall init (in your own repository)"]}
+        return {
+            "demo": str(demo.base),
+            "repo": str(demo.root),
+            "kept": True,
+            "next": [
+                f"hall tui --repo {demo.root}",
+                f"hall daemon run --until-idle --repo {demo.root}",
+                f"rm -rf {demo.base}",
+            ],
+        }
+    return {
+        "demo": str(demo.base),
+        "kept": False,
+        "removed": True,
+        "next": ["hall demo --keep (to look around afterwards)", "hall init (in your own repository)"],
+    }
 
 
 def render(result: dict[str, Any]) -> Any:
@@ -136,24 +159,39 @@ def render(result: dict[str, Any]) -> Any:
     for row in learned.get("refused", []):
         lines.append(f"refused   {row['code']}: {row['why']}\n")
     for row in learned.get("tombstone", []):
-        lines.append(f"tombstone proposed again, recorded on rejected {row['landed_on_tombstone']}: "
-                     f"{row['rejected_because']}\n")
+        lines.append(
+            f"tombstone proposed again, recorded on rejected {row['landed_on_tombstone']}: {row['rejected_because']}\n"
+        )
     usage = result.get("usage") or {}
-    lines.append(f"\n{usage.get('runs', 0)} stand-in runs, {usage.get('tokens', 0)} tokens counted, "
-                 f"${float(usage.get('cost_usd') or 0):.2f}; {result['demo'].get('seconds')} s")
+    lines.append(
+        f"\n{usage.get('runs', 0)} stand-in runs, {usage.get('tokens', 0)} tokens counted, "
+        f"${float(usage.get('cost_usd') or 0):.2f}; {result['demo'].get('seconds')} s"
+    )
     from rich.console import Group
 
     return Group(table, lines)
 
 
-@command("demo", text=render, args=[
-    arg("--dir", metavar="PATH", help="build the demo here (a new or empty directory), not in a temporary one"),
-    arg("--keep", action="store_true", help="keep the demo's directory when the demo ends"),
-    arg("--script", action="store_true",
-        help="headless: run the whole scenario, print the journal summary, exit (1 if a story missed)"),
-    arg("--pace", type=float, default=0.5, metavar="SECONDS",
-        help="seconds between the stand-in's lines while the app is open (default 0.5)"),
-])
+@command(
+    "demo",
+    text=render,
+    args=[
+        arg("--dir", metavar="PATH", help="build the demo here (a new or empty directory), not in a temporary one"),
+        arg("--keep", action="store_true", help="keep the demo's directory when the demo ends"),
+        arg(
+            "--script",
+            action="store_true",
+            help="headless: run the whole scenario, print the journal summary, exit (1 if a story missed)",
+        ),
+        arg(
+            "--pace",
+            type=float,
+            default=0.5,
+            metavar="SECONDS",
+            help="seconds between the stand-in's lines while the app is open (default 0.5)",
+        ),
+    ],
+)
 def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.demo import driver
 

@@ -62,42 +62,61 @@ COMMANDS: dict[str, CommandInfo] = {
     "waiting": CommandInfo("inbox", "cmd_waiting", "What each item waits on, and which wait for you (oldest first)."),
     "findings": CommandInfo("loop", "cmd_findings", "Open findings and failing checks of an item."),
     "fixed": CommandInfo("loop", "cmd_fixed", "Record what the commit fixes (and disputes), then resubmit to checks."),
-    "verdict": CommandInfo("loop", "cmd_verdict",
-                           "Record a person's schema-checked verdict (a human override; refused to agents)."),
-    "verify": CommandInfo("loop", "cmd_verify",
-                          "Does a commit carry a valid hallmark? (exit 5 when not; for CI and reviewers)"),
-    "next": CommandInfo("loop", "cmd_next", "Claim the next item for a role, with a lease (CLAIMED, exit 7, when taken)."),
-    "daemon": CommandInfo("loop", "cmd_daemon",
-                          "The review loop over every registered repo: start, stop, status, run (run prints one "
-                          "line per step as it happens: readable on a terminal, JSON lines otherwise, the summary "
-                          "last)."),
-    "trace": CommandInfo("trace", "cmd_trace",
-                         "Print a headless run's steps (init, text, tool calls and results, result)."),
+    "verdict": CommandInfo(
+        "loop", "cmd_verdict", "Record a person's schema-checked verdict (a human override; refused to agents)."
+    ),
+    "verify": CommandInfo(
+        "loop", "cmd_verify", "Does a commit carry a valid hallmark? (exit 5 when not; for CI and reviewers)"
+    ),
+    "next": CommandInfo(
+        "loop", "cmd_next", "Claim the next item for a role, with a lease (CLAIMED, exit 7, when taken)."
+    ),
+    "daemon": CommandInfo(
+        "loop",
+        "cmd_daemon",
+        "The review loop over every registered repo: start, stop, status, run (run prints one "
+        "line per step as it happens: readable on a terminal, JSON lines otherwise, the summary "
+        "last).",
+    ),
+    "trace": CommandInfo(
+        "trace", "cmd_trace", "Print a headless run's steps (init, text, tool calls and results, result)."
+    ),
     "takeover": CommandInfo("trace", "cmd_takeover", "Take an item over: stop its run and resume the session by hand."),
     "usage": CommandInfo("usage", "cmd_usage", "Tokens and list-price cost of every model run."),
-    "budget": CommandInfo("usage", "cmd_budget",
-                          "The budget caps and today's spend; --set a cap, --grant past the daily cap."),
+    "budget": CommandInfo(
+        "usage", "cmd_budget", "The budget caps and today's spend; --set a cap, --grant past the daily cap."
+    ),
     "cost": CommandInfo("usage", "cmd_cost", "Tokens and list-price cost of an item, per run and per round."),
-    "library": CommandInfo("library", "library_group",
-                           "The memory store: learnings a person approves, decisions, search, briefings."),
-    "checkpoint": CommandInfo("notes", "checkpoint_group", "The one workflow checkpoint of this project (handoff state)."),
+    "library": CommandInfo(
+        "library", "library_group", "The memory store: learnings a person approves, decisions, search, briefings."
+    ),
+    "checkpoint": CommandInfo(
+        "notes", "checkpoint_group", "The one workflow checkpoint of this project (handoff state)."
+    ),
     "note": CommandInfo("notes", "note_group", "Durable notes with a facet and an as-of date."),
     "init": CommandInfo("setup", "cmd_init", "Set Hallmark up in this repository."),
-    "doctor": CommandInfo("setup", "cmd_doctor",
-                          "Check git, the state directory, the config, the journals and the hooks."),
+    "doctor": CommandInfo(
+        "setup", "cmd_doctor", "Check git, the state directory, the config, the journals and the hooks."
+    ),
     "reindex": CommandInfo("setup", "cmd_reindex", "Rebuild the SQLite index from the journals."),
     "setup": CommandInfo("setup", "setup_group", "Set Hallmark up for a tool (claude)."),
-    "hook": CommandInfo("setup", "cmd_hook",
-                        "Run a Claude Code hook (the same as hall-hook <event>; reads stdin JSON)."),
+    "hook": CommandInfo(
+        "setup", "cmd_hook", "Run a Claude Code hook (the same as hall-hook <event>; reads stdin JSON)."
+    ),
     "tui": CommandInfo("app", "cmd_tui", "Open the terminal app (floor plan, boards, traces, drain, inbox, usage)."),
-    "demo": CommandInfo("app", "cmd_demo",
-                        "Try Hallmark on a throwaway repository: a small Python project whose items go through the "
-                        "real loop with a stand-in model (no Claude, no cost), then the terminal app while the "
-                        "daemon works."),
-    "help": CommandInfo("meta", "cmd_help",
-                        "Every command with its arguments (use --json; --brief for names and summaries only)."),
-    "schema": CommandInfo("meta", "cmd_schema",
-                          "JSON Schema for a command (or `command` for all), error, event or config."),
+    "demo": CommandInfo(
+        "app",
+        "cmd_demo",
+        "Try Hallmark on a throwaway repository: a small Python project whose items go through the "
+        "real loop with a stand-in model (no Claude, no cost), then the terminal app while the "
+        "daemon works.",
+    ),
+    "help": CommandInfo(
+        "meta", "cmd_help", "Every command with its arguments (use --json; --brief for names and summaries only)."
+    ),
+    "schema": CommandInfo(
+        "meta", "cmd_schema", "JSON Schema for a command (or `command` for all), error, event or config."
+    ),
 }
 
 # `hall schema <name>`: the function that returns the schema (or the constant that is one; it is

@@ -77,8 +77,14 @@ class Command:
         return self.handler(args)
 
 
-def command(name: str, summary: str | None = None, *, text: TextRenderer | None = None,
-            args: list[Arg] | tuple[Arg, ...] = (), replies: tuple[type[Result], ...] = ()) -> Callable[[Handler], Command]:
+def command(
+    name: str,
+    summary: str | None = None,
+    *,
+    text: TextRenderer | None = None,
+    args: list[Arg] | tuple[Arg, ...] = (),
+    replies: tuple[type[Result], ...] = (),
+) -> Callable[[Handler], Command]:
     """Declare a command on its handler: `@command("drop", text=..., args=[arg("--reason", required=True)],
     replies=(Dropped,))`."""
 
@@ -97,8 +103,9 @@ class Group:
     metavar: str = "<subcommand>"
     commands: dict[str, Command] = field(default_factory=dict)
 
-    def command(self, name: str, summary: str, *, text: TextRenderer | None = None,
-                args: list[Arg] | tuple[Arg, ...] = ()) -> Callable[[Handler], Command]:
+    def command(
+        self, name: str, summary: str, *, text: TextRenderer | None = None, args: list[Arg] | tuple[Arg, ...] = ()
+    ) -> Callable[[Handler], Command]:
         def declare(handler: Handler) -> Command:
             if name in self.commands:
                 raise ValueError(f"hall {self.name} {name} is declared twice")
@@ -113,8 +120,7 @@ def attach(sub: argparse._SubParsersAction, summary: str, spec: Command | Group)
     parser = sub.add_parser(spec.name, help=summary, description=summary)
     if isinstance(spec, Group):
         parser.set_defaults(handler=None, text=None, command=spec.name)
-        inner = parser.add_subparsers(dest=spec.dest or f"{spec.name}_cmd", metavar=spec.metavar,
-                                      parser_class=Parser)
+        inner = parser.add_subparsers(dest=spec.dest or f"{spec.name}_cmd", metavar=spec.metavar, parser_class=Parser)
         for child in spec.commands.values():
             attach(inner, child.summary or "", child)
         return parser
@@ -196,20 +202,26 @@ def describe_arguments(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
     for arg in parser._actions:
         if isinstance(arg, argparse._HelpAction | argparse._SubParsersAction):
             continue
-        args.append({
-            "name": arg.dest if not arg.option_strings else arg.option_strings[-1],
-            "flags": arg.option_strings,
-            "required": bool(arg.required) if arg.option_strings else arg.nargs not in ("?", "*"),
-            "help": arg.help or "",
-            "nargs": arg.nargs if isinstance(arg.nargs, str | int) else None,
-            "choices": list(arg.choices) if arg.choices else None,
-            "type": _json_type(arg),
-        })
+        args.append(
+            {
+                "name": arg.dest if not arg.option_strings else arg.option_strings[-1],
+                "flags": arg.option_strings,
+                "required": bool(arg.required) if arg.option_strings else arg.nargs not in ("?", "*"),
+                "help": arg.help or "",
+                "nargs": arg.nargs if isinstance(arg.nargs, str | int) else None,
+                "choices": list(arg.choices) if arg.choices else None,
+                "type": _json_type(arg),
+            }
+        )
     return args
 
 
 def describe_command(parser: argparse.ArgumentParser, full: str) -> dict[str, Any]:
-    return {"command": f"hall {full}".strip(), "help": parser.description or "", "arguments": describe_arguments(parser)}
+    return {
+        "command": f"hall {full}".strip(),
+        "help": parser.description or "",
+        "arguments": describe_arguments(parser),
+    }
 
 
 def describe_parser(parser: argparse.ArgumentParser, prefix: str = "") -> list[dict[str, Any]]:

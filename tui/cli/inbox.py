@@ -16,22 +16,36 @@ from . import text
 from .framework import arg, command
 
 
-@command("ask", replies=(Asked,), args=[
-    arg("question", nargs="+"),
-    arg("--item"),
-    arg("--options", help="comma-separated choices"),
-    arg("--default", help="what to do if nobody answers within --wait"),
-    arg("--wait", help="how long to wait for an answer (30m, 4h)"),
-    arg("--session", help="the asking Claude Code session (default: $HALL_SESSION_ID, which Hallmark's "
-        "SessionStart hook and headless runs set), so the answer can resume it"),
-    arg("--block", action="store_true", help="block until answered or the wait runs out"),
-])
+@command(
+    "ask",
+    replies=(Asked,),
+    args=[
+        arg("question", nargs="+"),
+        arg("--item"),
+        arg("--options", help="comma-separated choices"),
+        arg("--default", help="what to do if nobody answers within --wait"),
+        arg("--wait", help="how long to wait for an answer (30m, 4h)"),
+        arg(
+            "--session",
+            help="the asking Claude Code session (default: $HALL_SESSION_ID, which Hallmark's "
+            "SessionStart hook and headless runs set), so the answer can resume it",
+        ),
+        arg("--block", action="store_true", help="block until answered or the wait runs out"),
+    ],
+)
 def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     repo = open_repo()
     item_id = items.resolve(repo, args.item) if args.item else items.item_for_path(repo, repo.cwd)
     options = [o.strip() for o in (args.options or "").split(",") if o.strip()] or None
-    asked = questions.ask(repo, " ".join(args.question), item_id=item_id, options=options, default=args.default,
-                      wait=args.wait, session=args.session or os.environ.get("HALL_SESSION_ID") or None)
+    asked = questions.ask(
+        repo,
+        " ".join(args.question),
+        item_id=item_id,
+        options=options,
+        default=args.default,
+        wait=args.wait,
+        session=args.session or os.environ.get("HALL_SESSION_ID") or None,
+    )
     result = {**asked.to_dict(), "next": [f"hall answer {asked.qid} <answer>", "hall inbox"]}
     if args.block:
         from hallmark.core.questions import wait_for_answer
@@ -45,17 +59,21 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
 @command("answer", replies=(Answered,), args=[arg("qid"), arg("answer", nargs="+")])
 def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
     answered = questions.answer(open_repo(), ids.parse_question_id(args.qid), " ".join(args.answer))
-    return {**answered.to_dict(),
-            "next": ["hall inbox"] + ([f"hall status {answered.item}"] if answered.item else [])}
+    return {**answered.to_dict(), "next": ["hall inbox"] + ([f"hall status {answered.item}"] if answered.item else [])}
 
 
-@command("inbox", text=text.inbox, replies=(InboxReport,), args=[
-    arg("n", nargs="?", type=int, help="an entry number (with --dismiss)"),
-    arg("--dismiss", action="store_true"),
-    arg("--clear", action="store_true"),
-    arg("--all", action="store_true", help="include dismissed entries"),
-    arg("--notices", action="store_true", help="what the loop handles on its own"),
-])
+@command(
+    "inbox",
+    text=text.inbox,
+    replies=(InboxReport,),
+    args=[
+        arg("n", nargs="?", type=int, help="an entry number (with --dismiss)"),
+        arg("--dismiss", action="store_true"),
+        arg("--clear", action="store_true"),
+        arg("--all", action="store_true", help="include dismissed entries"),
+        arg("--notices", action="store_true", help="what the loop handles on its own"),
+    ],
+)
 def cmd_inbox(args: argparse.Namespace) -> dict[str, Any]:
     repo = open_repo()
     if args.notices:

@@ -40,8 +40,11 @@ def reply(result: ItemResult, nxt: list[str] | None = None) -> dict[str, Any]:
 
 
 def new_next(result: ItemResult) -> list[str]:
-    return [f"cd {shlex.quote(result.worktree)}", f'hall propose-ready {result.item} --summary "…"',
-            f"hall ready {result.item}"]
+    return [
+        f"cd {shlex.quote(result.worktree)}",
+        f'hall propose-ready {result.item} --summary "…"',
+        f"hall ready {result.item}",
+    ]
 
 
 def ready_next(result: ItemResult) -> list[str]:
@@ -69,18 +72,23 @@ def status_all_reply(result: StatusAll) -> dict[str, Any]:
     return {**head, "next": nxt, **data}
 
 
-@command("new", text=text.item, replies=(ItemResult,), args=[
-    arg("request", nargs="*", help="what to build, in words"),
-    arg("--title", help="a short title (defaults to the request)"),
-    arg("--branch", help="branch name (default from the `branch` template)"),
-    arg("--base", help="base branch (default from config)"),
-    arg("--open", action="store_true", help="start Claude Code in the new worktree"),
-    arg("--yolo", action="store_true", help="with --open: skip Claude Code's permission prompts"),
-])
+@command(
+    "new",
+    text=text.item,
+    replies=(ItemResult,),
+    args=[
+        arg("request", nargs="*", help="what to build, in words"),
+        arg("--title", help="a short title (defaults to the request)"),
+        arg("--branch", help="branch name (default from the `branch` template)"),
+        arg("--base", help="base branch (default from config)"),
+        arg("--open", action="store_true", help="start Claude Code in the new worktree"),
+        arg("--yolo", action="store_true", help="with --open: skip Claude Code's permission prompts"),
+    ],
+)
 def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     request = " ".join(args.request).strip() or None
     if args.yolo and not args.open:
-        raise HallError("USAGE", "--yolo only applies with --open.", ["hall new --open --yolo \"…\""])
+        raise HallError("USAGE", "--yolo only applies with --open.", ['hall new --open --yolo "…"'])
     repo = _repo()
     created = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
     result = reply(created, new_next(created))
@@ -101,18 +109,26 @@ def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
     return reply(items.adopt(_repo(), title=args.title, base=args.base))
 
 
-@command("status", text=text.status, replies=(StatusAll, ItemDetail), args=[
-    arg("id", nargs="?"),
-    arg("--all", action="store_true", help="include closed and dropped items"),
-])
+@command(
+    "status",
+    text=text.status,
+    replies=(StatusAll, ItemDetail),
+    args=[
+        arg("id", nargs="?"),
+        arg("--all", action="store_true", help="include closed and dropped items"),
+    ],
+)
 def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     if args.id:
         result = reply(items.status_one(repo, _id(repo, args.id)))
     else:
         here = None if args.all else items.item_for_path(repo, repo.cwd)
-        result = (reply(items.status_one(repo, here)) if here
-                  else status_all_reply(items.status_all(repo, include_terminal=args.all)))
+        result = (
+            reply(items.status_one(repo, here))
+            if here
+            else status_all_reply(items.status_all(repo, include_terminal=args.all))
+        )
     root, state = repo.paths.main_checkout, repo.state_dir
     if not config_raw.known_valid(root, state):  # checked once per edit of the file: status stays light
         try:
@@ -125,12 +141,17 @@ def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("log", text=text.log, replies=(ItemLog,), args=[
-    arg("id", nargs="?"),
-    arg("--kind", action="append", help="only these event kinds (comma-separated)"),
-    arg("--limit", type=int, help="only the last N events"),
-    arg("--repo-level", action="store_true", help="the repo-level journal instead of an item's"),
-])
+@command(
+    "log",
+    text=text.log,
+    replies=(ItemLog,),
+    args=[
+        arg("id", nargs="?"),
+        arg("--kind", action="append", help="only these event kinds (comma-separated)"),
+        arg("--limit", type=int, help="only the last N events"),
+        arg("--repo-level", action="store_true", help="the repo-level journal instead of an item's"),
+    ],
+)
 def cmd_log(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     item_id = None
@@ -152,17 +173,23 @@ def cmd_ready(args: argparse.Namespace) -> dict[str, Any]:
     return reply(result, ready_next(result))
 
 
-@command("propose-ready", text=text.item, replies=(ItemResult,), args=[
-    arg("id", nargs="?"),
-    arg("--summary", required=True),
-    arg("--why"),
-    arg("--how"),
-    arg("--ask", action="store_true", help="always wait for a person"),
-])
+@command(
+    "propose-ready",
+    text=text.item,
+    replies=(ItemResult,),
+    args=[
+        arg("id", nargs="?"),
+        arg("--summary", required=True),
+        arg("--why"),
+        arg("--how"),
+        arg("--ask", action="store_true", help="always wait for a person"),
+    ],
+)
 def cmd_propose_ready(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    return reply(items.propose_ready(repo, _id(repo, args.id), summary=args.summary, why=args.why, how=args.how,
-                                     ask=args.ask))
+    return reply(
+        items.propose_ready(repo, _id(repo, args.id), summary=args.summary, why=args.why, how=args.how, ask=args.ask)
+    )
 
 
 @command("pull-back", text=text.item, replies=(ItemResult,), args=[arg("id", nargs="?"), arg("--reason")])
@@ -171,22 +198,32 @@ def cmd_pull_back(args: argparse.Namespace) -> dict[str, Any]:
     return reply(items.pull_back(repo, _id(repo, args.id), reason=args.reason))
 
 
-@command("drop", text=text.item, replies=(Dropped,), args=[
-    arg("id", nargs="?"),
-    arg("--reason", required=True),
-    arg("--keep-worktree", action="store_true"),
-])
+@command(
+    "drop",
+    text=text.item,
+    replies=(Dropped,),
+    args=[
+        arg("id", nargs="?"),
+        arg("--reason", required=True),
+        arg("--keep-worktree", action="store_true"),
+    ],
+)
 def cmd_drop(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     dropped = items.drop(repo, _id(repo, args.id), reason=args.reason, keep_worktree=args.keep_worktree)
     return reply(dropped, drop_next(dropped, str(repo.root)))
 
 
-@command("retry", text=text.item, replies=(ItemResult,), args=[
-    arg("id", nargs="?"),
-    arg("--reason", required=True),
-    arg("--tokens", help="grant the item more tokens (budget holds)"),
-])
+@command(
+    "retry",
+    text=text.item,
+    replies=(ItemResult,),
+    args=[
+        arg("id", nargs="?"),
+        arg("--reason", required=True),
+        arg("--tokens", help="grant the item more tokens (budget holds)"),
+    ],
+)
 def cmd_retry(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     tokens = None
@@ -200,7 +237,6 @@ def cmd_retry(args: argparse.Namespace) -> dict[str, Any]:
     return reply(items.retry(repo, _id(repo, args.id), reason=args.reason, tokens=tokens))
 
 
-
 def diff_text(result: dict[str, Any]) -> Any:
     from rich.console import Group
     from rich.table import Table
@@ -210,17 +246,27 @@ def diff_text(result: dict[str, Any]) -> Any:
     for column in ("path", "added", "removed", "status"):
         table.add_column(justify="right" if column in ("added", "removed") else "left")
     for f in result["files"]:
-        table.add_row(f["path"], Text(f"+{f['added']}", style="green"), Text(f"-{f['removed']}", style="red"), f["status"])
-    head = Text(f"{result['item']} against {result['base']} (merge-base {result['merge_base'][:7]}): "
-                f"{len(result['files'])} files, +{result['added']} -{result['removed']}", style="bold")
+        table.add_row(
+            f["path"], Text(f"+{f['added']}", style="green"), Text(f"-{f['removed']}", style="red"), f["status"]
+        )
+    head = Text(
+        f"{result['item']} against {result['base']} (merge-base {result['merge_base'][:7]}): "
+        f"{len(result['files'])} files, +{result['added']} -{result['removed']}",
+        style="bold",
+    )
     parts: list[Any] = [head, table]
     if result.get("stat_only"):
         return Group(*parts)
     for f in result["files"]:
         parts.append(Text(f"\n{f['path']}", style="bold underline"))
         for finding in f.get("findings", []):
-            parts.append(Text(f"  ▲ {finding.get('severity')} [{finding.get('lens')}] line {finding.get('line')}: "  # noqa: PERF401 - one rich line per finding, in hunk order
-                              f"{finding.get('scenario', '')}", style="yellow"))
+            parts.append(  # noqa: PERF401 - one rich line per finding, in hunk order
+                Text(
+                    f"  ▲ {finding.get('severity')} [{finding.get('lens')}] line {finding.get('line')}: "
+                    f"{finding.get('scenario', '')}",
+                    style="yellow",
+                )
+            )
         for hunk in f["hunks"]:
             parts.append(Text(hunk["header"], style="cyan"))
             anchored: dict[int, list[dict[str, Any]]] = {}
@@ -230,19 +276,33 @@ def diff_text(result: dict[str, Any]) -> Any:
                 style = {"+": "green", "-": "red", "\\": "dim"}.get(line["kind"], "")
                 parts.append(Text(f"{line['kind']}{line['text']}", style=style))
                 for finding in anchored.get(index, []):
-                    parts.append(Text(f"    ▲ {finding.get('id', '')} {finding.get('severity')} [{finding.get('lens')}]: "  # noqa: PERF401 - one rich line per finding, in hunk order
-                                      f"{finding.get('scenario', '')}", style="bold yellow"))
+                    parts.append(  # noqa: PERF401 - one rich line per finding, in hunk order
+                        Text(
+                            f"    ▲ {finding.get('id', '')} {finding.get('severity')} [{finding.get('lens')}]: "
+                            f"{finding.get('scenario', '')}",
+                            style="bold yellow",
+                        )
+                    )
     for finding in result.get("unanchored_findings", []):
-        parts.append(Text(f"▲ {finding.get('file')}:{finding.get('line')} {finding.get('severity')} "  # noqa: PERF401 - one rich line per finding, in hunk order
-                          f"[{finding.get('lens')}]: {finding.get('scenario', '')}", style="yellow"))
+        parts.append(  # noqa: PERF401 - one rich line per finding, in hunk order
+            Text(
+                f"▲ {finding.get('file')}:{finding.get('line')} {finding.get('severity')} "
+                f"[{finding.get('lens')}]: {finding.get('scenario', '')}",
+                style="yellow",
+            )
+        )
     return Group(*parts)
 
 
-@command("diff", text=diff_text, args=[
-    arg("id", nargs="?"),
-    arg("--stat", action="store_true", help="only files with added/removed counts"),
-    arg("-w", "--ignore-whitespace", action="store_true", help="ignore whitespace changes"),
-])
+@command(
+    "diff",
+    text=diff_text,
+    args=[
+        arg("id", nargs="?"),
+        arg("--stat", action="store_true", help="only files with added/removed counts"),
+        arg("-w", "--ignore-whitespace", action="store_true", help="ignore whitespace changes"),
+    ],
+)
 def cmd_diff(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.diff import item_diff
 
@@ -272,9 +332,13 @@ def sweep_text(result: dict[str, Any]) -> Any:
     return out
 
 
-@command("sweep", text=sweep_text, args=[
-    arg("--dry-run", action="store_true", help="say what would be removed, remove nothing"),
-])
+@command(
+    "sweep",
+    text=sweep_text,
+    args=[
+        arg("--dry-run", action="store_true", help="say what would be removed, remove nothing"),
+    ],
+)
 def cmd_sweep(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.sweep import sweep
 

@@ -25,10 +25,13 @@ def _item(repo, given: str | None) -> str:
     return items.resolve(repo, given)
 
 
-@command("verdict", args=[
-    arg("id", nargs="?", help="the item (default: the file's `item`, else this worktree's)"),
-    arg("--file", required=True, help="a JSON verdict (hall schema verdict)"),
-])
+@command(
+    "verdict",
+    args=[
+        arg("id", nargs="?", help="the item (default: the file's `item`, else this worktree's)"),
+        arg("--file", required=True, help="a JSON verdict (hall schema verdict)"),
+    ],
+)
 def cmd_verdict(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.loop import review
 
@@ -41,8 +44,12 @@ def text_findings(result: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    parts: list[Any] = [Text(f"{result['item']} · {result['state']} · round {result['round']} · "
-                             f"{result['open']} open finding(s)", style="bold")]
+    parts: list[Any] = [
+        Text(
+            f"{result['item']} · {result['state']} · round {result['round']} · {result['open']} open finding(s)",
+            style="bold",
+        )
+    ]
     if result["findings"]:
         table = Table()
         for col in ("id", "status", "severity", "lens", "where", "scenario"):
@@ -66,13 +73,16 @@ def cmd_findings(args: argparse.Namespace) -> dict[str, Any]:
     return {**report.to_dict(), "next": fix.findings_next(report)}
 
 
-@command("fixed", args=[
-    arg("ids", nargs="*", help="finding ids (F-1 F-2); an item id may come first"),
-    arg("--item"),
-    arg("--dispute", action="append", help="a finding you believe is wrong (with --reason)"),
-    arg("--reason", action="append", help="why the disputed finding is wrong"),
-    arg("--no-submit", action="store_true", help="record only; more commits follow"),
-])
+@command(
+    "fixed",
+    args=[
+        arg("ids", nargs="*", help="finding ids (F-1 F-2); an item id may come first"),
+        arg("--item"),
+        arg("--dispute", action="append", help="a finding you believe is wrong (with --reason)"),
+        arg("--reason", action="append", help="why the disputed finding is wrong"),
+        arg("--no-submit", action="store_true", help="record only; more commits follow"),
+    ],
+)
 def cmd_fixed(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.loop import fix
 
@@ -86,18 +96,25 @@ def cmd_fixed(args: argparse.Namespace) -> dict[str, Any]:
     if len(reasons) != len(disputes):
         raise HallError("USAGE", "Each --dispute needs its own --reason.", ['hall fixed --dispute F-2 --reason "…"'])
     if not ids and not disputes:
-        raise HallError("USAGE", "Name the findings the commit fixes (F-1 F-2), or --dispute one.",
-                        ["hall findings", "hall fixed F-1"])
-    return fix.mark_fixed(repo, _item(repo, given), ids, list(zip(disputes, reasons, strict=True)),
-                          submit=not args.no_submit)
+        raise HallError(
+            "USAGE",
+            "Name the findings the commit fixes (F-1 F-2), or --dispute one.",
+            ["hall findings", "hall fixed F-1"],
+        )
+    return fix.mark_fixed(
+        repo, _item(repo, given), ids, list(zip(disputes, reasons, strict=True)), submit=not args.no_submit
+    )
 
 
-@command("next", args=[
-    arg("--role", required=True, choices=["assayer", "fixer", "shipper"]),
-    arg("--item", help="claim this item only"),
-    arg("--holder", help="who holds the lease (default: role@host:pid)"),
-    arg("--ttl", type=float, default=900.0, help="lease lifetime in seconds"),
-])
+@command(
+    "next",
+    args=[
+        arg("--role", required=True, choices=["assayer", "fixer", "shipper"]),
+        arg("--item", help="claim this item only"),
+        arg("--holder", help="who holds the lease (default: role@host:pid)"),
+        arg("--ttl", type=float, default=900.0, help="lease lifetime in seconds"),
+    ],
+)
 def cmd_next(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.loop import daemon, leases
 
@@ -108,8 +125,11 @@ def cmd_next(args: argparse.Namespace) -> dict[str, Any]:
         found = [v for v in found if v.id == wanted]
         if not found:
             view = items.fold_item(repo, wanted)
-            raise HallError("WRONG_STATE", f"{wanted} is {view.state}{' (held)' if view.hold else ''}: no "
-                                           f"{args.role} work there.", items.next_for(view))
+            raise HallError(
+                "WRONG_STATE",
+                f"{wanted} is {view.state}{' (held)' if view.hold else ''}: no {args.role} work there.",
+                items.next_for(view),
+            )
     holder = args.holder or leases.default_holder(args.role)
     claimed_by: list[str] = []
     for view in found:
@@ -121,14 +141,28 @@ def cmd_next(args: argparse.Namespace) -> dict[str, Any]:
                 raise
             claimed_by.append(view.id)
             continue
-        work = {"checks": "run the gates", "review": "review the frozen commit", "fixing": "fix the open findings",
-                "hallmarked": "rebase and ship"}[view.state]
-        return {"item": view.id, "state": view.state, "role": args.role, "work": work, "sha": view.sha,
-                "worktree": view.worktree, "lease": lease,
-                "next": [f"hall findings {view.id}" if view.state == "fixing" else f"hall status {view.id}"]}
+        work = {
+            "checks": "run the gates",
+            "review": "review the frozen commit",
+            "fixing": "fix the open findings",
+            "hallmarked": "rebase and ship",
+        }[view.state]
+        return {
+            "item": view.id,
+            "state": view.state,
+            "role": args.role,
+            "work": work,
+            "sha": view.sha,
+            "worktree": view.worktree,
+            "lease": lease,
+            "next": [f"hall findings {view.id}" if view.state == "fixing" else f"hall status {view.id}"],
+        }
     if claimed_by:
-        raise HallError("CLAIMED", f"Every {args.role} item is claimed by another worker: {', '.join(claimed_by)}.",
-                        ["hall daemon status", "try again later"])
+        raise HallError(
+            "CLAIMED",
+            f"Every {args.role} item is claimed by another worker: {', '.join(claimed_by)}.",
+            ["hall daemon status", "try again later"],
+        )
     return {"item": None, "role": args.role, "work": None, "next": ["hall status --all", "hall inbox"]}
 
 
@@ -143,13 +177,17 @@ def text_daemon(result: dict[str, Any]) -> Any:
     return generic_text(result)
 
 
-@command("daemon", text=text_daemon, args=[
-    arg("action", choices=["start", "stop", "status", "run"]),
-    arg("--until-idle", action="store_true", help="run passes in the foreground until no work is left"),
-    arg("--interval", type=float, default=10.0, help="seconds between passes"),
-    arg("--max-passes", type=int, default=None),
-    arg("--repo", action="append", help="only this repo (repeatable; default: every registered repo)"),
-])
+@command(
+    "daemon",
+    text=text_daemon,
+    args=[
+        arg("action", choices=["start", "stop", "status", "run"]),
+        arg("--until-idle", action="store_true", help="run passes in the foreground until no work is left"),
+        arg("--interval", type=float, default=10.0, help="seconds between passes"),
+        arg("--max-passes", type=int, default=None),
+        arg("--repo", action="append", help="only this repo (repeatable; default: every registered repo)"),
+    ],
+)
 def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.loop import daemon
 
@@ -176,8 +214,9 @@ def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
-    result = daemon.run(until_idle=args.until_idle, interval=args.interval, repos=repos,
-                        max_passes=args.max_passes, on_step=on_step)
+    result = daemon.run(
+        until_idle=args.until_idle, interval=args.interval, repos=repos, max_passes=args.max_passes, on_step=on_step
+    )
     blocked = [s for s in result["steps"] if s.get("step") == "pass" and s.get("outcome") == "error"]
     if blocked:  # a repo the loop could not work in: say so in the exit code, and what to do
         result["_exit"] = 1
@@ -192,11 +231,18 @@ def text_verify(result: dict[str, Any]) -> Any:
     return Text(f"{mark} {result['ref']} {result['sha'][:12]}: {result['reason']}", style="green")
 
 
-@command("verify", text=text_verify, args=[
-    arg("ref", nargs="?", default="HEAD", help="a commit, branch or tag (default HEAD)"),
-    arg("--strict", action="store_true",
-        help="also require the journal that proves the loop struck it (only where the loop ran)"),
-])
+@command(
+    "verify",
+    text=text_verify,
+    args=[
+        arg("ref", nargs="?", default="HEAD", help="a commit, branch or tag (default HEAD)"),
+        arg(
+            "--strict",
+            action="store_true",
+            help="also require the journal that proves the loop struck it (only where the loop ran)",
+        ),
+    ],
+)
 def cmd_verify(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.verify import verify
 

@@ -20,8 +20,10 @@ from .framework import Command, Group, arg, command
 
 def groups() -> list[dict[str, Any]]:
     """The command groups as the README's table shows them (from the table: nothing is loaded)."""
-    return [{"group": group, "summary": summary, "commands": [f"hall {name}" for name in in_group(group)]}
-            for group, summary in GROUPS.items()]
+    return [
+        {"group": group, "summary": summary, "commands": [f"hall {name}" for name in in_group(group)]}
+        for group, summary in GROUPS.items()
+    ]
 
 
 def brief() -> list[dict[str, Any]]:
@@ -36,17 +38,24 @@ def described(words: list[str]) -> list[dict[str, Any]]:
 
     full = "hall " + " ".join(words)
     if words and words[0] in COMMANDS:
-        found = [e for e in describe_parser(build_parser(words[0]))
-                 if e["command"] == full or e["command"].startswith(full + " ")]
+        found = [
+            e
+            for e in describe_parser(build_parser(words[0]))
+            if e["command"] == full or e["command"].startswith(full + " ")
+        ]
         if found:
             return found
     raise HallError("USAGE", f"No command named '{' '.join(words)}'.", ["hall help --brief", "hall help --json"])
 
 
-@command("help", text=text.help_table, args=[
-    arg("name", nargs="*", help="only this command (or group of subcommands), loading only its module"),
-    arg("--brief", action="store_true", help="names, groups and one-line summaries only (loads no command)"),
-])
+@command(
+    "help",
+    text=text.help_table,
+    args=[
+        arg("name", nargs="*", help="only this command (or group of subcommands), loading only its module"),
+        arg("--brief", action="store_true", help="names, groups and one-line summaries only (loads no command)"),
+    ],
+)
 def cmd_help(args: argparse.Namespace) -> dict[str, Any]:
     from . import GLOBAL_OPTIONS, help_json
 
@@ -102,12 +111,14 @@ def commands_schema() -> dict[str, Any]:
     from . import help_json
 
     commands = help_json()["commands"]
-    return {"$schema": JSON_SCHEMA, "title": "hall commands",
-            "description": "The arguments of every command; each reply is a JSON object with `next`.",
-            "type": "object",
-            "properties": {e["command"]: {"$ref": f"#/$defs/{e['command'][5:].replace(' ', '_')}"}
-                           for e in commands},
-            "$defs": {**{e["command"][5:].replace(" ", "_"): _definition(e) for e in commands}, "reply": REPLY_SCHEMA}}
+    return {
+        "$schema": JSON_SCHEMA,
+        "title": "hall commands",
+        "description": "The arguments of every command; each reply is a JSON object with `next`.",
+        "type": "object",
+        "properties": {e["command"]: {"$ref": f"#/$defs/{e['command'][5:].replace(' ', '_')}"} for e in commands},
+        "$defs": {**{e["command"][5:].replace(" ", "_"): _definition(e) for e in commands}, "reply": REPLY_SCHEMA},
+    }
 
 
 def error_schema() -> dict[str, Any]:
@@ -149,8 +160,11 @@ def reply_schema(words: list[str]) -> dict[str, Any]:
 
 
 def _with_next(shape: dict[str, Any]) -> dict[str, Any]:
-    return {**shape, "required": [*shape["required"], "next"],
-            "properties": {**shape["properties"], "next": REPLY_SCHEMA["properties"]["next"]}}
+    return {
+        **shape,
+        "required": [*shape["required"], "next"],
+        "properties": {**shape["properties"], "next": REPLY_SCHEMA["properties"]["next"]},
+    }
 
 
 def _command_schema(words: list[str]) -> dict[str, Any]:
@@ -160,8 +174,11 @@ def _command_schema(words: list[str]) -> dict[str, Any]:
         for entry in described(words[:1]):
             if entry["command"] == full:
                 return {"$schema": JSON_SCHEMA, **_definition(entry), "$defs": {"reply": reply_schema(words)}}
-    raise HallError("USAGE", f"No command or schema named '{' '.join(words)}'.",
-                    ["hall help --json", "hall schema command", "hall schema error", "hall schema event", "hall schema config"])
+    raise HallError(
+        "USAGE",
+        f"No command or schema named '{' '.join(words)}'.",
+        ["hall help --json", "hall schema command", "hall schema error", "hall schema event", "hall schema config"],
+    )
 
 
 @command("schema", text=text.schema, args=[arg("name", nargs="+")])

@@ -42,9 +42,15 @@ def cmd_checkpoint_show(args: argparse.Namespace) -> dict[str, Any]:
 
 
 @checkpoint_group.command(
-    "set", "Replace the checkpoint (unset fields carry over unless --fresh).", text=text_checkpoint,
+    "set",
+    "Replace the checkpoint (unset fields carry over unless --fresh).",
+    text=text_checkpoint,
     args=[
-        *[arg("--" + key.replace("_", "-"), dest=key, metavar="TEXT") for field, key in KEYS.items() if field != "Updated"],
+        *[
+            arg("--" + key.replace("_", "-"), dest=key, metavar="TEXT")
+            for field, key in KEYS.items()
+            if field != "Updated"
+        ],
         arg("--from-file", metavar="FILE", help="'Field: value' lines ('-' for stdin)"),
         arg("--fresh", action="store_true"),
     ],
@@ -62,8 +68,11 @@ def cmd_checkpoint_set(args: argparse.Namespace) -> dict[str, Any]:
         if value is not None and field != "Updated":
             values[field] = value
     if not values:
-        raise HallError("USAGE", "nothing to set: give fields (--phase, --next-step, …) or --from-file",
-                        ["hall checkpoint set --help"])
+        raise HallError(
+            "USAGE",
+            "nothing to set: give fields (--phase, --next-step, …) or --from-file",
+            ["hall checkpoint set --help"],
+        )
     result = checkpoint.set_checkpoint(_repo().paths, values, actor=current_actor(), fresh=args.fresh)
     result["next"] = ["hall checkpoint show", "hall checkpoint history"]
     return result
@@ -81,25 +90,40 @@ def cmd_checkpoint_history(args: argparse.Namespace) -> dict[str, Any]:
 note_group = Group("note")
 
 
-@note_group.command("add", "Add a note (one fact).", args=[
-    arg("--facet", required=True, choices=FACETS),
-    arg("--fact", required=True),
-    arg("--provenance"),
-    arg("--as-of", dest="as_of", metavar="YYYY-MM-DD"),
-    arg("--slug"),
-])
+@note_group.command(
+    "add",
+    "Add a note (one fact).",
+    args=[
+        arg("--facet", required=True, choices=FACETS),
+        arg("--fact", required=True),
+        arg("--provenance"),
+        arg("--as-of", dest="as_of", metavar="YYYY-MM-DD"),
+        arg("--slug"),
+    ],
+)
 def cmd_note_add(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
 
-    note = notes.add(_repo().paths, fact=args.fact, facet=args.facet, provenance=args.provenance or "",
-                     as_of=args.as_of, slug=args.slug, actor=current_actor())
+    note = notes.add(
+        _repo().paths,
+        fact=args.fact,
+        facet=args.facet,
+        provenance=args.provenance or "",
+        as_of=args.as_of,
+        slug=args.slug,
+        actor=current_actor(),
+    )
     return {"note": note, "next": ["hall note list", f"hall note show {note['slug']}"]}
 
 
-@note_group.command("list", "The notes index.", args=[
-    arg("--facet", choices=FACETS),
-    arg("--as-of", dest="as_of", metavar="DATE", help="the notes that held then (removed ones too)"),
-])
+@note_group.command(
+    "list",
+    "The notes index.",
+    args=[
+        arg("--facet", choices=FACETS),
+        arg("--as-of", dest="as_of", metavar="DATE", help="the notes that held then (removed ones too)"),
+    ],
+)
 def cmd_note_list(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
     from hallmark.core.memory.reading import as_of_stamp
@@ -107,8 +131,12 @@ def cmd_note_list(args: argparse.Namespace) -> dict[str, Any]:
     found = notes.list_notes(_repo().paths, as_of=as_of_stamp(args.as_of))
     if args.facet:
         found = [n for n in found if n["facet"] == args.facet]
-    return {"notes": found, "index": [notes.index_line(n) for n in found], "count": len(found),
-            "next": ["hall note show <slug>", "hall note add --facet … --fact '…'"]}
+    return {
+        "notes": found,
+        "index": [notes.index_line(n) for n in found],
+        "count": len(found),
+        "next": ["hall note show <slug>", "hall note add --facet … --fact '…'"],
+    }
 
 
 @note_group.command("show", "One note with its body.", args=[arg("slug")])
@@ -118,12 +146,18 @@ def cmd_note_show(args: argparse.Namespace) -> dict[str, Any]:
     return {"note": notes.show(_repo().paths, args.slug), "next": ["hall note list"]}
 
 
-@note_group.command("remove", "Remove a note (kept under notes/removed/).", args=[
-    arg("slug"),
-    arg("--reason", required=True),
-])
+@note_group.command(
+    "remove",
+    "Remove a note (kept under notes/removed/).",
+    args=[
+        arg("slug"),
+        arg("--reason", required=True),
+    ],
+)
 def cmd_note_remove(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
 
-    return {"note": notes.remove(_repo().paths, args.slug, args.reason, actor=current_actor()),
-            "next": ["hall note list"]}
+    return {
+        "note": notes.remove(_repo().paths, args.slug, args.reason, actor=current_actor()),
+        "next": ["hall note list"],
+    }

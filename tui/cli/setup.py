@@ -16,11 +16,15 @@ from . import text
 from .framework import Group, arg, command
 
 
-@command("init", text=text.init, args=[
-    arg("--capture", choices=["gate", "ask", "off"], default="gate"),
-    arg("--base", help="the base branch (default: origin/HEAD, else the current branch)"),
-    arg("--no-claude-md", action="store_true", help="do not write the CLAUDE.md section"),
-])
+@command(
+    "init",
+    text=text.init,
+    args=[
+        arg("--capture", choices=["gate", "ask", "off"], default="gate"),
+        arg("--base", help="the base branch (default: origin/HEAD, else the current branch)"),
+        arg("--no-claude-md", action="store_true", help="do not write the CLAUDE.md section"),
+    ],
+)
 def cmd_init(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import setup_repo
 
@@ -50,11 +54,15 @@ setup_group = Group("setup", dest="tool", metavar="<tool>")
 
 
 @setup_group.command(
-    "claude", "Install the Claude Code plugin for this user (atomic; writes the absolute path of hall-hook).",
+    "claude",
+    "Install the Claude Code plugin for this user (atomic; writes the absolute path of hall-hook).",
     args=[
         arg("--dry-run", action="store_true", help="stage and validate, change nothing"),
-        arg("--sandbox", action="store_true",
-            help="also write Claude Code's sandbox profile for sessions in Hallmark repos (--dry-run shows it)"),
+        arg(
+            "--sandbox",
+            action="store_true",
+            help="also write Claude Code's sandbox profile for sessions in Hallmark repos (--dry-run shows it)",
+        ),
     ],
 )
 def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
@@ -69,7 +77,8 @@ def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
 
 
 @setup_group.command(
-    "git", "Install or repair the pre-push hook that refuses unhallmarked pushes (chains any hook already there).",
+    "git",
+    "Install or repair the pre-push hook that refuses unhallmarked pushes (chains any hook already there).",
     args=[
         arg("--dry-run", action="store_true", help="say what it would do, change nothing"),
         arg("--remove", action="store_true", help="take Hallmark's hook out and restore the chained one"),
@@ -90,9 +99,12 @@ def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@command("hook", args=[
-    arg("event", help="session-start, user-prompt-submit, pre-tool-use, post-tool-use, stop, notification"),
-])
+@command(
+    "hook",
+    args=[
+        arg("event", help="session-start, user-prompt-submit, pre-tool-use, post-tool-use, stop, notification"),
+    ],
+)
 def cmd_hook(args: argparse.Namespace) -> dict[str, Any] | None:
     """Run a hook exactly as hall-hook would: stdin JSON in, Claude Code's answer out."""
     from hallmark.hooks.main import main as hook_main

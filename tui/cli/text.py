@@ -42,7 +42,20 @@ def item(result: dict[str, Any]) -> Any:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold cyan")
     grid.add_column()
-    for key in ("item", "title", "state", "branch", "worktree", "base", "sha", "round", "hold", "pr", "tokens", "cost_usd"):
+    for key in (
+        "item",
+        "title",
+        "state",
+        "branch",
+        "worktree",
+        "base",
+        "sha",
+        "round",
+        "hold",
+        "pr",
+        "tokens",
+        "cost_usd",
+    ):
         value = result.get(key)
         if value in (None, "", 0) and key not in ("item", "state"):
             continue
@@ -70,9 +83,15 @@ def _status_table(result: dict[str, Any]) -> Any:
         table.add_column(col)
     order = {state: n for n, state in enumerate(STATES)}
     for entry in sorted(result["items"], key=lambda e: order.get(e["state"], len(order))):  # by state
-        table.add_row(entry["item"], _state(entry["state"]), entry["title"], str(entry["round"] or ""),
-                      entry.get("hold") or "", f"${entry['cost_usd']:.2f}" if entry.get("cost_usd") else "",
-                      (entry.get("updated") or "")[:19])
+        table.add_row(
+            entry["item"],
+            _state(entry["state"]),
+            entry["title"],
+            str(entry["round"] or ""),
+            entry.get("hold") or "",
+            f"${entry['cost_usd']:.2f}" if entry.get("cost_usd") else "",
+            (entry.get("updated") or "")[:19],
+        )
     for entry in result.get("damaged") or []:  # a lost journal is shown, not hidden
         table.add_row(entry["item"], "✗ damaged", entry["title"] or "?", "", entry["problem"], "", "")
     return table
@@ -111,7 +130,14 @@ def inbox(result: dict[str, Any]) -> Any:
     for col in ("#", "since", "kind", "item", "what", "do"):
         table.add_column(col)
     for e in result["entries"]:
-        table.add_row(str(e["n"]), (e["since"] or "")[:19], e["kind"], e.get("item") or "", e["text"], e["next"][0] if e["next"] else "")
+        table.add_row(
+            str(e["n"]),
+            (e["since"] or "")[:19],
+            e["kind"],
+            e.get("item") or "",
+            e["text"],
+            e["next"][0] if e["next"] else "",
+        )
     return table
 
 
@@ -185,8 +211,10 @@ def learnings(result: dict[str, Any]) -> Any:
         pattern = entry["pattern"][:90]
         auto = entry.get("automation")
         if auto:  # the exact command and where it goes, never hidden behind the pattern
-            pattern += (f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
-                        f"\n  accept only with: {auto['accept']}")
+            pattern += (
+                f"\n⚠ writes a {auto['event']} hook into {auto['file']}:\n  {auto['command']}"
+                f"\n  accept only with: {auto['accept']}"
+            )
         # Text, not markup: a learning's words or a command are shown as written, never as styling
         table.add_row(entry["id"], entry["kind"], status, str(entry["occurrences"]), Text(pattern))
     return table

@@ -30,20 +30,46 @@ from .text import clean
 
 POLL_S = 0.2
 MARKS = {
-    "init": "▶ init", "text": "✎ text", "thinking": "… think", "tool_call": "→ call", "tool_result": "← result",
-    "result": "■ result", "retry": "↻ retry", "system": "· system", "end": "⏹ end", "error": "✗ error",
+    "init": "▶ init",
+    "text": "✎ text",
+    "thinking": "… think",
+    "tool_call": "→ call",
+    "tool_result": "← result",
+    "result": "■ result",
+    "retry": "↻ retry",
+    "system": "· system",
+    "end": "⏹ end",
+    "error": "✗ error",
     "unknown": "? line",
 }
-_COLOURS = {"init": "36", "tool_call": "33", "tool_result": "2", "result": "1;32", "end": "1", "error": "1;31",
-            "retry": "35", "thinking": "2;3", "unknown": "2"}
+_COLOURS = {
+    "init": "36",
+    "tool_call": "33",
+    "tool_result": "2",
+    "result": "1;32",
+    "end": "1",
+    "error": "1;31",
+    "retry": "35",
+    "thinking": "2;3",
+    "unknown": "2",
+}
 
 
 class Printer:
     """Writes steps as text or JSON lines. `kinds` filters; `last` holds back all but the last N
     steps until release() (the catch-up of --last N); the text footer sums up the last result."""
 
-    def __init__(self, out: IO[str], *, as_json: bool, full: bool, raw: bool, colour: bool,
-                 kinds: set[str] | None = None, last: int | None = None) -> None:
+    def __init__(
+        self,
+        out: IO[str],
+        *,
+        as_json: bool,
+        full: bool,
+        raw: bool,
+        colour: bool,
+        kinds: set[str] | None = None,
+        last: int | None = None,
+    ) -> None:
         self.out = out
         self.as_json = as_json
         self.full = full
@@ -110,12 +136,16 @@ class Printer:
         if result is not None:
             usage = trace.usage_from_result(result)
             which = "result" if self.last_result_run == self.runs else f"last result (run {self.last_result_run})"
-            parts.append(f"{which}: {result.get('subtype') or '?'}" + (" (is_error)" if result.get("is_error") is True else ""))
+            parts.append(
+                f"{which}: {result.get('subtype') or '?'}" + (" (is_error)" if result.get("is_error") is True else "")
+            )
             if usage["cost_usd"] is not None:
                 parts.append(f"${usage['cost_usd']:.4f}")
             if usage["source"]:
-                parts.append(f"{usage['input_tokens']:,} in / {usage['output_tokens']:,} out / "
-                             f"{usage['cache_read_tokens']:,} cache read tokens ({usage['source']})")
+                parts.append(
+                    f"{usage['input_tokens']:,} in / {usage['output_tokens']:,} out / "
+                    f"{usage['cache_read_tokens']:,} cache read tokens ({usage['source']})"
+                )
         return self._paint("── " + " · ".join(parts) + " ──", "2")
 
     def _paint(self, text: str, code: str) -> str:
@@ -140,8 +170,9 @@ def print_file(path: Path, printer: Printer, *, live: bool = False) -> None:
     printer.flush()
 
 
-def follow_file(path: Path, printer: Printer, *, lock: Path, poll_s: float = POLL_S,
-                max_wait_s: float | None = None) -> str:
+def follow_file(
+    path: Path, printer: Printer, *, lock: Path, poll_s: float = POLL_S, max_wait_s: float | None = None
+) -> str:
     """Print the steps so far, then new ones as they are written, until the run ends.
 
     Returns why it stopped: "ended" (the hall_run_end line), "released" (no live process holds
@@ -186,15 +217,19 @@ def _pick_run(files: list[RunFile], run: str | None, item_id: str | None) -> Pat
     who = item_id or "The repository"
     item_id = item_id or "--repo"
     if not files:
-        raise HallError("RUN_NOT_FOUND", f"{who} has no runs yet.",
-                        [f"hall status {item_id}" if item_id != "--repo" else "hall status"])
+        raise HallError(
+            "RUN_NOT_FOUND",
+            f"{who} has no runs yet.",
+            [f"hall status {item_id}" if item_id != "--repo" else "hall status"],
+        )
     found = runs.pick(files, run)
     if found is not None:
         return found.path
     if not str(run).lstrip("-").isdigit():
         raise HallError("RUN_NOT_FOUND", f"{who} has no run {run!r}.", [f"hall trace {item_id} --list"])
-    raise HallError("RUN_NOT_FOUND", f"{who} has {len(files)} run(s); there is no run {run}.",
-                    [f"hall trace {item_id} --list"])
+    raise HallError(
+        "RUN_NOT_FOUND", f"{who} has {len(files)} run(s); there is no run {run}.", [f"hall trace {item_id} --list"]
+    )
 
 
 def _listing_text(result: dict[str, Any]) -> Any:
@@ -208,26 +243,38 @@ def _listing_text(result: dict[str, Any]) -> Any:
     return table
 
 
-@command("trace", text=_listing_text, replies=(RunListing,), args=[
-    arg("id", nargs="?", help="the item (default: the item whose worktree you are in)"),
-    arg("--run", help="run N of the item (1 = oldest, -1 = latest; default latest) or its file name"),
-    arg("--file", help="read this stream-json file instead of an item's run"),
-    arg("--follow", "-f", action="store_true",
-        help="keep printing new steps until the run's end line or until its lock is released"),
-    arg("--full", action="store_true", help="print each step's full text under it"),
-    arg("--raw", action="store_true", help="with --json: include each step's raw stream line"),
-    arg("--text", dest="as_text", action="store_true", help="readable text even when stdout is not a terminal"),
-    arg("--list", action="store_true", help="list the item's runs instead"),
-    arg("--repo", action="store_true", help="the repository's own runs (no item: intake, librarian)"),
-    arg("--kind", help="only these step kinds, comma-separated (e.g. tool_call,tool_result,result)"),
-    arg("--last", type=int, help="only the last N steps (with --follow: then every new one)"),
-])
+@command(
+    "trace",
+    text=_listing_text,
+    replies=(RunListing,),
+    args=[
+        arg("id", nargs="?", help="the item (default: the item whose worktree you are in)"),
+        arg("--run", help="run N of the item (1 = oldest, -1 = latest; default latest) or its file name"),
+        arg("--file", help="read this stream-json file instead of an item's run"),
+        arg(
+            "--follow",
+            "-f",
+            action="store_true",
+            help="keep printing new steps until the run's end line or until its lock is released",
+        ),
+        arg("--full", action="store_true", help="print each step's full text under it"),
+        arg("--raw", action="store_true", help="with --json: include each step's raw stream line"),
+        arg("--text", dest="as_text", action="store_true", help="readable text even when stdout is not a terminal"),
+        arg("--list", action="store_true", help="list the item's runs instead"),
+        arg("--repo", action="store_true", help="the repository's own runs (no item: intake, librarian)"),
+        arg("--kind", help="only these step kinds, comma-separated (e.g. tool_call,tool_result,result)"),
+        arg("--last", type=int, help="only the last N steps (with --follow: then every new one)"),
+    ],
+)
 def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
     as_json = bool(getattr(args, "as_json", False)) and not args.as_text
     if args.file:
         if args.id or args.run is not None or args.list or args.repo:
-            raise HallError("USAGE", "--file reads one stream file; it takes no item, --repo, --run or --list.",
-                            ["hall trace --file PATH", "hall trace <id> --run N"])
+            raise HallError(
+                "USAGE",
+                "--file reads one stream file; it takes no item, --repo, --run or --list.",
+                ["hall trace --file PATH", "hall trace <id> --run N"],
+            )
         path = Path(args.file)
         if not path.is_file():
             raise HallError("RUN_NOT_FOUND", f"There is no stream file {path}.", ["hall trace <id> --list"])
@@ -238,25 +285,32 @@ def cmd_trace(args: argparse.Namespace) -> dict[str, Any] | None:
 
         repo = open_repo()
         if args.repo and args.id:
-            raise HallError("USAGE", "--repo traces the repository's own runs (intake, librarian); it takes no item.",
-                            ["hall trace --repo", f"hall trace {args.id}"])
+            raise HallError(
+                "USAGE",
+                "--repo traces the repository's own runs (intake, librarian); it takes no item.",
+                ["hall trace --repo", f"hall trace {args.id}"],
+            )
         item_id = None if args.repo else items.resolve(repo, args.id)
         files = runs.list_runs(repo.paths, item_id)
         if args.list:
             return _listing(repo, item_id)
         path = _pick_run(files, args.run, item_id)
-    colour = (not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     kinds = None
     if args.kind:
         kinds = {k.strip() for k in args.kind.split(",") if k.strip()}
         unknown = sorted(kinds - set(trace.KINDS))
         if unknown:
-            raise HallError("USAGE", f"Unknown step kind(s): {', '.join(unknown)}.",
-                            [f"hall trace --kind {','.join(trace.KINDS[:4])}", "hall schema trace-step"])
+            raise HallError(
+                "USAGE",
+                f"Unknown step kind(s): {', '.join(unknown)}.",
+                [f"hall trace --kind {','.join(trace.KINDS[:4])}", "hall schema trace-step"],
+            )
     if args.last is not None and args.last < 1:
         raise HallError("USAGE", "--last takes a positive number of steps.", ["hall trace <id> --last 20"])
-    printer = Printer(sys.stdout, as_json=as_json, full=args.full, raw=args.raw, colour=colour, kinds=kinds,
-                      last=args.last)
+    printer = Printer(
+        sys.stdout, as_json=as_json, full=args.full, raw=args.raw, colour=colour, kinds=kinds, last=args.last
+    )
     try:
         _print(args, path, item_id, printer, as_json)
     except BrokenPipeError:
@@ -294,11 +348,14 @@ def _listing(repo: Any, item_id: str | None) -> dict[str, Any]:
     return {**listing.to_dict(), "next": nxt}
 
 
-@command("takeover", args=[
-    arg("id"),
-    arg("--run", help="run number (1 = oldest, -1 = latest) or run file name (default: the latest)"),
-    arg("--print", action="store_true", help="only print the command; run nothing"),
-])
+@command(
+    "takeover",
+    args=[
+        arg("id"),
+        arg("--run", help="run number (1 = oldest, -1 = latest) or run file name (default: the latest)"),
+        arg("--print", action="store_true", help="only print the command; run nothing"),
+    ],
+)
 def cmd_takeover(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import items
     from hallmark.core.repo import open_repo

@@ -22,16 +22,28 @@ def text_usage(result: dict[str, Any]) -> Any:
     for col in ("key", "runs", "input", "output", "cache read", "cache write", "cost (list)"):
         table.add_column(col, justify="left" if col == "key" else "right")
     for row in [*result["rows"], dict(result["total"], key="total")]:
-        table.add_row(str(row["key"]), str(row["runs"]), f"{row['input_tokens']:,}", f"{row['output_tokens']:,}",
-                      f"{row['cache_read_tokens']:,}", f"{row['cache_write_tokens']:,}", f"${row['cost_usd']:.2f}")
+        table.add_row(
+            str(row["key"]),
+            str(row["runs"]),
+            f"{row['input_tokens']:,}",
+            f"{row['output_tokens']:,}",
+            f"{row['cache_read_tokens']:,}",
+            f"{row['cache_write_tokens']:,}",
+            f"${row['cost_usd']:.2f}",
+        )
     return table
 
 
-@command("usage", text=text_usage, replies=(UsageReport,), args=[
-    arg("--by", default="item", choices=["item", "room", "role", "model", "day"]),
-    arg("--since", help="a duration (7d, 24h) or a date (2026-11-01)"),
-    arg("--item"),
-])
+@command(
+    "usage",
+    text=text_usage,
+    replies=(UsageReport,),
+    args=[
+        arg("--by", default="item", choices=["item", "room", "role", "model", "day"]),
+        arg("--since", help="a duration (7d, 24h) or a date (2026-11-01)"),
+        arg("--item"),
+    ],
+)
 def cmd_usage(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.loop import usage
 
@@ -52,22 +64,42 @@ def text_budget(result: dict[str, Any]) -> Any:
     table = Table(title=f"budget for {result['day']}" + (" · PAUSED" if daily["paused"] else ""))
     for col in ("level", "used", "cap", "note"):
         table.add_column(col)
-    table.add_row("daily total", f"{daily['used']:,}", cap(daily["limit"]),
-                  f"granted {daily['granted']:,}" if daily["granted"] else "")
+    table.add_row(
+        "daily total",
+        f"{daily['used']:,}",
+        cap(daily["limit"]),
+        f"granted {daily['granted']:,}" if daily["granted"] else "",
+    )
     for role, room in result["rooms"].items():
         note = f"max ${room['max_usd_per_run']:g} a run" if room["max_usd_per_run"] is not None else "no per-run cap"
-        table.add_row(f"room {role}", f"{room['used']:,}", cap(room["daily"]), note + (" · closed" if room["closed"] else ""))
+        table.add_row(
+            f"room {role}", f"{room['used']:,}", cap(room["daily"]), note + (" · closed" if room["closed"] else "")
+        )
     for entry in result["per_item"]["items"]:
-        table.add_row(f"item {entry['item']}", f"{entry['tokens']:,}", cap(entry["allowance"]),
-                      "held (budget)" if entry["held"] else "")
+        table.add_row(
+            f"item {entry['item']}",
+            f"{entry['tokens']:,}",
+            cap(entry["allowance"]),
+            "held (budget)" if entry["held"] else "",
+        )
     return table
 
 
-@command("budget", text=text_budget, args=[
-    arg("--set", action="append", metavar="KEY=VALUE", help="daily=4M, per_item=800k, review.max_usd=3"),
-    arg("--grant", nargs="?", const="", default=None, metavar="TOKENS",
-        help="let the loop go past the daily cap today (default: another `daily`)"),
-])
+@command(
+    "budget",
+    text=text_budget,
+    args=[
+        arg("--set", action="append", metavar="KEY=VALUE", help="daily=4M, per_item=800k, review.max_usd=3"),
+        arg(
+            "--grant",
+            nargs="?",
+            const="",
+            default=None,
+            metavar="TOKENS",
+            help="let the loop go past the daily cap today (default: another `daily`)",
+        ),
+    ],
+)
 def cmd_budget(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.config import parse_tokens
     from hallmark.core.loop import budget

@@ -193,8 +193,13 @@ class HallScreen(Screen):
         import traceback
 
         self.log.error("".join(traceback.format_exception(error)))
-        self.notify(f"{type(self).__name__} could not draw: {type(error).__name__}: {error}", title="internal error",
-                    severity="error", timeout=10, markup=False)
+        self.notify(
+            f"{type(self).__name__} could not draw: {type(error).__name__}: {error}",
+            title="internal error",
+            severity="error",
+            timeout=10,
+            markup=False,
+        )
 
     # -- to override -------------------------------------------------------------------
     def load(self, repo: Repo) -> Any:

@@ -45,8 +45,9 @@ def pack(parts: list[str], width: int = CARD_WIDTH) -> list[str]:
     return lines
 
 
-def card(view: ItemView, question: bool, found: Badge | None = None, reason: str | None = None,
-         width: int = CARD_WIDTH) -> Text:
+def card(
+    view: ItemView, question: bool, found: Badge | None = None, reason: str | None = None, width: int = CARD_WIDTH
+) -> Text:
     """The id and title, then what it waits on (symbol and word, and why), its round, cost and age."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"{states.SYMBOLS.get(view.state, '·')} ", style="bold")
@@ -58,8 +59,11 @@ def card(view: ItemView, question: bool, found: Badge | None = None, reason: str
     notes = [shown, reason if found and found[0] == "waiting" else ""]
     if not shown:
         notes = ["? question" if question else "", f"⏸ held: {view.hold}" if view.hold else ""]
-    facts = [f"round {view.round}" if view.round else "", labels.cost(view.tokens, view.cost_usd),
-             rooms.since(view.updated)]
+    facts = [
+        f"round {view.round}" if view.round else "",
+        labels.cost(view.tokens, view.cost_usd),
+        rooms.since(view.updated),
+    ]
     strong = bool(found and found[0] in ("waiting", "done_unseen"))
     for n, line in enumerate(pack(notes + facts, width)):
         text.append(f"\n  {line}", style="bold" if strong and n == 0 else "dim")
@@ -68,7 +72,6 @@ def card(view: ItemView, question: bool, found: Badge | None = None, reason: str
 
 class BoardScroll(HorizontalScroll, inherit_bindings=False):
     """Scrolls sideways to the focused column; the arrows belong to the board, not the scroller."""
-
 
 
 class BoardColumn(Vertical):
@@ -117,8 +120,11 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        yield Input(placeholder="filter: id, title, branch or state (enter to keep, escape to clear)",
-                    id="board-filter", classes="-hidden")
+        yield Input(
+            placeholder="filter: id, title, branch or state (enter to keep, escape to clear)",
+            id="board-filter",
+            classes="-hidden",
+        )
         with BoardScroll(id="board"):
             for state in states.STATES:
                 yield BoardColumn(state)
@@ -154,8 +160,10 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
             column.display = bool(found) or self.show_empty
             column.query_one(".column-title", Label).update(f"{rooms.state_label(column.state)} ({len(found)})")
             width = max(12, (column.list.content_size.width or CARD_WIDTH + 2) - 3)
-            cards = [card(v, bool(building.open_questions(v.id)), building.badge(v.id), building.reason(v.id), width)
-                     for v in found]
+            cards = [
+                card(v, bool(building.open_questions(v.id)), building.badge(v.id), building.reason(v.id), width)
+                for v in found
+            ]
             shown = tuple(c.plain for c in cards)
             if shown != column.shown:
                 column.shown = shown
@@ -163,8 +171,11 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
         self._size_columns()
         empty = self.query_one("#board-empty", Label)
         if total == 0:
-            empty.update("No items here yet. Start one with  hall new --title \"…\"" if not needle
-                         else f"No item matches “{self.filter_text}”.")
+            empty.update(
+                'No items here yet. Start one with  hall new --title "…"'
+                if not needle
+                else f"No item matches “{self.filter_text}”."
+            )
         else:
             empty.update("")
         empty.set_class(total == 0, "-shown")

@@ -142,11 +142,16 @@ class DiffScreen(Screen):
         d = self.diff
         if d is None:
             return
-        findings = sum(len(h.findings) for f in d.files for h in f.hunks) + sum(len(f.findings) for f in d.files) + len(d.findings)
+        findings = (
+            sum(len(h.findings) for f in d.files for h in f.hunks)
+            + sum(len(f.findings) for f in d.files)
+            + len(d.findings)
+        )
         ws = " · whitespace ignored" if d.ignore_whitespace else ""
         self.query_one("#diff-title", Static).update(
             f"{d.item} against {d.base} (merge-base {d.merge_base[:7]}) · {len(d.files)} files · "
-            f"+{d.added} -{d.removed} · {findings} open finding{'' if findings == 1 else 's'}{ws}")
+            f"+{d.added} -{d.removed} · {findings} open finding{'' if findings == 1 else 's'}{ws}"
+        )
 
     # -- actions -------------------------------------------------------------------------------
     def action_file(self, direction: int) -> None:

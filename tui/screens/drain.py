@@ -19,8 +19,14 @@ from textual.widgets import Static
 from .base import HallScreen
 from .modals import ConfirmModal, ReasonModal, TextModal
 
-DECISION_WORDS = {"accept": "✓ accepted", "skip": "↷ skipped", "reject": "✗ rejected", "edit": "✎ edited and accepted",
-                  "undo": "↶ undone", "accept_all": "✓ accepted"}
+DECISION_WORDS = {
+    "accept": "✓ accepted",
+    "skip": "↷ skipped",
+    "reject": "✗ rejected",
+    "edit": "✎ edited and accepted",
+    "undo": "↶ undone",
+    "accept_all": "✓ accepted",
+}
 
 
 def _accept_reopened(repo: Repo, lid: str) -> dict:
@@ -88,8 +94,10 @@ class DrainScreen(HallScreen):
         self.query_one("#drain-last", Static).update(self.last_note)
         if not self.data.available:
             progress.update("Reflect drain · memory paused")
-            body.update(Text("The memory store cannot be read, so there is nothing to review yet.\n\n", style="bold")
-                        + Text(self.data.problem))
+            body.update(
+                Text("The memory store cannot be read, so there is nothing to review yet.\n\n", style="bold")
+                + Text(self.data.problem)
+            )
             self.refresh_bindings()
             return
         if not self._remaining():
@@ -113,10 +121,12 @@ class DrainScreen(HallScreen):
         text = Text("✓ Nothing to review: no learning is waiting.\n\n", style="bold")
         summary = self.data.summary or {}
         if summary.get("decisions"):
-            text.append(f"Last drain {summary.get('started', '')} → {summary.get('ended', '')}: "
-                        f"{summary.get('decisions')} decisions — {summary.get('accepted', 0)} accepted, "
-                        f"{summary.get('skipped', 0)} skipped, {summary.get('rejected', 0)} rejected, "
-                        f"{summary.get('retired', 0)} retired, {summary.get('undone', 0)} undone.")
+            text.append(
+                f"Last drain {summary.get('started', '')} → {summary.get('ended', '')}: "
+                f"{summary.get('decisions')} decisions — {summary.get('accepted', 0)} accepted, "
+                f"{summary.get('skipped', 0)} skipped, {summary.get('rejected', 0)} rejected, "
+                f"{summary.get('retired', 0)} retired, {summary.get('undone', 0)} undone."
+            )
         else:
             text.append("No drain has happened yet.")
         return text
@@ -134,7 +144,9 @@ class DrainScreen(HallScreen):
             text.append("a: reopen and accept it anyway · s or x: leave it rejected\n\n", style="italic")
         elif card.tombstone:
             t = card.tombstone
-            text.append(f"✗ Like rejected {t.get('id')}: “{t.get('pattern')}” — {t.get('reason', '')}\n\n", style="bold")
+            text.append(
+                f"✗ Like rejected {t.get('id')}: “{t.get('pattern')}” — {t.get('reason', '')}\n\n", style="bold"
+            )
         kind = x.get("kind", "")
         text.append(f"{'⌫ RETIRE ' if retire else ''}{kind}", style="bold")
         text.append(f"   {card.lid}   status {x.get('status', '')}")
@@ -151,8 +163,9 @@ class DrainScreen(HallScreen):
         for ev in evidence:
             where = " · ".join(str(ev[k]) for k in ("item", "file", "session") if ev.get(k))
             text.append(f"  “{ev.get('quote', '')}”\n")
-            text.append(f"    — {ev.get('source', '')}, {ev.get('date', '')}{' · ' + where if where else ''}\n",
-                        style="dim")
+            text.append(
+                f"    — {ev.get('source', '')}, {ev.get('date', '')}{' · ' + where if where else ''}\n", style="dim"
+            )
         scope = x.get("scope") or {}
         paths = ", ".join(scope.get("paths") or []) or "the whole project"
         text.append(f"\nScope: {scope.get('project', '')} · {paths}\n")
@@ -220,33 +233,61 @@ class DrainScreen(HallScreen):
         if what == "accept":
             auto = card.automation
             if auto:  # its own confirmation, showing the exact command and the file it goes to
+
                 def confirmed(yes: bool | None) -> None:
                     if yes:
-                        self.hall.core_call("accept", drain.decide, "accept", lid, actor="you",
-                                            confirm_automation=auto["confirm"], item=lid)
+                        self.hall.core_call(
+                            "accept",
+                            drain.decide,
+                            "accept",
+                            lid,
+                            actor="you",
+                            confirm_automation=auto["confirm"],
+                            item=lid,
+                        )
 
-                self.app.push_screen(ConfirmModal(
-                    f"Accept automation {lid}? Claude Code will run this command on its own",
-                    [f"file: {auto['file']}", f"event: {auto['event']}   matcher: {auto['matcher'] or '(all)'}",
-                     f"command: {auto['command']}"]), confirmed)
+                self.app.push_screen(
+                    ConfirmModal(
+                        f"Accept automation {lid}? Claude Code will run this command on its own",
+                        [
+                            f"file: {auto['file']}",
+                            f"event: {auto['event']}   matcher: {auto['matcher'] or '(all)'}",
+                            f"command: {auto['command']}",
+                        ],
+                    ),
+                    confirmed,
+                )
                 return
             self.hall.core_call("accept", drain.decide, "accept", lid, actor="you", item=lid)
         elif what == "skip":
             self.hall.core_call("skip", drain.decide, "skip", lid, actor="you", item=lid)
         elif what == "reject":
+
             def rejected(reason: str | None) -> None:
                 if reason:
                     self.hall.core_call("reject", drain.decide, "reject", lid, reason, actor="you", item=lid)
 
-            self.app.push_screen(ReasonModal(f"Reject {lid}", f"“{card.learning.get('pattern', '')}”\n\nWhy reject it? "
-                                             "The reason stays as its tombstone."), rejected)
+            self.app.push_screen(
+                ReasonModal(
+                    f"Reject {lid}",
+                    f"“{card.learning.get('pattern', '')}”\n\nWhy reject it? The reason stays as its tombstone.",
+                ),
+                rejected,
+            )
         elif what == "edit":
+
             def edited(pattern: str | None) -> None:
                 if pattern:
                     self.hall.core_call("edit", drain.decide, "accept", lid, actor="you", pattern=pattern, item=lid)
 
-            self.app.push_screen(TextModal(f"Edit {lid}, then accept", "The pattern, in your words:",
-                                           value=str(card.learning.get("pattern", ""))), edited)
+            self.app.push_screen(
+                TextModal(
+                    f"Edit {lid}, then accept",
+                    "The pattern, in your words:",
+                    value=str(card.learning.get("pattern", "")),
+                ),
+                edited,
+            )
 
     def action_undo(self) -> None:
         if not self.history:
@@ -280,18 +321,26 @@ class DrainScreen(HallScreen):
             came_back = left - len(automations)
             why = []
             if came_back:
-                why.append(f"{came_back} card{'s' if came_back != 1 else ''} came back after a rejection "
-                           "(a accepts one, s or x leaves it rejected)")
+                why.append(
+                    f"{came_back} card{'s' if came_back != 1 else ''} came back after a rejection "
+                    "(a accepts one, s or x leaves it rejected)"
+                )
             if automations:
-                why.append(f"{len(automations)} automation{'s' if len(automations) != 1 else ''} "
-                           "(each is accepted on its own card, after reading its command)")
-            self.notify("Nothing to accept all at once: " + ("; ".join(why) if why else "no learning is waiting."),
-                        severity="warning")
+                why.append(
+                    f"{len(automations)} automation{'s' if len(automations) != 1 else ''} "
+                    "(each is accepted on its own card, after reading its command)"
+                )
+            self.notify(
+                "Nothing to accept all at once: " + ("; ".join(why) if why else "no learning is waiting."),
+                severity="warning",
+            )
             return
         lines = [f"{lid}: {self.data.cards[lid].learning.get('pattern', '')}" for lid in remaining]
         if automations:
-            lines.append(f"Not included — automations, each accepted on its own card (a) after reading its "
-                         f"command: {', '.join(automations)}")
+            lines.append(
+                f"Not included — automations, each accepted on its own card (a) after reading its "
+                f"command: {', '.join(automations)}"
+            )
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -326,7 +375,9 @@ class DrainScreen(HallScreen):
             note = f"{DECISION_WORDS.get(label, label)} {lid}"
             if label == "reject":
                 tomb = (message.result or {}).get("tombstone") or {}
-                note += f" — tombstone {tomb.get('id', lid)}: “{tomb.get('pattern', '')}”, reason: {tomb.get('reason', '')}"
+                note += (
+                    f" — tombstone {tomb.get('id', lid)}: “{tomb.get('pattern', '')}”, reason: {tomb.get('reason', '')}"
+                )
             elif label in ("accept", "edit"):
                 promo = (message.result or {}).get("promotion") or {}
                 if promo.get("path"):

@@ -72,16 +72,18 @@ def load_extras(repo: Repo) -> FloorExtras:
     return extras
 
 
-def room_lines(room: rooms.Room, items: tuple[ItemView, ...], building: Building, extra: list[str],
-               width: int, limit: int | None) -> list[Text]:
+def room_lines(
+    room: rooms.Room, items: tuple[ItemView, ...], building: Building, extra: list[str], width: int, limit: int | None
+) -> list[Text]:
     """What a room shows: its counts (symbol, number and word), its extra lines, then its items."""
     lines: list[Text] = []
     if room.key == rooms.OFFICE:
         count = building.waiting.count
         lines.append(Text(f"◆ {count} waiting for you" + ("  (i)" if count else ""), style="bold" if count else ""))
     if room.states:
-        parts = [f"{states.SYMBOLS[s]} {sum(1 for v in items if v.state == s)} {rooms.STATE_WORDS[s]}"
-                 for s in room.states]
+        parts = [
+            f"{states.SYMBOLS[s]} {sum(1 for v in items if v.state == s)} {rooms.STATE_WORDS[s]}" for s in room.states
+        ]
         counts = "  ".join(parts)
         if len(counts) > width:  # narrow: one count a line, never a number without its word
             lines.extend(Text(part) for part in parts)
@@ -148,7 +150,7 @@ class RoomBox(Widget, can_focus=True):
         if self.has_class("-compact"):
             count = f" · {self.border_subtitle}" if self.border_subtitle else ""
             lines.insert(0, Text(f"{self.room.name}{count}", style="bold"))
-        out = Text("\n").join(line if line.cell_len <= width else line[:width - 1] + "…" for line in lines)
+        out = Text("\n").join(line if line.cell_len <= width else line[: width - 1] + "…" for line in lines)
         out.no_wrap = True
         out.overflow = "ellipsis"
         return out

@@ -17,8 +17,10 @@ from .base import HallScreen
 
 class HandoffsScreen(HallScreen):
     AUTO_FOCUS = "#handoffs"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open_row", "Open item", id="handoffs.open"),
-                Binding("escape", "app.pop_screen", "Back", id="handoffs.back")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_row", "Open item", id="handoffs.open"),
+        Binding("escape", "app.pop_screen", "Back", id="handoffs.back"),
+    ]
     items: ClassVar[list[str]] = []  # the item of each row, in order
 
     def compose(self) -> ComposeResult:
@@ -40,8 +42,13 @@ class HandoffsScreen(HallScreen):
         table.clear()
         self.items = [str(event.get("item") or "") for event in data]
         for event in data:
-            table.add_row(rooms.since(event.get("t", "")) + " ago", event.get("item") or "", event.get("event", ""),
-                          event.get("actor", ""), key=f"{event.get('item')}|{event.get('t')}|{event.get('event')}")
+            table.add_row(
+                rooms.since(event.get("t", "")) + " ago",
+                event.get("item") or "",
+                event.get("event", ""),
+                event.get("actor", ""),
+                key=f"{event.get('item')}|{event.get('t')}|{event.get('event')}",
+            )
         if not data:
             table.add_row("", "", "no handoffs yet", "")
         table.focus()

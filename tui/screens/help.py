@@ -67,9 +67,12 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Label("Keys — remap any by its id in [tui.keymap] of your config.toml", id="help-title")
-            yield Label("Each key means one thing everywhere: n is the next item waiting for you, t the runs "
-                        "(of the selected item, where there is one), ] and [ the next and previous thing in a "
-                        "view (a search hit, a file). A greyed key says why when pressed.", id="help-note")
+            yield Label(
+                "Each key means one thing everywhere: n is the next item waiting for you, t the runs "
+                "(of the selected item, where there is one), ] and [ the next and previous thing in a "
+                "view (a search hit, a file). A greyed key says why when pressed.",
+                id="help-note",
+            )
             yield VimTable(id="help-table")
 
     def __init__(self, app_class: type) -> None:

@@ -62,8 +62,9 @@ class InboxScreen(HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Inbox"
-        self.query_one("#entries", VimTable).add_fixed_columns(("#", 3), ("kind", 14), ("item", 7), ("since", 5),
-                                                              ("what", None))
+        self.query_one("#entries", VimTable).add_fixed_columns(
+            ("#", 3), ("kind", 14), ("item", 7), ("since", 5), ("what", None)
+        )
         self.query_one("#notices", VimTable).add_fixed_columns(("kind", 14), ("item", 7), ("since", 5), ("what", None))
         super().on_mount()
 
@@ -75,8 +76,14 @@ class InboxScreen(HallScreen):
         row = table.cursor_row
         table.clear()
         for n, entry in enumerate(self.entries, start=1):
-            table.add_row(str(n), entry["kind"], entry.get("item") or "—", rooms.since(entry.get("since", "")),
-                          entry.get("text", ""), key=entry["key"])
+            table.add_row(
+                str(n),
+                entry["kind"],
+                entry.get("item") or "—",
+                rooms.since(entry.get("since", "")),
+                entry.get("text", ""),
+                key=entry["key"],
+            )
         if not self.entries:
             table.add_row("", "", "", "", "✓ nothing waiting on you")
         else:
@@ -96,8 +103,12 @@ class InboxScreen(HallScreen):
         notices = self.query_one("#notices", VimTable)
         notices.clear()
         for note in data:
-            notices.add_row(note.get("kind", ""), note.get("item") or "—", rooms.since(note.get("since") or ""),
-                            note.get("text", ""))
+            notices.add_row(
+                note.get("kind", ""),
+                note.get("item") or "—",
+                rooms.since(note.get("since") or ""),
+                note.get("text", ""),
+            )
         if not data:
             notices.add_row("", "", "", "no notices")
         self.query_one(TabbedContent).get_tab("tab-notices").label = f"Notices ({len(data)})"
@@ -162,15 +173,24 @@ class InboxScreen(HallScreen):
         kind = entry["kind"]
         item = entry.get("item")
         if kind == "question":
-            triage.answer_question(self.hall, {"qid": entry["qid"], "question": entry["text"],
-                                               "options": entry.get("options"), "default": entry.get("default"),
-                                               "item": item})
+            triage.answer_question(
+                self.hall,
+                {
+                    "qid": entry["qid"],
+                    "question": entry["text"],
+                    "options": entry.get("options"),
+                    "default": entry.get("default"),
+                    "item": item,
+                },
+            )
             return
         if item and (kind == "escalated" or entry["key"].startswith("hold:")):
+
             def done(reason: str | None) -> None:
                 if reason:
-                    self.hall.core_call("retried", triage.person_call(items.retry, "retry"), item, reason=reason,
-                                        item=item)
+                    self.hall.core_call(
+                        "retried", triage.person_call(items.retry, "retry"), item, reason=reason, item=item
+                    )
 
             self.app.push_screen(ReasonModal(f"Retry {item}", entry["text"] + "\n\nAllow one more round. Why?"), done)
             return
@@ -195,11 +215,17 @@ class InboxScreen(HallScreen):
                 self.dismissed.append(entry)
 
         if entry["kind"] == "question":
-            self.app.push_screen(ConfirmModal(
-                f"Dismiss {entry.get('qid')} from your inbox?",
-                [entry.get("text", ""),
-                 f"The question stays open: {entry.get('item') or 'the agent'} waits until it is answered.",
-                 "It comes back if it changes; u brings it back now."]), go)
+            self.app.push_screen(
+                ConfirmModal(
+                    f"Dismiss {entry.get('qid')} from your inbox?",
+                    [
+                        entry.get("text", ""),
+                        f"The question stays open: {entry.get('item') or 'the agent'} waits until it is answered.",
+                        "It comes back if it changes; u brings it back now.",
+                    ],
+                ),
+                go,
+            )
             return
         go()
 

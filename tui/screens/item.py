@@ -38,8 +38,22 @@ def event_summary(event: dict[str, Any], width: int = 90, root: Path | None = No
             value = fields.get(key)
             if isinstance(value, str) and os.path.isabs(value):
                 fields[key] = os.path.relpath(value, root)
-    preferred = ("reason", "summary", "question", "answer", "title", "sha", "round", "run", "role", "verdict",
-                 "kind", "text", "exit_code", "cost_usd")
+    preferred = (
+        "reason",
+        "summary",
+        "question",
+        "answer",
+        "title",
+        "sha",
+        "round",
+        "run",
+        "role",
+        "verdict",
+        "kind",
+        "text",
+        "exit_code",
+        "cost_usd",
+    )
     parts = []
     for key in preferred:
         if key in fields and fields[key] not in (None, "", [], {}):
@@ -111,11 +125,18 @@ class ItemScreen(TriageKeys, HallScreen):
 
     def on_mount(self) -> None:
         self.sub_title = self.item_id
-        self.query_one("#journal", VimTable).add_fixed_columns(("when (newest first)", 20), ("actor", 16), ("event", 20),
-                                                              ("summary", None))
-        self.query_one("#findings", VimTable).add_fixed_columns(("id", 5), ("lens", 12), ("severity", 8), ("file:line", None), ("status", 8), ("round", 5))
-        self.query_one("#runs", VimTable).add_fixed_columns(("run", 36), ("role", 9), ("duration", 8), ("tokens", 7), ("cost $", 7), ("outcome", None))
-        self.query_one("#cost", VimTable).add_fixed_columns(("round / run", 24), ("role", 9), ("tokens", 7), ("cost $", 7), ("model", None))
+        self.query_one("#journal", VimTable).add_fixed_columns(
+            ("when (newest first)", 20), ("actor", 16), ("event", 20), ("summary", None)
+        )
+        self.query_one("#findings", VimTable).add_fixed_columns(
+            ("id", 5), ("lens", 12), ("severity", 8), ("file:line", None), ("status", 8), ("round", 5)
+        )
+        self.query_one("#runs", VimTable).add_fixed_columns(
+            ("run", 36), ("role", 9), ("duration", 8), ("tokens", 7), ("cost $", 7), ("outcome", None)
+        )
+        self.query_one("#cost", VimTable).add_fixed_columns(
+            ("round / run", 24), ("role", 9), ("tokens", 7), ("cost $", 7), ("model", None)
+        )
         super().on_mount()
 
     def wants_reload(self, changed: frozenset[str]) -> bool:
@@ -162,9 +183,15 @@ class ItemScreen(TriageKeys, HallScreen):
         if worktree and self.hall.repo is not None:
             with contextlib.suppress(ValueError):
                 worktree = os.path.relpath(worktree, self.hall.repo.root)
-        used = f"{labels.tokens(view.tokens)}" + (f" of {labels.tokens(data.budget_tokens)}" if data.budget_tokens else "")
-        facts = [("branch", view.branch or "—"), ("worktree", worktree or "—"), ("round", str(view.round)),
-                 ("budget used", f"{used} tokens, ${view.cost_usd:.2f}")]
+        used = f"{labels.tokens(view.tokens)}" + (
+            f" of {labels.tokens(data.budget_tokens)}" if data.budget_tokens else ""
+        )
+        facts = [
+            ("branch", view.branch or "—"),
+            ("worktree", worktree or "—"),
+            ("round", str(view.round)),
+            ("budget used", f"{used} tokens, ${view.cost_usd:.2f}"),
+        ]
         if view.hold:
             facts.append(("held", f"⏸ {view.hold} {view.hold_reason}".strip()))
         if view.open_questions:
@@ -179,8 +206,13 @@ class ItemScreen(TriageKeys, HallScreen):
         row = journal.cursor_row
         journal.clear()
         for n, event in reversed(list(enumerate(data.events))):  # newest first: why it waits is on top
-            journal.add_row(when(event.get("t", "")), event.get("actor", ""), event.get("event", ""),
-                            event_summary(event, root=self.repo.root), key=str(n))
+            journal.add_row(
+                when(event.get("t", "")),
+                event.get("actor", ""),
+                event.get("event", ""),
+                event_summary(event, root=self.repo.root),
+                key=str(n),
+            )
         if row and data.events:
             journal.move_cursor(row=min(row, len(data.events) - 1))
         self._show_expanded()
@@ -198,8 +230,15 @@ class ItemScreen(TriageKeys, HallScreen):
         for n, run in enumerate(data.runs):
             duration = run.duration_ms
             outcome = {"live": "● live", "ok": "✓ ok", "died": "✗ died"}.get(run.outcome, run.outcome)
-            run_table.add_row(run.name, run.role, f"{duration / 1000:.1f}s" if duration is not None else "—",
-                              labels.tokens(run.tokens), f"{run.cost_usd:.2f}", outcome, key=str(n))
+            run_table.add_row(
+                run.name,
+                run.role,
+                f"{duration / 1000:.1f}s" if duration is not None else "—",
+                labels.tokens(run.tokens),
+                f"{run.cost_usd:.2f}",
+                outcome,
+                key=str(n),
+            )
         if not data.runs:
             run_table.add_row("no runs yet", "", "", "", "", "")
         self._show_costs(data.costs)
@@ -215,19 +254,27 @@ class ItemScreen(TriageKeys, HallScreen):
             by_round.setdefault(int(run.get("round") or 0), []).append(run)
         for rnd in costs.rounds if costs else ():
             number = rnd.round
-            table.add_row(f"round {number}" if number else "before review", "", labels.tokens(rnd.tokens),
-                          f"{rnd.cost_usd:.2f}", f"{rnd.runs} run(s)")
+            table.add_row(
+                f"round {number}" if number else "before review",
+                "",
+                labels.tokens(rnd.tokens),
+                f"{rnd.cost_usd:.2f}",
+                f"{rnd.runs} run(s)",
+            )
             for run in by_round.get(number, []):
                 if not run.get("tokens") and not run.get("cost_usd"):
                     continue
                 name = str(run.get("run", ""))
                 when = runs.started_at(runs.RunFile.of(Path(name)).stamp)[11:19] or name
-                table.add_row(f"  {when}", str(run.get("role") or ""), labels.tokens(run.get("tokens")),
-                              f"{float(run.get('cost_usd') or 0):.2f}",
-                              labels.model_label(run.get("model"), bool(run.get("standin"))))
+                table.add_row(
+                    f"  {when}",
+                    str(run.get("role") or ""),
+                    labels.tokens(run.get("tokens")),
+                    f"{float(run.get('cost_usd') or 0):.2f}",
+                    labels.model_label(run.get("model"), bool(run.get("standin"))),
+                )
         if costs and costs.rounds:
-            table.add_row("total", "", labels.tokens(costs.total.tokens), f"{costs.total.cost_usd:.2f}",
-                          "list price")
+            table.add_row("total", "", labels.tokens(costs.total.tokens), f"{costs.total.cost_usd:.2f}", "list price")
         else:
             table.add_row("no model usage yet", "", "", "", "")
 
@@ -256,8 +303,9 @@ class ItemScreen(TriageKeys, HallScreen):
         tabs = self.query_one(TabbedContent)
         order = ["tab-journal", "tab-findings", "tab-runs", "tab-cost"]
         tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
-        table_id = {"tab-journal": "#journal", "tab-findings": "#findings", "tab-runs": "#runs",
-                    "tab-cost": "#cost"}[tabs.active]
+        table_id = {"tab-journal": "#journal", "tab-findings": "#findings", "tab-runs": "#runs", "tab-cost": "#cost"}[
+            tabs.active
+        ]
         self.query_one(table_id, VimTable).focus()
 
     def action_expand(self) -> None:
@@ -285,4 +333,3 @@ class ItemScreen(TriageKeys, HallScreen):
             return
         run = self.data.runs[row]
         self.hall.open_trace(Path(run.file), item=self.item_id)
-

@@ -67,9 +67,15 @@ def row_for(view: ItemView, building: Building) -> Row:
     except ValueError:
         updated = 0.0
     stuck = "⚠ " if view.id in building.stuck_ids else ""
-    cells = (Text(view.id), Text(rooms.state_label(view.state)), Text(stuck + why), Text(rooms.since(view.updated)),
-             Text(str(view.round) if view.round else "·"), Text(labels.cost(view.tokens, view.cost_usd)),
-             Text(view.title or "(untitled)", style="dim" if view.terminal else ""))
+    cells = (
+        Text(view.id),
+        Text(rooms.state_label(view.state)),
+        Text(stuck + why),
+        Text(rooms.since(view.updated)),
+        Text(str(view.round) if view.round else "·"),
+        Text(labels.cost(view.tokens, view.cost_usd)),
+        Text(view.title or "(untitled)", style="dim" if view.terminal else ""),
+    )
     values = (view.id, view.state, reason or why, updated, view.round, view.cost_usd, view.title or "")
     return Row(view.id, cells, values, strong=bool(reason))
 
@@ -99,8 +105,12 @@ def detail_text(view: ItemView, building: Building, loaded: DetailLoaded | None)
         text.append("   a: answer\n", style="dim")
     if view.hold:
         text.append(f"\n⏸ held ({view.hold}): {view.hold_reason}\n", style="bold")
-    facts = [("round", str(view.round)), ("cost", labels.cost(view.tokens, view.cost_usd)),
-             ("branch", view.branch or "—"), ("updated", rooms.since(view.updated) + " ago" if view.updated else "—")]
+    facts = [
+        ("round", str(view.round)),
+        ("cost", labels.cost(view.tokens, view.cost_usd)),
+        ("branch", view.branch or "—"),
+        ("updated", rooms.since(view.updated) + " ago" if view.updated else "—"),
+    ]
     if view.pr:
         facts.append(("PR", view.pr))
     if view.summary:
@@ -143,8 +153,10 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
         Binding("enter", "open_item", "Open", id="list.open"),
         *TRIAGE_BINDINGS,
         Binding("slash", "filter", "Filter", key_display="/", id="list.filter"),
-        *(Binding(str(n + 1), f"sort({n})", f"Sort by {c.title}", show=False, id=f"list.sort_{c.key}")
-          for n, c in enumerate(COLUMNS)),
+        *(
+            Binding(str(n + 1), f"sort({n})", f"Sort by {c.title}", show=False, id=f"list.sort_{c.key}")
+            for n, c in enumerate(COLUMNS)
+        ),
         Binding("escape", "back", "Back", show=False, id="list.back"),
     ]
 
@@ -156,8 +168,11 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        yield Input(placeholder="filter: id, title, state or why (enter to keep, escape to clear)", id="list-filter",
-                    classes="-hidden")
+        yield Input(
+            placeholder="filter: id, title, state or why (enter to keep, escape to clear)",
+            id="list-filter",
+            classes="-hidden",
+        )
         with Horizontal(id="list-body"):
             yield ItemTable(COLUMNS, id="item-table")
             with VerticalScroll(id="list-detail"):
@@ -219,8 +234,9 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
         view = self.selected()
         box = self.query_one("#list-detail-text", Static)
         if view is None or self.building is None:
-            box.update(Text("No item." if not self.filter_text else f"No item matches “{self.filter_text}”.",
-                            style="dim"))
+            box.update(
+                Text("No item." if not self.filter_text else f"No item matches “{self.filter_text}”.", style="dim")
+            )
             return
         box.update(detail_text(view, self.building, self.loaded_detail))
 

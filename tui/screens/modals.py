@@ -19,8 +19,9 @@ class ReasonModal(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
-    def __init__(self, title: str, prompt: str = "", *, value: str = "", placeholder: str = "reason",
-                 allow_empty: bool = False) -> None:
+    def __init__(
+        self, title: str, prompt: str = "", *, value: str = "", placeholder: str = "reason", allow_empty: bool = False
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.prompt_text = prompt

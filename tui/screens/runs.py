@@ -65,15 +65,17 @@ class RunsScreen(HallScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
-        yield Label("Runs: every headless run, newest first. enter follows its trace.", id="runs-note",
-                    classes="screen-note")
+        yield Label(
+            "Runs: every headless run, newest first. enter follows its trace.", id="runs-note", classes="screen-note"
+        )
         yield VimTable(id="runs-table")
         yield from self.compose_footer()
 
     def on_mount(self) -> None:
         self.sub_title = "Runs"
-        self.query_one(VimTable).add_fixed_columns(("started (UTC)", 19), ("item", 7), ("role", 9), ("size", 10),
-                                                  ("outcome", 11), ("file", None))
+        self.query_one(VimTable).add_fixed_columns(
+            ("started (UTC)", 19), ("item", 7), ("role", 9), ("size", 10), ("outcome", 11), ("file", None)
+        )
         super().on_mount()
 
     def load(self, repo: Repo) -> list[RunRow]:
@@ -101,11 +103,18 @@ class RunsScreen(HallScreen):
         table.clear()
         for run in self.runs:
             note_text = f"  ({run.why})" if run.outcome in ("failed", "finished") and run.why else ""
-            table.add_row(started(run.stamp), run.item or "repo", run.role, f"{run.size / 1024:.1f} KB",
-                          OUTCOME_MARKS.get(run.outcome, run.outcome), run.file + note_text)
+            table.add_row(
+                started(run.stamp),
+                run.item or "repo",
+                run.role,
+                f"{run.size / 1024:.1f} KB",
+                OUTCOME_MARKS.get(run.outcome, run.outcome),
+                run.file + note_text,
+            )
         if not self.runs:
-            table.add_row("", "", "", "", "", f"{self.item_filter} has no runs yet" if self.item_filter
-                          else "no runs yet")
+            table.add_row(
+                "", "", "", "", "", f"{self.item_filter} has no runs yet" if self.item_filter else "no runs yet"
+            )
         elif row:
             table.move_cursor(row=min(row, len(self.runs) - 1))
         table.focus()

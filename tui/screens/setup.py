@@ -23,9 +23,12 @@ class NotARepoScreen(Screen):
     def compose(self) -> ComposeResult:
         with Center(), Vertical(classes="setup-box"):
             yield Static("✗ Not a git repository", classes="setup-title")
-            yield Static(f"{self.where} is not inside a git repository.\n\n"
-                         "Hallmark works on one repository at a time. Run `git init` there, or start\n"
-                         "the app with `hall tui --repo PATH`.", markup=False)
+            yield Static(
+                f"{self.where} is not inside a git repository.\n\n"
+                "Hallmark works on one repository at a time. Run `git init` there, or start\n"
+                "the app with `hall tui --repo PATH`.",
+                markup=False,
+            )
         yield Footer()
 
 
@@ -44,10 +47,13 @@ class NotInitialisedScreen(Screen):
     def compose(self) -> ComposeResult:
         with Center(), Vertical(classes="setup-box"):
             yield Static("? Hallmark is not set up in this repository", classes="setup-title")
-            yield Static(f"Repository: {self.root.name}\n\n"
-                         "`hall init` creates the state directory in .git/hallmark, writes a\n"
-                         ".hallmark.toml with the gates it detects, and adds the Hallmark section\n"
-                         "to CLAUDE.md. Nothing else in the repository changes.", markup=False)
+            yield Static(
+                f"Repository: {self.root.name}\n\n"
+                "`hall init` creates the state directory in .git/hallmark, writes a\n"
+                ".hallmark.toml with the gates it detects, and adds the Hallmark section\n"
+                "to CLAUDE.md. Nothing else in the repository changes.",
+                markup=False,
+            )
             yield Button("Run hall init  (i)", id="run-init", variant="primary")
         yield Footer()
 

@@ -71,8 +71,9 @@ class TraceScreen(HallScreen):
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
         yield Static("", id="trace-status")
-        yield Input(placeholder="search this run (enter; then ] next, [ previous)", id="trace-search",
-                    classes="-hidden")
+        yield Input(
+            placeholder="search this run (enter; then ] next, [ previous)", id="trace-search", classes="-hidden"
+        )
         yield TraceView(self.path, follow=self.follow, id="trace")
         yield from self.compose_footer()
 
@@ -156,8 +157,15 @@ class TraceScreen(HallScreen):
         (the role is in the title already), never the run's state, the follow state or the search."""
         view = self.view
         count = "indexing… (newest first)" if view.partial else f"{view.line_count:,} lines"
-        parts = [("role", self.role), ("count", count), ("state", self.run_state()), ("elapsed", self.elapsed()),
-                 ("cost", self.cost()), ("follow", self.follow_state()), ("search", self.search_state())]
+        parts = [
+            ("role", self.role),
+            ("count", count),
+            ("state", self.run_state()),
+            ("elapsed", self.elapsed()),
+            ("cost", self.cost()),
+            ("follow", self.follow_state()),
+            ("search", self.search_state()),
+        ]
         parts = [(k, v) for k, v in parts if v]
         width = width if width is not None else max(20, self.size.width - 2)
         for drop in ("role", "cost", "elapsed", "count"):
@@ -192,8 +200,10 @@ class TraceScreen(HallScreen):
         if claude.missing:
             return claude.missing
         if self.view.meter.standin and "standin" not in Path(claude.command[0]).name:
-            return ("This run is the stand-in's (no model ran): Claude Code cannot resume its session. "
-                    "HALL_CLAUDE=hall-standin-claude takes it over with the stand-in.")
+            return (
+                "This run is the stand-in's (no model ran): Claude Code cannot resume its session. "
+                "HALL_CLAUDE=hall-standin-claude takes it over with the stand-in."
+            )
         return ""
 
     # -- search ----------------------------------------------------------------------------
@@ -256,13 +266,25 @@ class TraceScreen(HallScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.hall.core_call("taken over", triage.person_call(takeover, "take over"), self.item,
-                                    run=self.path.name, item=self.item)
+                self.hall.core_call(
+                    "taken over",
+                    triage.person_call(takeover, "take over"),
+                    self.item,
+                    run=self.path.name,
+                    item=self.item,
+                )
 
-        self.app.push_screen(ConfirmModal(f"Take {self.item} over?", [
-            f"{self.path.name}: a live run is stopped and the loop lets go of {self.item}.",
-            f"{self.item} goes back to development until you make it ready again.",
-            "Claude Code resumes the run's session here; the app comes back when it ends."]), confirmed)
+        self.app.push_screen(
+            ConfirmModal(
+                f"Take {self.item} over?",
+                [
+                    f"{self.path.name}: a live run is stopped and the loop lets go of {self.item}.",
+                    f"{self.item} goes back to development until you make it ready again.",
+                    "Claude Code resumes the run's session here; the app comes back when it ends.",
+                ],
+            ),
+            confirmed,
+        )
 
     def core_done(self, message: CoreDone) -> None:
         if message.label != "taken over" or message.error is not None or not message.result:

@@ -85,8 +85,10 @@ def budget_lines(status: dict[str, Any]) -> list[str]:
         used = int(daily.get("used") or 0)
         if limit:
             pct = 100 * used / limit if limit else 0
-            lines.append(f"daily: {human(used)} of {human(limit)} tokens ({pct:.0f}%) · ${float(daily.get('cost_usd') or 0):.2f}"
-                         + (" · ⏸ paused: the daily budget is spent" if daily.get("paused") else ""))
+            lines.append(
+                f"daily: {human(used)} of {human(limit)} tokens ({pct:.0f}%) · ${float(daily.get('cost_usd') or 0):.2f}"
+                + (" · ⏸ paused: the daily budget is spent" if daily.get("paused") else "")
+            )
         else:
             lines.append(f"daily: {human(used)} tokens · ${float(daily.get('cost_usd') or 0):.2f} · no cap")
         if daily.get("granted"):
@@ -103,7 +105,11 @@ def budget_lines(status: dict[str, Any]) -> list[str]:
     per_item = status.get("per_item") or {}
     cap = per_item.get("cap")
     if cap:
-        near = [row for row in per_item.get("items") or [] if row.get("allowance") and row.get("tokens", 0) >= 0.8 * row["allowance"]]
+        near = [
+            row
+            for row in per_item.get("items") or []
+            if row.get("allowance") and row.get("tokens", 0) >= 0.8 * row["allowance"]
+        ]
         held = [row for row in per_item.get("items") or [] if row.get("held")]
         lines.append(f"per item: {human(cap)} tokens · {len(near)} near or over · {len(held)} held for budget")
     return lines
@@ -133,8 +139,14 @@ class UsageScreen(HallScreen):
     def _columns(self, group: str, label_width: int) -> None:
         """The label as wide as its longest (at most LABEL_MAX), the numbers right after it."""
         self.query_one(f"#usage-{group}", VimTable).add_fixed_columns(
-            (group, label_width), ("runs", 5), ("input", 7), ("output", 7), ("cache rd", 8), ("cache wr", 8),
-            ("cost $", 7))
+            (group, label_width),
+            ("runs", 5),
+            ("input", 7),
+            ("output", 7),
+            ("cache rd", 8),
+            ("cache wr", 8),
+            ("cost $", 7),
+        )
 
     def load(self, repo: Repo) -> UsageData:
         data = UsageData()
@@ -157,8 +169,10 @@ class UsageScreen(HallScreen):
         by_model = data.reports.get("model")
         standin = sum(r.standin_runs for r in by_model.rows) if by_model else 0
         if by_model and standin:
-            text += (f"\n{standin} of {by_model.total.runs} runs were the demo's stand-in "
-                     f"({labels.STANDIN_MODEL}): no model ran, they cost nothing")
+            text += (
+                f"\n{standin} of {by_model.total.runs} runs were the demo's stand-in "
+                f"({labels.STANDIN_MODEL}): no model ran, they cost nothing"
+            )
         budget_box.update(text)
         width = max(40, self.size.width - 4)
         chart.update(Text(f"Last {DAYS} days (tokens)\n") + bar_chart(data.days, width))
@@ -172,13 +186,27 @@ class UsageScreen(HallScreen):
             self._columns(group, key_width)
             for row in rows:
                 label = wrap(labels.usage_key(group, row), key_width)
-                table.add_row(label, str(row.runs), human(row.input_tokens), human(row.output_tokens),
-                              human(row.cache_read_tokens), human(row.cache_write_tokens), f"{row.cost_usd:.2f}",
-                              height=len(label.plain.splitlines()) or 1)
+                table.add_row(
+                    label,
+                    str(row.runs),
+                    human(row.input_tokens),
+                    human(row.output_tokens),
+                    human(row.cache_read_tokens),
+                    human(row.cache_write_tokens),
+                    f"{row.cost_usd:.2f}",
+                    height=len(label.plain.splitlines()) or 1,
+                )
             if report:
                 total = report.total
-                table.add_row("total", str(total.runs), human(total.input_tokens), human(total.output_tokens),
-                              human(total.cache_read_tokens), human(total.cache_write_tokens), f"{total.cost_usd:.2f}")
+                table.add_row(
+                    "total",
+                    str(total.runs),
+                    human(total.input_tokens),
+                    human(total.output_tokens),
+                    human(total.cache_read_tokens),
+                    human(total.cache_write_tokens),
+                    f"{total.cost_usd:.2f}",
+                )
             if not rows:
                 table.add_row("no runs yet", "", "", "", "", "", "")
 

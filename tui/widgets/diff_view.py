@@ -122,8 +122,18 @@ class DiffView(ScrollView, can_focus=True):
     DiffView > .diff--cursor { background: $accent 40%; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "diff--file", "diff--hunk", "diff--added", "diff--removed", "diff--context", "diff--gutter",
-        "diff--finding", "diff--blocker", "diff--empty", "diff--cursor", "diff--added-mark", "diff--removed-mark",
+        "diff--file",
+        "diff--hunk",
+        "diff--added",
+        "diff--removed",
+        "diff--context",
+        "diff--gutter",
+        "diff--finding",
+        "diff--blocker",
+        "diff--empty",
+        "diff--cursor",
+        "diff--added-mark",
+        "diff--removed-mark",
     }
 
     class FileChanged(Message):
@@ -306,8 +316,10 @@ class DiffView(ScrollView, can_focus=True):
         if row.kind == "file":
             f: FileDiff = row.payload
             name = f"{f.old_path} → {f.path}" if f.status == "renamed" else f.path
-            text = Text(f"━━ {name}  +{f.added} -{f.removed}  ({f.status}{', binary' if f.binary else ''})",
-                        style=self._style("diff--file"))
+            text = Text(
+                f"━━ {name}  +{f.added} -{f.removed}  ({f.status}{', binary' if f.binary else ''})",
+                style=self._style("diff--file"),
+            )
         elif row.kind == "hunk":
             text = Text(row.payload.header, style=self._style("diff--hunk"))
         elif row.kind == "line":

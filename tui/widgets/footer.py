@@ -102,8 +102,9 @@ class HallFooter(Widget):
                 continue
             seen.add(binding.action)
             enabled = active.enabled and not (greys is not None and greys.greyed(binding.action))
-            entries.append(FooterEntry(key, self.app.get_key_display(binding), binding.description, binding.action,
-                                       enabled))
+            entries.append(
+                FooterEntry(key, self.app.get_key_display(binding), binding.description, binding.action, enabled)
+            )
         if entries != self.entries:
             self.entries = entries
             self.refresh()

@@ -180,8 +180,10 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
             shown = [c.narrow or total >= WIDE_ENOUGH for c in self.columns]
             fixed = sum(c.width for c, on in zip(self.columns, shown, strict=True) if on and c.width is not None)
             left = max(8, total - fixed - sum(shown))
-            self._widths = [(c.width if c.width is not None else left) if on else 0
-                            for c, on in zip(self.columns, shown, strict=True)]
+            self._widths = [
+                (c.width if c.width is not None else left) if on else 0
+                for c, on in zip(self.columns, shown, strict=True)
+            ]
         return self._widths
 
     def header_text(self) -> Text:
@@ -192,8 +194,10 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
             label = f"{n + 1} {column.title}"
             if n == self.sort_column:
                 label += " ▼" if self.sort_reverse else " ▲"
-            text.append(label[:width].ljust(width) + " ",
-                        self.get_component_rich_style("item-table--sorted") if n == self.sort_column else "")
+            text.append(
+                label[:width].ljust(width) + " ",
+                self.get_component_rich_style("item-table--sorted") if n == self.sort_column else "",
+            )
         return text
 
     def row_text(self, row: Row) -> Text:

@@ -110,8 +110,14 @@ def _last_kind(data: bytes) -> str:
 
 
 class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"trace--cursor", "trace--gutter", "trace--mark", "trace--detail", "trace--hit",
-                         "trace--hit-line"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "trace--cursor",
+        "trace--gutter",
+        "trace--mark",
+        "trace--detail",
+        "trace--hit",
+        "trace--hit-line",
+    }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor(1)", "Down", show=False, id="trace.down"),
         Binding("up,k", "cursor(-1)", "Up", show=False, id="trace.up"),
@@ -201,13 +207,23 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
                     meter.feed(last)  # a huge file: its result line still says what it cost
                 times = follower.times_if_changed()
                 if ends or reset or first or times:
-                    self.post_message(NewLines(ends, follower.offset, reset or first, END_MARK in last,
-                                               last_kind=_last_kind(last) if last else "",
-                                               meter=Meter(meter.model, meter.standin, meter.tokens,
-                                                           meter.cost_usd() if meter.usage or
-                                                           meter.result_cost is not None else None,
-                                                           meter.result_cost is not None),
-                                               times=times))
+                    self.post_message(
+                        NewLines(
+                            ends,
+                            follower.offset,
+                            reset or first,
+                            END_MARK in last,
+                            last_kind=_last_kind(last) if last else "",
+                            meter=Meter(
+                                meter.model,
+                                meter.standin,
+                                meter.tokens,
+                                meter.cost_usd() if meter.usage or meter.result_cost is not None else None,
+                                meter.result_cost is not None,
+                            ),
+                            times=times,
+                        )
+                    )
                     first = False
             held = follower.live(max_age=LOCK_PROBE_S)
             if held != live:
@@ -229,9 +245,10 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         base, data = found
         ends = newline_ends(data, base)
         last_start = ends[-2] if len(ends) > 1 else base
-        last = data[last_start - base:ends[-1] - base - 1]
-        self.post_message(NewLines(ends, ends[-1], True, END_MARK in last, base=base, partial=True,
-                                   last_kind=_last_kind(last)))
+        last = data[last_start - base : ends[-1] - base - 1]
+        self.post_message(
+            NewLines(ends, ends[-1], True, END_MARK in last, base=base, partial=True, last_kind=_last_kind(last))
+        )
 
     def on_new_lines(self, message: NewLines) -> None:
         message.stop()

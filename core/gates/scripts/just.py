@@ -12,13 +12,48 @@ JUST_NAMES = ("justfile", "Justfile", ".justfile", "JUSTFILE")
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)((?:\s+[^:]*?)?)\s*:(?![=])\s*(.*)$")
 _JUST_ALIAS = re.compile(r"^alias\s+([A-Za-z_][A-Za-z0-9_-]*)\s*:=\s*([A-Za-z_][A-Za-z0-9_-]*)\s*$")
 # options and how many words each takes with it (itself included)
-_SKIP = {"--set": 3, **dict.fromkeys(("--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path", "-E", "--color",
-                                      "--chooser", "--list-heading", "--list-prefix", "--unstable",
-                                      "--timestamp-format"), 2)}
+_SKIP = {
+    "--set": 3,
+    **dict.fromkeys(
+        (
+            "--shell",
+            "--shell-arg",
+            "--dotenv-filename",
+            "--dotenv-path",
+            "-E",
+            "--color",
+            "--chooser",
+            "--list-heading",
+            "--list-prefix",
+            "--unstable",
+            "--timestamp-format",
+        ),
+        2,
+    ),
+}
 # options that make just list, show or edit instead of running a recipe
-_RUNS_NOTHING = frozenset({"-l", "--list", "--summary", "--show", "-s", "--evaluate", "--dump", "--variables", "--help",
-                           "-h", "--version", "-V", "--fmt", "--init", "--edit", "--completions", "--groups",
-                           "--changelog"})
+_RUNS_NOTHING = frozenset(
+    {
+        "-l",
+        "--list",
+        "--summary",
+        "--show",
+        "-s",
+        "--evaluate",
+        "--dump",
+        "--variables",
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+        "--fmt",
+        "--init",
+        "--edit",
+        "--completions",
+        "--groups",
+        "--changelog",
+    }
+)
 
 Recipes = dict[str, tuple[bool, list[str], list[str]]]
 
@@ -103,8 +138,9 @@ def _just_args(args: list[str | None], cwd: str) -> tuple[str | None, str | None
     return file, workdir, wanted
 
 
-def _recipe_names(wanted: list[str | None], recipes: Recipes, aliases: dict[str, str], opaque: list[str],
-                  label_file: str) -> list[str | None] | Step:
+def _recipe_names(
+    wanted: list[str | None], recipes: Recipes, aliases: dict[str, str], opaque: list[str], label_file: str
+) -> list[str | None] | Step:
     """The recipes the command names (None: one we cannot follow), or a strict Step when the first is
     not in the file we can read and the unreadable part mentions push or release."""
     names: list[str | None] = []
@@ -117,8 +153,11 @@ def _recipe_names(wanted: list[str | None], recipes: Recipes, aliases: dict[str,
             if index == 0 and "/" in name:
                 names.append(None)  # `just sub/recipe`: a module we do not follow
             elif index == 0 and opaque and (mentions(name) or mentions(" ".join(opaque))):
-                return Step("strict", f"{label_file}: recipe {name} is not in the file we can read "
-                                      f"({opaque[0]}), and it mentions push or release")
+                return Step(
+                    "strict",
+                    f"{label_file}: recipe {name} is not in the file we can read "
+                    f"({opaque[0]}), and it mentions push or release",
+                )
             break  # arguments of the recipe before it
         names.append(name)
         if recipes[name][0]:
@@ -154,8 +193,9 @@ def just_plan(args: list[str | None], cwd: str | None) -> list[Step]:
     return _follow(names, recipes, aliases, text, label_file, workdir or os.path.dirname(path))
 
 
-def _follow(names: list[str | None], recipes: Recipes, aliases: dict[str, str], text: str, label_file: str,
-            run_in: str) -> list[Step]:
+def _follow(
+    names: list[str | None], recipes: Recipes, aliases: dict[str, str], text: str, label_file: str, run_in: str
+) -> list[Step]:
     """The recipes and their dependencies, breadth first, each followed once."""
 
     def unknown() -> Step | None:
@@ -188,13 +228,11 @@ def _recipe_steps(label: str, body: list[str], steps: list[Step], text: str, run
         if any(re.search(rf"(^|[/ ]){s}(\s|$)", shebang[2:]) for s in SHELL_NAMES):
             steps.append(Step("run", label, _interpolate("\n".join(lines[1:]), label, steps, text), run_in))
         elif mentions("\n".join(lines)):
-            steps.append(Step("strict", f"{label} runs {shebang[2:].strip()} code that mentions push or "
-                                        "release"))
+            steps.append(Step("strict", f"{label} runs {shebang[2:].strip()} code that mentions push or release"))
         return
     for line in lines:
         if line:
-            steps.append(Step("run", label, _interpolate(line.lstrip("@-").lstrip("@"), label, steps, text),
-                              run_in))
+            steps.append(Step("run", label, _interpolate(line.lstrip("@-").lstrip("@"), label, steps, text), run_in))
 
 
 def _interpolate(line: str, label: str, steps: list[Step], whole: str) -> str:
@@ -202,6 +240,7 @@ def _interpolate(line: str, label: str, steps: list[Step], whole: str) -> str:
     if "{{" not in line:
         return line
     if mentions(line) and not any(s.kind == "strict" and s.label.startswith(label) for s in steps):
-        steps.append(Step("strict", f"{label} cannot be followed (a {{{{ }}}} interpolation), and it mentions push "
-                                    "or release"))
+        steps.append(
+            Step("strict", f"{label} cannot be followed (a {{{{ }}}} interpolation), and it mentions push or release")
+        )
     return re.sub(r"\{\{.*?\}\}", "${__just_value}", line.replace("{{{{", "{{"))

@@ -10,8 +10,24 @@ from collections.abc import Callable
 
 from .steps import Step, follow, join, mentions, read_capped, unreadable
 
-MAKE_WITH_VALUE = frozenset({"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o",
-                             "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new"})
+MAKE_WITH_VALUE = frozenset(
+    {
+        "-f",
+        "--file",
+        "--makefile",
+        "-C",
+        "--directory",
+        "-I",
+        "--include-dir",
+        "-o",
+        "--old-file",
+        "--assume-old",
+        "-W",
+        "--what-if",
+        "--new-file",
+        "--assume-new",
+    }
+)
 _ASSIGN = re.compile(r"^\s*(?:(?:export|override|private)\s+)*([^:#=\s]+)\s*(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$", re.S)
 _RULE = re.compile(r"^([^:=#]+?)\s*(::?)(?!=)\s*(.*)$", re.S)
 _DIRECTIVES = ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "vpath", "unexport", ".RECIPEPREFIX")
@@ -36,7 +52,7 @@ def _strip_comment(line: str) -> str:
     while i < len(line):
         ch = line[i]
         if ch == "\\" and i + 1 < len(line):
-            out.append(line[i:i + 2])
+            out.append(line[i : i + 2])
             i += 2
             continue
         if ch == "#":
@@ -72,8 +88,15 @@ def _parse_into(mk: Makefile, text: str, read_include: ReadInclude | None, depth
             current, i = _statement(mk, stripped, lines, i, read_include, depth, current)
 
 
-def _statement(mk: Makefile, stripped: str, lines: list[str], i: int, read_include: ReadInclude | None, depth: int,
-               current: list[list[str]] | None) -> tuple[list[list[str]] | None, int]:
+def _statement(
+    mk: Makefile,
+    stripped: str,
+    lines: list[str],
+    i: int,
+    read_include: ReadInclude | None,
+    depth: int,
+    current: list[list[str]] | None,
+) -> tuple[list[list[str]] | None, int]:
     """One logical line that is not a recipe line: (the recipe lists that follow it, the next line)."""
     word = stripped.split(None, 1)[0]
     if word == "define":
@@ -188,7 +211,7 @@ def expand(text: str, mk: Makefile, auto: dict[str, str], unresolved: list[str],
                 unresolved.append("an unbalanced reference")
                 out.append(text[i:])
                 break
-            inner = text[i + 2:end - 1]
+            inner = text[i + 2 : end - 1]
             out.append(_reference(inner, mk, auto, unresolved, depth))
             i = end
             continue
@@ -214,6 +237,7 @@ def _reference(inner: str, mk: Makefile, auto: dict[str, str], unresolved: list[
     unresolved.append(f"$({name[:30]})")
     return "${__make_function}"
 
+
 def _make_args(args: list[str | None], cwd: str | None) -> tuple[list[str | None], str | None, list[str | None]]:
     """(the -f makefiles, the -C directory, the targets: None for one we cannot know) of a make command."""
     files: list[str | None] = []
@@ -231,8 +255,10 @@ def _make_args(args: list[str | None], cwd: str | None) -> tuple[list[str | None
             files.append(value)
         elif arg in ("-C", "--directory"):
             directory = join(directory, value) if directory or (value and os.path.isabs(value)) else None
-        elif not (arg in MAKE_WITH_VALUE
-                  or (arg in ("-j", "-l", "--jobs", "--load-average") and value is not None and value.isdigit())):
+        elif not (
+            arg in MAKE_WITH_VALUE
+            or (arg in ("-j", "-l", "--jobs", "--load-average") and value is not None and value.isdigit())
+        ):
             directory = _one_word(arg, directory, files, targets)
             i += 1
             continue
@@ -262,8 +288,9 @@ def _load(files: list[str | None], directory: str) -> tuple[Makefile, str] | lis
     """The makefiles read into one Makefile and their names for labels, or the plan when they decide
     it (none: make runs nothing; computed or unreadable: strict)."""
     if not files:
-        found = next((c for c in ("GNUmakefile", "makefile", "Makefile") if os.path.isfile(os.path.join(directory, c))),
-                     None)
+        found = next(
+            (c for c in ("GNUmakefile", "makefile", "Makefile") if os.path.isfile(os.path.join(directory, c))), None
+        )
         if found is None:
             return []  # no makefile: make runs nothing (built-in rules only compile)
         files = [found]
@@ -293,13 +320,15 @@ def _load(files: list[str | None], directory: str) -> tuple[Makefile, str] | lis
 def _parse_time_steps(mk: Makefile, label_file: str, directory: str) -> list[Step]:
     """What runs whenever make reads the file: `X != cmd` and `X := $(shell …)`."""
     auto_base = {"CURDIR": directory}
-    steps = [Step("run", f"{label_file} (a != assignment)", expand(snippet, mk, auto_base, []), directory)
-             for snippet in mk.shell_snippets]
+    steps = [
+        Step("run", f"{label_file} (a != assignment)", expand(snippet, mk, auto_base, []), directory)
+        for snippet in mk.shell_snippets
+    ]
     for name, value in mk.vars.items():
         for match in re.finditer(r"\$[({]shell\s", value):
             end = _balanced(value, match.start() + 1, ")" if value[match.start() + 1] == "(" else "}")
             if end > 0:
-                snippet = expand(value[match.end():end - 1], mk, auto_base, [])
+                snippet = expand(value[match.end() : end - 1], mk, auto_base, [])
                 steps.append(Step("run", f"{label_file} (variable {name})", snippet, directory))
     return steps
 
@@ -317,8 +346,9 @@ def make_plan(args: list[str | None], cwd: str | None) -> list[Step]:
         goal = mk.goal or mk.default
         if goal is None:
             if mk.opaque and mentions(" ".join(mk.opaque) + " ".join(mk.vars.values())):
-                steps.append(Step("strict", f"{label_file} has no default target we can see, and mentions "
-                                            "push or release"))
+                steps.append(
+                    Step("strict", f"{label_file} has no default target we can see, and mentions push or release")
+                )
             return steps
         targets = [goal]
     return steps + _follow(mk, targets, label_file, directory)
@@ -337,8 +367,13 @@ def _follow(mk: Makefile, targets: list[str | None], label_file: str, directory:
         if rule is not None:
             return _target_steps(mk, target, rule, stem, f"{label_file} target {target}", directory, queue)
         if mk.opaque and (mentions(target) or mentions(" ".join(mk.opaque))):
-            return [Step("strict", f"{label_file}: target {target} is not in the file we can read "
-                                   f"({mk.opaque[0]}), and it mentions push or release")]
+            return [
+                Step(
+                    "strict",
+                    f"{label_file}: target {target} is not in the file we can read "
+                    f"({mk.opaque[0]}), and it mentions push or release",
+                )
+            ]
         return []
 
     return follow(targets, visit, unknown, f"{label_file}: too many targets to follow")
@@ -353,18 +388,26 @@ def _rule_for(mk: Makefile, target: str) -> tuple[list | None, str]:
     for pattern, prereqs, recipe in mk.patterns:
         head, _, tail = pattern.partition("%")
         if target.startswith(head) and target.endswith(tail) and len(target) >= len(head) + len(tail):
-            stem = target[len(head):len(target) - len(tail)]
+            stem = target[len(head) : len(target) - len(tail)]
             return [(list(rule[0]) if rule else []) + [p.replace("%", stem) for p in prereqs], recipe], stem
     return rule, ""
 
 
-def _target_steps(mk: Makefile, target: str, rule: list, stem: str, label: str, directory: str,
-                  queue: list[str | None]) -> list[Step]:
+def _target_steps(
+    mk: Makefile, target: str, rule: list, stem: str, label: str, directory: str, queue: list[str | None]
+) -> list[Step]:
     """One target's recipe lines, expanded with its automatic variables; its prerequisites join the
     queue (None for one that cannot be expanded)."""
     prereqs, recipe = rule
-    auto = {"@": target, "<": prereqs[0] if prereqs else "", "^": " ".join(prereqs), "+": " ".join(prereqs),
-            "?": " ".join(prereqs), "*": stem, "CURDIR": directory}
+    auto = {
+        "@": target,
+        "<": prereqs[0] if prereqs else "",
+        "^": " ".join(prereqs),
+        "+": " ".join(prereqs),
+        "?": " ".join(prereqs),
+        "*": stem,
+        "CURDIR": directory,
+    }
     for prereq in prereqs:
         unresolved: list[str] = []
         name = expand(prereq, mk, auto, unresolved)
@@ -375,8 +418,7 @@ def _target_steps(mk: Makefile, target: str, rule: list, stem: str, label: str, 
     body = [expand(line.lstrip(" @-+").lstrip(), mk, auto, unresolved) for line in recipe]
     steps = []
     if unresolved and mentions("\n".join(recipe) + " " + " ".join(mk.vars.values())):
-        steps.append(Step("strict", f"{label} cannot be followed ({unresolved[0]}), and it mentions push or "
-                                    "release"))
+        steps.append(Step("strict", f"{label} cannot be followed ({unresolved[0]}), and it mentions push or release"))
     steps += [Step("run", label, line, directory) for line in body if line.strip()]
     return steps
 

@@ -10,9 +10,12 @@ from typing import Any
 from .steps import Step, find_up, join, mentions, read_capped, unreadable
 
 LIFECYCLE = {
-    "test": ["pretest", "test", "posttest"], "t": ["pretest", "test", "posttest"],
-    "tst": ["pretest", "test", "posttest"], "start": ["prestart", "start", "poststart"],
-    "stop": ["prestop", "stop", "poststop"], "restart": ["prerestart", "restart", "postrestart"],
+    "test": ["pretest", "test", "posttest"],
+    "t": ["pretest", "test", "posttest"],
+    "tst": ["pretest", "test", "posttest"],
+    "start": ["prestart", "start", "poststart"],
+    "stop": ["prestop", "stop", "poststop"],
+    "restart": ["prerestart", "restart", "postrestart"],
     "version": ["preversion", "version", "postversion"],
     "publish": ["prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"],
     "pack": ["prepack", "prepare", "postpack"],

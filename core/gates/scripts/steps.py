@@ -70,9 +70,13 @@ def find_up(start: str, names: tuple[str, ...]) -> str | None:
         directory = parent
 
 
-def follow(first: list[str | None], visit: Callable[[str, list[str | None]], list[Step]],
-           unknown: Callable[[], Step | None], too_many: str,
-           resolve: Callable[[str], str | None] = lambda name: name) -> list[Step]:
+def follow(
+    first: list[str | None],
+    visit: Callable[[str, list[str | None]], list[Step]],
+    unknown: Callable[[], Step | None],
+    too_many: str,
+    resolve: Callable[[str], str | None] = lambda name: name,
+) -> list[Step]:
     """Targets or recipes breadth first from `first`, each once: visit(name, queue) gives a name's
     steps and queues what it needs. None in the queue is a name we cannot know (unknown() says
     whether that is strict); resolve() turns a name into the one followed (None: skip it); past

@@ -37,7 +37,9 @@ class Condensed:
     """The text a fixer reads plus honest measurements of what was cut."""
 
     text: str
-    family: str  # pytest, unittest, cargo-test, cargo-build, cargo-fmt, go-test, jest, vitest, generic, verbatim, evidence
+    family: (
+        str  # pytest, unittest, cargo-test, cargo-build, cargo-fmt, go-test, jest, vitest, generic, verbatim, evidence
+    )
     exit_code: int | None
     bytes_in: int
     bytes_out: int
@@ -74,8 +76,9 @@ FILTERS: dict[str, Filter] = {
 }
 
 
-def condense_lines(family: str, lines: list[str], exit_code: int | None,
-                   budget: int | None = BUDGET) -> tuple[str, list[str], int | None]:
+def condense_lines(
+    family: str, lines: list[str], exit_code: int | None, budget: int | None = BUDGET
+) -> tuple[str, list[str], int | None]:
     """The family actually used (a filter that does not recognise its output falls back), the body,
     and the log line where the first failure is (0-based), when the filter knows it."""
     chosen = FILTERS.get(family)
@@ -85,23 +88,32 @@ def condense_lines(family: str, lines: list[str], exit_code: int | None,
     return family, found.render(lines, exit_code, budget), found.first_line
 
 
-def footer(log_path: str | None, bytes_in: int, lines_in: int, bytes_out: int, lines_out: int,
-           first_line: int | None = None) -> str:
+def footer(
+    log_path: str | None, bytes_in: int, lines_in: int, bytes_out: int, lines_out: int, first_line: int | None = None
+) -> str:
     saved = max(0, (bytes_in - bytes_out) // 4)
     if log_path:
         start = (first_line or 0) + 1
         end = start + PART_LINES - 1
-        where = (f"full log: {log_path} (the first failure, lines {start}-{end}: "
-                 f"sed -n '{start},{end}p' {shlex.quote(log_path)})") if first_line is not None else \
-            f"full log: {log_path} (a part of it: sed -n '1,{PART_LINES}p' {shlex.quote(log_path)})"
+        where = (
+            (
+                f"full log: {log_path} (the first failure, lines {start}-{end}: "
+                f"sed -n '{start},{end}p' {shlex.quote(log_path)})"
+            )
+            if first_line is not None
+            else f"full log: {log_path} (a part of it: sed -n '1,{PART_LINES}p' {shlex.quote(log_path)})"
+        )
     else:
         where = "full log: not kept"
-    return (f"[condensed {bytes_in} B/{lines_in} lines -> {bytes_out} B/{lines_out} lines; "
-            f"~{saved} tokens saved (estimate, bytes/4)] {where}")
+    return (
+        f"[condensed {bytes_in} B/{lines_in} lines -> {bytes_out} B/{lines_out} lines; "
+        f"~{saved} tokens saved (estimate, bytes/4)] {where}"
+    )
 
 
-def condense(command: str, output: str, exit_code: int | None, log_path: str | None = None,
-             budget: int = BUDGET) -> Condensed:
+def condense(
+    command: str, output: str, exit_code: int | None, log_path: str | None = None, budget: int = BUDGET
+) -> Condensed:
     """What a fixer should read of one command's output, in at most about `budget` characters."""
     bytes_in = len(output.encode("utf-8", "replace"))
     raw_lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
@@ -114,7 +126,9 @@ def condense(command: str, output: str, exit_code: int | None, log_path: str | N
     if family == "generic":
         family = sniff(lines)
     head = f"$ {command}  (exit {exit_code if exit_code is not None else '?'})"
-    room = max(1000, budget - len(head) - 1 - len(footer(log_path, bytes_in, raw_lines, bytes_in, raw_lines, 10**6)) - 1)
+    room = max(
+        1000, budget - len(head) - 1 - len(footer(log_path, bytes_in, raw_lines, bytes_in, raw_lines, 10**6)) - 1
+    )
     family, body, first_line = condense_lines(family, lines, exit_code, room)
     if sum(len(x) + 1 for x in body) >= bytes_in:  # condensing would not save anything: say it all
         return Condensed(output, "verbatim", exit_code, bytes_in, bytes_in, raw_lines, raw_lines, log_path)

@@ -10,11 +10,15 @@ from .found import BLOCK_LINES, Found, cap_entry, first_index
 
 _RUST_DIAG = re.compile(r"^(error|warning)(\[\w+\])?: (.*)$")
 _RUST_LOCATION = re.compile(r"^\s*--> (\S+:\d+(?::\d+)?)")
-_CARGO_NOISE = re.compile(r"^\s*(Compiling|Checking|Downloaded|Downloading|Updating|Fresh|Blocking|Locking|Adding|"
-                          r"Documenting|Finished|Running|Doc-tests|Installing|Installed|Packaging|Verifying)\b")
-_CARGO_SUMMARY = re.compile(r"^(warning: `[^`]+` \(.*\) generated \d+ warnings?|error: could not compile|"
-                            r"error: test failed|error: test run failed|error: \d+ target failed|Some errors have detailed|"
-                            r"For more information about)")
+_CARGO_NOISE = re.compile(
+    r"^\s*(Compiling|Checking|Downloaded|Downloading|Updating|Fresh|Blocking|Locking|Adding|"
+    r"Documenting|Finished|Running|Doc-tests|Installing|Installed|Packaging|Verifying)\b"
+)
+_CARGO_SUMMARY = re.compile(
+    r"^(warning: `[^`]+` \(.*\) generated \d+ warnings?|error: could not compile|"
+    r"error: test failed|error: test run failed|error: \d+ target failed|Some errors have detailed|"
+    r"For more information about)"
+)
 _RUST_PANIC = re.compile(r"^thread '([^']+)'(?: \(\d+\))? panicked at (.*)$")  # rust 1.9x adds the thread id
 _FRAME = re.compile(r"^\s+\d+: (\S.*)$")
 _FRAME_AT = re.compile(r"^\s+at (\S+)$")
@@ -63,7 +67,9 @@ def _rust_diagnostics(lines: list[str], found: Found) -> bool:
             found.first_line = i
         block = [line]
         j = i + 1
-        while j < len(lines) and lines[j].strip() and not _RUST_DIAG.match(lines[j]) and not _CARGO_NOISE.match(lines[j]):
+        while (
+            j < len(lines) and lines[j].strip() and not _RUST_DIAG.match(lines[j]) and not _CARGO_NOISE.match(lines[j])
+        ):
             block.append(lines[j])
             j += 1
         where = next((m.group(1) for m in map(_RUST_LOCATION.match, block) if m), None)
@@ -123,8 +129,13 @@ def _filter_nextest(lines: list[str], found: Found) -> Found:
                 found.failures.append(entry)
             j = i + 1
             keep = False
-            while j < len(lines) and not _NEXTEST_OUTPUT.match(lines[j]) and not re.match(r"^\s+(PASS|FAIL|SKIP|SIGSEGV|TIMEOUT)\s+\[", lines[j]) \
-                    and not _NEXTEST_SUMMARY.match(lines[j]) and not lines[j].startswith("------------"):
+            while (
+                j < len(lines)
+                and not _NEXTEST_OUTPUT.match(lines[j])
+                and not re.match(r"^\s+(PASS|FAIL|SKIP|SIGSEGV|TIMEOUT)\s+\[", lines[j])
+                and not _NEXTEST_SUMMARY.match(lines[j])
+                and not lines[j].startswith("------------")
+            ):
                 text = lines[j]
                 panic = _RUST_PANIC.match(text)
                 if panic:
@@ -233,5 +244,3 @@ def filter_cargo_fmt(lines: list[str], exit_code: int | None) -> Found | None:
     files = sorted({b[0].split(": ", 1)[1].rsplit(":", 1)[0] for b in blocks})
     found.summary.append(f"{len(blocks)} unformatted hunk(s) in {len(files)} file(s); `cargo fmt` rewrites them")
     return found
-
-

@@ -45,7 +45,7 @@ def cap_entry(entry: list[str]) -> None:
     """One failure's heading and at most BLOCK_LINES of its body (whole lines, with a marker)."""
     if len(entry) > BLOCK_LINES + 1:
         hidden = len(entry) - BLOCK_LINES - 1
-        del entry[BLOCK_LINES + 1:]
+        del entry[BLOCK_LINES + 1 :]
         entry.append(f"    … {hidden} more line(s) in the full log")
 
 
@@ -69,8 +69,9 @@ def _short(heading: str) -> str:
     return rest.split(" (", 1)[0]  # "name (file)": the name says enough in a list
 
 
-def dedupe(failures: list[list[str]], signatures: dict[int, tuple[str, ...]],
-           same_bodies: bool = True) -> list[tuple[list[str], int]]:
+def dedupe(
+    failures: list[list[str]], signatures: dict[int, tuple[str, ...]], same_bodies: bool = True
+) -> list[tuple[list[str], int]]:
     """Blocks in the order they first appear, each failure with the same traceback folded into the
     first one's block; returns (block lines, how many failures the block stands for). Without
     same_bodies only the filter's signatures fold (diagnostics and diffs are not tracebacks)."""
@@ -132,8 +133,10 @@ def pick_blocks(blocks: list[tuple[list[str], int]], room: int) -> list[str]:
             index += 1
         dropped = blocks[start:index]
         failures = sum(n for _lines, n in dropped)
-        out.append(f"… {len(dropped)} failure block(s) omitted here ({failures} failing test(s)); every one is in "
-                   "the list of failing tests below and in the full log …")
+        out.append(
+            f"… {len(dropped)} failure block(s) omitted here ({failures} failing test(s)); every one is in "
+            "the list of failing tests below and in the full log …"
+        )
     return out
 
 
@@ -145,7 +148,7 @@ def _compact(names: list[str]) -> list[str]:
     for name in names:
         base, bracket, _rest = name.partition("[")
         if bracket and base == previous and out:
-            out.append(name[len(base):])
+            out.append(name[len(base) :])
         else:
             out.append(name)
         previous = base if bracket else ""
@@ -236,7 +239,8 @@ class Found:
         fixed = size(summary) + size(tail)
         ids = fit_ids(rows, int(budget * ID_SHARE))
         warn = warning_lines(self.warnings, cap=max(200, budget // 8))
-        notes = self.notes[:10] + ([f"… and {len(self.notes) - 10} more note(s) in the full log"]
-                                   if len(self.notes) > 10 else [])
+        notes = self.notes[:10] + (
+            [f"… and {len(self.notes) - 10} more note(s) in the full log"] if len(self.notes) > 10 else []
+        )
         room = budget - fixed - size(ids) - size(warn) - size(notes) - size(head)
         return head + pick_blocks(blocks, room) + warn + notes + ids + summary + tail

@@ -11,9 +11,11 @@ HEAD_LINES = 20
 TAIL_LINES = 40
 
 
-
-_ALARM = re.compile(r"\b(error|errors|failed|failure|fatal|panic|panicked|exception|traceback)\b"
-                    r"|^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:? ", re.I)  # alarm words, or a file:line location
+_ALARM = re.compile(
+    r"\b(error|errors|failed|failure|fatal|panic|panicked|exception|traceback)\b"
+    r"|^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:? ",
+    re.I,
+)  # alarm words, or a file:line location
 
 
 LONG_LINE = 1000  # a longer line is named, not shown: it would be cut, and a cut line misleads
@@ -35,7 +37,7 @@ def fit_lines(out: list[str], budget: int | None) -> list[str]:
     while j >= i and used + len(out[j]) + 1 <= budget:
         used += len(out[j]) + 1
         j -= 1
-    return [*out[:i], f"… {j - i + 1} more line(s) omitted here (see the full log) …", *out[j + 1:]]
+    return [*out[:i], f"… {j - i + 1} more line(s) omitted here (see the full log) …", *out[j + 1 :]]
 
 
 def generic(lines: list[str], exit_code: int | None = None, budget: int | None = None) -> list[str]:
@@ -53,5 +55,3 @@ def generic(lines: list[str], exit_code: int | None = None, budget: int | None =
             out.append(f"… and {len(alarms) - HEAD_LINES} more")
     out.extend(lines[-TAIL_LINES:])
     return fit_lines(out, budget)
-
-

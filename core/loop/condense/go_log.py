@@ -22,8 +22,11 @@ def _panic(lines: list[str], i: int, found: Found, after: list[str] | None) -> i
     while j < len(lines) and not _GO_PACKAGE.match(lines[j]) and not lines[j].startswith("exit status"):
         text = lines[j]
         frame = text.strip()
-        if (_GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame)) \
-                and "/go/src/" not in frame and "/libexec/src/" not in frame:
+        if (
+            (_GO_FILE_LINE.match(text) or (frame.startswith("/") and ".go:" in frame))
+            and "/go/src/" not in frame
+            and "/libexec/src/" not in frame
+        ):
             entry.append("  " + frame.split(" +0x")[0])
         j += 1
     if after is not None and after in found.failures:
@@ -101,8 +104,11 @@ def filter_go_test(lines: list[str], exit_code: int | None) -> Found | None:
         return None
     # A parent test fails because a subtest did; with nothing of its own to say it is noise.
     names = _failed_names(found)
-    found.failures = [e for e in found.failures if len(e) > 1 or not any(
-        n.startswith(e[0].split()[2] + "/") for n in names if e[0].startswith("--- FAIL: "))]
+    found.failures = [
+        e
+        for e in found.failures
+        if len(e) > 1 or not any(n.startswith(e[0].split()[2] + "/") for n in names if e[0].startswith("--- FAIL: "))
+    ]
     for entry in found.failures:
         cap_entry(entry)
     if ok_packages:
@@ -121,5 +127,3 @@ def _failed_names(found: Found) -> list[str]:
         if match:
             names.append(match.group(1))
     return names
-
-

@@ -38,7 +38,7 @@ def _js_entry(title: str, body: list[str]) -> list[str]:
             continue
         if code_line is None and where is None:
             message.append(stripped)
-    entry.extend("  " + m for m in message[:BLOCK_LINES - 2])
+    entry.extend("  " + m for m in message[: BLOCK_LINES - 2])
     if len(message) > BLOCK_LINES - 2:
         entry.append(f"    … {len(message) - BLOCK_LINES + 2} more line(s) in the full log")
     if code_line:
@@ -62,7 +62,9 @@ def filter_jest(lines: list[str], exit_code: int | None) -> Found | None:
             recognised = True
         elif stripped.startswith("PASS "):
             recognised = True
-        elif stripped.startswith(("Test Suites:", "Tests:")) or (stripped.startswith("Snapshots:") and "failed" in stripped):
+        elif stripped.startswith(("Test Suites:", "Tests:")) or (
+            stripped.startswith("Snapshots:") and "failed" in stripped
+        ):
             found.summary.append(stripped)
             recognised = True
         elif stripped.startswith("● "):
@@ -71,8 +73,13 @@ def filter_jest(lines: list[str], exit_code: int | None) -> Found | None:
             body: list[str] = []
             while j < len(lines):
                 nxt = lines[j].strip()
-                if nxt.startswith(("● ", "PASS ", "FAIL ", "Test Suites:", "Summary of all failing")) or \
-                        nxt in ("console.log", "console.warn", "console.error", "console.info", "console.debug"):
+                if nxt.startswith(("● ", "PASS ", "FAIL ", "Test Suites:", "Summary of all failing")) or nxt in (
+                    "console.log",
+                    "console.warn",
+                    "console.error",
+                    "console.info",
+                    "console.debug",
+                ):
                     break
                 body.append(lines[j])
                 j += 1
@@ -167,7 +174,7 @@ def _vitest_entry(title: str, body: list[str]) -> list[str]:
             continue
         if where is None:
             message.append(stripped)
-    entry.extend("  " + m for m in message[:BLOCK_LINES - 2])
+    entry.extend("  " + m for m in message[: BLOCK_LINES - 2])
     if len(message) > BLOCK_LINES - 2:
         entry.append(f"    … {len(message) - BLOCK_LINES + 2} more line(s) in the full log")
     if where:
@@ -175,5 +182,3 @@ def _vitest_entry(title: str, body: list[str]) -> list[str]:
     if code_line:
         entry.append(f"  {code_line}")
     return entry
-
-

@@ -15,9 +15,13 @@ _LOCATION = re.compile(r"^(\S+?\.py):(\d+):(.*)$")
 _KEPT_LOCATION = re.compile(r"^(\S+?\.py):(\d+)(?::|$)")  # a location as the filter keeps it
 _CAPTURED = re.compile(r"^-{3,} Captured .* -{3,}$")
 _WARNING = re.compile(r"^\s+(\S+:\d+: \w*Warning: .*)$")
-_QUIET_SUMMARY = re.compile(r"^(\d+ (passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)"
-                            r"\b.*|no tests ran) in [\d.]+s\b")
-_SUMMARY = re.compile(r"\b(\d+ (passed|failed|error|errors|skipped|xfailed|xpassed|warnings?|deselected)|no tests ran)\b")
+_QUIET_SUMMARY = re.compile(
+    r"^(\d+ (passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)"
+    r"\b.*|no tests ran) in [\d.]+s\b"
+)
+_SUMMARY = re.compile(
+    r"\b(\d+ (passed|failed|error|errors|skipped|xfailed|xpassed|warnings?|deselected)|no tests ran)\b"
+)
 _SHORT = re.compile(r"^(FAILED|ERROR) (\S+)(?: - .*)?$")
 
 
@@ -55,7 +59,7 @@ def _signature(entry: list[str]) -> tuple[str, ...] | None:
     for index, line in enumerate(body):
         match = _KEPT_LOCATION.match(line.strip())
         if match and match.group(1) == test_file:
-            rest = body[index + 1:]
+            rest = body[index + 1 :]
             if any(_KEPT_LOCATION.match(x.strip()) for x in rest):
                 return tuple(rest)
             return None
@@ -83,7 +87,9 @@ class _PytestLog:
         elif self.section == "warnings summary":
             warn = _WARNING.match(line)
             if warn:
-                self.found.warnings[warn.group(1)] = self.found.warnings.get(warn.group(1), 0) + max(1, self.warning_ids)
+                self.found.warnings[warn.group(1)] = self.found.warnings.get(warn.group(1), 0) + max(
+                    1, self.warning_ids
+                )
                 self.warning_ids = 0
             elif line and not line[0].isspace() and "::" in line:
                 self.warning_ids += 1
@@ -122,7 +128,7 @@ class _PytestLog:
             word = "ERROR" if self.section == "errors" else "FAILED"
             name = title.group(1)
             if word == "ERROR" and name.startswith("ERROR "):
-                name = name[len("ERROR "):]
+                name = name[len("ERROR ") :]
             self.current = [f"{word} {name}"]
             self.titles.append((word, name))
             self.found.failures.append(self.current)

@@ -55,8 +55,11 @@ def filter_unittest(lines: list[str], exit_code: int | None) -> Found | None:
             test_file = next((f for f, _k in frames), "")
             short_file = _relative(test_file, dotted) if test_file else ""
             entry = [f"{kind} {dotted}" + (f" ({short_file})" if short_file else "")]
-            kept = [x.rstrip() for x in body if x.strip() and x.strip() != "Traceback (most recent call last):"
-                    and not set(x.strip()) <= {"^", "~"}]
+            kept = [
+                x.rstrip()
+                for x in body
+                if x.strip() and x.strip() != "Traceback (most recent call last):" and not set(x.strip()) <= {"^", "~"}
+            ]
             below = []
             if len(frames) > 1:  # the frames under the test's own: the cause, when many tests share it
                 start = frames[1][1]

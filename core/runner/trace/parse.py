@@ -21,8 +21,7 @@ from .texts import (
     tool_call_summary,
 )
 
-KINDS = ("init", "text", "thinking", "tool_call", "tool_result", "result", "retry", "system", "end", "error",
-         "unknown")
+KINDS = ("init", "text", "thinking", "tool_call", "tool_result", "result", "retry", "system", "end", "error", "unknown")
 
 
 STEP_SCHEMA: dict[str, Any] = {
@@ -31,7 +30,11 @@ STEP_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["run", "line", "kind", "summary", "detail"],
     "properties": {
-        "run": {"type": "integer", "minimum": 1, "description": "which run of the file (runs appended to one file are numbered)"},
+        "run": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "which run of the file (runs appended to one file are numbered)",
+        },
         "line": {"type": "integer", "minimum": 1, "description": "the line of the file the step comes from"},
         "kind": {"enum": list(KINDS)},
         "summary": {"type": "string", "description": "one line"},
@@ -41,10 +44,15 @@ STEP_SCHEMA: dict[str, Any] = {
         "is_error": {"const": True},
         "parent_tool_use_id": {"type": "string", "description": "set for a subagent's steps"},
         "tokens": {"type": "integer", "description": "an assistant step: its message's output tokens (from usage)"},
-        "tokens_estimate": {"type": "integer",
-                            "description": "a tool result: its text's size in tokens, estimated as characters / 4"},
-        "elapsed_ms": {"type": "integer", "description": "time since the previous line was written (needs the "
-                                                         "run's .times file, written by Hallmark's runner)"},
+        "tokens_estimate": {
+            "type": "integer",
+            "description": "a tool result: its text's size in tokens, estimated as characters / 4",
+        },
+        "elapsed_ms": {
+            "type": "integer",
+            "description": "time since the previous line was written (needs the "
+            "run's .times file, written by Hallmark's runner)",
+        },
         "raw": {"description": "the stream line itself (with --raw)"},
     },
 }
@@ -70,9 +78,21 @@ class Step:
         "tool_use_id",
     )
 
-    def __init__(self, kind: str, summary: str, raw: Any = None, *, run: int = 1, line: int = 0,
-                 tool: str | None = None, tool_use_id: str | None = None, is_error: bool = False,
-                 parent: str | None = None, detail: str | None = None, block: Any = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        summary: str,
+        raw: Any = None,
+        *,
+        run: int = 1,
+        line: int = 0,
+        tool: str | None = None,
+        tool_use_id: str | None = None,
+        is_error: bool = False,
+        parent: str | None = None,
+        detail: str | None = None,
+        block: Any = None,
+    ) -> None:
         self.kind = kind
         self.run = run
         self.summary = summary
@@ -95,8 +115,13 @@ class Step:
         return self._detail
 
     def to_dict(self, *, raw: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {"run": self.run, "line": self.line, "kind": self.kind, "summary": self.summary,
-                                "detail": self.detail}
+        data: dict[str, Any] = {
+            "run": self.run,
+            "line": self.line,
+            "kind": self.kind,
+            "summary": self.summary,
+            "detail": self.detail,
+        }
         if self.tool:
             data["tool"] = self.tool
         if self.tool_use_id:
@@ -194,34 +219,89 @@ def _assistant(record: dict[str, Any], run: int, line: int, tools: dict[str, Any
         error = record.get("error")
         if error:
             return [Step("error", f"assistant error: {one_line(error)}", record, run=run, line=line, parent=parent)]
-        return [Step("unknown", f"assistant message with no content {compact(message, 120)}", record, run=run,
-                     line=line, parent=parent)]
+        return [
+            Step(
+                "unknown",
+                f"assistant message with no content {compact(message, 120)}",
+                record,
+                run=run,
+                line=line,
+                parent=parent,
+            )
+        ]
     steps: list[Step] = []
     for block in content:
         if not isinstance(block, dict):
-            steps.append(Step("unknown", f"assistant block {compact(block, 120)}", record, run=run, line=line,
-                              parent=parent, block=block))
+            steps.append(
+                Step(
+                    "unknown",
+                    f"assistant block {compact(block, 120)}",
+                    record,
+                    run=run,
+                    line=line,
+                    parent=parent,
+                    block=block,
+                )
+            )
             continue
         btype = block.get("type")
         if btype == "text":
             text = block.get("text", "")
-            steps.append(Step("text", sub + one_line(text), record, run=run, line=line, parent=parent,
-                              detail=text if isinstance(text, str) else str(text)))
+            steps.append(
+                Step(
+                    "text",
+                    sub + one_line(text),
+                    record,
+                    run=run,
+                    line=line,
+                    parent=parent,
+                    detail=text if isinstance(text, str) else str(text),
+                )
+            )
         elif btype in ("thinking", "redacted_thinking"):
             text = block.get("thinking", "") if btype == "thinking" else "[redacted thinking]"
-            steps.append(Step("thinking", sub + one_line(text), record, run=run, line=line, parent=parent,
-                              detail=text if isinstance(text, str) else str(text)))
+            steps.append(
+                Step(
+                    "thinking",
+                    sub + one_line(text),
+                    record,
+                    run=run,
+                    line=line,
+                    parent=parent,
+                    detail=text if isinstance(text, str) else str(text),
+                )
+            )
         elif btype in ("tool_use", "server_tool_use", "mcp_tool_use"):
             name = str(block.get("name") or "tool")
             use_id = block.get("id") if isinstance(block.get("id"), str) else None
             summary = tool_call_summary(name, block.get("input"))
             if tools is not None and use_id:
                 tools[use_id] = ToolCall(name, summary)
-            steps.append(Step("tool_call", sub + summary, record, run=run,
-                              line=line, tool=name, tool_use_id=use_id, parent=parent, block=block))
+            steps.append(
+                Step(
+                    "tool_call",
+                    sub + summary,
+                    record,
+                    run=run,
+                    line=line,
+                    tool=name,
+                    tool_use_id=use_id,
+                    parent=parent,
+                    block=block,
+                )
+            )
         else:
-            steps.append(Step("unknown", f"{sub}assistant {btype or 'block'}: {compact(block, 120)}", record,
-                              run=run, line=line, parent=parent, block=block))
+            steps.append(
+                Step(
+                    "unknown",
+                    f"{sub}assistant {btype or 'block'}: {compact(block, 120)}",
+                    record,
+                    run=run,
+                    line=line,
+                    parent=parent,
+                    block=block,
+                )
+            )
     usage = message.get("usage")
     out = as_number(usage.get("output_tokens")) if isinstance(usage, dict) else None
     if out is not None:
@@ -235,11 +315,20 @@ def _user(record: dict[str, Any], run: int, line: int, tools: Mapping[str, Any] 
     parent = _parent(record)
     sub = "[subagent] " if parent else ""
     if isinstance(content, str):
-        return [Step("text", f"{sub}user: {one_line(content)}", record, run=run, line=line, parent=parent,
-                     detail=content)]
+        return [
+            Step("text", f"{sub}user: {one_line(content)}", record, run=run, line=line, parent=parent, detail=content)
+        ]
     if not isinstance(content, list) or not content:
-        return [Step("unknown", f"user message with no content {compact(record.get('message'), 120)}", record,
-                     run=run, line=line, parent=parent)]
+        return [
+            Step(
+                "unknown",
+                f"user message with no content {compact(record.get('message'), 120)}",
+                record,
+                run=run,
+                line=line,
+                parent=parent,
+            )
+        ]
     steps: list[Step] = []
     for block in content:
         if isinstance(block, dict) and block.get("type") == "tool_result":
@@ -250,17 +339,37 @@ def _user(record: dict[str, Any], run: int, line: int, tools: Mapping[str, Any] 
             text = content_text(block.get("content"))
             outcome = result_outcome(name, text, is_error)
             said = f"{call.summary} → {outcome}" if call else f"tool result → {outcome}"
-            step = Step("tool_result", f"{sub}{said}", record, run=run, line=line, tool=name, tool_use_id=use_id,
-                        is_error=is_error, parent=parent, detail=text)
+            step = Step(
+                "tool_result",
+                f"{sub}{said}",
+                record,
+                run=run,
+                line=line,
+                tool=name,
+                tool_use_id=use_id,
+                is_error=is_error,
+                parent=parent,
+                detail=text,
+            )
             step.chars = len(text)
             steps.append(step)
         elif isinstance(block, dict) and block.get("type") == "text":
             text = str(block.get("text", ""))
-            steps.append(Step("text", f"{sub}user: {one_line(text)}", record, run=run, line=line, parent=parent,
-                              detail=text))
+            steps.append(
+                Step("text", f"{sub}user: {one_line(text)}", record, run=run, line=line, parent=parent, detail=text)
+            )
         else:
-            steps.append(Step("unknown", f"{sub}user block {compact(block, 120)}", record, run=run, line=line,
-                              parent=parent, block=block))
+            steps.append(
+                Step(
+                    "unknown",
+                    f"{sub}user block {compact(block, 120)}",
+                    record,
+                    run=run,
+                    line=line,
+                    parent=parent,
+                    block=block,
+                )
+            )
     return steps
 
 
@@ -319,8 +428,12 @@ def _result(record: dict[str, Any], run: int, line: int) -> Step:
     if isinstance(text, str) and text.strip():
         parts.append(one_line(text, 120))
     elif record.get("errors"):
-        parts.append(one_line("; ".join(str(e) for e in record["errors"]) if isinstance(record["errors"], list)
-                              else record["errors"], 120))
+        parts.append(
+            one_line(
+                "; ".join(str(e) for e in record["errors"]) if isinstance(record["errors"], list) else record["errors"],
+                120,
+            )
+        )
     return Step("result", " · ".join(parts), record, run=run, line=line, is_error=is_error)
 
 
@@ -351,8 +464,13 @@ def _detail_of(step: Step) -> str:
 
         usage = usage_from_result(raw)
         if usage["source"]:
-            parts.append(f"usage ({usage['source']}): " + compact({k: usage[k] for k in (
-                "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")}, 400))
+            parts.append(
+                f"usage ({usage['source']}): "
+                + compact(
+                    {k: usage[k] for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")},
+                    400,
+                )
+            )
         if raw.get("permission_denials"):
             parts.append("permission denials:\n" + pretty(raw["permission_denials"]))
         return "\n\n".join(parts) if parts else pretty(raw)
@@ -363,5 +481,3 @@ def _detail_of(step: Step) -> str:
     if isinstance(raw, str | bytes):
         return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     return pretty(raw)
-
-

@@ -76,8 +76,17 @@ class StreamReader:
                 self._begin_run()
             reason = getattr(exc, "msg", None) or "not UTF-8"
             why = "torn last line (the file ends mid-line)" if torn else f"not JSON ({reason})"
-            return [Step("error", f"line {self.line}: {why}: {one_line(text, 120)}", text, run=self.run,
-                         line=self.line, is_error=True, detail=text)]
+            return [
+                Step(
+                    "error",
+                    f"line {self.line}: {why}: {one_line(text, 120)}",
+                    text,
+                    run=self.run,
+                    line=self.line,
+                    is_error=True,
+                    detail=text,
+                )
+            ]
         if isinstance(record, list) and record and all(isinstance(r, dict) and "type" in r for r in record):
             # an array of messages on one line (the form some wrappers write): each is its own step
             steps = self.feed_record(record[0])
@@ -201,5 +210,3 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
                     reader.line += 1
                     reader._place(one)
                     yield reader.run, one
-
-

@@ -15,8 +15,15 @@ from .texts import as_number
 
 def usage_from_result(result: dict[str, Any] | None) -> dict[str, Any]:
     """Tokens of a run: `modelUsage` is the source of truth (it covers subagents), `usage` the fallback."""
-    out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0,
-                           "cost_usd": None, "by_model": {}, "source": None}
+    out: dict[str, Any] = {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
+        "cost_usd": None,
+        "by_model": {},
+        "source": None,
+    }
     if not isinstance(result, dict):
         return out
     model_usage = result.get("modelUsage")
@@ -25,11 +32,13 @@ def usage_from_result(result: dict[str, Any] | None) -> dict[str, Any]:
         for model, u in model_usage.items():
             if not isinstance(u, dict):
                 continue
-            row = {"input_tokens": int(as_number(u.get("inputTokens")) or 0),
-                   "output_tokens": int(as_number(u.get("outputTokens")) or 0),
-                   "cache_read_tokens": int(as_number(u.get("cacheReadInputTokens")) or 0),
-                   "cache_write_tokens": int(as_number(u.get("cacheCreationInputTokens")) or 0),
-                   "cost_usd": as_number(u.get("costUSD"))}
+            row = {
+                "input_tokens": int(as_number(u.get("inputTokens")) or 0),
+                "output_tokens": int(as_number(u.get("outputTokens")) or 0),
+                "cache_read_tokens": int(as_number(u.get("cacheReadInputTokens")) or 0),
+                "cache_write_tokens": int(as_number(u.get("cacheCreationInputTokens")) or 0),
+                "cost_usd": as_number(u.get("costUSD")),
+            }
             out["by_model"][str(model)] = row
             for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
                 out[key] += row[key]
@@ -50,7 +59,6 @@ def usage_from_result(result: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
-
 def run_info(path: str | os.PathLike[str], run: int | None = None) -> dict[str, Any]:
     """What a stream file says about one run (default: its last): session, model, result, usage, end.
 
@@ -68,7 +76,7 @@ def run_info(path: str | os.PathLike[str], run: int | None = None) -> dict[str, 
         whole = _whole_file(Path(path))
         if isinstance(whole, dict | list):
             reader = StreamReader()
-            for record in (whole if isinstance(whole, list) else [whole]):
+            for record in whole if isinstance(whole, list) else [whole]:
                 if isinstance(record, dict):
                     reader.line += 1
                     reader._place(record)
@@ -103,16 +111,18 @@ def run_info(path: str | os.PathLike[str], run: int | None = None) -> dict[str, 
     result = info.get("result_line")
     if isinstance(result, dict):
         usage = usage_from_result(result)
-        info.update({
-            "result": result.get("result") if isinstance(result.get("result"), str) else None,
-            "subtype": result.get("subtype"),
-            "is_error": result.get("is_error") is True or str(result.get("subtype", "")).startswith("error"),
-            "structured_output": result.get("structured_output"),
-            "cost_usd": usage["cost_usd"],
-            "num_turns": result.get("num_turns"),
-            "duration_ms": result.get("duration_ms"),
-            "usage": usage,
-        })
+        info.update(
+            {
+                "result": result.get("result") if isinstance(result.get("result"), str) else None,
+                "subtype": result.get("subtype"),
+                "is_error": result.get("is_error") is True or str(result.get("subtype", "")).startswith("error"),
+                "structured_output": result.get("structured_output"),
+                "cost_usd": usage["cost_usd"],
+                "num_turns": result.get("num_turns"),
+                "duration_ms": result.get("duration_ms"),
+                "usage": usage,
+            }
+        )
     else:
         info["usage"] = usage_from_result(None)
     if info.get("duration_ms") is None:
@@ -124,7 +134,23 @@ def run_info(path: str | os.PathLike[str], run: int | None = None) -> dict[str, 
 
 
 def _empty_info() -> dict[str, Any]:
-    return {"session_id": None, "model": None, "cwd": None, "claude_code_version": None, "ended": False,
-            "exit_code": None, "failure": None, "has_result": False, "result": None, "subtype": None,
-            "is_error": False, "structured_output": None, "cost_usd": None, "num_turns": None,
-            "duration_ms": None, "end_duration_ms": None, "usage": None, "result_line": None}
+    return {
+        "session_id": None,
+        "model": None,
+        "cwd": None,
+        "claude_code_version": None,
+        "ended": False,
+        "exit_code": None,
+        "failure": None,
+        "has_result": False,
+        "result": None,
+        "subtype": None,
+        "is_error": False,
+        "structured_output": None,
+        "cost_usd": None,
+        "num_turns": None,
+        "duration_ms": None,
+        "end_duration_ms": None,
+        "usage": None,
+        "result_line": None,
+    }

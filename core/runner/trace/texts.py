@@ -70,8 +70,19 @@ def content_text(content: Any) -> str:
     return compact(content, 100_000)
 
 
-_TOOL_ARG_KEYS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description",
-                  "prompt", "skill", "subagent_type")
+_TOOL_ARG_KEYS = (
+    "command",
+    "file_path",
+    "notebook_path",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+    "skill",
+    "subagent_type",
+)
 
 
 def tool_call_summary(name: str, tool_input: Any) -> str:

@@ -15,19 +15,23 @@ from hallmark.tui.cli.framework import Group, arg
 move_commands = Group("library")  # joined with the other parts in __init__.py
 
 
-@move_commands.command("lock", "Lock a decision (shows what will be locked; --confirm writes it).", args=[
-    arg("--title"),
-    arg("--spec", help="the specification"),
-    arg("--allow", action="append", metavar="TEXT", help="an allowed variation"),
-    arg("--anti", action="append", metavar="TEXT", help="an anti-pattern"),
-    arg("--applies", nargs="+", metavar="GLOB"),
-    arg("--context"),
-    arg("--supersedes", metavar="D-ID"),
-    arg("--confirm", action="store_true"),
-    arg("--list", action="store_true"),
-    arg("--as-of", dest="as_of", metavar="DATE", help="with --list: the decisions as they stood then"),
-    arg("--show", metavar="D-ID"),
-])
+@move_commands.command(
+    "lock",
+    "Lock a decision (shows what will be locked; --confirm writes it).",
+    args=[
+        arg("--title"),
+        arg("--spec", help="the specification"),
+        arg("--allow", action="append", metavar="TEXT", help="an allowed variation"),
+        arg("--anti", action="append", metavar="TEXT", help="an anti-pattern"),
+        arg("--applies", nargs="+", metavar="GLOB"),
+        arg("--context"),
+        arg("--supersedes", metavar="D-ID"),
+        arg("--confirm", action="store_true"),
+        arg("--list", action="store_true"),
+        arg("--as-of", dest="as_of", metavar="DATE", help="with --list: the decisions as they stood then"),
+        arg("--show", metavar="D-ID"),
+    ],
+)
 def cmd_lock(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import decisions
 
@@ -36,13 +40,26 @@ def cmd_lock(args: argparse.Namespace) -> dict[str, Any]:
         from hallmark.core.memory.reading import as_of_stamp
 
         found = decisions.list_decisions(repo.paths, as_of=as_of_stamp(args.as_of))
-        return {"decisions": found, "count": len(found), "as_of": as_of_stamp(args.as_of),
-                "next": ["hall library lock --show D-1"]}
+        return {
+            "decisions": found,
+            "count": len(found),
+            "as_of": as_of_stamp(args.as_of),
+            "next": ["hall library lock --show D-1"],
+        }
     if args.show:
         return {"decision": decisions.get(repo.paths, args.show), "next": ["hall library lock --list"]}
-    result = decisions.lock(repo.paths, title=args.title or "", specification=args.spec or "", allowed=args.allow,
-                            anti_patterns=args.anti, applies_to=args.applies, context=args.context or "",
-                            supersedes=args.supersedes, confirm=args.confirm, actor=current_actor())
+    result = decisions.lock(
+        repo.paths,
+        title=args.title or "",
+        specification=args.spec or "",
+        allowed=args.allow,
+        anti_patterns=args.anti,
+        applies_to=args.applies,
+        context=args.context or "",
+        supersedes=args.supersedes,
+        confirm=args.confirm,
+        actor=current_actor(),
+    )
     if not result["locked"]:
         result["message"] = "Nothing was locked yet. This is what would be locked; run again with --confirm."
         result["next"] = ["the same command with --confirm"]
@@ -51,11 +68,15 @@ def cmd_lock(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@move_commands.command("import", "Import craft's .craft/.learnings.yaml, or a Hallmark export (--from).", args=[
-    arg("--craft", metavar="PATH"),
-    arg("--from", dest="from_file", metavar="FILE"),
-    arg("--adopt", action="store_true", help="rescope another project's learnings here, as proposals"),
-])
+@move_commands.command(
+    "import",
+    "Import craft's .craft/.learnings.yaml, or a Hallmark export (--from).",
+    args=[
+        arg("--craft", metavar="PATH"),
+        arg("--from", dest="from_file", metavar="FILE"),
+        arg("--adopt", action="store_true", help="rescope another project's learnings here, as proposals"),
+    ],
+)
 def cmd_import(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import transfer
 
@@ -69,8 +90,11 @@ def cmd_import(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-@move_commands.command("export", "Write the store (learnings, decisions, notes, checkpoint) to one JSON file.",
-                       args=[arg("--out", metavar="FILE")])
+@move_commands.command(
+    "export",
+    "Write the store (learnings, decisions, notes, checkpoint) to one JSON file.",
+    args=[arg("--out", metavar="FILE")],
+)
 def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import atomic
     from hallmark.core.memory import transfer
@@ -78,13 +102,17 @@ def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
     data = transfer.export(open_repo())
     if args.out:
         atomic.write_json(Path(args.out), data)
-        return {"written": str(Path(args.out).resolve()), "learnings": len(data["learnings"]),
-                "next": ["hall library import --from <file>"]}
+        return {
+            "written": str(Path(args.out).resolve()),
+            "learnings": len(data["learnings"]),
+            "next": ["hall library import --from <file>"],
+        }
     return {**data, "next": ["hall library export --out <file>"]}
 
 
-@move_commands.command("distill", "Run the librarian on an item (headless) and propose what it finds.",
-                       args=[arg("item", nargs="?")])
+@move_commands.command(
+    "distill", "Run the librarian on an item (headless) and propose what it finds.", args=[arg("item", nargs="?")]
+)
 def cmd_distill(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import items
     from hallmark.core.memory import distill
@@ -104,9 +132,13 @@ def cmd_unused(args: argparse.Namespace) -> dict[str, Any]:
     return {"retirement_proposed": proposed, "count": len(proposed), "next": ["hall library review"]}
 
 
-@move_commands.command("identity", "The project identity memory is scoped to (.agentmemory-project).", args=[
-    arg("--write", action="store_true", help="write the proposed identity file if it is absent"),
-])
+@move_commands.command(
+    "identity",
+    "The project identity memory is scoped to (.agentmemory-project).",
+    args=[
+        arg("--write", action="store_true", help="write the proposed identity file if it is absent"),
+    ],
+)
 def cmd_identity(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import identity
     from hallmark.core.paths import discover
@@ -117,5 +149,8 @@ def cmd_identity(args: argparse.Namespace) -> dict[str, Any]:
         result["next"] = [result.get("commit") or "hall library identity"]
         return result
     found = identity.current(paths)
-    return {**found.to_dict(), "file": str(paths.toplevel / identity.FILE_NAME),
-            "next": ["hall library identity --write"] if found.source != "file" else ["hall library list"]}
+    return {
+        **found.to_dict(),
+        "file": str(paths.toplevel / identity.FILE_NAME),
+        "next": ["hall library identity --write"] if found.source != "file" else ["hall library list"],
+    }
