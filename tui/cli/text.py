@@ -59,7 +59,7 @@ def item(result: dict[str, Any]) -> Any:
         value = result.get(key)
         if value in (None, "", 0) and key not in ("item", "state"):
             continue
-        grid.add_row(key, _state(value) if key == "state" else str(value))
+        grid.add_row(key, _state(str(value)) if key == "state" else str(value))
     for key in ("already", "worktree_removed", "worktree_kept", "adopted"):
         if result.get(key) not in (None, False):
             grid.add_row(key, str(result[key]))

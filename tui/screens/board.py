@@ -56,7 +56,7 @@ def card(
     if text.cell_len > width + 2:  # one line for the title, always (the list would wrap it)
         text.truncate(width + 2, overflow="ellipsis")
     shown = labels.badge(found)
-    notes = [shown, reason if found and found[0] == "waiting" else ""]
+    notes = [shown, (reason or "") if found and found[0] == "waiting" else ""]
     if not shown:
         notes = ["? question" if question else "", f"⏸ held: {view.hold}" if view.hold else ""]
     facts = [
@@ -85,11 +85,11 @@ class BoardColumn(Vertical):
         yield VimOptionList(id=f"list-{self.state}", classes="column-list")
 
     @property
-    def list(self) -> VimOptionList:
+    def options(self) -> VimOptionList:
         return self.query_one(VimOptionList)
 
     def ids(self) -> list[str]:
-        lst = self.list
+        lst = self.options
         return [str(lst.get_option_at_index(i).id) for i in range(lst.option_count)]
 
 
@@ -159,7 +159,7 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
             total += len(found)
             column.display = bool(found) or self.show_empty
             column.query_one(".column-title", Label).update(f"{rooms.state_label(column.state)} ({len(found)})")
-            width = max(12, (column.list.content_size.width or CARD_WIDTH + 2) - 3)
+            width = max(12, (column.options.content_size.width or CARD_WIDTH + 2) - 3)
             cards = [
                 card(v, bool(building.open_questions(v.id)), building.badge(v.id), building.reason(v.id), width)
                 for v in found
@@ -167,7 +167,7 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
             shown = tuple(c.plain for c in cards)
             if shown != column.shown:
                 column.shown = shown
-                column.list.set_options([Option(c, id=v.id) for c, v in zip(cards, found, strict=True)])
+                column.options.set_options([Option(c, id=v.id) for c, v in zip(cards, found, strict=True)])
         self._size_columns()
         empty = self.query_one("#board-empty", Label)
         if total == 0:
@@ -202,11 +202,11 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
         if self.selected_id and self._highlight(self.selected_id, focus=not typing):
             return
         for column in self.query(BoardColumn):
-            if column.display and column.list.option_count:
+            if column.display and column.options.option_count:
                 if not typing:
-                    column.list.focus(scroll_visible=False)
-                column.list.highlighted = column.list.highlighted or 0
-                self.selected_id = str(column.list.get_option_at_index(column.list.highlighted or 0).id)
+                    column.options.focus(scroll_visible=False)
+                column.options.highlighted = column.options.highlighted or 0
+                self.selected_id = str(column.options.get_option_at_index(column.options.highlighted or 0).id)
                 self.call_after_refresh(self._keep_in_view, column)
                 return
         self.selected_id = None
@@ -216,13 +216,13 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
             if not column.display:
                 continue
             try:
-                index = column.list.get_option_index(item_id)
+                index = column.options.get_option_index(item_id)
             except Exception:  # noqa: BLE001 - OptionDoesNotExist: not in this column
                 continue
-            if focus and self.focused is not column.list:
-                column.list.focus(scroll_visible=False)
-            if column.list.highlighted != index:
-                column.list.highlighted = index
+            if focus and self.focused is not column.options:
+                column.options.focus(scroll_visible=False)
+            if column.options.highlighted != index:
+                column.options.highlighted = index
             self.call_after_refresh(self._keep_in_view, column)
             return True
         return False
@@ -254,7 +254,7 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
         """The card the cursor is on, as drawn (the highlighted option of the focused column)."""
         column = self.current_column()
         if column is not None:
-            option = column.list.highlighted_option
+            option = column.options.highlighted_option
             if option is not None and option.id:
                 self.selected_id = str(option.id)
         if self.selected_id is None:
@@ -286,7 +286,7 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
     def on_descendant_focus(self) -> None:
         column = self.current_column()
         if column is not None:
-            option = column.list.highlighted_option
+            option = column.options.highlighted_option
             if option is not None and option.id:
                 self.selected_id = str(option.id)
         self.refresh_bindings()
@@ -297,8 +297,8 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
         index = columns.index(current) if current in columns else 0
         target = index + step
         while 0 <= target < len(columns):
-            if columns[target].list.option_count:
-                lst = columns[target].list
+            if columns[target].options.option_count:
+                lst = columns[target].options
                 lst.focus(scroll_visible=False)  # Textual's own scroll would animate to a stale place
                 if lst.highlighted is None:
                     lst.highlighted = 0

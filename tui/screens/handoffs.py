@@ -21,7 +21,7 @@ class HandoffsScreen(HallScreen):
         Binding("enter", "open_row", "Open item", id="handoffs.open"),
         Binding("escape", "app.pop_screen", "Back", id="handoffs.back"),
     ]
-    items: ClassVar[list[str]] = []  # the item of each row, in order
+    items: tuple[str, ...] = ()  # the item of each row, in order
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -40,7 +40,7 @@ class HandoffsScreen(HallScreen):
     def show(self, data: list[dict[str, Any]]) -> None:
         table = self.query_one(VimTable)
         table.clear()
-        self.items = [str(event.get("item") or "") for event in data]
+        self.items = tuple(str(event.get("item") or "") for event in data)
         for event in data:
             table.add_row(
                 rooms.since(event.get("t", "")) + " ago",

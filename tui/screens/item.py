@@ -176,7 +176,7 @@ class ItemScreen(TriageKeys, HallScreen):
         head.append(rooms.state_label(view.state), style="bold")
         building = self.building
         found = building.badge(view.id) if building else None
-        if found:
+        if found and building:
             head.append(f"   {labels.badge(found, building.reason(view.id) or None)}", style="bold")
         head.append(f"   {view.id}  {view.title}\n", style="bold")
         worktree = view.worktree

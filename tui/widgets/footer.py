@@ -166,9 +166,9 @@ class HallFooter(Widget):
         if right:
             out.append(" " * max(1, gap))
             out.append("▏", more_style)
-            for piece, entry in right:
-                if entry is not None:
-                    spans.append((out.cell_len, out.cell_len + piece.cell_len, entry))
+            for piece, right_entry in right:
+                if right_entry is not None:
+                    spans.append((out.cell_len, out.cell_len + piece.cell_len, right_entry))
                 out.append_text(piece)
         self.spans = spans
         return out

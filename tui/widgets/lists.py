@@ -239,9 +239,10 @@ class VimTable(ScrollView, can_focus=True, inherit_bindings=False):
             text.stylize(self.get_component_rich_style("vim-table--header"))
         else:
             line = y - 1 + int(self.scroll_y)
-            text = self._text_at(line)
-            if text is None:
+            found = self._text_at(line)
+            if found is None:
                 return Strip.blank(width, self.rich_style)
+            text = found
         text.truncate(width, pad=True)
         return Strip(list(text.render(self.app.console)), text.cell_len).crop_extend(0, width, Style())
 

@@ -125,7 +125,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         Binding("pageup,ctrl+b", "page(-1)", "Page up", show=False, id="trace.page_up"),
         Binding("home,g", "top", "Top", show=False, id="trace.top"),
         Binding("end,G", "follow", "Follow end", key_display="G", id="trace.follow"),
-        Binding("enter,space", "toggle", "Expand", id="trace.expand"),
+        Binding("enter,space", "expand", "Expand", id="trace.expand"),
     ]
 
     tail: reactive[bool] = reactive(True)
@@ -428,7 +428,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self.scroll_to(y=max(0, row - self.scrollable_content_region.height // 3), animate=False, force=True)
         self.refresh()
 
-    def action_toggle(self) -> None:
+    def action_expand(self) -> None:
+        """Open or close the step under the cursor (not DOMNode.action_toggle, which flips an attribute)."""
         line = self.cursor
         if not (0 <= line < len(self.ends)):
             return

@@ -145,8 +145,9 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
         items = api.pending(repo)
     else:
         items = api.list_learnings(repo, status=args.status, kind=args.kind, as_of=args.as_of)
-    reply = {
-        "learnings": [_summary(x) for x in items],
+    summaries = [_summary(x) for x in items]
+    reply: dict[str, Any] = {
+        "learnings": summaries,
         "count": len(items),
         "project": api.project_of(repo),
         "next": ["hall library review", "hall library show <id>"],
@@ -154,9 +155,9 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
     if args.as_of:
         from hallmark.core.memory.reading import as_of_stamp
 
-        stamp = as_of_stamp(args.as_of)
+        stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
         reply["as_of"] = stamp
-        for entry, learning in zip(reply["learnings"], items, strict=True):
+        for entry, learning in zip(summaries, items, strict=True):
             entry["held_then"] = learning.status in ("accepted", "promoted") and learning.valid_at(stamp)
     return reply
 
@@ -177,7 +178,7 @@ def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
         from hallmark.core.memory.reading import as_of_stamp
 
         then = api.get(repo, args.id, as_of=args.as_of)
-        stamp = as_of_stamp(args.as_of)
+        stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
         return _learning_reply(
             then,
             [f"hall library show {then.id}", f"hall library history {then.id}"],

@@ -143,7 +143,8 @@ def cmd_identity(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import identity
     from hallmark.core.paths import discover
 
-    paths = discover()
+    paths = discover()  # required: it raises NOT_A_REPO outside a repository
+    assert paths is not None
     if args.write:
         result = identity.write_proposal(paths)
         result["next"] = [result.get("commit") or "hall library identity"]
