@@ -183,7 +183,9 @@ def test_a_prompt_too_long_for_argv_goes_through_stdin(loop_repo):
 
 
 def test_ctrl_c_stops_the_run_too_and_closes_its_file(loop_repo, ready_item, scenario, kit):
-    scenario({"review": [kit.approve()]})
+    # a review that talks for ~40 s: Ctrl-C lands while it runs even on a loaded machine (with a short
+    # review, the whole daemon could finish, exit 0, before the signal was sent)
+    scenario({"review": [{**kit.approve(), "say": ["reading the diff"] * 100}]})
     item_id = ready_item()
     env = dict(os.environ)
     env["HALL_STANDIN_PACE"] = "0.4"
