@@ -182,6 +182,13 @@ def test_a_prompt_too_long_for_argv_goes_through_stdin(loop_repo):
     assert (finding["file"], finding["line"]) == ("app.py", 2)
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C as a person's terminal delivers it: SIGINT neither ignored nor blocked. A test worker can
+    hand both on to its children (an xdist worker under CI did: the daemon never saw the signal)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_run_too_and_closes_its_file(loop_repo, ready_item, scenario, kit):
     # a review that talks for ~40 s: Ctrl-C lands while it runs even on a loaded machine (with a short
     # review, the whole daemon could finish, exit 0, before the signal was sent)
@@ -195,6 +202,7 @@ def test_ctrl_c_stops_the_run_too_and_closes_its_file(loop_repo, ready_item, sce
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_as_in_a_terminal,
     )
     run_dir = loop_repo.paths.item_dir(item_id) / "runs"
     deadline = time.monotonic() + 60
@@ -205,7 +213,8 @@ def test_ctrl_c_stops_the_run_too_and_closes_its_file(loop_repo, ready_item, sce
         time.sleep(0.05)
     child = kit.events(loop_repo, item_id, "run_started")[-1]["pid"]
     daemon.send_signal(signal.SIGINT)
-    assert daemon.wait(timeout=20) == 130
+    worker = (signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    assert daemon.wait(timeout=20) == 130, f"the worker's SIGINT handler and blocked signals: {worker}"
     time.sleep(0.2)
     try:
         os.kill(child, 0)
