@@ -214,7 +214,12 @@ def test_ctrl_c_stops_the_run_too_and_closes_its_file(loop_repo, ready_item, sce
     child = kit.events(loop_repo, item_id, "run_started")[-1]["pid"]
     daemon.send_signal(signal.SIGINT)
     worker = (signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []))
-    assert daemon.wait(timeout=20) == 130, f"the worker's SIGINT handler and blocked signals: {worker}"
+    try:
+        code = daemon.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        daemon.kill()
+        code = None
+    assert code == 130, f"the worker's SIGINT handler and blocked signals: {worker}"
     time.sleep(0.2)
     try:
         os.kill(child, 0)
