@@ -103,22 +103,29 @@ LOCK_POLL_S = 0.01
 def acquire_fd(lock: Path, timeout: float) -> int:
     """Open `lock` (created when missing) and take its exclusive flock; returns the descriptor that
     holds it (closing it lets the lock go). Raises TimeoutError after timeout seconds. POSIX only."""
-    import fcntl
 
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        _flock(fd, lock, timeout)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _flock(fd: int, lock: Path, timeout: float) -> None:
+    """Take the exclusive flock of an open descriptor, polling until timeout (then TimeoutError)."""
+    import fcntl
+
     deadline = time.monotonic() + timeout
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
+            return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                os.close(fd)
                 raise TimeoutError(f"{lock} stayed locked for {timeout:g} s") from None
             time.sleep(LOCK_POLL_S)
-        except BaseException:
-            os.close(fd)
-            raise
 
 
 @contextmanager
@@ -133,11 +140,14 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         with _filelock(lock, path, timeout):
             yield
         return
+    # the flock is taken inside the try that closes the descriptor: a Ctrl-C at any moment can leave
+    # at most an unlocked descriptor behind, never a held lock the unwinding code would wait on
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fd = acquire_fd(lock, timeout)
-    except TimeoutError as exc:
-        raise _stayed_locked(path, timeout) from exc
-    try:
+        try:
+            _flock(fd, lock, timeout)
+        except TimeoutError as exc:
+            raise _stayed_locked(path, timeout) from exc
         yield
     finally:
         os.close(fd)  # closing the only descriptor releases the flock
