@@ -6,7 +6,6 @@ reply carries exactly them, then `next`."""
 from __future__ import annotations
 
 import importlib
-import json
 import typing
 from pathlib import Path
 
@@ -14,11 +13,10 @@ import jsonschema
 import pytest
 from hallmark.core import item_results, results, run_results
 from hallmark.core.loop import findings
-from hallmark.core.states import ItemView
 from hallmark.tui.cli import commands, framework
 
 from ..conftest import git
-from .test_meta_cli import run_main
+from .replies import all_samples, check_reply, reply_of, schema_of
 
 
 def _all_result_types() -> set[type[results.Result]]:
@@ -46,134 +44,16 @@ def _declared() -> dict[str, tuple[type[results.Result], ...]]:
     return out
 
 
-def _schema(monkeypatch, root: Path, command: str) -> dict:
-    code, out = run_main(monkeypatch, root, "schema", *command.split())
-    assert code == 0, out
-    return json.loads(out)
-
-
 def _shapes(schema: dict) -> list[dict]:
     reply = schema["definitions"]["reply"]
     return reply.get("anyOf") or [reply]
 
 
 def _sample(cls: type[results.Result]) -> results.Result:
-    """A result of each type, from a real folded view (every optional key left out)."""
-    view = ItemView("H-0001", title="t", state="development", branch="b", worktree="/w", base="main")
-    made = {
-        item_results.ItemResult: lambda: item_results.ItemResult.of(view),
-        item_results.Adopted: lambda: item_results.Adopted.adopting(view, True),
-        item_results.AlreadyReady: lambda: item_results.AlreadyReady.again(view),
-        item_results.Dropped: lambda: item_results.Dropped.dropping(view, False, "kept", False),
-        item_results.ItemDetail: lambda: item_results.ItemDetail.detail(view),
-        item_results.StatusAll: lambda: item_results.StatusAll(
-            items=(item_results.ItemResult.of(view),), counts={"development": 1}, by_state={"development": ["H-0001"]}
-        ),
-        item_results.ItemLog: lambda: item_results.ItemLog(item="H-0001", events=[]),
-        item_results.Asked: lambda: item_results.Asked(
-            qid="Q-1", item=None, question="q", options=[], default=None, wait=None
-        ),
-        item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
-        item_results.InboxReport: lambda: item_results.InboxReport(entries=[], count=0),
-        item_results.WaitingSummary: lambda: item_results.WaitingSummary(items=(), waiting=[], waiting_count=0),
-        run_results.UsageReport: lambda: run_results.UsageReport(
-            by="item",
-            since=None,
-            rows=(
-                run_results.UsageRow(
-                    key="H-0001",
-                    input_tokens=1,
-                    output_tokens=1,
-                    cache_read_tokens=0,
-                    cache_write_tokens=0,
-                    cost_usd=0.1,
-                    runs=1,
-                    tokens=2,
-                    standin_runs=0,
-                ),
-            ),
-            total=run_results.UsageSum(
-                input_tokens=1,
-                output_tokens=1,
-                cache_read_tokens=0,
-                cache_write_tokens=0,
-                cost_usd=0.1,
-                runs=1,
-                tokens=2,
-            ),
-        ),
-        findings.FindingsReport: lambda: findings.FindingsReport(
-            item="H-0001",
-            state="fixing",
-            round=1,
-            open=1,
-            failing_checks=[],
-            view=view,
-            findings=(
-                findings.Finding(
-                    id="F-1",
-                    lens="correctness",
-                    severity="major",
-                    file="a.py",
-                    line=3,
-                    title="t",
-                    scenario="s",
-                    suggestion=None,
-                    status="open",
-                    round=1,
-                    sha="abc",
-                    raised_by="assayer",
-                    human_override=False,
-                    confirmed=False,
-                    fixed_in=None,
-                    dispute=None,
-                ),
-            ),
-        ),
-        run_results.RunListing: lambda: run_results.RunListing(item=None, runs=(_run(),)),
-        run_results.CostBreakdown: lambda: run_results.CostBreakdown(
-            item="H-0001",
-            runs=[],
-            rounds=(
-                run_results.RoundUsage(
-                    round=1,
-                    input_tokens=1,
-                    output_tokens=2,
-                    cache_read_tokens=0,
-                    cache_write_tokens=0,
-                    tokens=3,
-                    cost_usd=0.5,
-                    runs=1,
-                ),
-            ),
-            total=run_results.UsageTotals(tokens=3, cost_usd=0.5, runs=1),
-        ),
-    }
-    assert cls in made, f"{cls.__name__}: add a sample here"
+    """A result of each type, from the `SAMPLES` of every `tests/cli/samples_*.py` (one per area)."""
+    made = all_samples()
+    assert cls in made, f"{cls.__name__}: add a sample to a tests/cli/samples_*.py"
     return made[cls]()
-
-
-def _run() -> run_results.RunSummary:
-    return run_results.RunSummary(
-        file="/r/x.jsonl",
-        name="x.jsonl",
-        item=None,
-        role="review",
-        started="t",
-        duration_ms=None,
-        exit_code=None,
-        tokens=0,
-        cost_usd=0.0,
-        model="",
-        outcome="live",
-        detail="",
-        failure=None,
-        live=True,
-        lines=1,
-        session_id=None,
-        cwd=None,
-        run=1,
-    )
 
 
 def _nested(cls: type) -> set[type]:
@@ -197,7 +77,7 @@ def test_every_result_type_is_the_reply_of_some_command():
 def test_to_dict_keys_are_the_schemas_required_keys_in_order(hall_repo, monkeypatch):
     seen = set()
     for command, replies in _declared().items():
-        shapes = {shape["title"]: shape for shape in _shapes(_schema(monkeypatch, hall_repo.root, command))}
+        shapes = {shape["title"]: shape for shape in _shapes(schema_of(monkeypatch, hall_repo.root, command))}
         assert set(shapes) == {cls.__name__ for cls in replies}, command
         for cls in replies:
             shape = shapes[cls.__name__]
@@ -228,15 +108,10 @@ def test_real_replies_are_the_declared_result_then_next(hall_repo, monkeypatch):
     root = hall_repo.root
 
     def reply(*args: str) -> dict:
-        code, out = run_main(monkeypatch, root, *args)
-        assert code == 0, (args, out)
-        return json.loads(out)
+        return reply_of(monkeypatch, root, *args)
 
     def check(command: str, data: dict, cls: type[results.Result], *extra: str) -> None:
-        schema = _schema(monkeypatch, root, command)
-        jsonschema.validate(data, schema["definitions"]["reply"])
-        keys = [k for k in results.reply_keys(cls) if k in data]
-        assert list(data) == [*keys, "next", *extra], (command, list(data))
+        check_reply(monkeypatch, root, command, data, cls, *extra)
 
     created = reply("new", "--title", "typed")
     check("new", created, item_results.ItemResult)

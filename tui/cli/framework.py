@@ -104,12 +104,18 @@ class Group:
     commands: dict[str, Command] = field(default_factory=dict)
 
     def command(
-        self, name: str, summary: str, *, text: TextRenderer | None = None, args: list[Arg] | tuple[Arg, ...] = ()
+        self,
+        name: str,
+        summary: str,
+        *,
+        text: TextRenderer | None = None,
+        args: list[Arg] | tuple[Arg, ...] = (),
+        replies: tuple[type[Result], ...] = (),
     ) -> Callable[[Handler], Command]:
         def declare(handler: Handler) -> Command:
             if name in self.commands:
                 raise ValueError(f"hall {self.name} {name} is declared twice")
-            self.commands[name] = Command(name, handler, tuple(args), text, summary)
+            self.commands[name] = Command(name, handler, tuple(args), text, summary, tuple(replies))
             return self.commands[name]
 
         return declare
