@@ -1,7 +1,9 @@
-"""Pydantic models of the journal's events: validation at the boundary and `hall schema event`.
+"""Pydantic models of the journal's events, for `hall schema event` and the CLI's error reply.
 
-The journal itself is written by journal.py (stdlib) so the hook path stays light; these
-models describe exactly what it writes.
+The journal is written and read by journal.py (stdlib), so the hook path stays light; nothing
+validates an event against these models on the way in or out (a reader skips a malformed line
+and says so, journal.read). They describe what journal.py writes, and tests validate real
+journals against them (tests/cli/test_meta_cli.py), so the description cannot drift.
 """
 
 from __future__ import annotations
