@@ -187,7 +187,7 @@ def cmd_schema(args: argparse.Namespace) -> dict[str, Any]:
 
     name = " ".join(args.name)
     found = registered(name)
-    if found is not None and name in COMMANDS and getattr(load(name), "replies", ()):
+    if found is not None and name in COMMANDS and isinstance(spec := load(name), Command) and spec.replies:
         # a format named like a command (`verdict`: the file `hall verdict --file` reads) also
         # describes the command's reply, where every command's reply is: `$defs.reply`
         found.setdefault("$defs", {})["reply"] = reply_schema([name])
