@@ -44,10 +44,10 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
         parts += ["## Failing checks (condensed; the full log is named in each footer)", ""]
         for check in failing:
             parts += [
-                f"### `{check['command']}` exited {check['exit_code']}",
+                f"### `{check.command}` exited {check.exit_code}",
                 "",
                 "```",
-                str(check.get("output") or "").rstrip(),
+                str(check.output or "").rstrip(),
                 "```",
                 "",
             ]
@@ -335,7 +335,7 @@ def findings_report(repo: Repo, item_id: str) -> _findings.FindingsReport:
         round=view.round,
         findings=tuple(found),
         open=sum(1 for f in found if f.status == "open"),
-        failing_checks=failing,
+        failing_checks=tuple(failing),
         view=view,
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hallmark.core import results
+from hallmark.core.loop import findings
 from hallmark.core.loop import results as loop
 from hallmark.core.states import ItemView
 from hallmark.core.verify import Verified
@@ -49,6 +50,9 @@ SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
     loop.DaemonStarted: lambda: loop.DaemonStarted(**STATUS, started_pid=7, log="/d/daemon.log"),
     loop.DaemonStopped: lambda: loop.DaemonStopped(**STATUS, stopped=False),
     loop.DaemonRun: lambda: loop.DaemonRun(passes=1, steps=[{"item": "H-0001", "outcome": "checks_passed"}]),
+    findings.FailingCheck: lambda: findings.FailingCheck(
+        command="pytest -q", exit_code=1, sha="abc", log=None, output="1 failed"
+    ),
     Verified: lambda: Verified(
         ref="HEAD",
         sha="abc",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jsonschema
 from hallmark.core import items, results
-from hallmark.core.loop import leases
+from hallmark.core.loop import findings, leases
 from hallmark.core.loop import results as loop
 from hallmark.core.verify import Verified
 
@@ -71,6 +71,12 @@ def test_verdict_fixed_next_and_verify_reply_with_their_results(hall_repo, monke
         f"hall status {item_id}",
         f"hall trace {item_id} --follow",
     ]
+
+    gate = {"command": "false", "exit_code": 1, "sha": submitted["sha"], "log": "/runs/1.log", "output": "boom"}
+    items.record(hall_repo, item_id, "check_run", actor="assayer", **gate)
+    report = reply("findings", item_id)
+    check("findings", report, findings.FindingsReport)
+    assert report["failing_checks"] == [gate] and list(report["failing_checks"][0]) == list(gate)
 
     _checks_passed(hall_repo, item_id)
     verdict.write_text(json.dumps({"item": item_id, "summary": "fine", "findings": [], "still_open": []}))
