@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hallmark.core import git, items, states
 from hallmark.core.errors import HallError
@@ -318,31 +318,27 @@ def apply_verdict(
             state=view.state,
             view=view,
         )
+    outcome: Literal["escalated", "changes_requested"]
     if view.rejects + 1 >= repo.config.max_rejects:
+        outcome = "escalated"
         view = items.transition(
             repo,
             item_id,
-            "escalated",
+            outcome,
             actor=actor,
             sha=view.sha,
             round=view.round,
             open_findings=len(open_ids),
             reason=f"{view.rejects + 1} rejected reviews",
         )
-        return VerdictReturned(
-            item=item_id,
-            outcome="escalated",
-            open_findings=open_ids,
-            state=view.state,
-            human_override=True if human else None,
-            view=view,
+    else:
+        outcome = "changes_requested"
+        view = items.transition(
+            repo, item_id, outcome, actor=actor, sha=view.sha, round=view.round, open_findings=len(open_ids)
         )
-    view = items.transition(
-        repo, item_id, "changes_requested", actor=actor, sha=view.sha, round=view.round, open_findings=len(open_ids)
-    )
     return VerdictReturned(
         item=item_id,
-        outcome="changes_requested",
+        outcome=outcome,
         open_findings=open_ids,
         state=view.state,
         human_override=True if human else None,
