@@ -89,6 +89,14 @@ def test_verdict_fixed_next_and_verify_reply_with_their_results(hall_repo, monke
     assert verified["ok"] is True and verified["journal"] == "checked" and verified["item"] == item_id
     assert verified["next"] == ["git push", "hall status"]
 
+    clone = tmp_path / "clone"  # a CI clone: the notes, not the journal
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    git(clone, "fetch", "-q", "origin", "+refs/notes/hallmark:refs/notes/hallmark")
+    noted = reply_of(monkeypatch, clone, "verify", struck["sha"])
+    check("verify", noted, Verified)
+    assert noted["journal"] == "unavailable" and "no Hallmark journal" in noted["reason"]
+    assert noted["next"] == ["hall verify --strict <ref>  (where the loop ran)"]
+
 
 def _check_daemon(monkeypatch, root: Path, data: dict, cls: type[loop.DaemonStatus]) -> None:
     """A daemon status reply: the status's keys, `next`, then what start or stop adds."""

@@ -188,6 +188,8 @@ def daemon_reply(result: DaemonStatus) -> dict[str, Any]:
     ],
 )
 def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
+    """status, start and stop answer a DaemonStatus (or its start/stop variant); run a DaemonRun,
+    whose steps stay the dicts each worker answers (why: core/loop/results.DaemonRun)."""
     from hallmark.core.loop import daemon
 
     action = args.action
@@ -232,6 +234,7 @@ def text_verify(result: dict[str, Any]) -> Any:
 
 
 def verify_next(result: Verified) -> list[str]:
+    """Push what the loop struck; in a clone without the journal, check it where the loop ran."""
     if result.journal == "checked":
         return ["git push", "hall status"]
     return ["hall verify --strict <ref>  (where the loop ran)"]
