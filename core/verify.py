@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from . import git
 from .errors import HallError
 from .paths import discover
+from .results import Result
 
 NOTES_REF = "refs/notes/hallmark"
 FETCH_NOTES = f"git fetch origin '+{NOTES_REF}:{NOTES_REF}'"
@@ -40,7 +41,22 @@ def _note(where: Path, sha: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str, Any]:
+class Verified(Result):
+    """`hall verify`: the commit carries a valid hallmark. journal is "checked" where the loop ran,
+    "unavailable" in a clone without its journal (the note alone was checked)."""
+
+    ref: str
+    sha: str
+    item: str | None
+    actor: str | None
+    round: int | None
+    carried_from: str | None
+    reason: str
+    ok: bool
+    journal: Literal["checked", "unavailable"]
+
+
+def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> Verified:
     from .gates import hallmark
 
     paths = discover(start)
@@ -56,10 +72,9 @@ def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str,
         "actor": note.get("actor"),
         "round": note.get("round"),
         "carried_from": note.get("carried_from"),
-        "reason": verdict.reason,
     }
     if verdict.ok:
-        return dict(answer, ok=True, journal="checked", next=["git push", "hall status"])
+        return Verified(**answer, reason=verdict.reason, ok=True, journal="checked")
     journal_missing = not paths.initialized
     standin_elsewhere = bool(note.get("standin")) and not hallmark.demo_repo(paths)
     if verdict.item and journal_missing and standin_elsewhere:
@@ -72,8 +87,8 @@ def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str,
         )
     if verdict.item and journal_missing and not strict:
         # the note passed its own checks (the item is named only then); the journal is not here
-        return dict(
-            answer,
+        return Verified(
+            **answer,
             ok=True,
             journal="unavailable",
             reason=(
@@ -81,7 +96,6 @@ def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> dict[str,
                 "this clone has no Hallmark journal to confirm it was struck by the loop (--strict "
                 "requires it)"
             ),
-            next=["hall verify --strict <ref>  (where the loop ran)"],
         )
     hint = (
         [FETCH_NOTES, f"hall verify {ref}"]

@@ -18,11 +18,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallmark.core import items, journal, states
 from hallmark.core.errors import HallError
 from hallmark.core.repo import Repo
+
+if TYPE_CHECKING:
+    from hallmark.core.loop.results import DaemonRun
 
 from . import scenario
 from .workspace import (
@@ -129,7 +132,7 @@ def propose_learnings(repo: Repo, ids: dict[str, str]) -> dict[str, Any]:
 # -- the live part --------------------------------------------------------------------------------
 
 
-def run_until_idle(demo: Demo) -> dict[str, Any]:
+def run_until_idle(demo: Demo) -> DaemonRun:
     """The daemon's passes in the foreground until no work is left (the scripted demo)."""
     from hallmark.core.loop import daemon
 

@@ -30,6 +30,7 @@ from hallmark.core.runner import lifecycle
 
 from . import bounds, budget, leases, librarian, resume, runs
 from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
+from .results import DaemonAlreadyRunning, DaemonRun, DaemonStarted, DaemonStatus, DaemonStopped
 
 HEARTBEAT_EVERY_S = 30.0
 DEFAULT_INTERVAL_S = 10.0
@@ -304,7 +305,7 @@ def run(
     max_passes: int | None = None,
     log: Callable[[str], None] | None = None,
     on_step: StepHook | None = None,
-) -> dict[str, Any]:
+) -> DaemonRun:
     """Run passes until stopped (the flag), or with until_idle until a pass finds no work.
 
     on_step gets each step the moment it is taken (with its repo's name)."""
@@ -362,7 +363,7 @@ def run(
         lifecycle.restore_signals(old_handlers)
         beating.set()
         _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False, stop=False)
-    return {"passes": passes, "steps": steps, "next": ["hall status --all", "hall inbox"]}
+    return DaemonRun(passes=passes, steps=steps)
 
 
 def _sleep_unless_stopped(interval: float) -> None:
@@ -376,22 +377,20 @@ def _sleep_unless_stopped(interval: float) -> None:
 # -- start, stop, status ---------------------------------------------------------------------
 
 
-def status() -> dict[str, Any]:
+def status() -> DaemonStatus:
     data = read_state()
     info = liveness(data)
-    running = info["running"]
-    return {
-        "running": running,
-        "pid": info["pid"],
-        "started": data.get("started"),
-        "heartbeat": data.get("heartbeat"),
-        "heartbeat_age_s": info["heartbeat_age_s"],
-        "passes": data.get("passes", 0),
-        "stop_requested": bool(data.get("stop")),
-        "stale": info["stale"],
-        "state_file": str(state_path()),
-        "next": ["hall daemon stop"] if running else ["hall daemon start", "hall daemon run --until-idle"],
-    }
+    return DaemonStatus(
+        running=info["running"],
+        pid=info["pid"],
+        started=data.get("started"),
+        heartbeat=data.get("heartbeat"),
+        heartbeat_age_s=info["heartbeat_age_s"],
+        passes=data.get("passes", 0),
+        stop_requested=bool(data.get("stop")),
+        stale=info["stale"],
+        state_file=str(state_path()),
+    )
 
 
 def report_heartbeat(repos: list[Path] | None = None) -> bool:
@@ -408,7 +407,7 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
         with journal.locked(path):
             events = [e for e in journal.read(path).events if e.get("key") == key]
             shown = bool(events) and events[-1].get("event") == "inbox_entry"
-            if info["stale"] and not shown:
+            if info.stale and not shown:
                 journal.append_unlocked(
                     path,
                     journal.make_event(
@@ -418,21 +417,21 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
                         {
                             "kind": "daemon stopped",
                             "key": key,
-                            "text": f"The daemon has no heartbeat since {info['heartbeat']}.",
+                            "text": f"The daemon has no heartbeat since {info.heartbeat}.",
                             "for_item": None,
                             "next": ["hall daemon start", "hall daemon status"],
                         },
                     ),
                 )
-            elif not info["stale"] and shown:
+            elif not info.stale and shown:
                 journal.append_unlocked(path, journal.make_event("inbox_cleared", None, "watchman", {"key": key}))
-    return bool(info["stale"])
+    return info.stale
 
 
-def start(log_path: Path | None = None) -> dict[str, Any]:
+def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
     info = status()
-    if info["running"]:
-        return dict(info, already=True)
+    if info.running:
+        return DaemonAlreadyRunning(**info.status_fields())
     log_path = log_path or (user_data_dir() / "daemon.log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as out:
@@ -448,19 +447,20 @@ def start(log_path: Path | None = None) -> dict[str, Any]:
         if read_state().get("pid") == proc.pid:
             break
         time.sleep(0.05)
-    return dict(status(), started_pid=proc.pid, log=str(log_path))
+    return DaemonStarted(**status().status_fields(), started_pid=proc.pid, log=str(log_path))
 
 
-def stop(wait_s: float = 10.0) -> dict[str, Any]:
+def stop(wait_s: float = 10.0) -> DaemonStopped:
     info = status()
-    if not info["running"]:
+    if not info.running:
         _update_state(stop=False, expected=False)
-        return dict(info, stopped=False)
+        return DaemonStopped(**info.status_fields(), stopped=False)
     _update_state(stop=True)
     deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline and status()["running"]:
+    while time.monotonic() < deadline and status().running:
         time.sleep(0.1)
-    return dict(status(), stopped=not status()["running"])
+    after = status()
+    return DaemonStopped(**after.status_fields(), stopped=not status().running)
 
 
 def main() -> None:

@@ -36,6 +36,16 @@ class Finding(Result):
     dispute: str | None
 
 
+class FailingCheck(Result):
+    """A gate that failed in the item's last checks run, with its condensed output and full log."""
+
+    command: str | None
+    exit_code: int
+    sha: str
+    log: str | None
+    output: str
+
+
 class FindingsReport(Result):
     """`hall findings`: every finding of the item with its status, and the failing checks."""
 
@@ -44,7 +54,7 @@ class FindingsReport(Result):
     round: int
     findings: tuple[Finding, ...]
     open: int
-    failing_checks: list[dict[str, Any]]
+    failing_checks: tuple[FailingCheck, ...]
     view: ItemView = hidden()  # what `next` depends on
 
 
@@ -123,7 +133,7 @@ def next_ids(repo: Repo, item_id: str, count: int) -> list[str]:
     return [f"F-{taken + i}" for i in range(1, count + 1)]
 
 
-def failing_checks(repo: Repo, item_id: str) -> list[dict[str, Any]]:
+def failing_checks(repo: Repo, item_id: str) -> list[FailingCheck]:
     """The failing gates of the item's last checks run (empty when the last run passed)."""
     from hallmark.core.items import item_events
 
@@ -140,13 +150,13 @@ def failing_checks(repo: Repo, item_id: str) -> list[dict[str, Any]]:
         if event.get("event") == "check_run" and event.get("sha") == last_sha:
             latest[str(event.get("command"))] = event
     return [
-        {
-            "command": e.get("command"),
-            "exit_code": e.get("exit_code"),
-            "sha": e.get("sha"),
-            "log": e.get("log"),
-            "output": e.get("output", ""),
-        }
+        FailingCheck(
+            command=e.get("command"),
+            exit_code=e["exit_code"],  # present: the filter below keeps only a non-zero one
+            sha=e["sha"],  # present: the last run's
+            log=e.get("log"),
+            output=e.get("output", ""),
+        )
         for e in latest.values()
         if e.get("exit_code") not in (0, None)
     ]

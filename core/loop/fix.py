@@ -23,6 +23,7 @@ from hallmark.core.runner.command import default_timeout, launch_environment
 
 from . import bounds
 from . import findings as _findings
+from .results import FixRecorded
 
 ACTOR = "fixer"
 
@@ -43,10 +44,10 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
         parts += ["## Failing checks (condensed; the full log is named in each footer)", ""]
         for check in failing:
             parts += [
-                f"### `{check['command']}` exited {check['exit_code']}",
+                f"### `{check.command}` exited {check.exit_code}",
                 "",
                 "```",
-                str(check.get("output") or "").rstrip(),
+                str(check.output or "").rstrip(),
                 "```",
                 "",
             ]
@@ -254,7 +255,7 @@ def mark_fixed(
     *,
     submit: bool = True,
     actor: str | None = None,
-) -> dict[str, Any]:
+) -> FixRecorded:
     """`hall fixed`: record which findings HEAD fixes and which are disputed, then resubmit."""
     from hallmark.core.repo import current_actor
 
@@ -308,7 +309,7 @@ def mark_fixed(
         items.record(repo, item_id, "fixed", actor=who, findings=wanted, sha=head)
     for fid, reason in disputes:
         items.record(repo, item_id, "disputed", actor=who, finding=fid, reason=reason, sha=head)
-    result: dict[str, Any] = {"item": item_id, "fixed": wanted, "disputed": [d[0] for d in disputes], "sha": head}
+    disputed = [d[0] for d in disputes]
     if submit:
         view = items.transition(
             repo,
@@ -318,14 +319,9 @@ def mark_fixed(
             sha=head,
             round=view.round + 1,
             claims=wanted,
-            disputes=[d[0] for d in disputes],
+            disputes=disputed,
         )
-        result["state"] = view.state
-        result["next"] = [f"hall status {item_id}", f"hall trace {item_id} --follow"]
-    else:
-        result["state"] = view.state
-        result["next"] = [f"hall fixed {item_id} <more ids>", f"hall findings {item_id}"]
-    return result
+    return FixRecorded(item=item_id, fixed=wanted, disputed=disputed, sha=head, state=view.state, submitted=submit)
 
 
 def findings_report(repo: Repo, item_id: str) -> _findings.FindingsReport:
@@ -339,7 +335,7 @@ def findings_report(repo: Repo, item_id: str) -> _findings.FindingsReport:
         round=view.round,
         findings=tuple(found),
         open=sum(1 for f in found if f.status == "open"),
-        failing_checks=failing,
+        failing_checks=tuple(failing),
         view=view,
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hallmark.core import git, items, states
 from hallmark.core.errors import HallError
@@ -24,6 +24,7 @@ from hallmark.core.runner import command, spawn
 
 from . import findings as _findings
 from . import verdict as _verdict
+from .results import VerdictApplied, VerdictHallmarked, VerdictReturned
 
 ACTOR = "assayer"
 NOTES_REF = "refs/notes/hallmark"
@@ -246,14 +247,13 @@ def review(repo: Repo, item_id: str) -> dict[str, Any]:
             "resets_at": result.resets_at,
         }
     verdict = _verdict.parse(result.structured_output, source="structured_output")
-    outcome = apply_verdict(repo, item_id, verdict, actor=ACTOR, model=result.model, run=result.name)
-    outcome["run"] = result.name
-    return outcome
+    applied = apply_verdict(repo, item_id, verdict, actor=ACTOR, model=result.model, run=result.name)
+    return {**applied.to_dict(), "run": result.name}
 
 
 def apply_verdict(
     repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor: str, model: str, run: str | None = None
-) -> dict[str, Any]:
+) -> VerdictApplied:
     """Record the verdict and move the item: hallmarked, fixing or escalated."""
     view = items.fold_item(repo, item_id)
     if view.state != states.REVIEW:
@@ -309,30 +309,41 @@ def apply_verdict(
             run=run,
             standin=standin,
         )
-        return {
-            "item": item_id,
-            "outcome": "hallmarked",
-            "sha": view.sha,
-            "note": note,
-            "human_override": human,
-            "state": view.state,
-        }
+        return VerdictHallmarked(
+            item=item_id,
+            outcome="hallmarked",
+            sha=view.sha,
+            note=note,
+            human_override=human,
+            state=view.state,
+            view=view,
+        )
+    outcome: Literal["escalated", "changes_requested"]
     if view.rejects + 1 >= repo.config.max_rejects:
+        outcome = "escalated"
         view = items.transition(
             repo,
             item_id,
-            "escalated",
+            outcome,
             actor=actor,
             sha=view.sha,
             round=view.round,
             open_findings=len(open_ids),
             reason=f"{view.rejects + 1} rejected reviews",
         )
-        return {"item": item_id, "outcome": "escalated", "open_findings": open_ids, "state": view.state}
-    view = items.transition(
-        repo, item_id, "changes_requested", actor=actor, sha=view.sha, round=view.round, open_findings=len(open_ids)
+    else:
+        outcome = "changes_requested"
+        view = items.transition(
+            repo, item_id, outcome, actor=actor, sha=view.sha, round=view.round, open_findings=len(open_ids)
+        )
+    return VerdictReturned(
+        item=item_id,
+        outcome=outcome,
+        open_findings=open_ids,
+        state=view.state,
+        human_override=True if human else None,
+        view=view,
     )
-    return {"item": item_id, "outcome": "changes_requested", "open_findings": open_ids, "state": view.state}
 
 
 def record_learnings(repo: Repo, item_id: str, verdict: _verdict.Verdict, *, actor: str) -> dict[str, Any]:
@@ -431,8 +442,9 @@ def read_note(repo: Repo, sha: str) -> dict[str, Any] | None:
         return None
 
 
-def person_verdict(repo: Repo, path: Path, item_given: str | None) -> dict[str, Any]:
-    """`hall verdict --file`: a person's verdict, a human override. Agents are refused."""
+def person_verdict(repo: Repo, path: Path, item_given: str | None) -> VerdictApplied:
+    """`hall verdict --file`: a person's verdict, a human override (`human_override` is true in
+    every outcome). Agents are refused."""
     from hallmark.core.repo import actor_is_person, current_actor
 
     actor = current_actor()
@@ -455,7 +467,4 @@ def person_verdict(repo: Repo, path: Path, item_given: str | None) -> dict[str, 
     from . import leases
 
     with leases.held(repo, item_id, "assayer", holder=f"you:{item_id}"):
-        outcome = apply_verdict(repo, item_id, verdict, actor="you", model="human override")
-    outcome["human_override"] = True
-    outcome["next"] = items.next_for(items.fold_item(repo, item_id))
-    return outcome
+        return apply_verdict(repo, item_id, verdict, actor="you", model="human override")

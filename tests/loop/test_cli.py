@@ -186,6 +186,9 @@ def test_schema_verdict_matches_the_shipped_file(hall, loop_repo):
     assert r.code == 0 and r.json["title"] == "Hallmark verdict"
     shipped = json.loads((PROJECT / "plugin" / "schemas" / "verdict.json").read_text())
     served = {k: v for k, v in r.json.items() if k != "next"}
+    # beside the file's format, what `hall verdict` answers (where every command's reply is described)
+    reply = served["definitions"].pop("reply")
+    assert [shape["title"] for shape in reply["anyOf"]] == ["VerdictHallmarked", "VerdictReturned"]
     assert shipped == verdict.schema() == served
 
 

@@ -14,7 +14,21 @@ from typing import Any
 from hallmark.core import items
 from hallmark.core.errors import HallError
 from hallmark.core.loop.findings import FindingsReport
+from hallmark.core.loop.results import (
+    Claimed,
+    DaemonAlreadyRunning,
+    DaemonRun,
+    DaemonStarted,
+    DaemonStatus,
+    DaemonStopped,
+    FixRecorded,
+    NothingToClaim,
+    VerdictHallmarked,
+    VerdictReturned,
+)
+from hallmark.core.next_steps import next_for
 from hallmark.core.repo import open_repo
+from hallmark.core.verify import Verified
 
 from .framework import arg, command
 
@@ -27,6 +41,7 @@ def _item(repo, given: str | None) -> str:
 
 @command(
     "verdict",
+    replies=(VerdictHallmarked, VerdictReturned),
     args=[
         arg("id", nargs="?", help="the item (default: the file's `item`, else this worktree's)"),
         arg("--file", required=True, help="a JSON verdict (hall schema verdict)"),
@@ -36,7 +51,8 @@ def cmd_verdict(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.loop import review
 
     repo = open_repo()
-    return review.person_verdict(repo, Path(args.file), args.id)
+    result = review.person_verdict(repo, Path(args.file), args.id)
+    return {**result.to_dict(), "next": next_for(result.view)}
 
 
 def text_findings(result: dict[str, Any]) -> Any:
@@ -73,8 +89,16 @@ def cmd_findings(args: argparse.Namespace) -> dict[str, Any]:
     return {**report.to_dict(), "next": fix.findings_next(report)}
 
 
+def fixed_next(result: FixRecorded) -> list[str]:
+    """After `hall fixed`: follow the resubmitted item, or record more before submitting."""
+    if result.submitted:
+        return [f"hall status {result.item}", f"hall trace {result.item} --follow"]
+    return [f"hall fixed {result.item} <more ids>", f"hall findings {result.item}"]
+
+
 @command(
     "fixed",
+    replies=(FixRecorded,),
     args=[
         arg("ids", nargs="*", help="finding ids (F-1 F-2); an item id may come first"),
         arg("--item"),
@@ -101,13 +125,22 @@ def cmd_fixed(args: argparse.Namespace) -> dict[str, Any]:
             "Name the findings the commit fixes (F-1 F-2), or --dispute one.",
             ["hall findings", "hall fixed F-1"],
         )
-    return fix.mark_fixed(
+    result = fix.mark_fixed(
         repo, _item(repo, given), ids, list(zip(disputes, reasons, strict=True)), submit=not args.no_submit
     )
+    return {**result.to_dict(), "next": fixed_next(result)}
+
+
+def claim_next(result: Claimed | NothingToClaim) -> list[str]:
+    """After `hall next`: look at the claimed item (its findings, when it is being fixed)."""
+    if isinstance(result, NothingToClaim):
+        return ["hall status --all", "hall inbox"]
+    return [f"hall findings {result.item}" if result.state == "fixing" else f"hall status {result.item}"]
 
 
 @command(
     "next",
+    replies=(Claimed, NothingToClaim),
     args=[
         arg("--role", required=True, choices=["assayer", "fixer", "shipper"]),
         arg("--item", help="claim this item only"),
@@ -116,54 +149,10 @@ def cmd_fixed(args: argparse.Namespace) -> dict[str, Any]:
     ],
 )
 def cmd_next(args: argparse.Namespace) -> dict[str, Any]:
-    from hallmark.core.loop import daemon, leases
+    from hallmark.core.loop import claim
 
-    repo = open_repo()
-    found = daemon.candidates(repo, args.role)
-    if args.item:
-        wanted = items.resolve(repo, args.item)
-        found = [v for v in found if v.id == wanted]
-        if not found:
-            view = items.fold_item(repo, wanted)
-            raise HallError(
-                "WRONG_STATE",
-                f"{wanted} is {view.state}{' (held)' if view.hold else ''}: no {args.role} work there.",
-                items.next_for(view),
-            )
-    holder = args.holder or leases.default_holder(args.role)
-    claimed_by: list[str] = []
-    for view in found:
-        try:
-            # an agent's shell ends with each command: its lease lives by its lifetime (--ttl), not a pid
-            lease = leases.acquire(repo, view.id, args.role, holder, ttl_s=args.ttl, pid=0)
-        except HallError as exc:
-            if exc.code != "CLAIMED":
-                raise
-            claimed_by.append(view.id)
-            continue
-        work = {
-            "checks": "run the gates",
-            "review": "review the frozen commit",
-            "fixing": "fix the open findings",
-            "hallmarked": "rebase and ship",
-        }[view.state]
-        return {
-            "item": view.id,
-            "state": view.state,
-            "role": args.role,
-            "work": work,
-            "sha": view.sha,
-            "worktree": view.worktree,
-            "lease": lease,
-            "next": [f"hall findings {view.id}" if view.state == "fixing" else f"hall status {view.id}"],
-        }
-    if claimed_by:
-        raise HallError(
-            "CLAIMED",
-            f"Every {args.role} item is claimed by another worker: {', '.join(claimed_by)}.",
-            ["hall daemon status", "try again later"],
-        )
-    return {"item": None, "role": args.role, "work": None, "next": ["hall status --all", "hall inbox"]}
+    result = claim.claim(open_repo(), args.role, item=args.item, holder=args.holder, ttl_s=args.ttl)
+    return {**result.to_dict(), "next": claim_next(result)}
 
 
 def text_daemon(result: dict[str, Any]) -> Any:
@@ -177,9 +166,19 @@ def text_daemon(result: dict[str, Any]) -> Any:
     return generic_text(result)
 
 
+def daemon_reply(result: DaemonStatus) -> dict[str, Any]:
+    """`hall daemon status|start|stop`: the status's keys, `next`, then what start or stop adds
+    (`already`, `started_pid` and `log`, `stopped`): the order scripts have always read."""
+    data = result.to_dict()
+    head = {key: data.pop(key) for key in DaemonStatus._fields}
+    nxt = ["hall daemon stop"] if result.running else ["hall daemon start", "hall daemon run --until-idle"]
+    return {**head, "next": nxt, **data}
+
+
 @command(
     "daemon",
     text=text_daemon,
+    replies=(DaemonStatus, DaemonAlreadyRunning, DaemonStarted, DaemonStopped, DaemonRun),
     args=[
         arg("action", choices=["start", "stop", "status", "run"]),
         arg("--until-idle", action="store_true", help="run passes in the foreground until no work is left"),
@@ -189,16 +188,18 @@ def text_daemon(result: dict[str, Any]) -> Any:
     ],
 )
 def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
+    """status, start and stop answer a DaemonStatus (or its start/stop variant); run a DaemonRun,
+    whose steps stay the dicts each worker answers (why: core/loop/results.DaemonRun)."""
     from hallmark.core.loop import daemon
 
     action = args.action
     if action == "status":
         daemon.report_heartbeat()
-        return daemon.status()
+        return daemon_reply(daemon.status())
     if action == "start":
-        return daemon.start()
+        return daemon_reply(daemon.start())
     if action == "stop":
-        return daemon.stop()
+        return daemon_reply(daemon.stop())
     repos = [Path(os.path.realpath(p)) for p in args.repo] if args.repo else None
     if repos:
         for root in repos:
@@ -217,11 +218,12 @@ def cmd_daemon(args: argparse.Namespace) -> dict[str, Any]:
     result = daemon.run(
         until_idle=args.until_idle, interval=args.interval, repos=repos, max_passes=args.max_passes, on_step=on_step
     )
-    blocked = [s for s in result["steps"] if s.get("step") == "pass" and s.get("outcome") == "error"]
+    reply: dict[str, Any] = {**result.to_dict(), "next": ["hall status --all", "hall inbox"]}
+    blocked = [s for s in result.steps if s.get("step") == "pass" and s.get("outcome") == "error"]
     if blocked:  # a repo the loop could not work in: say so in the exit code, and what to do
-        result["_exit"] = 1
-        result["next"] = list(dict.fromkeys([*blocked[0]["error"].get("next", []), *result["next"]]))
-    return result
+        reply["_exit"] = 1
+        reply["next"] = list(dict.fromkeys([*blocked[0]["error"].get("next", []), *reply["next"]]))
+    return reply
 
 
 def text_verify(result: dict[str, Any]) -> Any:
@@ -231,9 +233,17 @@ def text_verify(result: dict[str, Any]) -> Any:
     return Text(f"{mark} {result['ref']} {result['sha'][:12]}: {result['reason']}", style="green")
 
 
+def verify_next(result: Verified) -> list[str]:
+    """Push what the loop struck; in a clone without the journal, check it where the loop ran."""
+    if result.journal == "checked":
+        return ["git push", "hall status"]
+    return ["hall verify --strict <ref>  (where the loop ran)"]
+
+
 @command(
     "verify",
     text=text_verify,
+    replies=(Verified,),
     args=[
         arg("ref", nargs="?", default="HEAD", help="a commit, branch or tag (default HEAD)"),
         arg(
@@ -246,4 +256,5 @@ def text_verify(result: dict[str, Any]) -> Any:
 def cmd_verify(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.verify import verify
 
-    return verify(Path.cwd(), args.ref, strict=args.strict)
+    result = verify(Path.cwd(), args.ref, strict=args.strict)
+    return {**result.to_dict(), "next": verify_next(result)}

@@ -187,6 +187,10 @@ def cmd_schema(args: argparse.Namespace) -> dict[str, Any]:
 
     name = " ".join(args.name)
     found = registered(name)
+    if found is not None and name in COMMANDS and isinstance(spec := load(name), Command) and spec.replies:
+        # a format named like a command (`verdict`: the file `hall verdict --file` reads) also
+        # describes the command's reply, where every command's reply is: `$defs.reply`
+        found.setdefault("$defs", {})["reply"] = reply_schema([name])
     schema = to_draft7(found if found is not None else _command_schema(name.split()))
     # the contract: every reply carries `next` (an unknown keyword to JSON Schema, so harmless)
     schema.setdefault("next", ["hall help --json", "hall schema command"])
