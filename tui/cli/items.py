@@ -21,6 +21,7 @@ from hallmark.core.item_results import (
 )
 from hallmark.core.next_steps import next_for
 from hallmark.core.repo import open_repo
+from hallmark.core.sweep_results import SweepPreview, Swept
 
 from . import text
 from .framework import arg, command
@@ -332,9 +333,18 @@ def sweep_text(result: dict[str, Any]) -> Any:
     return out
 
 
+def sweep_next(result: Swept | SweepPreview) -> list[str]:
+    """After a sweep: sweep for real after a dry run that found some; look at what kept a worktree."""
+    found = result.would_remove if isinstance(result, SweepPreview) else result.removed
+    nxt = ["hall sweep"] if isinstance(result, SweepPreview) and found else []
+    nxt += [f"git -C {k.worktree} status" for k in result.kept if "uncommitted" in k.why][:3]
+    return nxt or ["hall status --all"]
+
+
 @command(
     "sweep",
     text=sweep_text,
+    replies=(Swept, SweepPreview),
     args=[
         arg("--dry-run", action="store_true", help="say what would be removed, remove nothing"),
     ],
@@ -342,4 +352,5 @@ def sweep_text(result: dict[str, Any]) -> Any:
 def cmd_sweep(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.sweep import sweep
 
-    return sweep(_repo(), dry_run=args.dry_run)
+    result = sweep(_repo(), dry_run=args.dry_run)
+    return {**result.to_dict(), "next": sweep_next(result)}
