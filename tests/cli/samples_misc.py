@@ -5,12 +5,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hallmark.core import results, sweep_results, takeover_results
+from hallmark.core import inbox_results, results, sweep_results, takeover_results
 
+ENTRY = inbox_results.InboxEntry(
+    kind="ready?",
+    item="H-0001",
+    since="t",
+    text="t: ready?",
+    key="ready:H-0001",
+    fingerprint="f",
+    next=("hall ready 1",),
+)
+QUESTION = inbox_results.QuestionEntry(
+    kind="question",
+    item=None,
+    since="t",
+    text="which? [a, b]",
+    key="Q-1",
+    fingerprint="f",
+    next=("hall answer Q-1 <answer>",),
+    qid="Q-1",
+    options=["a", "b"],
+    default=None,
+)
 KEPT = sweep_results.KeptWorktree(item="H-0002", state="dropped", worktree="/w2", why="it is the main checkout")
 GONE = sweep_results.RemovedWorktree(item="H-0001", state="closed", worktree="/w", branch="b")
 
 SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
+    inbox_results.InboxEntry: lambda: ENTRY,
+    inbox_results.QuestionEntry: lambda: QUESTION,
+    inbox_results.Notice: lambda: inbox_results.Notice(kind="notice", item=None, since=None, text="n"),
+    inbox_results.NoticeList: lambda: inbox_results.NoticeList(
+        notices=(inbox_results.Notice(kind="stuck", item="H-0001", since="t", text="n"),), count=1
+    ),
+    inbox_results.InboxDismissed: lambda: inbox_results.InboxDismissed(dismissed=["ready:H-0001"]),
     sweep_results.Swept: lambda: sweep_results.Swept(removed=(GONE,), kept=(KEPT,)),
     sweep_results.SweepPreview: lambda: sweep_results.SweepPreview(would_remove=(GONE,), kept=()),
     takeover_results.Takeover: lambda: takeover_results.Takeover(

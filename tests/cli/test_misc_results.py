@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hallmark.core import items, sweep_results, takeover_results
+from hallmark.core import inbox, inbox_results, item_results, items, sweep_results, takeover_results, waiting
 
+from ..conftest import git
 from .replies import check_reply, reply_of
 
 SESSION = "1d1e46f9-35c7-4834-b529-846d5bb82288"
@@ -49,3 +50,40 @@ def test_takeover_reply_is_typed_then_next_then_ran(hall_repo, monkeypatch):
     check_reply(monkeypatch, root, "takeover", data, takeover_results.Takeover, "ran")
     assert data["ran"] is False and data["command"][-2:] == ["--resume", SESSION]
     assert data["next"] == [f"hall ready {view.item}", f"hall status {view.item}"]
+
+
+ENTRY_KEYS = ["kind", "item", "since", "text", "key", "fingerprint", "next"]
+
+
+def test_inbox_replies_are_typed_rows_in_the_old_key_order(hall_repo, monkeypatch):
+    """Each entry keeps its keys and order (a question's qid, options and default after the entry's,
+    its number last, a null default still there); notices and dismissals are typed replies too."""
+    root = hall_repo.root
+    created = items.new(hall_repo, title="ready one")
+    item_id = created.item
+    git(Path(created.worktree), "commit", "-q", "--allow-empty", "-m", "work")
+    items.propose_ready(hall_repo, item_id, summary="look")
+    asked = reply_of(monkeypatch, root, "ask", "which?", "--options", "a,b")
+    data = reply_of(monkeypatch, root, "inbox")
+    check_reply(monkeypatch, root, "inbox", data, item_results.InboxReport)
+    question, ready = sorted(data["entries"], key=lambda e: e["kind"] != "question")
+    assert list(question) == [*ENTRY_KEYS, "qid", "options", "default", "n"]
+    assert question["qid"] == asked["qid"] and question["default"] is None and question["options"] == ["a", "b"]
+    assert list(ready) == [*ENTRY_KEYS, "n"] and ready["next"][0] == f"hall ready {item_id}"
+    assert sorted(e["n"] for e in data["entries"]) == [1, 2] and data["count"] == 2
+    report = inbox.report(hall_repo)
+    assert [e.qid for e in report.questions] == [asked["qid"]]  # the faces read attributes
+    assert all(isinstance(e, inbox_results.InboxEntry) for e in report.entries)
+
+    items.record(hall_repo, item_id, "notice", actor="daemon", kind="stuck", text="no progress")
+    notices = reply_of(monkeypatch, root, "inbox", "--notices")
+    check_reply(monkeypatch, root, "inbox", notices, inbox_results.NoticeList)
+    assert notices["notices"] == [
+        {"kind": "stuck", "item": item_id, "since": notices["notices"][0]["since"], "text": "no progress"}
+    ]
+
+    first = next(e for e in data["entries"] if e["n"] == 1)
+    dismissed = reply_of(monkeypatch, root, "inbox", "--dismiss", "1")
+    check_reply(monkeypatch, root, "inbox", dismissed, inbox_results.InboxDismissed)
+    assert dismissed == {"dismissed": [first["key"]], "next": ["hall inbox", "hall inbox --all"]}
+    assert waiting.waiting_for_you(hall_repo).count == 1  # the hook's count, dismissals applied
