@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hallmark.core import inbox_results, results, sweep_results, takeover_results
+from hallmark.core.loop import budget_results as budget
 
 ENTRY = inbox_results.InboxEntry(
     kind="ready?",
@@ -28,10 +29,19 @@ QUESTION = inbox_results.QuestionEntry(
     options=["a", "b"],
     default=None,
 )
+ROOM = budget.RoomBudget(used=0, daily=None, max_usd_per_run=None, closed=False)
 KEPT = sweep_results.KeptWorktree(item="H-0002", state="dropped", worktree="/w2", why="it is the main checkout")
 GONE = sweep_results.RemovedWorktree(item="H-0001", state="closed", worktree="/w", branch="b")
 
 SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
+    budget.BudgetStatus: lambda: budget.BudgetStatus(
+        day="2026-12-01",
+        daily=budget.DailyBudget(cap=None, granted=0, limit=None, used=3, cost_usd=0.1, remaining=None, paused=False),
+        per_item=budget.PerItemBudget(
+            cap=1000, items=(budget.ItemBudget(item="H-0001", tokens=3, allowance=1000, held=False),)
+        ),
+        rooms=budget.RoomBudgets(review=ROOM, fix=ROOM, intake=ROOM, librarian=ROOM, dev=ROOM),
+    ),
     inbox_results.InboxEntry: lambda: ENTRY,
     inbox_results.QuestionEntry: lambda: QUESTION,
     inbox_results.Notice: lambda: inbox_results.Notice(kind="notice", item=None, since=None, text="n"),

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 from hallmark.core import inbox, inbox_results, item_results, items, sweep_results, takeover_results, waiting
+from hallmark.core.loop import budget
+from hallmark.core.loop.budget_results import BudgetStatus
 
 from ..conftest import git
 from .replies import check_reply, reply_of
@@ -87,3 +89,25 @@ def test_inbox_replies_are_typed_rows_in_the_old_key_order(hall_repo, monkeypatc
     check_reply(monkeypatch, root, "inbox", dismissed, inbox_results.InboxDismissed)
     assert dismissed == {"dismissed": [first["key"]], "next": ["hall inbox", "hall inbox --all"]}
     assert waiting.waiting_for_you(hall_repo).count == 1  # the hook's count, dismissals applied
+
+
+def test_budget_reply_is_typed_in_the_old_key_order(hall_repo, monkeypatch):
+    root = hall_repo.root
+    items.new(hall_repo, title="spending")
+    data = reply_of(monkeypatch, root, "budget")
+    check_reply(monkeypatch, root, "budget", data, BudgetStatus)
+    assert list(data["daily"]) == ["cap", "granted", "limit", "used", "cost_usd", "remaining", "paused"]
+    assert list(data["rooms"]) == ["review", "fix", "intake", "librarian", "dev"]
+    assert list(data["rooms"]["review"]) == ["used", "daily", "max_usd_per_run", "closed"]
+    assert list(data["per_item"]) == ["cap", "items"] and list(data["per_item"]["items"][0]) == [
+        "item",
+        "tokens",
+        "allowance",
+        "held",
+    ]
+    assert data["next"] == ["hall usage --by role", "hall budget --grant", "hall budget --set daily=4M"]
+    granted = reply_of(monkeypatch, root, "budget", "--grant", "2M")
+    check_reply(monkeypatch, root, "budget", granted, BudgetStatus)
+    assert granted["daily"]["granted"] == 2_000_000
+    status = budget.status(hall_repo)  # the app's Usage screen reads it by attribute
+    assert status.daily.granted == 2_000_000 and status.rooms.by_room()["dev"] == status.rooms.dev
