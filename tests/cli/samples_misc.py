@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hallmark.core import inbox_results, results, sweep_results, takeover_results
+from hallmark.core import diff_results, inbox_results, results, sweep_results, takeover_results
 from hallmark.core.loop import budget_results as budget
 
 ENTRY = inbox_results.InboxEntry(
@@ -30,10 +30,35 @@ QUESTION = inbox_results.QuestionEntry(
     default=None,
 )
 ROOM = budget.RoomBudget(used=0, daily=None, max_usd_per_run=None, closed=False)
+LINE = diff_results.DiffLine.of("+", "x = 1", None, 1)
+HUNK = diff_results.Hunk(
+    header="@@ -0,0 +1 @@", old_start=0, old_count=0, new_start=1, new_count=1, section="", lines=[LINE], findings=[]
+)
+FILE = diff_results.FileDiff(
+    path="a.py", old_path="", status="untracked", added=1, removed=0, binary=False, hunks=[HUNK], findings=[]
+)
+DIFF = diff_results.Diff(
+    item="H-0001",
+    base="main",
+    merge_base="abc",
+    head="def",
+    worktree="/w",
+    ignore_whitespace=False,
+    files=[FILE],
+    added=1,
+    removed=0,
+    unanchored_findings=[],
+)
 KEPT = sweep_results.KeptWorktree(item="H-0002", state="dropped", worktree="/w2", why="it is the main checkout")
 GONE = sweep_results.RemovedWorktree(item="H-0001", state="closed", worktree="/w", branch="b")
 
 SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
+    diff_results.DiffLine: lambda: LINE,
+    diff_results.Hunk: lambda: HUNK,
+    diff_results.FileDiff: lambda: FILE,
+    diff_results.FileStat: lambda: DIFF.stat().files[0],
+    diff_results.Diff: lambda: DIFF,
+    diff_results.DiffStat: DIFF.stat,
     budget.BudgetStatus: lambda: budget.BudgetStatus(
         day="2026-12-01",
         daily=budget.DailyBudget(cap=None, granted=0, limit=None, used=3, cost_usd=0.1, remaining=None, paused=False),

@@ -7,7 +7,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hallmark.core import inbox, inbox_results, item_results, items, sweep_results, takeover_results, waiting
+from hallmark.core import (
+    diff_results,
+    inbox,
+    inbox_results,
+    item_results,
+    items,
+    sweep_results,
+    takeover_results,
+    waiting,
+)
 from hallmark.core.loop import budget
 from hallmark.core.loop.budget_results import BudgetStatus
 
@@ -111,3 +120,56 @@ def test_budget_reply_is_typed_in_the_old_key_order(hall_repo, monkeypatch):
     assert granted["daily"]["granted"] == 2_000_000
     status = budget.status(hall_repo)  # the app's Usage screen reads it by attribute
     assert status.daily.granted == 2_000_000 and status.rooms.by_room()["dev"] == status.rooms.dev
+
+
+FILE_STAT_KEYS = ["path", "old_path", "status", "added", "removed", "binary"]
+
+
+def test_diff_replies_are_typed_in_the_old_key_order(hall_repo, monkeypatch):
+    root = hall_repo.root
+    created = items.new(hall_repo, title="changing")
+    worktree = Path(created.worktree)
+    (worktree / "new.py").write_text("a = 1\nb = 2\n")
+    full = reply_of(monkeypatch, root, "diff", created.item)
+    check_reply(monkeypatch, root, "diff", full, diff_results.Diff)
+    assert list(full) == [
+        "item",
+        "base",
+        "merge_base",
+        "head",
+        "worktree",
+        "ignore_whitespace",
+        "files",
+        "added",
+        "removed",
+        "stat_only",
+        "unanchored_findings",
+        "next",
+    ]
+    (changed,) = full["files"]
+    assert list(changed) == [*FILE_STAT_KEYS, "hunks", "findings"] and changed["added"] == 2
+    assert list(changed["hunks"][0]) == [
+        "header",
+        "old_start",
+        "old_count",
+        "new_start",
+        "new_count",
+        "section",
+        "lines",
+        "findings",
+    ]
+    assert changed["hunks"][0]["lines"][1] == {"kind": "+", "text": "b = 2", "old": None, "new": 2}
+    assert full["stat_only"] is False and full["added"] == 2 and full["unanchored_findings"] == []
+    stat = reply_of(monkeypatch, root, "diff", created.item, "--stat")
+    check_reply(monkeypatch, root, "diff", stat, diff_results.DiffStat)
+    assert list(stat) == ["item", "base", "merge_base", "head", "files", "added", "removed", "stat_only", "next"]
+    assert list(stat["files"][0]) == FILE_STAT_KEYS and stat["stat_only"] is True
+    assert (
+        stat["next"]
+        == full["next"]
+        == [
+            f"hall findings {created.item}",
+            f"hall ready {created.item}",
+            f"hall status {created.item}",
+        ]
+    )

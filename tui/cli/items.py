@@ -9,6 +9,7 @@ import shlex
 from typing import Any
 
 from hallmark.core import config_raw, items
+from hallmark.core.diff_results import Diff, DiffStat
 from hallmark.core.errors import HallError
 from hallmark.core.item_results import (
     Adopted,
@@ -298,6 +299,7 @@ def diff_text(result: dict[str, Any]) -> Any:
 @command(
     "diff",
     text=diff_text,
+    replies=(Diff, DiffStat),
     args=[
         arg("id", nargs="?"),
         arg("--stat", action="store_true", help="only files with added/removed counts"),
@@ -310,12 +312,8 @@ def cmd_diff(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     item_id = _id(repo, args.id)
     diff = item_diff(repo, item_id, ignore_whitespace=args.ignore_whitespace)
-    data = diff.stat() if args.stat else diff.to_dict()
-    data["stat_only"] = bool(args.stat)
-    if not args.stat:
-        data["unanchored_findings"] = data.pop("findings")
-    data["next"] = [f"hall findings {item_id}", f"hall ready {item_id}", f"hall status {item_id}"]
-    return data
+    found = diff.stat() if args.stat else diff
+    return {**found.to_dict(), "next": [f"hall findings {item_id}", f"hall ready {item_id}", f"hall status {item_id}"]}
 
 
 def sweep_text(result: dict[str, Any]) -> Any:
