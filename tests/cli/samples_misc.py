@@ -18,13 +18,7 @@ ENTRY = inbox_results.InboxEntry(
     next=("hall ready 1",),
 )
 QUESTION = inbox_results.QuestionEntry(
-    kind="question",
-    item=None,
-    since="t",
-    text="which? [a, b]",
-    key="Q-1",
-    fingerprint="f",
-    next=("hall answer Q-1 <answer>",),
+    **{**ENTRY.to_dict(), "kind": "question", "item": None, "key": "Q-1", "next": ("hall answer Q-1 <answer>",)},
     qid="Q-1",
     options=["a", "b"],
     default=None,
