@@ -12,6 +12,8 @@ hall new), then times, interleaved in the same run and on the same interpreter:
 - bash-compound: `cd . && bash -c 'git push'` (loads the tree-sitter parser)
 - bash-plain: `ls -la` (a command no rule reads: the common case)
 - pre-push: git's pre-push hook (`hall-hook git-pre-push`) deciding a push of the hallmarked commit
+- session-start: `hall-hook session-start` in the worktree with three open questions in the inbox
+  (the item's orientation, the inbox count built from core.inbox's typed entries, memory context)
 
 Bytecode is compiled once into a private cache (PYTHONPYCACHEPREFIX), as an installed package
 has it; every process, the baseline included, runs with the same environment.
@@ -68,6 +70,14 @@ def build(base: Path) -> tuple[dict[str, str], Path, Path, str]:
         [str(BIN / "hall"), "new", "--title", "bench"], cwd=main, env=env, check=True, capture_output=True, text=True
     ).stdout
     data = json.loads(out)
+    for n in range(3):  # something waits for you: the SessionStart hook counts the inbox's entries
+        subprocess.run(
+            [str(BIN / "hall"), "ask", f"which way {n}?", "--item", data["item"], "--options", "a,b"],
+            cwd=main,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
     return env, main, Path(data["worktree"]), data["item"]
 
 
@@ -110,6 +120,12 @@ def payload(tool: str, cwd: Path, **tool_input: str) -> bytes:
     ).encode()
 
 
+def session_payload(cwd: Path) -> bytes:
+    return json.dumps(
+        {"session_id": "bench", "hook_event_name": "SessionStart", "cwd": str(cwd), "source": "startup"}
+    ).encode()
+
+
 def timed(argv: list[str], data: bytes | None, env: dict[str, str], cwd: Path | None = None) -> tuple[float, bytes]:
     start = time.perf_counter()
     proc = subprocess.run(argv, input=data, capture_output=True, env=env, cwd=cwd)
@@ -131,8 +147,9 @@ def main() -> int:
             "push": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="git push origin main")),
             "bash-compound": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="cd . && bash -c 'git push'")),
             "bash-plain": ([HOOK, "pre-tool-use"], payload("Bash", wt, command="ls -la")),
+            "session-start": ([HOOK, "session-start"], session_payload(wt)),
         }
-        expect = {"edit": b"", "push": b"deny", "bash-compound": b"deny"}
+        expect = {"edit": b"", "push": b"deny", "bash-compound": b"deny", "session-start": b"has 3 entries waiting"}
         for name, (argv, data) in cases.items():  # warm up: bytecode compiled once, caches built
             _, out = timed(argv, data, env)
             if name in expect and expect[name] not in out:
@@ -164,7 +181,7 @@ def main() -> int:
     print(f"hall-hook pre-tool-use, {args.runs} runs each, interleaved; median wall time (ratio to python -c pass)")
     print(f"  {'baseline python -c pass':28s} {base * 1000:7.1f} ms   1.00x")
     failed = False
-    for name in ("edit", "push", "bash-compound", "bash-plain", "push-hallmarked", "pre-push"):
+    for name in ("edit", "push", "bash-compound", "bash-plain", "session-start", "push-hallmarked", "pre-push"):
         reference = base2 if name in ("push-hallmarked", "pre-push") else base
         median = statistics.median(samples[name])
         ratio = median / reference

@@ -8,92 +8,39 @@ from __future__ import annotations
 
 import re
 import subprocess
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import git, items
+from .diff_results import Diff, DiffLine, FileDiff, Hunk
 from .errors import HallError
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 
 
-@dataclass
-class DiffLine:
-    kind: str  # " " context, "+" added, "-" removed, "\\" no-newline marker
-    text: str
-    old: int | None
-    new: int | None
+class _FileDraft:
+    """A file as the parser reads it: its header lines change its path and status, its hunk lines
+    its counts; `done()` freezes it into a FileDiff."""
 
+    __slots__ = ("added", "binary", "hunks", "old_path", "path", "removed", "status")
 
-@dataclass
-class Hunk:
-    header: str
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-    section: str
-    lines: list[DiffLine] = field(default_factory=list)
-    findings: list[dict[str, Any]] = field(default_factory=list)  # each with "line_index" into lines
+    def __init__(self, path: str, old_path: str, status: str) -> None:
+        self.path, self.old_path, self.status = path, old_path, status
+        self.added = self.removed = 0
+        self.binary = False
+        self.hunks: list[Hunk] = []
 
-
-@dataclass
-class FileDiff:
-    path: str
-    old_path: str
-    status: str  # added | deleted | modified | renamed | untracked
-    added: int = 0
-    removed: int = 0
-    binary: bool = False
-    hunks: list[Hunk] = field(default_factory=list)
-    findings: list[dict[str, Any]] = field(default_factory=list)  # on the file but outside every hunk
-
-
-@dataclass
-class Diff:
-    item: str
-    base: str
-    merge_base: str
-    head: str
-    worktree: str
-    ignore_whitespace: bool
-    files: list[FileDiff] = field(default_factory=list)
-    findings: list[dict[str, Any]] = field(default_factory=list)  # on files the change does not touch
-
-    @property
-    def added(self) -> int:
-        return sum(f.added for f in self.files)
-
-    @property
-    def removed(self) -> int:
-        return sum(f.removed for f in self.files)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["added"], data["removed"] = self.added, self.removed
-        return data
-
-    def stat(self) -> dict[str, Any]:
-        return {
-            "item": self.item,
-            "base": self.base,
-            "merge_base": self.merge_base,
-            "head": self.head,
-            "files": [
-                {
-                    "path": f.path,
-                    "old_path": f.old_path,
-                    "status": f.status,
-                    "added": f.added,
-                    "removed": f.removed,
-                    "binary": f.binary,
-                }
-                for f in self.files
-            ],
-            "added": self.added,
-            "removed": self.removed,
-        }
+    def done(self) -> FileDiff:
+        return FileDiff(
+            path=self.path,
+            old_path=self.old_path,
+            status=self.status,
+            added=self.added,
+            removed=self.removed,
+            binary=self.binary,
+            hunks=self.hunks,
+            findings=[],
+        )
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -117,15 +64,15 @@ def _strip_prefix(path: str) -> str:
 
 def parse_unified(text: str) -> list[FileDiff]:
     """Parse `git diff` output (no colour, a/ b/ prefixes) into files and hunks."""
-    files: list[FileDiff] = []
-    current: FileDiff | None = None
+    files: list[_FileDraft] = []
+    current: _FileDraft | None = None
     hunk: Hunk | None = None
     old_no = new_no = 0
     for raw in text.split("\n"):
         if raw.startswith("diff --git "):
             rest = raw[len("diff --git ") :]
             a, b = _split_git_header(rest)
-            current = FileDiff(path=b, old_path=a, status="modified")
+            current = _FileDraft(b, a, "modified")
             files.append(current)
             hunk = None
             continue
@@ -134,33 +81,42 @@ def parse_unified(text: str) -> list[FileDiff]:
         if hunk is not None and raw[:1] in (" ", "+", "-") and _in_hunk(hunk, old_no, new_no):
             kind, body = raw[:1], raw[1:]
             if kind == "+":
-                hunk.lines.append(DiffLine("+", body, None, new_no))
+                hunk.lines.append(DiffLine.of("+", body, None, new_no))
                 new_no += 1
                 current.added += 1
             elif kind == "-":
-                hunk.lines.append(DiffLine("-", body, old_no, None))
+                hunk.lines.append(DiffLine.of("-", body, old_no, None))
                 old_no += 1
                 current.removed += 1
             else:
-                hunk.lines.append(DiffLine(" ", body, old_no, new_no))
+                hunk.lines.append(DiffLine.of(" ", body, old_no, new_no))
                 old_no += 1
                 new_no += 1
             continue
         if hunk is not None and raw.startswith("\\"):
-            hunk.lines.append(DiffLine("\\", raw[1:].strip(), None, None))
+            hunk.lines.append(DiffLine.of("\\", raw[1:].strip(), None, None))
             continue
         match = _HUNK.match(raw)
         if match:
             o_start, o_count, n_start, n_count, section = match.groups()
-            hunk = Hunk(raw, int(o_start), int(o_count or 1), int(n_start), int(n_count or 1), section.strip())
+            hunk = Hunk(
+                header=raw,
+                old_start=int(o_start),
+                old_count=int(o_count or 1),
+                new_start=int(n_start),
+                new_count=int(n_count or 1),
+                section=section.strip(),
+                lines=[],
+                findings=[],
+            )
             current.hunks.append(hunk)
             old_no, new_no = int(o_start), int(n_start)
             continue
         _file_header(current, raw)
-    return files
+    return [draft.done() for draft in files]
 
 
-def _file_header(current: FileDiff, raw: str) -> None:
+def _file_header(current: _FileDraft, raw: str) -> None:
     """A line of a file's extended header (---/+++, modes, renames, binary) noted on the file."""
     if raw.startswith("--- "):
         old = _strip_prefix(raw[4:])
@@ -260,27 +216,38 @@ BINARY_SNIFF = 8000
 
 def untracked_file(worktree: Path, rel: str) -> FileDiff:
     """An untracked file as an all-added FileDiff, read directly (no subprocess per file)."""
-    entry = FileDiff(path=rel, old_path="", status="untracked")
+    entry = _FileDraft(rel, "", "untracked")
     try:
         data = (worktree / rel).read_bytes()
     except OSError:
-        return entry
+        return entry.done()
     if b"\0" in data[:BINARY_SNIFF]:
         entry.binary = True
-        return entry
+        return entry.done()
     lines = data.decode("utf-8", "replace").split("\n")
     ends_with_newline = lines[-1] == ""
     if ends_with_newline:
         lines.pop()
     if not lines:
-        return entry
-    hunk = Hunk(f"@@ -0,0 +1,{len(lines)} @@", 0, 0, 1, len(lines), "")
-    hunk.lines = [DiffLine("+", text, None, number) for number, text in enumerate(lines, start=1)]
+        return entry.done()
+    hunk_lines = [DiffLine.of("+", text, None, number) for number, text in enumerate(lines, start=1)]
     if not ends_with_newline:
-        hunk.lines.append(DiffLine("\\", "No newline at end of file", None, None))
-    entry.hunks.append(hunk)
+        hunk_lines.append(DiffLine.of("\\", "No newline at end of file", None, None))
+    header = f"@@ -0,0 +1,{len(lines)} @@"
+    entry.hunks.append(
+        Hunk(
+            header=header,
+            old_start=0,
+            old_count=0,
+            new_start=1,
+            new_count=len(lines),
+            section="",
+            lines=hunk_lines,
+            findings=[],
+        )
+    )
     entry.added = len(lines)
-    return entry
+    return entry.done()
 
 
 def load_findings(repo: Any, item_id: str) -> list[dict[str, Any]]:
@@ -346,7 +313,8 @@ def item_diff(repo: Any, item_id: str, ignore_whitespace: bool = False) -> Diff:
     if worktree:
         files.extend(untracked_file(worktree, rel) for rel in _untracked(worktree))
     files.sort(key=lambda f: f.path)
-    diff = Diff(
+    elsewhere = anchor_findings(files, load_findings(repo, item_id))
+    return Diff(
         item=item_id,
         base=base_ref,
         merge_base=mb,
@@ -354,6 +322,7 @@ def item_diff(repo: Any, item_id: str, ignore_whitespace: bool = False) -> Diff:
         worktree=str(worktree or ""),
         ignore_whitespace=ignore_whitespace,
         files=files,
+        added=sum(f.added for f in files),
+        removed=sum(f.removed for f in files),
+        unanchored_findings=elsewhere,
     )
-    diff.findings = anchor_findings(files, load_findings(repo, item_id))
-    return diff

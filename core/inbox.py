@@ -7,47 +7,50 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import atomic, journal, states
 from .errors import HallError
+from .inbox_results import InboxEntry, Notice, QuestionEntry
 from .repo import Repo
 
 if TYPE_CHECKING:
     from .item_results import InboxReport
 
 
-def _entry(
-    kind: str, item: str | None, since: str, text: str, key: str, nxt: list[str], **extra: Any
-) -> dict[str, Any]:
-    fingerprint = hashlib.sha1(f"{key}|{since}|{text}".encode()).hexdigest()[:12]
-    data = {
-        "kind": kind,
-        "item": item,
-        "since": since,
-        "text": text,
-        "key": key,
-        "fingerprint": fingerprint,
-        "next": nxt,
-    }
-    data.update(extra)
-    return data
+def _fingerprint(key: str, since: str, text: str) -> str:
+    """What a dismissal remembers: the entry hides until its key, time or text changes."""
+    return hashlib.sha1(f"{key}|{since}|{text}".encode()).hexdigest()[:12]
 
 
-def entries(repo: Repo, views: list[states.ItemView] | None = None) -> list[dict[str, Any]]:
+def _entry(kind: str, item: str | None, since: str, text: str, key: str, nxt: list[str]) -> InboxEntry:
+    return InboxEntry(
+        kind=kind,
+        item=item,
+        since=since,
+        text=text,
+        key=key,
+        fingerprint=_fingerprint(key, since, text),
+        next=tuple(nxt),
+    )
+
+
+def entries(repo: Repo, views: list[states.ItemView] | None = None) -> list[InboxEntry]:
     """Every escalation, oldest first. `views` (the index's items, when the caller has them) spares
     a second read of every item."""
-    found: list[dict[str, Any]] = []
+    found: list[InboxEntry] = []
     for q in repo.index.questions(open_only=True):
         opts = f" [{', '.join(q['options'])}]" if q["options"] else ""
+        since, text = q["asked"] or "", f"{q['question']}{opts}"
         found.append(
-            _entry(
-                "question",
-                q["item"],
-                q["asked"] or "",
-                f"{q['question']}{opts}",
-                q["qid"],
-                [f"hall answer {q['qid']} <answer>"],
+            QuestionEntry(
+                kind="question",
+                item=q["item"],
+                since=since,
+                text=text,
+                key=q["qid"],
+                fingerprint=_fingerprint(q["qid"], since, text),
+                next=(f"hall answer {q['qid']} <answer>",),
                 qid=q["qid"],
                 options=q["options"],
                 default=q["default"],
@@ -91,13 +94,13 @@ def entries(repo: Repo, views: list[states.ItemView] | None = None) -> list[dict
             )
     found.extend(_extra_sources(repo))
     stopped = _daemon_stopped()
-    if stopped and not any(e["key"] == stopped["key"] for e in found):
+    if stopped and not any(e.key == stopped.key for e in found):
         found.append(stopped)
-    found.sort(key=lambda e: e["since"] or "")
+    found.sort(key=lambda e: e.since or "")
     return found
 
 
-def _daemon_stopped() -> dict[str, Any] | None:
+def _daemon_stopped() -> InboxEntry | None:
     """A daemon that should run but has no heartbeat, derived on every read (no daemon needed)."""
     from .loop.daemon_state import liveness, read_state
 
@@ -117,15 +120,14 @@ def _daemon_stopped() -> dict[str, Any] | None:
     )
 
 
-def _extra_sources(repo: Repo) -> list[dict[str, Any]]:
+def _extra_sources(repo: Repo) -> list[InboxEntry]:
     """Repo-level escalations written by other parts (daemon stopped, budget, session waiting)."""
-    out: list[dict[str, Any]] = []
+    out: list[InboxEntry] = []
     for event in repo.index.events(kinds=["inbox_entry", "inbox_cleared"], repo_level=True):
         key = event.get("key", "")
+        out = [e for e in out if e.key != key]
         if event["event"] == "inbox_cleared":
-            out = [e for e in out if e["key"] != key]
             continue
-        out = [e for e in out if e["key"] != key]
         out.append(
             _entry(
                 event.get("kind", "notice"),
@@ -143,15 +145,15 @@ def _dismissed_path(repo: Repo) -> Path:
     return repo.state_dir / "inbox-dismissed.json"
 
 
-def visible(repo: Repo, *, show_all: bool = False, views: list[states.ItemView] | None = None) -> list[dict[str, Any]]:
+def visible(repo: Repo, *, show_all: bool = False, views: list[states.ItemView] | None = None) -> list[InboxEntry]:
     all_entries = entries(repo, views)
     if show_all:
         return all_entries
     dismissed = atomic.read_json(_dismissed_path(repo), {}) or {}
-    return [e for e in all_entries if dismissed.get(e["key"]) != e["fingerprint"]]
+    return [e for e in all_entries if dismissed.get(e.key) != e.fingerprint]
 
 
-def dismiss(repo: Repo, number: int | None = None, *, clear: bool = False) -> list[dict[str, Any]]:
+def dismiss(repo: Repo, number: int | None = None, *, clear: bool = False) -> list[InboxEntry]:
     shown = visible(repo)
     if clear:
         chosen = shown
@@ -163,20 +165,20 @@ def dismiss(repo: Repo, number: int | None = None, *, clear: bool = False) -> li
     with journal.locked(path):
         data = atomic.read_json(path, {}) or {}
         for entry in chosen:
-            data[entry["key"]] = entry["fingerprint"]
+            data[entry.key] = entry.fingerprint
         atomic.write_json(path, data)
     return chosen
 
 
-def dismiss_entry(repo: Repo, key: str, fingerprint: str) -> dict[str, Any]:
+def dismiss_entry(repo: Repo, key: str, fingerprint: str) -> InboxEntry:
     """Hide the entry the person was looking at, named by its key and fingerprint (a number can
     point at another entry once the list changes under the cursor). An entry that changed since it
     was shown is not hidden: the person has not seen what it says now."""
-    shown = {e["key"]: e for e in visible(repo)}
+    shown = {e.key: e for e in visible(repo)}
     entry = shown.get(key)
     if entry is None:
         raise HallError("WRONG_STATE", f"The inbox has no entry {key!r} to dismiss any more.", ["hall inbox"])
-    if entry["fingerprint"] != fingerprint:
+    if entry.fingerprint != fingerprint:
         raise HallError(
             "WRONG_STATE", f"The inbox entry {key!r} changed since it was shown; look again.", ["hall inbox"]
         )
@@ -200,24 +202,20 @@ def undismiss(repo: Repo, key: str) -> bool:
     return True
 
 
-def notices(repo: Repo) -> list[dict[str, Any]]:
+def notices(repo: Repo) -> list[Notice]:
     """What the loop handles on its own: stuck items, session waiting, learnings (news, never escalated)."""
     return [
-        {
-            "kind": event.get("kind", "notice"),
-            "item": event.get("item"),
-            "since": event.get("t"),
-            "text": event.get("text", ""),
-        }
+        Notice(
+            kind=event.get("kind", "notice"), item=event.get("item"), since=event.get("t"), text=event.get("text", "")
+        )
         for event in repo.index.events(kinds=["notice"])
     ]
 
 
 def report(repo: Repo, *, show_all: bool = False) -> InboxReport:
-    """`hall inbox`: the entries shown, numbered for --dismiss N (the entries stay dicts: the
-    SessionStart hook reads them through waiting_for_you, and the hook path imports no dataclasses)."""
+    """`hall inbox`: the entries shown, numbered for --dismiss N."""
     from .item_results import InboxReport
 
-    shown = visible(repo, show_all=show_all)
-    numbered = [dict(entry, n=i) for i, entry in enumerate(shown, start=1)]
-    return InboxReport(entries=numbered, count=len(numbered))
+    numbered = tuple(entry.numbered(n) for n, entry in enumerate(visible(repo, show_all=show_all), start=1))
+    questions = tuple(entry for entry in numbered if isinstance(entry, QuestionEntry))
+    return InboxReport(entries=numbered, count=len(numbered), questions=questions)

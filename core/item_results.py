@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from .inbox_results import InboxEntry, QuestionEntry
 from .results import Result, hidden
 from .states import ItemView
 
@@ -155,12 +156,14 @@ class Answered(Result):
 
 
 class InboxReport(Result):
-    """`hall inbox`: what waits for you, oldest first, numbered (n) for `--dismiss N`. Each entry is
-    the inbox's dict: kind, item, since, text, key, fingerprint, its own next steps, and the
-    question's qid, options and default."""
+    """`hall inbox`: what waits for you, oldest first, numbered (n) for `--dismiss N`. Each entry
+    has its kind, item, since, text, key, fingerprint and its own next steps; a question's also its
+    qid, options and default."""
 
-    entries: list[dict[str, Any]]
+    entries: tuple[InboxEntry, ...]
     count: int
+    # the open questions among the entries (each also in `entries`), for a face that answers them
+    questions: tuple[QuestionEntry, ...] = hidden(default=())
 
 
 class ItemWaits(Result):

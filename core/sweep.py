@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import git, items, states
+from .sweep_results import KeptWorktree, RemovedWorktree, SweepPreview, Swept
 from .worktree_copy import person_dirt
 
 
@@ -20,7 +21,7 @@ def _real(path: str | Path) -> str:
     return os.path.realpath(path)
 
 
-def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.ItemView], list[dict[str, Any]]]:
+def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.ItemView], list[KeptWorktree]]:
     """(items whose worktree can go, items kept with the reason), without touching anything."""
     views = repo.index.items()
     wanted = set(item_ids) if item_ids is not None else None
@@ -28,7 +29,7 @@ def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.
     live_paths = {_real(v.worktree) for v in views if not v.terminal and v.worktree}
     main = _real(repo.root)
     removable: list[states.ItemView] = []
-    kept: list[dict[str, Any]] = []
+    kept: list[KeptWorktree] = []
     for view in views:
         if wanted is not None and view.id not in wanted:
             continue
@@ -52,7 +53,7 @@ def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.
                 shown = ", ".join(line[3:] for line in dirty[:5]) + (" …" if len(dirty) > 5 else "")
                 why = f"it has uncommitted changes: {shown}"
         if why:
-            kept.append({"item": view.id, "state": view.state, "worktree": view.worktree, "why": why})
+            kept.append(KeptWorktree(item=view.id, state=view.state, worktree=view.worktree, why=why))
         else:
             removable.append(view)
     return removable, kept
@@ -60,13 +61,13 @@ def plan(repo: Any, item_ids: Iterable[str] | None = None) -> tuple[list[states.
 
 def sweep(
     repo: Any, dry_run: bool = False, *, actor: str | None = None, item_ids: Iterable[str] | None = None
-) -> dict[str, Any]:
+) -> Swept | SweepPreview:
     """Remove the worktrees of closed and dropped items (the daemon's sweeper calls this too, with
     `item_ids` = the items whose PR is done and `actor="sweeper"`)."""
     removable, kept = plan(repo, item_ids)
-    removed: list[dict[str, Any]] = []
+    removed: list[RemovedWorktree] = []
     for view in removable:
-        row = {"item": view.id, "state": view.state, "worktree": view.worktree, "branch": view.branch}
+        row = RemovedWorktree(item=view.id, state=view.state, worktree=view.worktree, branch=view.branch)
         if dry_run:
             removed.append(row)
             continue
@@ -74,12 +75,7 @@ def sweep(
         if ok:
             removed.append(row)
         else:
-            kept.append({"item": view.id, "state": view.state, "worktree": view.worktree, "why": why})
-    nxt = ["hall sweep"] if dry_run and removed else []
-    nxt += [f"git -C {k['worktree']} status" for k in kept if "uncommitted" in k["why"]][:3]
-    return {
-        "dry_run": dry_run,
-        ("would_remove" if dry_run else "removed"): removed,
-        "kept": kept,
-        "next": nxt or ["hall status --all"],
-    }
+            kept.append(KeptWorktree(item=view.id, state=view.state, worktree=view.worktree, why=why))
+    if dry_run:
+        return SweepPreview(would_remove=tuple(removed), kept=tuple(kept))
+    return Swept(removed=tuple(removed), kept=tuple(kept))

@@ -18,6 +18,7 @@ from . import items, runs, states
 from .errors import HallError
 from .launch_env import launch_env
 from .runs import lock_is_held
+from .takeover_results import Takeover
 
 STOP_WAIT_S = 5.0
 
@@ -137,7 +138,7 @@ def release_lease(repo: Any, item_id: str) -> bool:
     return bool(leases.release(repo, item_id))
 
 
-def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: str | None = None) -> dict[str, Any]:
+def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: str | None = None) -> Takeover:
     """Stop the run, release the lease, record `taken_over`, pull the item back; return how to resume."""
     view = items.fold_item(repo, item_id)
     run_path = pick_run(repo, item_id, run)
@@ -171,22 +172,21 @@ def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: st
         pulled = True
     command = [*claude_command(), "--resume", str(session_id)]
     env = launch_env(repo, item_id)
-    return {
-        "item": item_id,
-        "run": run_path.name,
-        "session_id": session_id,
-        "command": command,
-        "cwd": str(cwd),
-        "env": env,
-        "stopped": stopped,
-        "lease_released": released,
-        "pulled_back": pulled,
-        "shell": f"cd {shlex.quote(str(cwd))} && "
+    return Takeover(
+        item=item_id,
+        run=run_path.name,
+        session_id=session_id,
+        command=command,
+        cwd=str(cwd),
+        env=env,
+        stopped=stopped,
+        lease_released=released,
+        pulled_back=pulled,
+        shell=f"cd {shlex.quote(str(cwd))} && "
         + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         + " "
         + shlex.join(command),
-        "next": [f"hall ready {item_id}", f"hall status {item_id}"],
-    }
+    )
 
 
 def _started_cwd(repo: Any, item_id: str, run_path: Path) -> str | None:
@@ -196,17 +196,17 @@ def _started_cwd(repo: Any, item_id: str, run_path: Path) -> str | None:
     return None
 
 
-def run_command(result: dict[str, Any]) -> int:
+def run_command(result: Takeover) -> int:
     """Run the resume command in the foreground, inheriting the terminal; returns its exit code."""
     import subprocess
 
     env = dict(os.environ)
-    env.update(result["env"])
+    env.update(result.env)
     try:
-        return subprocess.call(result["command"], cwd=result["cwd"], env=env)
+        return subprocess.call(result.command, cwd=result.cwd, env=env)
     except FileNotFoundError as exc:
         raise HallError(
             "COMMAND_FAILED",
-            f"{result['command'][0]} is not installed or not on PATH.",
+            f"{result.command[0]} is not installed or not on PATH.",
             ["install Claude Code", "set HALL_CLAUDE"],
         ) from exc

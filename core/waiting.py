@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import inbox, journal, seen, states
+from .inbox_results import InboxEntry, QuestionEntry
 from .runs import has_live_run
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ DONE_STATES = frozenset({states.CLOSED, states.HALLMARKED})
 class WaitingFor:
     """Everything waiting for you at one moment."""
 
-    entries: tuple[dict[str, Any], ...] = ()  # the inbox entries shown, oldest first
+    entries: tuple[InboxEntry, ...] = ()  # the inbox entries shown, oldest first
     items: tuple[str, ...] = ()  # the items they are about, in the order `n` walks (oldest first)
     reasons: Mapping[str, str] = field(default_factory=dict)  # item -> why it waits (its oldest entry)
 
@@ -68,14 +69,13 @@ class WaitingFor:
         return item_id in self.reasons
 
 
-def entry_reason(entry: dict[str, Any]) -> str:
+def entry_reason(entry: InboxEntry) -> str:
     """Why an inbox entry waits for you, in a few words ("question Q-1", "held (checks)")."""
-    kind = str(entry.get("kind") or "")
-    if kind == "question":
-        return f"question {entry.get('qid') or ''}".strip()
-    if str(entry.get("key") or "").startswith("hold:"):
-        return f"held ({kind})"
-    return kind
+    if isinstance(entry, QuestionEntry):
+        return f"question {entry.qid}".strip()
+    if entry.key.startswith("hold:"):
+        return f"held ({entry.kind})"
+    return entry.kind
 
 
 def waiting_for_you(repo: Any, views: list[states.ItemView] | None = None) -> WaitingFor:
@@ -84,7 +84,7 @@ def waiting_for_you(repo: Any, views: list[states.ItemView] | None = None) -> Wa
     order: list[str] = []
     reasons: dict[str, str] = {}
     for entry in entries:
-        item = entry.get("item")
+        item = entry.item
         if item and item not in reasons:
             reasons[item] = entry_reason(entry)
             order.append(item)

@@ -247,13 +247,13 @@ class HallmarkApp(App[None]):
 
     def _tell_new_waiting(self, before: Building, after: Building) -> None:
         """A toast for what newly waits for you (a question, an escalation, a hold, ready?)."""
-        old = {e["key"] for e in before.waiting.entries}
-        new = [e for e in after.waiting.entries if e["key"] not in old]
+        old = {e.key for e in before.waiting.entries}
+        new = [e for e in after.waiting.entries if e.key not in old]
         for entry in new[:3]:
-            who = entry.get("item") or "the repository"
+            who = entry.item or "the repository"
             self.notify(
-                f"{who}: {entry.get('text', '')}",
-                title=f"◆ waiting for you: {entry.get('kind')}",
+                f"{who}: {entry.text}",
+                title=f"◆ waiting for you: {entry.kind}",
                 timeout=6,
                 markup=False,
             )

@@ -21,6 +21,8 @@ from hallmark.core.config import parse_tokens
 from hallmark.core.errors import HallError
 from hallmark.core.repo import Repo
 
+from .budget_results import BudgetStatus, DailyBudget, ItemBudget, PerItemBudget, RoomBudget, RoomBudgets
+
 ACTOR = "hall"
 ROLES = ("review", "fix", "intake", "librarian", "dev")
 
@@ -188,15 +190,17 @@ def gate(repo: Repo, view: states.ItemView, role: str) -> Block | None:
     return check_daily(repo) or check_room(repo, role) or check_item(repo, view)
 
 
-def grant(repo: Repo, tokens: int | None = None, actor: str = "you") -> dict[str, Any]:
+def grant(repo: Repo, tokens: int | None = None, actor: str = "you") -> BudgetStatus:
     amount = tokens if tokens is not None else (daily_cap(repo) or 0)
     journal.append(repo.paths.repo_journal, "budget_granted", item=None, actor=actor, day=today(), tokens=amount)
     journal.append(repo.paths.repo_journal, "inbox_cleared", item=None, actor=actor, key=f"budget:daily:{today()}")
     return status(repo)
 
 
-def status(repo: Repo) -> dict[str, Any]:
+def status(repo: Repo) -> BudgetStatus:
     """Today's spend against each level."""
+    from hallmark.core.runner.command import role_max_usd
+
     usage = _usage_today(repo)
     used = sum(_tokens(e) for e in usage)
     cost = round(sum(float(e.get("cost_usd") or 0) for e in usage), 6)
@@ -206,35 +210,33 @@ def status(repo: Repo) -> dict[str, Any]:
     rooms = {}
     for role in ROLES:
         role_used = sum(_tokens(e) for e in usage if e.get("role") == role)
-        from hallmark.core.runner.command import role_max_usd
-
-        rooms[role] = {
-            "used": role_used,
-            "daily": room_cap(repo, role),
-            "max_usd_per_run": role_max_usd(repo, role),
-            "closed": (room_cap(repo, role) is not None and role_used >= (room_cap(repo, role) or 0)),
-        }
-    items_over = []
-    for view in repo.index.items(include_terminal=False):
-        allowance = item_allowance(repo, view.id)
-        items_over.append(
-            {"item": view.id, "tokens": view.tokens, "allowance": allowance, "held": view.hold == "budget"}
+        role_cap = room_cap(repo, role)
+        rooms[role] = RoomBudget(
+            used=role_used,
+            daily=role_cap,
+            max_usd_per_run=role_max_usd(repo, role),
+            closed=role_cap is not None and role_used >= role_cap,
         )
-    return {
-        "day": today(),
-        "daily": {
-            "cap": cap,
-            "granted": granted,
-            "limit": limit,
-            "used": used,
-            "cost_usd": cost,
-            "remaining": None if limit is None else max(0, limit - used),
-            "paused": limit is not None and used >= limit,
-        },
-        "per_item": {"cap": per_item_cap(repo), "items": items_over},
-        "rooms": rooms,
-        "next": ["hall usage --by role", "hall budget --grant", "hall budget --set daily=4M"],
-    }
+    items_over = tuple(
+        ItemBudget(
+            item=view.id, tokens=view.tokens, allowance=item_allowance(repo, view.id), held=view.hold == "budget"
+        )
+        for view in repo.index.items(include_terminal=False)
+    )
+    return BudgetStatus(
+        day=today(),
+        daily=DailyBudget(
+            cap=cap,
+            granted=granted,
+            limit=limit,
+            used=used,
+            cost_usd=cost,
+            remaining=None if limit is None else max(0, limit - used),
+            paused=limit is not None and used >= limit,
+        ),
+        per_item=PerItemBudget(cap=per_item_cap(repo), items=items_over),
+        rooms=RoomBudgets(**rooms),
+    )
 
 
 # -- --set ---------------------------------------------------------------------------------------
@@ -242,7 +244,7 @@ def status(repo: Repo) -> dict[str, Any]:
 _SETTABLE = re.compile(r"^(daily|per_item|(review|fix|intake|librarian|dev)\.(daily|max_usd))$")
 
 
-def set_value(repo: Repo, assignment: str) -> dict[str, Any]:
+def set_value(repo: Repo, assignment: str) -> BudgetStatus:
     """`hall budget --set k=v`: edit one budget key in .hallmark.toml, keeping the rest of the file."""
     key, sep, value = assignment.partition("=")
     key, value = key.strip(), value.strip()

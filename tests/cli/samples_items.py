@@ -24,7 +24,7 @@ SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
         qid="Q-1", item=None, question="q", options=[], default=None, wait=None
     ),
     item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
-    item_results.InboxReport: lambda: item_results.InboxReport(entries=[], count=0),
+    item_results.InboxReport: lambda: item_results.InboxReport(entries=(), count=0),
     item_results.WaitingSummary: lambda: item_results.WaitingSummary(items=(), waiting=[], waiting_count=0),
     run_results.UsageReport: lambda: run_results.UsageReport(
         by="item",

@@ -161,7 +161,7 @@ def test_binary_file_and_text_rendering(hall_repo, new_item):
     assert "app.py" in out and "+    return b + a" in out and "-    return a + b" in out
     assert "▲ F-9 major [correctness]: swapped" in out
     assert "elsewhere.py:3 minor [docs]: stale" in out
-    stat_only = {**d.stat(), "stat_only": True}
+    stat_only = {**d.stat().to_dict(), "next": []}
     console = Console(width=100, record=True, color_system=None)
     console.print(diff_text(stat_only))
     assert "logo.bin" in console.export_text() and "@@" not in console.export_text()

@@ -57,7 +57,7 @@ def test_real_findings_anchor_inline(hall_repo, new_item, commit_all):
     hunk = d.files[0].hunks[0]
     assert [(f["id"], f["severity"], f["lens"]) for f in hunk.findings] == [("F-1", "major", "correctness")]
     assert hunk.lines[hunk.findings[0]["line_index"]].text == "    return a / b"
-    assert [f["id"] for f in d.findings] == ["F-2"]  # its file is not in the change
+    assert [f["id"] for f in d.unanchored_findings] == ["F-2"]  # its file is not in the change
     items.record(hall_repo, item_id, "fixed", actor="fixer", findings=["F-1"], sha=sha)
     assert [f["id"] for f in item_diff(hall_repo, item_id).files[0].hunks[0].findings] == []  # open only
 

@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from hallmark.core import ids, inbox, items, questions
+from hallmark.core.inbox_results import InboxDismissed, NoticeList
 from hallmark.core.item_results import Answered, Asked, InboxReport, WaitingSummary
 from hallmark.core.repo import open_repo
 
@@ -65,7 +66,7 @@ def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
 @command(
     "inbox",
     text=text.inbox,
-    replies=(InboxReport,),
+    replies=(InboxReport, NoticeList, InboxDismissed),
     args=[
         arg("n", nargs="?", type=int, help="an entry number (with --dismiss)"),
         arg("--dismiss", action="store_true"),
@@ -77,13 +78,14 @@ def cmd_answer(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_inbox(args: argparse.Namespace) -> dict[str, Any]:
     repo = open_repo()
     if args.notices:
-        found = inbox.notices(repo)
-        return {"notices": found, "count": len(found), "next": ["hall inbox"]}
+        found = tuple(inbox.notices(repo))
+        return {**NoticeList(notices=found, count=len(found)).to_dict(), "next": ["hall inbox"]}
     if args.clear or args.dismiss:
         hidden = inbox.dismiss(repo, args.n, clear=args.clear)
-        return {"dismissed": [e["key"] for e in hidden], "next": ["hall inbox", "hall inbox --all"]}
+        dismissed = InboxDismissed(dismissed=[e.key for e in hidden])
+        return {**dismissed.to_dict(), "next": ["hall inbox", "hall inbox --all"]}
     report = inbox.report(repo, show_all=args.all)
-    nxt = [n for e in report.entries[:3] for n in e["next"][:1]] or ["hall status --all"]
+    nxt = [n for e in report.entries[:3] for n in e.next[:1]] or ["hall status --all"]
     return {**report.to_dict(), "next": nxt}
 
 

@@ -9,6 +9,7 @@ import shlex
 from typing import Any
 
 from hallmark.core import config_raw, items
+from hallmark.core.diff_results import Diff, DiffStat
 from hallmark.core.errors import HallError
 from hallmark.core.item_results import (
     Adopted,
@@ -21,6 +22,7 @@ from hallmark.core.item_results import (
 )
 from hallmark.core.next_steps import next_for
 from hallmark.core.repo import open_repo
+from hallmark.core.sweep_results import SweepPreview, Swept
 
 from . import text
 from .framework import arg, command
@@ -297,6 +299,7 @@ def diff_text(result: dict[str, Any]) -> Any:
 @command(
     "diff",
     text=diff_text,
+    replies=(Diff, DiffStat),
     args=[
         arg("id", nargs="?"),
         arg("--stat", action="store_true", help="only files with added/removed counts"),
@@ -309,12 +312,8 @@ def cmd_diff(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     item_id = _id(repo, args.id)
     diff = item_diff(repo, item_id, ignore_whitespace=args.ignore_whitespace)
-    data = diff.stat() if args.stat else diff.to_dict()
-    data["stat_only"] = bool(args.stat)
-    if not args.stat:
-        data["unanchored_findings"] = data.pop("findings")
-    data["next"] = [f"hall findings {item_id}", f"hall ready {item_id}", f"hall status {item_id}"]
-    return data
+    found = diff.stat() if args.stat else diff
+    return {**found.to_dict(), "next": [f"hall findings {item_id}", f"hall ready {item_id}", f"hall status {item_id}"]}
 
 
 def sweep_text(result: dict[str, Any]) -> Any:
@@ -332,9 +331,18 @@ def sweep_text(result: dict[str, Any]) -> Any:
     return out
 
 
+def sweep_next(result: Swept | SweepPreview) -> list[str]:
+    """After a sweep: sweep for real after a dry run that found some; look at what kept a worktree."""
+    found = result.would_remove if isinstance(result, SweepPreview) else result.removed
+    nxt = ["hall sweep"] if isinstance(result, SweepPreview) and found else []
+    nxt += [f"git -C {k.worktree} status" for k in result.kept if "uncommitted" in k.why][:3]
+    return nxt or ["hall status --all"]
+
+
 @command(
     "sweep",
     text=sweep_text,
+    replies=(Swept, SweepPreview),
     args=[
         arg("--dry-run", action="store_true", help="say what would be removed, remove nothing"),
     ],
@@ -342,4 +350,5 @@ def sweep_text(result: dict[str, Any]) -> Any:
 def cmd_sweep(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.sweep import sweep
 
-    return sweep(_repo(), dry_run=args.dry_run)
+    result = sweep(_repo(), dry_run=args.dry_run)
+    return {**result.to_dict(), "next": sweep_next(result)}

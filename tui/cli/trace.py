@@ -24,6 +24,7 @@ from hallmark.core.run_results import RunListing
 from hallmark.core.runner import trace
 from hallmark.core.runner.follow import StreamFollower
 from hallmark.core.runs import RunFile
+from hallmark.core.takeover_results import Takeover
 
 from .framework import arg, command
 from .text import clean
@@ -350,6 +351,7 @@ def _listing(repo: Any, item_id: str | None) -> dict[str, Any]:
 
 @command(
     "takeover",
+    replies=(Takeover,),
     args=[
         arg("id"),
         arg("--run", help="run number (1 = oldest, -1 = latest) or run file name (default: the latest)"),
@@ -367,10 +369,7 @@ def cmd_takeover(args: argparse.Namespace) -> dict[str, Any]:
     if isinstance(run, str) and run.lstrip("-").isdigit():
         run = int(run)
     result = takeover(repo, item_id, run)
+    reply = {**result.to_dict(), "next": [f"hall ready {item_id}", f"hall status {item_id}"]}
     if args.print:
-        result["ran"] = False
-        return result
-    code = run_command(result)
-    result["ran"] = True
-    result["exit_code"] = code
-    return result
+        return {**reply, "ran": False}
+    return {**reply, "ran": True, "exit_code": run_command(result)}

@@ -9,6 +9,7 @@ from typing import Any
 
 from hallmark.core import items
 from hallmark.core.errors import HallError
+from hallmark.core.loop.budget_results import BudgetStatus
 from hallmark.core.repo import open_repo
 from hallmark.core.run_results import CostBreakdown, UsageReport
 
@@ -88,6 +89,7 @@ def text_budget(result: dict[str, Any]) -> Any:
 @command(
     "budget",
     text=text_budget,
+    replies=(BudgetStatus,),
     args=[
         arg("--set", action="append", metavar="KEY=VALUE", help="daily=4M, per_item=800k, review.max_usd=3"),
         arg(
@@ -116,7 +118,8 @@ def cmd_budget(args: argparse.Namespace) -> dict[str, Any]:
             except ValueError as exc:
                 raise HallError("USAGE", str(exc), ["hall budget --grant 2M"]) from exc
         result = budget.grant(repo, tokens)
-    return result or budget.status(repo)
+    found = result or budget.status(repo)
+    return {**found.to_dict(), "next": ["hall usage --by role", "hall budget --grant", "hall budget --set daily=4M"]}
 
 
 @command("cost", replies=(CostBreakdown,), args=[arg("id", nargs="?")])

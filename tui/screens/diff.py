@@ -12,7 +12,8 @@ import contextlib
 import time
 from typing import Any, ClassVar
 
-from hallmark.core.diff import Diff, item_diff
+from hallmark.core.diff import item_diff
+from hallmark.core.diff_results import Diff
 from hallmark.core.errors import HallError
 from hallmark.tui.protocols import BuildingSource
 from hallmark.tui.widgets.diff_view import DiffView
@@ -145,7 +146,7 @@ class DiffScreen(Screen):
         findings = (
             sum(len(h.findings) for f in d.files for h in f.hunks)
             + sum(len(f.findings) for f in d.files)
-            + len(d.findings)
+            + len(d.unanchored_findings)
         )
         ws = " · whitespace ignored" if d.ignore_whitespace else ""
         self.query_one("#diff-title", Static).update(

@@ -59,8 +59,8 @@ def load_extras(repo: Repo) -> FloorExtras:
     extras.handoffs_today = len(handoffs)
     extras.handoffs = handoffs[-6:]
     for entry in inbox.entries(repo):
-        if entry.get("item") is None and "daemon" in str(entry.get("kind", "")):
-            extras.daemon_stopped = entry.get("text") or "the daemon stopped"
+        if entry.item is None and "daemon" in entry.kind:
+            extras.daemon_stopped = entry.text or "the daemon stopped"
     try:
         repo.config  # noqa: B018 - loading it is the check
     except HallError as exc:  # commands that need it refuse; the floor says so rather than looking normal

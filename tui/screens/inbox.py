@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from hallmark.core import inbox, items, rooms
+from hallmark.core.inbox_results import InboxEntry, Notice, QuestionEntry
 from hallmark.core.repo import Repo
 from hallmark.tui import triage
 from hallmark.tui.messages import CoreDone
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from hallmark.core.building import Building
 
 
-def _dismiss(repo: Repo, key: str, fingerprint: str) -> dict[str, Any]:
+def _dismiss(repo: Repo, key: str, fingerprint: str) -> dict[str, InboxEntry]:
     return {"dismissed": inbox.dismiss_entry(repo, key, fingerprint)}
 
 
@@ -47,9 +48,9 @@ class InboxScreen(HallScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.entries: list[dict[str, Any]] = []
-        self.notices: list[dict[str, Any]] = []
-        self.dismissed: list[dict[str, Any]] = []  # this session's dismissals, newest last (u restores)
+        self.entries: list[InboxEntry] = []
+        self.notices: list[Notice] = []
+        self.dismissed: list[InboxEntry] = []  # this session's dismissals, newest last (u restores)
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -76,39 +77,27 @@ class InboxScreen(HallScreen):
         row = table.cursor_row
         table.clear()
         for n, entry in enumerate(self.entries, start=1):
-            table.add_row(
-                str(n),
-                entry["kind"],
-                entry.get("item") or "—",
-                rooms.since(entry.get("since", "")),
-                entry.get("text", ""),
-                key=entry["key"],
-            )
+            table.add_row(str(n), entry.kind, entry.item or "—", rooms.since(entry.since), entry.text, key=entry.key)
         if not self.entries:
             table.add_row("", "", "", "", "✓ nothing waiting on you")
         else:
-            keys = [e["key"] for e in self.entries]
-            target = keys.index(keep["key"]) if keep and keep["key"] in keys else min(row, len(keys) - 1)
+            keys = [e.key for e in self.entries]
+            target = keys.index(keep.key) if keep and keep.key in keys else min(row, len(keys) - 1)
             table.move_cursor(row=max(0, target))
         self.query_one(TabbedContent).get_tab("tab-escalations").label = f"Waiting for you ({len(self.entries)})"
         if self.focused is None:
             table.focus()
 
     # -- notices: loaded -----------------------------------------------------------------------
-    def load(self, repo: Repo) -> list[dict[str, Any]]:
+    def load(self, repo: Repo) -> list[Notice]:
         return list(reversed(inbox.notices(repo)))
 
-    def show(self, data: list[dict[str, Any]]) -> None:
+    def show(self, data: list[Notice]) -> None:
         self.notices = data
         notices = self.query_one("#notices", VimTable)
         notices.clear()
         for note in data:
-            notices.add_row(
-                note.get("kind", ""),
-                note.get("item") or "—",
-                rooms.since(note.get("since") or ""),
-                note.get("text", ""),
-            )
+            notices.add_row(note.kind, note.item or "—", rooms.since(note.since or ""), note.text)
         if not data:
             notices.add_row("", "", "", "no notices")
         self.query_one(TabbedContent).get_tab("tab-notices").label = f"Notices ({len(data)})"
@@ -117,7 +106,7 @@ class InboxScreen(HallScreen):
         return True  # a notice can come from any item
 
     # -- keys ------------------------------------------------------------------------------------
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> InboxEntry | None:
         if not self.is_mounted or self.query_one(TabbedContent).active != "tab-escalations":
             return None
         table = self.query_one("#entries", VimTable)
@@ -127,11 +116,11 @@ class InboxScreen(HallScreen):
 
     def current_item_id(self) -> str | None:
         entry = self.selected()
-        return entry.get("item") if entry else None
+        return entry.item if entry else None
 
     def show_waiting(self, item_id: str) -> bool:
         """n moves the cursor to that item's first entry here (the board does the same with its card)."""
-        rows = [n for n, e in enumerate(self.entries) if e.get("item") == item_id]
+        rows = [n for n, e in enumerate(self.entries) if e.item == item_id]
         if not rows or self.query_one(TabbedContent).active != "tab-escalations":
             return False
         self.query_one("#entries", VimTable).move_cursor(row=rows[0])
@@ -142,7 +131,7 @@ class InboxScreen(HallScreen):
             return True if self.selected() else None
         if action == "open_item":
             entry = self.selected()
-            return True if entry and entry.get("item") else None
+            return True if entry and entry.item else None
         if action == "undo":
             return True if self.dismissed else None
         return True
@@ -170,21 +159,21 @@ class InboxScreen(HallScreen):
         entry = self.selected()
         if entry is None:
             return
-        kind = entry["kind"]
-        item = entry.get("item")
-        if kind == "question":
+        kind = entry.kind
+        item = entry.item
+        if isinstance(entry, QuestionEntry):
             triage.answer_question(
                 self.hall,
                 {
-                    "qid": entry["qid"],
-                    "question": entry["text"],
-                    "options": entry.get("options"),
-                    "default": entry.get("default"),
+                    "qid": entry.qid,
+                    "question": entry.text,
+                    "options": entry.options,
+                    "default": entry.default,
                     "item": item,
                 },
             )
             return
-        if item and (kind == "escalated" or entry["key"].startswith("hold:")):
+        if item and (kind == "escalated" or entry.key.startswith("hold:")):
 
             def done(reason: str | None) -> None:
                 if reason:
@@ -192,17 +181,17 @@ class InboxScreen(HallScreen):
                         "retried", triage.person_call(items.retry, "retry"), item, reason=reason, item=item
                     )
 
-            self.app.push_screen(ReasonModal(f"Retry {item}", entry["text"] + "\n\nAllow one more round. Why?"), done)
+            self.app.push_screen(ReasonModal(f"Retry {item}", entry.text + "\n\nAllow one more round. Why?"), done)
             return
         if item:
             self.hall.open_item(item)
             return
-        self.notify("  ·  ".join(entry.get("next") or []) or entry["text"], title=kind)
+        self.notify("  ·  ".join(entry.next) or entry.text, title=kind)
 
     def action_open_item(self) -> None:
         entry = self.selected()
-        if entry and entry.get("item"):
-            self.hall.open_item(entry["item"])
+        if entry and entry.item:
+            self.hall.open_item(entry.item)
 
     def action_dismiss_entry(self) -> None:
         entry = self.selected()
@@ -211,16 +200,16 @@ class InboxScreen(HallScreen):
 
         def go(yes: bool | None = True) -> None:
             if yes:
-                self.hall.core_call("dismissed", _dismiss, entry["key"], entry["fingerprint"], item=entry.get("item"))
+                self.hall.core_call("dismissed", _dismiss, entry.key, entry.fingerprint, item=entry.item)
                 self.dismissed.append(entry)
 
-        if entry["kind"] == "question":
+        if isinstance(entry, QuestionEntry):
             self.app.push_screen(
                 ConfirmModal(
-                    f"Dismiss {entry.get('qid')} from your inbox?",
+                    f"Dismiss {entry.qid} from your inbox?",
                     [
-                        entry.get("text", ""),
-                        f"The question stays open: {entry.get('item') or 'the agent'} waits until it is answered.",
+                        entry.text,
+                        f"The question stays open: {entry.item or 'the agent'} waits until it is answered.",
                         "It comes back if it changes; u brings it back now.",
                     ],
                 ),
@@ -233,7 +222,7 @@ class InboxScreen(HallScreen):
         if not self.dismissed:
             return
         entry = self.dismissed.pop()
-        self.hall.core_call("back in your inbox", _undismiss, entry["key"], item=entry.get("item"))
+        self.hall.core_call("back in your inbox", _undismiss, entry.key, item=entry.item)
 
     def core_done(self, message: CoreDone) -> None:
         if message.error is not None and message.label == "dismissed" and self.dismissed:

@@ -17,6 +17,7 @@ from hallmark.core import clock, runs
 from hallmark.core.repo import Repo
 from hallmark.core.runner import trace
 from hallmark.core.takeover import takeover
+from hallmark.core.takeover_results import Takeover
 from hallmark.tui import programs
 from hallmark.tui.messages import CoreDone
 from hallmark.tui.widgets.trace_view import TailChanged, TraceView
@@ -287,11 +288,11 @@ class TraceScreen(HallScreen):
         )
 
     def core_done(self, message: CoreDone) -> None:
-        if message.label != "taken over" or message.error is not None or not message.result:
-            return
         result = message.result
-        command = result.get("command") or []
+        if message.label != "taken over" or message.error is not None or not isinstance(result, Takeover):
+            return
+        command = result.command
         if command:
-            code = self.hall.run_external(list(command), cwd=result.get("cwd"), env=result.get("env") or {})
+            code = self.hall.run_external(list(command), cwd=result.cwd, env=result.env)
             if code:
                 self.notify(f"{command[0]} exited with {code}", severity="warning")

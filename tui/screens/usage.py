@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from hallmark.core import clock
 from hallmark.core.loop import budget, usage
+from hallmark.core.loop.budget_results import BudgetStatus
 from hallmark.core.repo import Repo
 from hallmark.core.run_results import UsageReport
 from hallmark.tui import labels
@@ -32,7 +33,7 @@ DAYS = 14
 class UsageData:
     reports: dict[str, UsageReport] = field(default_factory=dict)
     days: list[tuple[str, int, float]] = field(default_factory=list)  # (YYYY-MM-DD, tokens, cost)
-    budget: dict[str, Any] = field(default_factory=dict)
+    budget: BudgetStatus | None = None  # none until loaded
 
 
 def wrap(text: str, width: int) -> Text:
@@ -76,41 +77,32 @@ def bar_chart(days: list[tuple[str, int, float]], width: int) -> Text:
     return out
 
 
-def budget_lines(status: dict[str, Any]) -> list[str]:
+def budget_lines(status: BudgetStatus) -> list[str]:
     """core.loop.budget.status() in words: the day, each room, and items near their cap."""
     lines = []
-    daily = status.get("daily") or {}
-    if daily:
-        limit = daily.get("limit")
-        used = int(daily.get("used") or 0)
-        if limit:
-            pct = 100 * used / limit if limit else 0
-            lines.append(
-                f"daily: {human(used)} of {human(limit)} tokens ({pct:.0f}%) · ${float(daily.get('cost_usd') or 0):.2f}"
-                + (" · ⏸ paused: the daily budget is spent" if daily.get("paused") else "")
-            )
-        else:
-            lines.append(f"daily: {human(used)} tokens · ${float(daily.get('cost_usd') or 0):.2f} · no cap")
-        if daily.get("granted"):
-            lines.append(f"  granted today: {human(daily['granted'])}")
-    for role, room in (status.get("rooms") or {}).items():
-        cap = room.get("daily")
-        used = int(room.get("used") or 0)
-        if not used and not cap:
+    daily = status.daily
+    if daily.limit:
+        pct = 100 * daily.used / daily.limit
+        lines.append(
+            f"daily: {human(daily.used)} of {human(daily.limit)} tokens ({pct:.0f}%) · ${daily.cost_usd:.2f}"
+            + (" · ⏸ paused: the daily budget is spent" if daily.paused else "")
+        )
+    else:
+        lines.append(f"daily: {human(daily.used)} tokens · ${daily.cost_usd:.2f} · no cap")
+    if daily.granted:
+        lines.append(f"  granted today: {human(daily.granted)}")
+    for role, room in status.rooms.by_room().items():
+        if not room.used and not room.daily:
             continue
-        text = f"{role}: {human(used)}" + (f" of {human(cap)}" if cap else "")
-        if room.get("closed"):
+        text = f"{role}: {human(room.used)}" + (f" of {human(room.daily)}" if room.daily else "")
+        if room.closed:
             text += " · ✗ closed for today"
         lines.append(text)
-    per_item = status.get("per_item") or {}
-    cap = per_item.get("cap")
+    cap = status.per_item.cap
     if cap:
-        near = [
-            row
-            for row in per_item.get("items") or []
-            if row.get("allowance") and row.get("tokens", 0) >= 0.8 * row["allowance"]
-        ]
-        held = [row for row in per_item.get("items") or [] if row.get("held")]
+        rows = status.per_item.items
+        near = [row for row in rows if row.allowance and row.tokens >= 0.8 * row.allowance]
+        held = [row for row in rows if row.held]
         lines.append(f"per item: {human(cap)} tokens · {len(near)} near or over · {len(held)} held for budget")
     return lines
 
@@ -165,7 +157,9 @@ class UsageScreen(HallScreen):
     def show(self, data: UsageData) -> None:
         budget_box = self.query_one("#usage-budget", Static)
         chart = self.query_one("#usage-chart", Static)
-        text = "Today against each budget\n" + "\n".join(f"  {line}" for line in budget_lines(data.budget))
+        text = "Today against each budget\n" + "\n".join(
+            f"  {line}" for line in (budget_lines(data.budget) if data.budget else [])
+        )
         by_model = data.reports.get("model")
         standin = sum(r.standin_runs for r in by_model.rows) if by_model else 0
         if by_model and standin:

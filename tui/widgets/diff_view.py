@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from hallmark.core.diff import Diff, DiffLine, FileDiff
+from hallmark.core.diff_results import Diff, DiffLine, FileDiff
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
@@ -68,7 +68,7 @@ def flatten(diff: Diff, width: int = 10_000) -> tuple[list[Row], list[int], list
                 rows.append(Row("line", fi, hi, line))
                 for finding in anchored.get(li, ()):
                     rows += finding_rows("finding", fi, hi, finding, width)
-    for finding in diff.findings:
+    for finding in diff.unanchored_findings:
         rows += finding_rows("elsewhere", -1, -1, finding, width)
     if not rows:
         rows.append(Row("empty", -1, -1, "no changes against the merge-base"))
