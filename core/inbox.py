@@ -217,5 +217,4 @@ def report(repo: Repo, *, show_all: bool = False) -> InboxReport:
     from .item_results import InboxReport
 
     numbered = tuple(entry.numbered(n) for n, entry in enumerate(visible(repo, show_all=show_all), start=1))
-    questions = tuple(entry for entry in numbered if isinstance(entry, QuestionEntry))
-    return InboxReport(entries=numbered, count=len(numbered), questions=questions)
+    return InboxReport(entries=numbered, count=len(numbered))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from .inbox_results import InboxEntry, QuestionEntry
+from .inbox_results import InboxEntry
 from .results import Result, hidden
 from .states import ItemView
 
@@ -162,8 +162,6 @@ class InboxReport(Result):
 
     entries: tuple[InboxEntry, ...]
     count: int
-    # the open questions among the entries (each also in `entries`), for a face that answers them
-    questions: tuple[QuestionEntry, ...] = hidden(default=())
 
 
 class ItemWaits(Result):

@@ -57,13 +57,23 @@ def _sample(cls: type[results.Result]) -> results.Result:
 
 
 def _nested(cls: type) -> set[type]:
-    """The result types a result's fields hold (a listing's rows, a breakdown's totals)."""
+    """The result types a result's fields may hold (a listing's rows, a breakdown's totals, inside a
+    tuple or a union), each with its subclasses (an inbox's question is one kind of entry)."""
     found: set[type] = set()
-    for hint in typing.get_type_hints(cls).values():
-        for part in (hint, *typing.get_args(hint)):
-            if isinstance(part, type) and issubclass(part, results.Result) and part not in found:
-                found |= {part, *_nested(part)}
+    todo = [hint for hint in typing.get_type_hints(cls).values()]
+    while todo:
+        part = todo.pop()
+        todo.extend(typing.get_args(part))
+        if isinstance(part, type) and issubclass(part, results.Result) and part not in found:
+            kinds = {part, *_subclasses(part)}
+            found |= kinds
+            for kind in kinds:
+                found |= _nested(kind)
     return found
+
+
+def _subclasses(cls: type) -> set[type]:
+    return {sub for direct in cls.__subclasses__() for sub in (direct, *_subclasses(direct))}
 
 
 def test_every_result_type_is_the_reply_of_some_command():
