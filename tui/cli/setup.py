@@ -144,9 +144,9 @@ def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_hook(args: argparse.Namespace) -> dict[str, Any] | None:
     """Run a hook exactly as hall-hook would: stdin JSON in, Claude Code's answer out.
 
-    No reply type: its output is Claude Code's hook answer (hooks/reply.py builds it, in Claude
-    Code's format: `hookSpecificOutput`, `decision`, …, or nothing at all), not a Hallmark reply with
-    `next`; it never returns to the CLI's printer."""
+    No reply type: its output is Claude Code's hook answer in Claude Code's own format (hooks/reply.py
+    builds it; some events answer nothing at all), not a Hallmark reply with `next`; it never returns
+    to the CLI's printer."""
     from hallmark.hooks.main import main as hook_main
 
     hook_main([args.event])
