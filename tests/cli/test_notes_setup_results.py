@@ -199,3 +199,14 @@ def test_a_tracked_pre_push_is_left_alone_and_named(hall_repo, mp):
     assert reply["ok"] is False and "tracked hook" in reply["detail"]
     assert reply["dirs"][0]["state"] == "tracked" and reply["dirs"][0]["action"] == "skipped"
     assert reply["next"] == ["hall doctor", "edit the tracked hook it names"]
+
+
+def test_in_process_runs_keep_the_isolated_home(hall_repo, monkeypatch):
+    """run_main (tests/cli/test_meta_cli.py) once undid the test's MonkeyPatch: after the first call
+    HOME, the data dir and the Claude config dir were the real user's, where `hall setup claude`
+    and `hall init` then wrote."""
+    isolated = {name: os.environ[name] for name in ("HOME", "HALLMARK_DATA_DIR", "CLAUDE_CONFIG_DIR")}
+    assert "pytest" in isolated["HOME"]
+    reply_of(monkeypatch, hall_repo.root, "checkpoint", "show")
+    assert {name: os.environ.get(name) for name in isolated} == isolated
+    assert Path.cwd() != hall_repo.root  # its own chdir is undone
