@@ -5,12 +5,16 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import journal
 from .doctor_check import check as _check
 from .errors import HallError
 from .paths import RepoPaths, discover
+from .setup_results import Check, DoctorReport, Reindexed
+
+if TYPE_CHECKING:
+    from .repo import Repo
 
 
 def journal_health(state_dir: Path) -> list[dict[str, Any]]:
@@ -45,7 +49,7 @@ def hooks_status(root: Path) -> dict[str, Any]:
     return {"ok": False, "detail": f"no Claude Code settings or plugin under {config} runs hall-hook"}
 
 
-def _index_check(path: Path) -> dict[str, Any]:
+def _index_check(path: Path) -> Check:
     """The index is derived: missing is fine (the next read builds it); corrupt needs a reindex."""
     if not path.exists():
         return _check("index", True, "not built yet; the next read builds it")
@@ -63,7 +67,7 @@ def _index_check(path: Path) -> dict[str, Any]:
     )
 
 
-def _items_check(paths: RepoPaths) -> dict[str, Any]:
+def _items_check(paths: RepoPaths) -> Check:
     """Every item folder has a journal with its creation event (a deleted or emptied one is damage)."""
     from .damaged import damaged_items
 
@@ -76,7 +80,7 @@ def _items_check(paths: RepoPaths) -> dict[str, Any]:
     return _check("items", False, f"damaged journals: {shown}", damaged[0]["fix"], damaged=damaged)
 
 
-def _library_check(paths: RepoPaths) -> dict[str, Any]:
+def _library_check(paths: RepoPaths) -> Check:
     """The memory store and the files it promoted into agree; Hallmark's own crash leftovers are
     repaired here (a decision killed half-way, an orphan block it wrote, a temp file)."""
     from .errors import HallError as _Error
@@ -105,7 +109,7 @@ def _library_check(paths: RepoPaths) -> dict[str, Any]:
     )
 
 
-def _worktrees_check(paths: RepoPaths) -> dict[str, Any]:
+def _worktrees_check(paths: RepoPaths) -> Check:
     """Every unfinished item still has its worktree (someone may have deleted the folder by hand)."""
     from . import states
 
@@ -148,7 +152,7 @@ def ship_remotes(command: str) -> list[str]:
     return found
 
 
-def _ship_check(paths: RepoPaths) -> dict[str, Any] | None:
+def _ship_check(paths: RepoPaths) -> Check | None:
     """The ship command pushes to a remote this repo has (else every hallmarked item is held at ship)."""
     from . import git
     from .config import load
@@ -174,15 +178,15 @@ def _ship_check(paths: RepoPaths) -> dict[str, Any] | None:
     )
 
 
-def _pre_push_check(paths: RepoPaths) -> dict[str, Any]:
+def _pre_push_check(paths: RepoPaths) -> Check:
     """Git's own wall: the pre-push hook in every hooks dir the checkouts use (core/githooks.py)."""
     from . import githooks
 
     state = githooks.status(paths)
-    return _check("pre-push", state["ok"], state["detail"], "hall setup git", dirs=state.get("dirs", []))
+    return _check("pre-push", state["ok"], state["detail"], "hall setup git", dirs=state["dirs"])
 
 
-def _sandbox_check() -> dict[str, Any]:
+def _sandbox_check() -> Check:
     """The sandbox wall for interactive sessions: can it run here, and is Hallmark's profile installed?
 
     (`sandbox`, from doctor_claude, is the headless runs' side: does Claude Code's sandbox start.)"""
@@ -207,8 +211,8 @@ def _sandbox_check() -> dict[str, Any]:
     )
 
 
-def run(start: Path) -> dict[str, Any]:
-    checks: list[dict[str, Any]] = []
+def run(start: Path) -> DoctorReport:
+    checks: list[Check] = []
     git_path = shutil.which("git")
     checks.append(_check("git", git_path is not None, git_path or "git not found", "install git"))
     paths = discover(start, required=False)
@@ -280,10 +284,11 @@ def _sandbox_mode(paths: RepoPaths) -> str:
         return "auto"
 
 
-def _finish(checks: list[dict[str, Any]]) -> dict[str, Any]:
-    failed = [c for c in checks if not c["ok"] and not c.get("optional")]
-    return {
-        "ok": not failed,
-        "checks": checks,
-        "next": [c["fix"] for c in failed if c.get("fix")] or ["hall status --all"],
-    }
+def _finish(checks: list[Check]) -> DoctorReport:
+    return DoctorReport(ok=not any(c.failed for c in checks), checks=tuple(checks))
+
+
+def reindex(repo: Repo) -> Reindexed:
+    """`hall reindex` (the fix the index check names): rebuild the derived index from the journals."""
+    events = repo.index.rebuild()
+    return Reindexed(events=events, items=len(repo.index.items()))

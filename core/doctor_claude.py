@@ -22,11 +22,12 @@ from typing import Any
 from . import claude_code
 from .doctor_check import check as _check
 from .plugin_install import PLUGIN, PLUGIN_ID, _current_release, hooks_problems, install_root
+from .setup_results import Check
 
 PROBE_TIMEOUT_S = 60.0
 
 
-def checks(sandbox_mode: str = "auto", *, probe: bool = True) -> list[dict[str, Any]]:
+def checks(sandbox_mode: str = "auto", *, probe: bool = True) -> list[Check]:
     """Every Claude Code check, in order; the later ones only when the CLI is there."""
     import shutil
 
@@ -74,7 +75,7 @@ def checks(sandbox_mode: str = "auto", *, probe: bool = True) -> list[dict[str, 
     return out
 
 
-def plugin_checks(claude: list[str]) -> list[dict[str, Any]]:
+def plugin_checks(claude: list[str]) -> list[Check]:
     from .plugin_cli import listed
 
     entry = listed(claude, PLUGIN_ID)
@@ -124,7 +125,7 @@ def _staged_version(current: Path | None) -> str | None:
         return None
 
 
-def probe_checks(claude: list[str], sandbox_mode: str = "auto") -> list[dict[str, Any]]:
+def probe_checks(claude: list[str], sandbox_mode: str = "auto") -> list[Check]:
     """One real session against the scripted model: does it load the plugin, can the sandbox start?"""
     from .modelserver import ModelServer, Script
 
@@ -183,16 +184,15 @@ def probe_checks(claude: list[str], sandbox_mode: str = "auto") -> list[dict[str
         sandbox = _check("sandbox", True, "Claude Code's sandbox starts here (headless runs' commands are confined)")
     else:
         reason = " ".join(boxed[2].split())[:300] or "the probe session did not start"
+        unsandboxed = ' — [runner] sandbox = "auto": headless runs go unsandboxed with a warning'
         sandbox = _check(
             "sandbox",
             False,
-            f"Claude Code's sandbox cannot run here: {reason}",
+            f"Claude Code's sandbox cannot run here: {reason}" + (unsandboxed if sandbox_mode == "auto" else ""),
             'install bubblewrap and socat (Linux), or set [runner] sandbox = "off" to run headless '
             "commands under permission rules only",
             optional=sandbox_mode != "require",
         )
-        if sandbox_mode == "auto":
-            sandbox["detail"] += ' — [runner] sandbox = "auto": headless runs go unsandboxed with a warning'
     return [session, sandbox]
 
 

@@ -8,9 +8,9 @@ import re
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any
 
 from .doctor_check import check as _check
+from .setup_results import Check
 
 # Words that are not the program a simple command starts.
 WRAPPERS = frozenset({"env", "exec", "command", "nohup", "time", "nice", "builtin"})
@@ -108,7 +108,7 @@ def missing_programs(command: str, root: Path) -> list[str]:
     return [p for p in programs_of(command) if not _on_path(p, root)]
 
 
-def programs_checks(root: Path, ship: str, gates: list[str]) -> list[dict[str, Any]]:
+def programs_checks(root: Path, ship: str, gates: list[str]) -> list[Check]:
     """A failed check for each of the ship command and the gates that starts a program not on PATH."""
     out = []
     ship_missing = missing_programs(ship, root)
@@ -147,7 +147,7 @@ def programs_checks(root: Path, ship: str, gates: list[str]) -> list[dict[str, A
     return out
 
 
-def worktree_checks(root: Path, gates: list[str], copies: list[str]) -> list[dict[str, Any]]:
+def worktree_checks(root: Path, gates: list[str], copies: list[str]) -> list[Check]:
     """Warnings (optional checks): the checks would test the main checkout's code, or a copied file
     is not git-ignored."""
     from .worktree_copy import not_ignored
@@ -184,7 +184,7 @@ def worktree_checks(root: Path, gates: list[str], copies: list[str]) -> list[dic
     return out
 
 
-def loop_checks(root: Path) -> list[dict[str, Any]]:
+def loop_checks(root: Path) -> list[Check]:
     """Every loop check, or none when the config does not load (its own check names that)."""
     from .config import load
     from .errors import HallError

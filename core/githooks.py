@@ -21,6 +21,7 @@ from typing import Any
 
 from . import atomic, clock
 from .paths import RepoPaths
+from .setup_results import GitHooksInstalled, GitHooksRemoved, HookDir, RestoredHook
 
 HOOK = "pre-push"
 MARK = "# hallmark-pre-push v1"
@@ -157,14 +158,14 @@ def status(paths: RepoPaths) -> dict[str, Any]:
     try:
         want = render(binary())
     except Exception as exc:  # noqa: BLE001 - no hall-hook: nothing can be installed
-        return {"ok": False, "detail": f"hall-hook cannot be found ({exc})", "dirs": []}
-    entries = [_state(folder, checkout, want) for folder, checkout in hook_dirs(paths).items()]
-    bad = [e for e in entries if not e["ok"]]
+        return {"ok": False, "detail": f"hall-hook cannot be found ({exc})", "dirs": ()}
+    entries = [HookDir(**_state(folder, checkout, want)) for folder, checkout in hook_dirs(paths).items()]
+    bad = [e for e in entries if not e.ok]
     if not entries:
-        return {"ok": False, "detail": "git did not say where its hooks are", "dirs": []}
+        return {"ok": False, "detail": "git did not say where its hooks are", "dirs": ()}
     if not bad:
-        where = ", ".join(e["dir"] for e in entries)
-        return {"ok": True, "detail": f"installed in {where}", "dirs": entries}
+        where = ", ".join(e.dir for e in entries)
+        return {"ok": True, "detail": f"installed in {where}", "dirs": tuple(entries)}
     words = {
         "missing": "missing",
         "foreign": "replaced by another hook",
@@ -172,11 +173,11 @@ def status(paths: RepoPaths) -> dict[str, Any]:
         "not_executable": "not executable",
         "tracked": "the repository tracks its own pre-push there",
     }
-    detail = "; ".join(f"{e['dir']}: {words[e['state']]}" for e in bad)
-    return {"ok": False, "detail": detail, "dirs": entries}
+    detail = "; ".join(f"{e.dir}: {words[e.state]}" for e in bad)
+    return {"ok": False, "detail": detail, "dirs": tuple(entries)}
 
 
-def install(paths: RepoPaths, *, dry_run: bool = False) -> dict[str, Any]:
+def install(paths: RepoPaths, *, dry_run: bool = False) -> GitHooksInstalled:
     """Put the hook in every hooks dir, chaining what was there; idempotent."""
     want = render(binary())
     done: list[dict[str, Any]] = []
@@ -205,13 +206,13 @@ def install(paths: RepoPaths, *, dry_run: bool = False) -> dict[str, Any]:
         hook.chmod(hook.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         entry.update(state="installed", ok=True)
     tracked = [e for e in done if e["state"] == "tracked"]
-    result: dict[str, Any] = {"ok": not tracked, "dirs": done, "dry_run": dry_run}
+    detail = None
     if tracked:
-        result["detail"] = (
+        detail = (
             f"{tracked[0]['hook']} is the repository's own tracked hook; add this line at its top: "
             f'{binary()} git-pre-push "$0" "$@" (with the same stdin) to keep Hallmark\'s wall'
         )
-    return result
+    return GitHooksInstalled(ok=not tracked, dirs=tuple(HookDir(**e) for e in done), dry_run=dry_run, detail=detail)
 
 
 def _chain(hook: Path) -> None:
@@ -224,20 +225,20 @@ def _chain(hook: Path) -> None:
     hook.rename(chained)
 
 
-def remove(paths: RepoPaths, *, dry_run: bool = False) -> dict[str, Any]:
+def remove(paths: RepoPaths, *, dry_run: bool = False) -> GitHooksRemoved:
     """Take Hallmark's hook out and put back the one it chained."""
     done = []
     for folder in hook_dirs(paths):
         hook, chained = folder / HOOK, folder / CHAINED
         if not hook.exists() or not _is_ours(hook):
             continue
-        done.append({"dir": str(folder), "restored": str(hook) if chained.exists() else None})
+        done.append(RestoredHook(dir=str(folder), restored=str(hook) if chained.exists() else None))
         if dry_run:
             continue
         hook.unlink()
         if chained.exists():
             chained.rename(hook)
-    return {"removed": done, "dry_run": dry_run}
+    return GitHooksRemoved(removed=tuple(done), dry_run=dry_run)
 
 
 def cover(paths: RepoPaths, checkout: Path) -> None:

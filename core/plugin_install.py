@@ -35,6 +35,7 @@ from typing import Any
 from . import atomic, clock
 from .claude_code import find_claude
 from .errors import HallError
+from .setup_results import PluginInstalled
 
 MARKETPLACE = "hallmark-local"
 PLUGIN = "hallmark"
@@ -297,7 +298,18 @@ def _prune(root: Path, keep: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def install(*, dry_run: bool = False) -> dict[str, Any]:
+def install(*, dry_run: bool = False, sandbox_at: Path | None = None) -> PluginInstalled:
+    """`hall setup claude`: stage, validate and (unless a dry run) make current the plugin release;
+    with sandbox_at, then write the sandbox profile for the repos (core/sandbox_profile.py)."""
+    fields = _install_plugin(dry_run)
+    if sandbox_at is not None:
+        from . import sandbox_profile
+
+        fields["sandbox"] = sandbox_profile.install(sandbox_at, dry_run=dry_run)
+    return PluginInstalled(**fields)
+
+
+def _install_plugin(dry_run: bool) -> dict[str, Any]:
     root = install_root()
     binary = hook_binary()
     stamp = clock.now().strftime("%Y%m%dT%H%M%S%fZ")
@@ -353,7 +365,6 @@ def install(*, dry_run: bool = False) -> dict[str, Any]:
         if dry_run:
             if not claude:
                 result["would_register"] = _would_register(settings_path(), root / "current")
-            result["next"] = ["hall setup claude"]
             return result
         if not claude:
             _register(settings_path(), root / "current", write=False)
@@ -372,7 +383,6 @@ def install(*, dry_run: bool = False) -> dict[str, Any]:
         else:
             result["settings_changed"] = _register(settings_path(), root / "current")
         _prune(root, release)
-        result["next"] = ["hall doctor", "restart Claude Code (or /reload-plugins) to load the hooks"]
         return result
     except BaseException:
         if not dry_run:

@@ -34,6 +34,7 @@ from typing import Any
 from . import atomic
 from .errors import HallError
 from .paths import RepoPaths, discover, user_data_dir
+from .setup_results import SandboxProfile
 
 CREDENTIAL_PATHS = (
     "~/.ssh",
@@ -297,7 +298,7 @@ def _merge(current: dict[str, Any], ours: dict[str, Any], previous: dict[str, An
     return merged
 
 
-def install(start: Path | None = None, *, dry_run: bool = False) -> dict[str, Any]:
+def install(start: Path | None = None, *, dry_run: bool = False) -> SandboxProfile:
     """`hall setup claude --sandbox`: the profile in the user's Claude Code settings, for every
     registered Hallmark repo (and the one here)."""
     from .plugin_install import settings_path
@@ -327,20 +328,21 @@ def install(start: Path | None = None, *, dry_run: bool = False) -> dict[str, An
     if changed and not dry_run:
         atomic.write_text(path, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
         atomic.write_json(state, {"sandbox": block, "settings": str(path)})
-    result: dict[str, Any] = {
-        "settings": str(path),
-        "sandbox": block,
-        "repos": [str(p.main_checkout) for p in repos],
-        "changed": changed,
-        "dry_run": dry_run,
-        "available": available,
-    }
+    warning = None
     if not available["ok"]:
-        result["warning"] = (
+        warning = (
             f"the sandbox cannot run here ({available['detail']}): Claude Code would run commands "
             "unsandboxed; failIfUnavailable is left off so sessions still work"
         )
-    return result
+    return SandboxProfile(
+        settings=str(path),
+        sandbox=block,
+        repos=[str(p.main_checkout) for p in repos],
+        changed=changed,
+        dry_run=dry_run,
+        available=available,
+        warning=warning,
+    )
 
 
 def session_file(paths: RepoPaths) -> Path:

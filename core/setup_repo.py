@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
 from .paths import RepoPaths, discover, user_data_dir
+from .setup_results import Initialized, PrePushInstall, ProjectIdentity, SetupWarning
 
 CLAUDE_START = "<!-- hallmark:start -->"
 CLAUDE_END = "<!-- hallmark:end -->"
@@ -210,21 +210,7 @@ def registered_repos() -> list[Path]:
     return [Path(p) for p in (data.get("repos") or {})]
 
 
-def _init_next(root: Path, wrote_config: bool, claude: str, project: dict[str, Any]) -> list[str]:
-    """First, commit what init wrote: item worktrees are made from the base branch, so they only
-    see CLAUDE.md and the project identity once they are committed."""
-    written = [CONFIG_NAME] if wrote_config else []
-    if claude in ("created", "replaced", "appended"):
-        written.append("CLAUDE.md")
-    if project.get("written"):
-        written.append(Path(project.get("file") or ".agentmemory-project").name)
-    nxt = ['hall new --title "…"', "hall setup claude", "hall doctor"]
-    if written:
-        nxt.insert(0, f"git add {' '.join(written)} && git commit -m 'Set up Hallmark'")
-    return nxt
-
-
-def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_md: bool = True) -> dict[str, Any]:
+def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_md: bool = True) -> Initialized:
     paths: RepoPaths = discover(start)  # type: ignore[assignment]
     root = paths.main_checkout
     state = paths.state_dir
@@ -245,62 +231,59 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
     from .memory import identity as memory_identity
 
     project = memory_identity.write_proposal(paths)  # proposes .agentmemory-project; the person commits it
-    return {
-        "repo": str(root),
-        "state_dir": str(state),
-        "config": str(config_file),
-        "config_written": wrote_config,
-        "gates": gates,
-        "warnings": setup_warnings(root),
-        "claude_md": claude,
-        "initialized": created_state,
-        "project_identity": project,
-        "pre_push": pre_push,
-        "next": _init_next(root, wrote_config, claude, project),
-        "config_valid": _check_config(root),
-    }
+    return Initialized(
+        repo=str(root),
+        state_dir=str(state),
+        config=str(config_file),
+        config_written=wrote_config,
+        gates=gates,
+        warnings=tuple(setup_warnings(root)),
+        claude_md=claude,
+        initialized=created_state,
+        project_identity=ProjectIdentity(**project),  # type: ignore[arg-type]  # write_proposal's keys
+        pre_push=pre_push,
+        config_valid=_check_config(root),
+    )
 
 
-def install_pre_push(paths: RepoPaths) -> dict[str, Any]:
+def install_pre_push(paths: RepoPaths) -> PrePushInstall:
     """Git's own wall (core/githooks.py); init never fails over it: doctor names what is missing."""
     from . import githooks
 
     try:
         done = githooks.install(paths)
     except Exception as exc:  # noqa: BLE001 - reported, and `hall doctor` / `hall setup git` repair it
-        return {"ok": False, "detail": f"the pre-push hook was not installed: {exc}", "next": ["hall setup git"]}
-    return {
-        "ok": done["ok"],
-        "dirs": [d["dir"] for d in done["dirs"]],
-        **({"detail": done["detail"]} if "detail" in done else {}),
-    }
+        return PrePushInstall(ok=False, detail=f"the pre-push hook was not installed: {exc}", next=["hall setup git"])
+    return PrePushInstall(ok=done.ok, dirs=[d.dir for d in done.dirs], detail=done.detail)
 
 
-def setup_warnings(root: Path) -> list[dict[str, str]]:
+def setup_warnings(root: Path) -> list[SetupWarning]:
     """What would make the loop test or treat the wrong files, found at init: an environment that
     imports the package from the main checkout (an editable install), and `[worktree] copy` paths
     git does not ignore."""
     from .worktree_copy import not_ignored
     from .worktree_env import init_warnings
 
-    out: list[dict[str, str]] = []
+    out: list[SetupWarning] = []
     try:
         from .config import load
 
         config = load(root)
     except Exception:  # noqa: BLE001 - a broken config is reported by the config check
         return out
-    out += [{"kind": "worktree_code", "text": warning["text"]} for warning in init_warnings(root, list(config.gates))]
+    out += [
+        SetupWarning(kind="worktree_code", text=warning["text"]) for warning in init_warnings(root, list(config.gates))
+    ]
     for path in not_ignored(root, config.worktree_copy):
         out.append(
-            {
-                "kind": "worktree_copy",
-                "text": (
+            SetupWarning(
+                kind="worktree_copy",
+                text=(
                     f"{path} is copied into every item's worktree ([worktree] copy) but git does not ignore it: add it to "
                     ".gitignore. Hallmark leaves the unchanged copy out of every dirtiness check and never commits it, "
                     "but your own git commands would see it."
                 ),
-            }
+            )
         )
     return out
 

@@ -238,6 +238,7 @@ SESSION_START = (
             "core.memory.inject",
             "core.memory.lifecycle",
             "core.memory.notes",
+            "core.notes_results",
             "core.memory.search_index",
             "core.memory.similarity",
             "core.memory.store",

@@ -23,12 +23,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hallmark.core import atomic, git
 from hallmark.core.config_raw import DEFAULTS
 from hallmark.core.errors import HallError
 from hallmark.core.repo import Repo, open_repo
+from hallmark.core.setup_results import Initialized
 
 from . import project, scenario
 
@@ -216,7 +216,7 @@ def config_text(standin: str) -> str:
     )
 
 
-def init_repo(demo: Demo) -> dict[str, Any]:
+def init_repo(demo: Demo) -> Initialized:
     """`hall init` (the core call), the demo's config, committed and pushed like a person would."""
     from hallmark.core import setup_repo
 

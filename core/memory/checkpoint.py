@@ -14,10 +14,10 @@ import contextlib
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
 
 from hallmark.core import atomic, clock, journal, secrets
 from hallmark.core.errors import HallError
+from hallmark.core.notes_results import CheckpointHistory, CheckpointShown, CheckpointVersion, CheckpointWritten
 from hallmark.core.paths import RepoPaths
 
 from . import identity
@@ -73,24 +73,24 @@ def parse(text: str) -> dict[str, str]:
     return out
 
 
-def show(paths: RepoPaths) -> dict[str, Any]:
+def show(paths: RepoPaths) -> CheckpointShown:
     project = identity.current(paths).value
     path = folder(paths, project) / "current.md"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {
-            "project": project,
-            "checkpoint": None,
-            "text": None,
-            "message": "No checkpoint has been recorded for this project yet.",
-        }
-    return {"project": project, "checkpoint": parse(text), "text": text, "characters": len(text)}
+        return CheckpointShown(
+            project=project,
+            checkpoint=None,
+            text=None,
+            message="No checkpoint has been recorded for this project yet.",
+        )
+    return CheckpointShown(project=project, checkpoint=parse(text), text=text, characters=len(text))
 
 
 def set_checkpoint(
     paths: RepoPaths, values: dict[str, str], *, actor: str = "you", fresh: bool = False
-) -> dict[str, Any]:
+) -> CheckpointWritten:
     """Replace the checkpoint. Unset fields carry over from the current one unless fresh."""
     project = identity.current(paths).value
     base = folder(paths, project)
@@ -150,21 +150,18 @@ def set_checkpoint(
             why=f"phase {fields['Phase']}",
             replaced=previous is not None,
         )
-    return {
-        "project": project,
-        "checkpoint": fields,
-        "text": text,
-        "characters": len(text),
-        "replaced": previous is not None,
-    }
+    return CheckpointWritten(
+        project=project, checkpoint=fields, text=text, characters=len(text), replaced=previous is not None
+    )
 
 
-def history(paths: RepoPaths) -> list[dict[str, Any]]:
+def history(paths: RepoPaths) -> CheckpointHistory:
+    """Every version kept, oldest first; an unreadable one is left out, not fatal."""
     project = identity.current(paths).value
     out = []
     for path in sorted((folder(paths, project) / "history").glob("*.md")):
         try:
-            out.append({"file": path.name, "checkpoint": parse(path.read_text(encoding="utf-8"))})
+            out.append(CheckpointVersion(file=path.name, checkpoint=parse(path.read_text(encoding="utf-8"))))
         except (OSError, HallError):
             continue
-    return out
+    return CheckpointHistory(versions=tuple(out), count=len(out))

@@ -50,10 +50,10 @@ def _context(paths: RepoPaths) -> str:
     parts: list[str] = [f"Hallmark memory for project {project} (restored from {library})."]
 
     slot = checkpoint.show(paths)
-    if slot.get("text"):
+    if slot.text:
         parts.append(
             "Workflow checkpoint (the handoff state; replace it at milestones with "
-            "`hall checkpoint set`):\n" + slot["text"].rstrip()
+            "`hall checkpoint set`):\n" + slot.text.rstrip()
         )
     else:
         parts.append("Workflow checkpoint: none recorded yet for this project (`hall checkpoint set`).")

@@ -19,6 +19,7 @@ from typing import Any
 
 from hallmark.core import atomic, clock, journal, secrets
 from hallmark.core.errors import HallError
+from hallmark.core.notes_results import NoteListing, NoteReply
 from hallmark.core.paths import RepoPaths
 
 from . import identity
@@ -60,7 +61,7 @@ def add(
     as_of: str | None = None,
     slug: str | None = None,
     actor: str = "you",
-) -> dict[str, Any]:
+) -> NoteReply:
     fact = (fact or "").strip()
     if not fact:
         raise HallError("USAGE", "a note needs its fact", ["hall note add --facet … --fact '…'"])
@@ -109,7 +110,7 @@ def add(
             why=facet,
         )
     note["file"] = str(path)
-    return note
+    return NoteReply(note=note)
 
 
 def with_time(note: dict[str, Any]) -> dict[str, Any]:
@@ -153,13 +154,22 @@ def find(paths: RepoPaths, slug: str) -> dict[str, Any]:
     raise HallError("LEARNING_NOT_FOUND", f"No note '{slug}'.", ["hall note list"])
 
 
-def show(paths: RepoPaths, slug: str) -> dict[str, Any]:
+def listing(paths: RepoPaths, *, facet: str | None = None, as_of: str | None = None) -> NoteListing:
+    """`hall note list`: the notes (of one facet, if given; as they held at the stamp as_of) with
+    the index line SessionStart injects for each."""
+    found = list_notes(paths, as_of=as_of)
+    if facet:
+        found = [n for n in found if n["facet"] == facet]
+    return NoteListing(notes=found, index=[index_line(n) for n in found], count=len(found))
+
+
+def show(paths: RepoPaths, slug: str) -> NoteReply:
     note = find(paths, slug)
     note["body"] = Path(note["file"]).read_text(encoding="utf-8").split("\n---\n", 1)[1].strip()
-    return note
+    return NoteReply(note=note)
 
 
-def remove(paths: RepoPaths, slug: str, reason: str, actor: str = "you") -> dict[str, Any]:
+def remove(paths: RepoPaths, slug: str, reason: str, actor: str = "you") -> NoteReply:
     if not (reason or "").strip():
         raise HallError("USAGE", "removing a note needs a reason", [f"hall note remove {slug} --reason '…'"])
     note = find(paths, slug)
@@ -178,7 +188,7 @@ def remove(paths: RepoPaths, slug: str, reason: str, actor: str = "you") -> dict
         slug=note["slug"],
         why=reason,
     )
-    return {**note, "file": str(target), "removed": True}
+    return NoteReply(note={**note, "file": str(target), "removed": True})
 
 
 def index_line(note: dict[str, Any], root: Path | None = None) -> str:

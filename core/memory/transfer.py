@@ -162,7 +162,7 @@ def export(repo: Any) -> dict[str, Any]:
         "learnings": [x.to_dict() for x in api.list_learnings(repo)],
         "decisions": decisions.list_decisions(paths),
         "notes": [{k: v for k, v in n.items() if k != "file"} for n in notes.list_notes(paths)],
-        "checkpoint": checkpoint.show(paths).get("checkpoint"),
+        "checkpoint": checkpoint.show(paths).checkpoint,
     }
 
 
@@ -235,7 +235,7 @@ def _restore_rest(repo: Any, data: dict[str, Any], actor: str) -> dict[str, Any]
             restored_decisions.append(decision.get("id"))  # noqa: PERF401 - restore writes; a loop says so
     restored_checkpoint = False
     slot = data.get("checkpoint")
-    if isinstance(slot, dict) and checkpoint.show(paths).get("checkpoint") is None:
+    if isinstance(slot, dict) and checkpoint.show(paths).checkpoint is None:
         values = {k: str(v) for k, v in slot.items() if k in checkpoint.FIELDS and k != "Updated"}
         checkpoint.set_checkpoint(paths, values, actor=actor, fresh=True)
         restored_checkpoint = True

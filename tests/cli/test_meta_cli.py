@@ -110,16 +110,19 @@ class _Capture(io.StringIO):
 
 
 def run_main(monkeypatch, cwd: Path, *args: str, tty: bool = False) -> tuple[int, str]:
-    """`hall` in-process, for tests where the process boundary is not the point."""
+    """`hall` in-process, for tests where the process boundary is not the point.
+
+    Its own MonkeyPatch, undone when it returns: undoing the test's would also undo conftest's
+    isolated HOME, data dir and Claude config dir, and the next call would write the real user's."""
     from hallmark.tui.cli import main
 
     out = _Capture(tty)
-    monkeypatch.chdir(cwd)
-    monkeypatch.setattr("sys.stdout", out)
-    monkeypatch.setattr("sys.stderr", out)
-    monkeypatch.setenv("COLUMNS", "140")
-    code = main(list(args))
-    monkeypatch.undo()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        patch.setattr("sys.stdout", out)
+        patch.setattr("sys.stderr", out)
+        patch.setenv("COLUMNS", "140")
+        code = main(list(args))
     return code, out.getvalue()
 
 

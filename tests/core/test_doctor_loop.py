@@ -34,7 +34,7 @@ def test_the_default_ship_without_gh_is_a_failed_check(hall_repo, bare_path):
     found = _checks(report)
     assert found["ship_programs"]["ok"] is False and "gh" in found["ship_programs"]["detail"]
     assert not found["ship_programs"].get("optional") and report["ok"] is False
-    assert "install gh" in found["ship_programs"]["fix"] and found["ship_programs"]["fix"] in report["next"]
+    assert "install gh" in found["ship_programs"]["fix"] and found["ship_programs"]["fix"] in report.fixes
     (bare_path / "gh").write_text("#!/bin/sh\nexit 0\n")
     (bare_path / "gh").chmod(0o755)
     assert _checks(doctor.run(hall_repo.root))["ship_programs"]["ok"] is True

@@ -10,6 +10,7 @@ import pytest
 from hallmark.core import doctor, ids, setup_repo
 from hallmark.core.errors import HallError
 from hallmark.core.repo import open_repo
+from hallmark.tui.cli.setup import doctor_next, init_next
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -160,7 +161,7 @@ def test_doctor_checks_and_every_failure_names_its_fix(git_repo: Path, tmp_path:
         if not check["ok"]:
             assert check.get("fix"), check
     assert (
-        set(healthy["next"]) == {c["fix"] for c in healthy["checks"] if not c["ok"] and not c.get("optional")}
+        set(doctor_next(healthy)) == {c["fix"] for c in healthy["checks"] if not c["ok"] and not c.get("optional")}
         or healthy["ok"]
     )
 
@@ -245,7 +246,7 @@ def test_doctor_names_items_whose_worktree_was_deleted(hall_repo):
 
 def test_init_says_to_commit_what_it_wrote(git_repo: Path):
     first = setup_repo.init(git_repo)
-    assert first["next"][0].startswith("git add .hallmark.toml CLAUDE.md")
-    assert first["next"][0].endswith("&& git commit -m 'Set up Hallmark'")
+    assert init_next(first)[0].startswith("git add .hallmark.toml CLAUDE.md")
+    assert init_next(first)[0].endswith("&& git commit -m 'Set up Hallmark'")
     again = setup_repo.init(git_repo)
-    assert not again["next"][0].startswith("git add")  # nothing new was written
+    assert not init_next(again)[0].startswith("git add")  # nothing new was written

@@ -161,7 +161,7 @@ def test_checkpoint_single_slot_replaced_with_history(repo):
     assert shown["Phase"] == "review" and shown["Active work"] == FULL["Active work"]  # carried over
     folder = checkpoint.folder(repo.paths, identity.current(repo.paths).value)
     assert sorted(p.name for p in folder.glob("*.md")) == ["current.md"]  # exactly one slot
-    versions = checkpoint.history(repo.paths)
+    versions = checkpoint.history(repo.paths).versions
     assert [v["checkpoint"]["Phase"] for v in versions] == ["implementation", "review"]
     fresh = checkpoint.set_checkpoint(
         repo.paths, {"Phase": "discovery", "Active work": "new", "Next step": "ask"}, fresh=True
@@ -214,7 +214,7 @@ def test_notes_with_facet_and_as_of_and_the_index(repo, hall):
         facet="infrastructure",
         provenance="Ana, in H-0003",
         as_of="2026-11-02",
-    )
+    ).note
     assert note["file"].endswith("notes/2026-11-02-staging-deploys-need-the-vpn.md")
     line = notes.index_line(note)
     assert (

@@ -1,8 +1,8 @@
 """`hall checkpoint …` (the project's one handoff checkpoint) and `hall note …` (durable notes with
 a facet and an as-of date): the memory store's other faces beside `hall library`.
 
-Each subcommand is declared on its handler with its arguments and summary; each calls one verb in
-hallmark.core.memory.
+Each subcommand is declared on its handler with its arguments, summary and reply type
+(core/notes_results.py); each calls one verb in hallmark.core.memory and adds `next`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,13 @@ from typing import Any
 from hallmark.core.errors import HallError
 from hallmark.core.memory.checkpoint import KEYS
 from hallmark.core.memory.notes import FACETS
+from hallmark.core.notes_results import (
+    CheckpointHistory,
+    CheckpointShown,
+    CheckpointWritten,
+    NoteListing,
+    NoteReply,
+)
 from hallmark.core.repo import current_actor, open_repo
 
 from .framework import Group, arg
@@ -32,19 +39,19 @@ def text_checkpoint(result: dict[str, Any]) -> Any:
 checkpoint_group = Group("checkpoint")
 
 
-@checkpoint_group.command("show", "Show the checkpoint.", text=text_checkpoint)
+@checkpoint_group.command("show", "Show the checkpoint.", text=text_checkpoint, replies=(CheckpointShown,))
 def cmd_checkpoint_show(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import checkpoint
 
-    result = checkpoint.show(_repo().paths)
-    result["next"] = ["hall checkpoint set --next-step '…'", "hall checkpoint history"]
-    return result
+    shown = checkpoint.show(_repo().paths)
+    return {**shown.to_dict(), "next": ["hall checkpoint set --next-step '…'", "hall checkpoint history"]}
 
 
 @checkpoint_group.command(
     "set",
     "Replace the checkpoint (unset fields carry over unless --fresh).",
     text=text_checkpoint,
+    replies=(CheckpointWritten,),
     args=[
         *[
             arg("--" + key.replace("_", "-"), dest=key, metavar="TEXT")
@@ -73,17 +80,15 @@ def cmd_checkpoint_set(args: argparse.Namespace) -> dict[str, Any]:
             "nothing to set: give fields (--phase, --next-step, …) or --from-file",
             ["hall checkpoint set --help"],
         )
-    result = checkpoint.set_checkpoint(_repo().paths, values, actor=current_actor(), fresh=args.fresh)
-    result["next"] = ["hall checkpoint show", "hall checkpoint history"]
-    return result
+    written = checkpoint.set_checkpoint(_repo().paths, values, actor=current_actor(), fresh=args.fresh)
+    return {**written.to_dict(), "next": ["hall checkpoint show", "hall checkpoint history"]}
 
 
-@checkpoint_group.command("history", "Every replaced version.")
+@checkpoint_group.command("history", "Every replaced version.", replies=(CheckpointHistory,))
 def cmd_checkpoint_history(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import checkpoint
 
-    versions = checkpoint.history(_repo().paths)
-    return {"versions": versions, "count": len(versions), "next": ["hall checkpoint show"]}
+    return {**checkpoint.history(_repo().paths).to_dict(), "next": ["hall checkpoint show"]}
 
 
 # -- notes ------------------------------------------------------------------------------------
@@ -93,6 +98,7 @@ note_group = Group("note")
 @note_group.command(
     "add",
     "Add a note (one fact).",
+    replies=(NoteReply,),
     args=[
         arg("--facet", required=True, choices=FACETS),
         arg("--fact", required=True),
@@ -104,7 +110,7 @@ note_group = Group("note")
 def cmd_note_add(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
 
-    note = notes.add(
+    added = notes.add(
         _repo().paths,
         fact=args.fact,
         facet=args.facet,
@@ -113,12 +119,13 @@ def cmd_note_add(args: argparse.Namespace) -> dict[str, Any]:
         slug=args.slug,
         actor=current_actor(),
     )
-    return {"note": note, "next": ["hall note list", f"hall note show {note['slug']}"]}
+    return {**added.to_dict(), "next": ["hall note list", f"hall note show {added.note['slug']}"]}
 
 
 @note_group.command(
     "list",
     "The notes index.",
+    replies=(NoteListing,),
     args=[
         arg("--facet", choices=FACETS),
         arg("--as-of", dest="as_of", metavar="DATE", help="the notes that held then (removed ones too)"),
@@ -128,27 +135,21 @@ def cmd_note_list(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
     from hallmark.core.memory.reading import as_of_stamp
 
-    found = notes.list_notes(_repo().paths, as_of=as_of_stamp(args.as_of))
-    if args.facet:
-        found = [n for n in found if n["facet"] == args.facet]
-    return {
-        "notes": found,
-        "index": [notes.index_line(n) for n in found],
-        "count": len(found),
-        "next": ["hall note show <slug>", "hall note add --facet … --fact '…'"],
-    }
+    found = notes.listing(_repo().paths, facet=args.facet, as_of=as_of_stamp(args.as_of))
+    return {**found.to_dict(), "next": ["hall note show <slug>", "hall note add --facet … --fact '…'"]}
 
 
-@note_group.command("show", "One note with its body.", args=[arg("slug")])
+@note_group.command("show", "One note with its body.", replies=(NoteReply,), args=[arg("slug")])
 def cmd_note_show(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
 
-    return {"note": notes.show(_repo().paths, args.slug), "next": ["hall note list"]}
+    return {**notes.show(_repo().paths, args.slug).to_dict(), "next": ["hall note list"]}
 
 
 @note_group.command(
     "remove",
     "Remove a note (kept under notes/removed/).",
+    replies=(NoteReply,),
     args=[
         arg("slug"),
         arg("--reason", required=True),
@@ -157,7 +158,5 @@ def cmd_note_show(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_note_remove(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import notes
 
-    return {
-        "note": notes.remove(_repo().paths, args.slug, args.reason, actor=current_actor()),
-        "next": ["hall note list"],
-    }
+    removed = notes.remove(_repo().paths, args.slug, args.reason, actor=current_actor())
+    return {**removed.to_dict(), "next": ["hall note list"]}

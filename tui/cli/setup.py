@@ -1,8 +1,8 @@
 """Setting up and keeping well: init, doctor, reindex, `setup claude|git`, and `hook <event>` (= hall-hook).
 
-Each command is declared on its handler, with its arguments; its summary is in commands.py. Core
-modules are imported inside the handlers: `hall hook` runs on Claude Code's hook path and must
-not load the doctor or the installer.
+Each command is declared on its handler, with its arguments and reply types (core/setup_results.py);
+its summary is in commands.py. Core modules are imported inside the handlers: `hall hook` runs on
+Claude Code's hook path and must not load the doctor or the installer.
 """
 
 from __future__ import annotations
@@ -12,13 +12,43 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hallmark.core.config_raw import CONFIG_NAME
+from hallmark.core.setup_results import (
+    DoctorReport,
+    GitHooksInstalled,
+    GitHooksRemoved,
+    Initialized,
+    PluginInstalled,
+    Reindexed,
+)
+
 from . import text
 from .framework import Group, arg, command
+
+
+def init_next(result: Initialized) -> list[str]:
+    """First, commit what init wrote: item worktrees are made from the base branch, so they only
+    see CLAUDE.md and the project identity once they are committed."""
+    written = [CONFIG_NAME] if result.config_written else []
+    if result.claude_md in ("created", "replaced", "appended"):
+        written.append("CLAUDE.md")
+    if result.project_identity.written:
+        written.append(Path(result.project_identity.file or ".agentmemory-project").name)
+    nxt = ['hall new --title "…"', "hall setup claude", "hall doctor"]
+    if written:
+        nxt.insert(0, f"git add {' '.join(written)} && git commit -m 'Set up Hallmark'")
+    return nxt
+
+
+def doctor_next(report: DoctorReport) -> list[str]:
+    """The fix of each failed check, in order; all well, a look at the items."""
+    return report.fixes or ["hall status --all"]
 
 
 @command(
     "init",
     text=text.init,
+    replies=(Initialized,),
     args=[
         arg("--capture", choices=["gate", "ask", "off"], default="gate"),
         arg("--base", help="the base branch (default: origin/HEAD, else the current branch)"),
@@ -28,26 +58,29 @@ from .framework import Group, arg, command
 def cmd_init(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import setup_repo
 
-    return setup_repo.init(Path.cwd(), capture=args.capture, base=args.base, claude_md=not args.no_claude_md)
+    done = setup_repo.init(Path.cwd(), capture=args.capture, base=args.base, claude_md=not args.no_claude_md)
+    reply = done.to_dict()
+    valid = reply.pop("config_valid")  # printed after `next`, as it always was
+    return {**reply, "next": init_next(done), "config_valid": valid}
 
 
-@command("doctor", text=text.doctor)
+@command("doctor", text=text.doctor, replies=(DoctorReport,))
 def cmd_doctor(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import doctor
 
-    result = doctor.run(Path.cwd())
-    if not result["ok"]:
-        result["_exit"] = 1
-    return result
+    report = doctor.run(Path.cwd())
+    reply = {**report.to_dict(), "next": doctor_next(report)}
+    if not report.ok:
+        reply["_exit"] = 1
+    return reply
 
 
-@command("reindex")
+@command("reindex", replies=(Reindexed,))
 def cmd_reindex(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core import doctor
     from hallmark.core.repo import open_repo
 
-    repo = open_repo()
-    events = repo.index.rebuild()
-    return {"events": events, "items": len(repo.index.items()), "next": ["hall status --all"]}
+    return {**doctor.reindex(open_repo()).to_dict(), "next": ["hall status --all"]}
 
 
 setup_group = Group("setup", dest="tool", metavar="<tool>")
@@ -56,6 +89,7 @@ setup_group = Group("setup", dest="tool", metavar="<tool>")
 @setup_group.command(
     "claude",
     "Install the Claude Code plugin for this user (atomic; writes the absolute path of hall-hook).",
+    replies=(PluginInstalled,),
     args=[
         arg("--dry-run", action="store_true", help="stage and validate, change nothing"),
         arg(
@@ -68,17 +102,22 @@ setup_group = Group("setup", dest="tool", metavar="<tool>")
 def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.plugin_install import install
 
-    result = install(dry_run=args.dry_run)
-    if args.sandbox:  # the sandbox wall (core/sandbox_profile.py): the profile in the user's settings
-        from hallmark.core import sandbox_profile
-
-        result["sandbox"] = sandbox_profile.install(Path.cwd(), dry_run=args.dry_run)
-    return result
+    # --sandbox: the sandbox wall (core/sandbox_profile.py), the profile in the user's settings too
+    done = install(dry_run=args.dry_run, sandbox_at=Path.cwd() if args.sandbox else None)
+    reply = done.to_dict()
+    sandbox = {"sandbox": reply.pop("sandbox")} if "sandbox" in reply else {}  # after `next`, as it always was
+    nxt = (
+        ["hall setup claude"]
+        if done.dry_run
+        else ["hall doctor", "restart Claude Code (or /reload-plugins) to load the hooks"]
+    )
+    return {**reply, "next": nxt, **sandbox}
 
 
 @setup_group.command(
     "git",
     "Install or repair the pre-push hook that refuses unhallmarked pushes (chains any hook already there).",
+    replies=(GitHooksInstalled, GitHooksRemoved),
     args=[
         arg("--dry-run", action="store_true", help="say what it would do, change nothing"),
         arg("--remove", action="store_true", help="take Hallmark's hook out and restore the chained one"),
@@ -91,12 +130,9 @@ def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
 
     paths = discover(None).require_initialized()  # type: ignore[union-attr]
     if args.remove:
-        result = githooks.remove(paths, dry_run=args.dry_run)
-        result["next"] = ["hall setup git", "hall doctor"]
-        return result
-    result = githooks.install(paths, dry_run=args.dry_run)
-    result["next"] = ["hall doctor"] if result["ok"] else ["hall doctor", "edit the tracked hook it names"]
-    return result
+        return {**githooks.remove(paths, dry_run=args.dry_run).to_dict(), "next": ["hall setup git", "hall doctor"]}
+    done = githooks.install(paths, dry_run=args.dry_run)
+    return {**done.to_dict(), "next": ["hall doctor"] if done.ok else ["hall doctor", "edit the tracked hook it names"]}
 
 
 @command(
@@ -106,7 +142,11 @@ def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
     ],
 )
 def cmd_hook(args: argparse.Namespace) -> dict[str, Any] | None:
-    """Run a hook exactly as hall-hook would: stdin JSON in, Claude Code's answer out."""
+    """Run a hook exactly as hall-hook would: stdin JSON in, Claude Code's answer out.
+
+    No reply type: its output is Claude Code's hook answer in Claude Code's own format (hooks/reply.py
+    builds it; some events answer nothing at all), not a Hallmark reply with `next`; it never returns
+    to the CLI's printer."""
     from hallmark.hooks.main import main as hook_main
 
     hook_main([args.event])
