@@ -11,7 +11,7 @@ from . import journal
 from .doctor_check import check as _check
 from .errors import HallError
 from .paths import RepoPaths, discover
-from .setup_results import Check, DoctorReport, Reindexed
+from .setup_results import Check, DoctorReport, LostWorktree, Reindexed
 
 if TYPE_CHECKING:
     from .repo import Repo
@@ -113,21 +113,21 @@ def _worktrees_check(paths: RepoPaths) -> Check:
     """Every unfinished item still has its worktree (someone may have deleted the folder by hand)."""
     from . import states
 
-    missing = []
+    missing: list[LostWorktree] = []
     for journal_path in sorted(paths.items_dir.glob("*/events.jsonl")):
         view = states.fold(journal_path.parent.name, journal.read(journal_path).events)
         if view.created and not view.terminal and view.worktree and not Path(view.worktree).is_dir():
-            missing.append({"item": view.id, "worktree": view.worktree})
+            missing.append(LostWorktree(item=view.id, worktree=view.worktree))
     if not missing:
         return _check("worktrees", True, "every unfinished item has its worktree")
-    shown = ", ".join(f"{m['item']} ({m['worktree']})" for m in missing[:10])
-    first = missing[0]["item"]
+    shown = ", ".join(f"{m.item} ({m.worktree})" for m in missing[:10])
+    first = missing[0].item
     return _check(
         "worktrees",
         False,
         f"missing worktrees: {shown}",
         f'git worktree prune, then hall drop {first} --reason "worktree lost" (or recreate it with git worktree add)',
-        missing=missing,
+        missing=tuple(missing),
     )
 
 

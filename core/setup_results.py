@@ -56,6 +56,13 @@ class GitHooksRemoved(Result):
 
 
 # -- hall doctor ------------------------------------------------------------------------------------
+class LostWorktree(Result):
+    """An unfinished item whose worktree folder is gone (someone deleted it by hand)."""
+
+    item: str
+    worktree: str
+
+
 class Check(Result):
     """One doctor check: its name, whether it passed, what it found, and (failed) the fix; a check
     may add what it found in detail (each key only where that check reports it)."""
@@ -85,7 +92,7 @@ class Check(Result):
     dirs: tuple[HookDir, ...] | None = None
     repaired: list[str] | None = None
     mismatches: list[str] | None = None
-    missing: list[dict[str, str]] | None = None  # {item, worktree}: unfinished items whose worktree is gone
+    missing: tuple[LostWorktree, ...] | None = None  # unfinished items whose worktree is gone
     bad_lines: list[dict[str, Any]] | None = None
     damaged: list[dict[str, Any]] | None = None
 
