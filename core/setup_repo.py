@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
 from .paths import RepoPaths, discover, user_data_dir
+
+if TYPE_CHECKING:
+    from .memory.move_results import IdentityWritten
 
 CLAUDE_START = "<!-- hallmark:start -->"
 CLAUDE_END = "<!-- hallmark:end -->"
@@ -210,14 +213,14 @@ def registered_repos() -> list[Path]:
     return [Path(p) for p in (data.get("repos") or {})]
 
 
-def _init_next(root: Path, wrote_config: bool, claude: str, project: dict[str, Any]) -> list[str]:
+def _init_next(root: Path, wrote_config: bool, claude: str, project: IdentityWritten) -> list[str]:
     """First, commit what init wrote: item worktrees are made from the base branch, so they only
     see CLAUDE.md and the project identity once they are committed."""
     written = [CONFIG_NAME] if wrote_config else []
     if claude in ("created", "replaced", "appended"):
         written.append("CLAUDE.md")
-    if project.get("written"):
-        written.append(Path(project.get("file") or ".agentmemory-project").name)
+    if project.written:
+        written.append(Path(project.file or ".agentmemory-project").name)
     nxt = ['hall new --title "…"', "hall setup claude", "hall doctor"]
     if written:
         nxt.insert(0, f"git add {' '.join(written)} && git commit -m 'Set up Hallmark'")
@@ -254,7 +257,7 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         "warnings": setup_warnings(root),
         "claude_md": claude,
         "initialized": created_state,
-        "project_identity": project,
+        "project_identity": project.to_dict(),
         "pre_push": pre_push,
         "next": _init_next(root, wrote_config, claude, project),
         "config_valid": _check_config(root),

@@ -19,6 +19,7 @@ from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
 from . import identity
+from .move_results import LockDraft, Locked
 
 _ID = re.compile(r"^(?:[dD]-?)?0*(\d{1,9})$")
 
@@ -129,7 +130,7 @@ def lock(
     supersedes: str | None = None,
     confirm: bool = False,
     actor: str = "you",
-) -> dict[str, Any]:
+) -> LockDraft | Locked:
     """Without confirm: what would be locked. With: lock it (and mark what it supersedes)."""
     title, specification = (title or "").strip(), (specification or "").strip()
     if not title or not specification:
@@ -151,7 +152,7 @@ def lock(
             [f"hall library lock --show {old.get('superseded_by')}"],
         )
     if not confirm:
-        return {"would_lock": draft, "supersedes": old["id"] if old else None, "locked": False}
+        return LockDraft(would_lock=draft, supersedes=old["id"] if old else None)
     from .access import person
 
     actor = person(paths, "lock a decision", supersedes, actor)
@@ -188,7 +189,7 @@ def lock(
             why=title,
             supersedes=old["id"] if old else None,
         )
-    return {"locked": True, "decision": decision}
+    return Locked(decision=decision)
 
 
 def restore(paths: RepoPaths, decision: dict[str, Any], actor: str = "you") -> bool:

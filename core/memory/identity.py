@@ -19,6 +19,8 @@ from pathlib import Path
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
+from .move_results import IdentityWritten
+
 FILE_NAME = ".agentmemory-project"
 GRAMMAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{1,127}")
 LOCAL_FILE = "identity.local"
@@ -246,7 +248,7 @@ def current(paths: RepoPaths) -> Identity:
     return Identity(local, "local")
 
 
-def write_proposal(paths: RepoPaths) -> dict[str, object]:
+def write_proposal(paths: RepoPaths) -> IdentityWritten:
     """Write `.agentmemory-project` at the main checkout if it is absent (for `hall init`)."""
     file = paths.main_checkout / FILE_NAME
     if file.exists():
@@ -254,19 +256,19 @@ def write_proposal(paths: RepoPaths) -> dict[str, object]:
             value = file.read_text(encoding="utf-8").strip()
         except OSError:
             value = ""
-        return {"file": str(file), "project": value, "written": False}
+        return IdentityWritten(file=str(file), project=value, written=False)
     value = proposal(paths)
     if value.startswith("local/"):
         local = paths.state_dir / "library" / LOCAL_FILE
         local.parent.mkdir(parents=True, exist_ok=True)
         local.write_text(value + "\n", encoding="utf-8")
     file.write_text(value + "\n", encoding="utf-8")
-    return {
-        "file": str(file),
-        "project": value,
-        "written": True,
-        "commit": f"git add {FILE_NAME} && git commit -m 'Project identity for memory'",
-    }
+    return IdentityWritten(
+        file=str(file),
+        project=value,
+        written=True,
+        commit=f"git add {FILE_NAME} && git commit -m 'Project identity for memory'",
+    )
 
 
 def read_committed_file(root: Path) -> str | None:
