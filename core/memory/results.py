@@ -207,14 +207,20 @@ class Proposed(Result):
 
 # -- listings -------------------------------------------------------------------------------------
 class LearningList(Result):
-    """`hall library list`: this project's learnings (as they stood then, with --as-of)."""
+    """`hall library list`: this project's learnings."""
 
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"as_of"})
-
-    learnings: tuple[LearningRow | HeldRow, ...]
+    learnings: tuple[LearningRow, ...]
     count: int
     project: str
-    as_of: str | None = None
+
+
+class LearningListThen(Result):
+    """`hall library list --as-of`: the learnings as they stood then, and whether each held then."""
+
+    learnings: tuple[HeldRow, ...]
+    count: int
+    project: str
+    as_of: str
 
 
 class PendingQueue(Result):

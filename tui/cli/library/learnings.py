@@ -20,6 +20,7 @@ from hallmark.core.memory.results import (
     HeldRow,
     History,
     LearningList,
+    LearningListThen,
     LearningReply,
     LearningRow,
     LearningShown,
@@ -129,7 +130,7 @@ def propose_next(result: Proposed) -> list[str]:
     "list",
     "List learnings.",
     text=text.learnings,
-    replies=(LearningList,),
+    replies=(LearningList, LearningListThen),
     args=[
         arg("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"]),
         arg("--kind", choices=KINDS),
@@ -145,14 +146,16 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
         items = api.pending(repo)
     else:
         items = api.list_learnings(repo, status=args.status, kind=args.kind, as_of=args.as_of)
-    rows: list[LearningRow] = [LearningRow.of(x) for x in items]
-    stamp = None
+    project = api.project_of(repo)
+    result: LearningList | LearningListThen
     if args.as_of:
         from hallmark.core.memory.reading import as_of_stamp
 
         stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
-        rows = [HeldRow(**LearningRow.fields_of(x), held_then=_held(x, stamp)) for x in items]
-    result = LearningList(learnings=tuple(rows), count=len(items), project=api.project_of(repo), as_of=stamp)
+        rows = tuple(HeldRow(**LearningRow.fields_of(x), held_then=_held(x, stamp)) for x in items)
+        result = LearningListThen(learnings=rows, count=len(items), project=project, as_of=stamp)
+    else:
+        result = LearningList(learnings=tuple(LearningRow.of(x) for x in items), count=len(items), project=project)
     return _reply(result, ["hall library review", "hall library show <id>"])
 
 
