@@ -14,15 +14,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
 from . import identity
-from .results import Briefing, BriefingLine, DegradedBriefing
 from .search_index import SearchIndex
 from .store import Learning, Store
+
+if TYPE_CHECKING:
+    from .results import Briefing, BriefingLine, DegradedBriefing
 
 EFFORT_CAPS = {"low": 2000, "medium": 4000}
 RAISED = frozenset({"NOT_A_REPO", "USAGE"})  # a caller's mistake, not a store that cannot be read
@@ -77,8 +79,11 @@ def build(
     as_of: str | None = None,
 ) -> Briefing:
     """The briefing now (only learnings valid now), or as it would have been on `as_of`."""
+    # imported here: the SessionStart hook loads this module, not this verb, and stays light
     from hallmark.core import clock
     from hallmark.core.config_raw import load_raw
+
+    from .results import Briefing, BriefingLine
 
     if limit is None:
         try:
@@ -193,6 +198,8 @@ def degraded_text(reason: str) -> str:
 
 def degraded(reason: str, fixes: list[str] | None = None) -> DegradedBriefing:
     """The briefing reply when the store cannot be read: no learnings, the reason, and what fixes it."""
+    from .results import DegradedBriefing
+
     return DegradedBriefing(degraded=reason, text=degraded_text(reason), fixes=tuple(fixes or ()))
 
 

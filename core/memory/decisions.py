@@ -12,14 +12,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallmark.core import atomic, clock, journal, secrets
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
 from . import identity
-from .move_results import LockDraft, Locked
+
+if TYPE_CHECKING:
+    from .move_results import LockDraft, Locked
 
 _ID = re.compile(r"^(?:[dD]-?)?0*(\d{1,9})$")
 
@@ -132,6 +134,9 @@ def lock(
     actor: str = "you",
 ) -> LockDraft | Locked:
     """Without confirm: what would be locked. With: lock it (and mark what it supersedes)."""
+    # imported here: the SessionStart hook loads this module, not this verb, and stays light
+    from .move_results import LockDraft, Locked
+
     title, specification = (title or "").strip(), (specification or "").strip()
     if not title or not specification:
         raise HallError("USAGE", "a decision needs --title and --spec", ["hall library lock --help"])

@@ -15,11 +15,13 @@ import subprocess
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
-from .move_results import IdentityWritten
+if TYPE_CHECKING:
+    from .move_results import IdentityWritten
 
 FILE_NAME = ".agentmemory-project"
 GRAMMAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{1,127}")
@@ -250,6 +252,9 @@ def current(paths: RepoPaths) -> Identity:
 
 def write_proposal(paths: RepoPaths) -> IdentityWritten:
     """Write `.agentmemory-project` at the main checkout if it is absent (for `hall init`)."""
+    # imported here: the SessionStart hook loads this module, not this verb, and stays light
+    from .move_results import IdentityWritten
+
     file = paths.main_checkout / FILE_NAME
     if file.exists():
         try:

@@ -11,27 +11,7 @@ import argparse
 from typing import Any
 
 from hallmark.core.errors import HallError
-from hallmark.core.memory.results import (
-    Accepted,
-    AuditReport,
-    Briefing,
-    DegradedBriefing,
-    Found,
-    HeldRow,
-    History,
-    LearningList,
-    LearningListThen,
-    LearningReply,
-    LearningRow,
-    LearningShown,
-    LearningThen,
-    PendingQueue,
-    PendingRow,
-    Proposed,
-    Reconciled,
-    Retired,
-    Skipped,
-)
+from hallmark.core.memory import results as lib
 from hallmark.core.memory.store import KINDS, SOURCES
 from hallmark.core.repo import current_actor, open_repo
 from hallmark.core.results import Result
@@ -67,7 +47,7 @@ learning_commands = Group("library")  # joined with the other parts in __init__.
 @learning_commands.command(
     "propose",
     "Propose a learning (or add an occurrence to the one it repeats).",
-    replies=(Proposed,),
+    replies=(lib.Proposed,),
     args=[
         arg("--kind", required=True, choices=KINDS),
         arg("--pattern", required=True, help="one idea, in words"),
@@ -118,7 +98,7 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
     return _reply(reply, propose_next(reply))
 
 
-def propose_next(result: Proposed) -> list[str]:
+def propose_next(result: lib.Proposed) -> list[str]:
     """Landing on a rejection or a retirement: only reopening brings it back."""
     lid = result.id
     if result.previously_rejected or result.previously_retired:
@@ -130,7 +110,7 @@ def propose_next(result: Proposed) -> list[str]:
     "list",
     "List learnings.",
     text=text.learnings,
-    replies=(LearningList, LearningListThen),
+    replies=(lib.LearningList, lib.LearningListThen),
     args=[
         arg("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"]),
         arg("--kind", choices=KINDS),
@@ -147,15 +127,17 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
     else:
         items = api.list_learnings(repo, status=args.status, kind=args.kind, as_of=args.as_of)
     project = api.project_of(repo)
-    result: LearningList | LearningListThen
+    result: lib.LearningList | lib.LearningListThen
     if args.as_of:
         from hallmark.core.memory.reading import as_of_stamp
 
         stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
-        rows = tuple(HeldRow(**LearningRow.fields_of(x), held_then=_held(x, stamp)) for x in items)
-        result = LearningListThen(learnings=rows, count=len(items), project=project, as_of=stamp)
+        rows = tuple(lib.HeldRow(**lib.LearningRow.fields_of(x), held_then=_held(x, stamp)) for x in items)
+        result = lib.LearningListThen(learnings=rows, count=len(items), project=project, as_of=stamp)
     else:
-        result = LearningList(learnings=tuple(LearningRow.of(x) for x in items), count=len(items), project=project)
+        result = lib.LearningList(
+            learnings=tuple(lib.LearningRow.of(x) for x in items), count=len(items), project=project
+        )
     return _reply(result, ["hall library review", "hall library show <id>"])
 
 
@@ -166,7 +148,7 @@ def _held(learning, stamp: str) -> bool:
 @learning_commands.command(
     "show",
     "Show one learning, where accepting it writes, and its tombstone.",
-    replies=(LearningShown, LearningThen),
+    replies=(lib.LearningShown, lib.LearningThen),
     args=[
         arg("id"),
         arg("--as-of", dest="as_of", metavar="DATE", help="the version recorded by then"),
@@ -181,7 +163,7 @@ def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
 
         then = api.get(repo, args.id, as_of=args.as_of)
         stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
-        shown_then = LearningThen.of(then, as_of=stamp, held_then=_held(then, stamp))
+        shown_then = lib.LearningThen.of(then, as_of=stamp, held_then=_held(then, stamp))
         return _reply(shown_then, [f"hall library show {then.id}", f"hall library history {then.id}"])
     learning = api.get(repo, args.id)
     preview = api.preview(repo, learning.id)
@@ -192,7 +174,7 @@ def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
             f"hall library accept {learning.id} --confirm-automation {auto['confirm']}",
             *[n for n in nxt if not n.startswith(f"hall library accept {learning.id}")],
         ]
-    shown = LearningShown.of(
+    shown = lib.LearningShown.of(
         learning,
         preview=preview,
         tombstone=api.tombstone_for(repo, learning.id),
@@ -224,7 +206,7 @@ def _next_for(learning) -> list[str]:
 @learning_commands.command(
     "accept",
     "Approve a learning (a person only); promotes it where its kind has a home.",
-    replies=(Accepted,),
+    replies=(lib.Accepted,),
     args=[
         arg("id"),
         arg("--pattern", help="accept with this edited text"),
@@ -252,35 +234,37 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
         valid_from=args.valid_from,
         valid_until=args.valid_until,
     )
-    accepted = Accepted.of(learning, promoted_to=(learning.promotion or {}).get("path"))
+    accepted = lib.Accepted.of(learning, promoted_to=(learning.promotion or {}).get("path"))
     return _reply(accepted, [*_next_for(learning), "hall library review"])
 
 
 @learning_commands.command(
     "reject",
     "Decline a learning: it becomes a tombstone with the reason.",
-    replies=(LearningReply,),
+    replies=(lib.LearningReply,),
     args=[arg("id"), arg("--reason", required=True)],
 )
 def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.reject(_repo(), args.id, args.reason, actor=current_actor())
-    return _reply(LearningReply.of(learning), ["hall library review", f"hall library undo {learning.id}"])
+    return _reply(lib.LearningReply.of(learning), ["hall library review", f"hall library undo {learning.id}"])
 
 
-@learning_commands.command("skip", "Not now: offered again at the next drain.", replies=(Skipped,), args=[arg("id")])
+@learning_commands.command(
+    "skip", "Not now: offered again at the next drain.", replies=(lib.Skipped,), args=[arg("id")]
+)
 def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.skip(_repo(), args.id, actor=current_actor())
-    return _reply(Skipped.of(learning, skip_count=learning.skip_count), ["hall library review"])
+    return _reply(lib.Skipped.of(learning, skip_count=learning.skip_count), ["hall library review"])
 
 
 @learning_commands.command(
     "retire",
     "Take an accepted learning out of use, removing its promoted block or file.",
-    replies=(Retired,),
+    replies=(lib.Retired,),
     args=[
         arg("id"),
         arg("--reason", required=True),
@@ -297,7 +281,7 @@ def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
     ours = kept and (
         kept.get("version") == learning.version if "version" in kept else kept.get("t") == learning.updated
     )
-    retired = Retired.of(
+    retired = lib.Retired.of(
         learning,
         kept=kept if ours else None,
         message=f"Your edit of the promoted text was kept at {kept['at']}: {kept['why']}." if ours else None,
@@ -308,21 +292,21 @@ def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
 @learning_commands.command(
     "undo",
     "Revert the last decision on a learning (and the promotion it caused).",
-    replies=(LearningReply,),
+    replies=(lib.LearningReply,),
     args=[arg("id")],
 )
 def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.undo(_repo(), args.id, actor=current_actor())
-    return _reply(LearningReply.of(learning), _next_for(learning))
+    return _reply(lib.LearningReply.of(learning), _next_for(learning))
 
 
 @learning_commands.command(
     "review",
     "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).",
     text=text.learnings,
-    replies=(PendingQueue, LearningReply),
+    replies=(lib.PendingQueue, lib.LearningReply),
     args=[
         arg("--accept", metavar="ID"),
         arg("--skip", metavar="ID"),
@@ -345,18 +329,18 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
     actor = current_actor()
     if args.reopen:
         learning = api.reopen(repo, args.reopen, actor=actor, reason=args.reason or "")
-        return _reply(LearningReply.of(learning), _next_for(learning))
+        return _reply(lib.LearningReply.of(learning), _next_for(learning))
     if args.accept:
         learning = api.accept(repo, args.accept, actor=actor, confirm_automation=args.confirm_automation)
-        return _reply(LearningReply.of(learning), ["hall library review"])
+        return _reply(lib.LearningReply.of(learning), ["hall library review"])
     if args.reject:
         if not args.reason:
             raise HallError("USAGE", "--reject needs --reason", ["hall library review --reject ID --reason '…'"])
         learning = api.reject(repo, args.reject, args.reason, actor=actor)
-        return _reply(LearningReply.of(learning), ["hall library review"])
+        return _reply(lib.LearningReply.of(learning), ["hall library review"])
     if args.skip:
         learning = api.skip(repo, args.skip, actor=actor)
-        return _reply(LearningReply.of(learning), ["hall library review"])
+        return _reply(lib.LearningReply.of(learning), ["hall library review"])
     api.propose_retirements(repo, actor="librarian")  # unused for retire_after: offered, never removed
     queue = api.pending(repo)
     entries = []
@@ -373,8 +357,8 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
                 "accept": f"hall library accept {learning.id} --confirm-automation {auto['confirm']}",
             }
         entries.append(
-            PendingRow(
-                **LearningRow.fields_of(learning),
+            lib.PendingRow(
+                **lib.LearningRow.fields_of(learning),
                 rationale=learning.rationale,
                 evidence=learning.evidence,
                 where=api.preview(repo, learning.id),
@@ -383,7 +367,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
             )
         )
     first = queue[0] if queue else None
-    result = PendingQueue(pending=tuple(entries), count=len(entries), last_drain=api.last_drain_summary(repo))
+    result = lib.PendingQueue(pending=tuple(entries), count=len(entries), last_drain=api.last_drain_summary(repo))
     return _reply(result, _next_for(first) if first else ["hall library list"])
 
 
@@ -391,7 +375,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
     "search",
     "Full-text search of accepted learnings (SQLite FTS5).",
     text=text.learnings,
-    replies=(Found,),
+    replies=(lib.Found,),
     args=[
         arg("words", nargs="+"),
         arg("--limit", type=int, default=20),
@@ -408,9 +392,9 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
     found = index.search(api.project_of(repo), " ".join(args.words), limit=args.limit)
     if not found:
         found = index.search(api.project_of(repo), " ".join(args.words), limit=args.limit, mode="OR")
-    result = Found(
+    result = lib.Found(
         query=" ".join(args.words),
-        learnings=tuple(LearningRow.of(x) for x in found),
+        learnings=tuple(lib.LearningRow.of(x) for x in found),
         count=len(found),
         searched="accepted learnings only",
     )
@@ -421,7 +405,7 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
     "briefing",
     "Accepted learnings for changed paths, within the effort's token cap.",
     text=text.briefing,
-    replies=(Briefing, DegradedBriefing),
+    replies=(lib.Briefing, lib.DegradedBriefing),
     args=[
         arg("--paths", nargs="+", metavar="GLOB"),
         arg("--effort", choices=["low", "medium", "high"], default="high"),
@@ -440,9 +424,9 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
     return _reply(result, briefing_next(result))
 
 
-def briefing_next(result: Briefing | DegradedBriefing) -> list[str]:
+def briefing_next(result: lib.Briefing | lib.DegradedBriefing) -> list[str]:
     """A degraded briefing points at the doctor and what repairs the store."""
-    if isinstance(result, DegradedBriefing):
+    if isinstance(result, lib.DegradedBriefing):
         return ["hall doctor", *result.fixes]
     return ["hall library search <words>", "hall library list"]
 
@@ -450,7 +434,7 @@ def briefing_next(result: Briefing | DegradedBriefing) -> list[str]:
 @learning_commands.command(
     "reconcile",
     "Find promoted blocks/files edited or deleted by hand; update, retire or restore.",
-    replies=(Reconciled,),
+    replies=(lib.Reconciled,),
     args=[
         arg("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text"),
         arg("--retire", action="append", metavar="ID"),
@@ -468,14 +452,14 @@ def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
 
 
 @learning_commands.command(
-    "history", "Every version of a learning and its audit lines.", replies=(History,), args=[arg("id")]
+    "history", "Every version of a learning and its audit lines.", replies=(lib.History,), args=[arg("id")]
 )
 def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     repo = _repo()
     versions = api.history(repo, args.id)
-    result = History(
+    result = lib.History(
         id=versions[-1].id if versions else args.id,
         versions=[v.to_dict() for v in versions],
         audit=api.audit_log(repo, args.id),
@@ -486,7 +470,7 @@ def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
 @learning_commands.command(
     "audit",
     "The append-only audit log (--verify replays it against the files).",
-    replies=(AuditReport,),
+    replies=(lib.AuditReport,),
     args=[
         arg("id", nargs="?"),
         arg("--verify", action="store_true"),
@@ -499,7 +483,7 @@ def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
     lines = api.audit_log(repo, args.id)
     problems = api.verify_audit(repo) if args.verify else None
-    result = AuditReport(
+    result = lib.AuditReport(
         audit=lines[-args.limit :] if args.limit else lines,
         count=len(lines),
         verified=(not problems) if problems is not None else None,

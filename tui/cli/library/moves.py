@@ -160,6 +160,11 @@ def cmd_unused(args: argparse.Namespace) -> dict[str, Any]:
     ],
 )
 def cmd_identity(args: argparse.Namespace) -> dict[str, Any]:
+    """Not person-only, --write included (as `hall init`, which writes the same file, is not): it
+    writes `.agentmemory-project` only when absent, with the value memory already reads here (the
+    origin's, else this clone's local one), never one the caller chooses; and memory is scoped by
+    the committed value only, so until a person commits it the file changes whose memory is read for
+    nobody (tests/cli/test_library_results.py). An agent gains nothing its Write tool does not give."""
     from hallmark.core.memory import identity
     from hallmark.core.paths import discover
 
