@@ -8,20 +8,32 @@ from __future__ import annotations
 import json
 import stat
 import sys
+from pathlib import Path
 
+import jsonschema
 import pytest
 from hallmark.core.memory import move_results as moves
 from hallmark.core.memory import results as lib
 from hallmark.core.results import reply_keys
 
 from ..conftest import git
-from .replies import check_reply, reply_of
+from .replies import check_reply, reply_of, schema_of
 
 
 def _patch() -> pytest.MonkeyPatch:
     """A monkeypatch of its own for each run: run_main undoes it, and must not undo the test's
     isolated HOME and data dir with it."""
     return pytest.MonkeyPatch()
+
+
+def check_after(root: Path, command: str, data: dict, cls: type, *after: str) -> dict:
+    """A reply whose `after` keys come after `next`, where they always were: valid against its
+    schema, and the result's other keys in order before `next`."""
+    schema = schema_of(_patch(), root, f"library {command}")
+    jsonschema.validate(data, schema["definitions"]["reply"])
+    keys = [k for k in reply_keys(cls) if k in data and k not in after]
+    assert list(data) == [*keys, "next", *after], list(data)
+    return data
 
 
 @pytest.fixture
@@ -57,7 +69,7 @@ def test_learning_verbs_reply_with_their_results(library):
     brief = check("briefing", reply("briefing"), lib.Briefing)
     assert list(brief["learnings"][0]) == ["id", "kind", "pattern", "paths", "why", "tokens"]
     assert brief["next"] == ["hall library search <words>", "hall library list"]
-    then = check("list", reply("list", "--as-of", "2999-01-01"), lib.LearningListThen)
+    then = check_after(root, "list", reply("list", "--as-of", "2999-01-01"), lib.LearningListThen, "as_of")
     assert then["learnings"][0]["held_then"] is True and list(then["learnings"][0])[-1] == "held_then"
     check("show", reply("show", lid, "--as-of", "2999-01-01"), lib.LearningThen)
     check("history", reply("history", lid), lib.History)
@@ -80,6 +92,12 @@ def test_learning_verbs_reply_with_their_results(library):
     assert "not true here" in back["message"] and back["tombstone"]["reason"] == "not true here"
     assert back["next"] == [f"hall library show {lid}", f"hall library review --reopen {lid}"]
     check("unused", reply("unused"), lib.RetirementsProposed)
+    hook = ["--detail", "hook_event=PostToolUse", "--detail", "hook_matcher=Write", "--detail", "action=npx prettier"]
+    auto = reply("propose", "--kind", "automation", "--pattern", "Run prettier", *hook)
+    shown = check_after(root, "show", reply("show", auto["id"]), lib.LearningShown, "automation")
+    assert shown["automation"] == shown["preview"]["automation"] and shown["next"][0].endswith(
+        f"--confirm-automation {shown['automation']['confirm']}"
+    )
 
 
 def test_a_briefing_the_store_cannot_give_is_degraded_with_its_fixes_in_next(library):

@@ -23,8 +23,12 @@ def _repo():
     return open_repo()
 
 
-def _reply(result: Result, next_: list[str]) -> dict[str, Any]:
-    return {**result.to_dict(), "next": next_}
+def _reply(result: Result, next_: list[str], *after: str) -> dict[str, Any]:
+    """The reply: the result's keys, then `next`, then the keys in `after` (where they always were:
+    `list --as-of`'s as_of and `show`'s automation came after `next`)."""
+    data = result.to_dict()
+    tail = {key: data.pop(key) for key in after if key in data}
+    return {**data, "next": next_, **tail}
 
 
 def _details(pairs: list[str] | None) -> dict[str, Any]:
@@ -138,7 +142,7 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
         result = lib.LearningList(
             learnings=tuple(lib.LearningRow.of(x) for x in items), count=len(items), project=project
         )
-    return _reply(result, ["hall library review", "hall library show <id>"])
+    return _reply(result, ["hall library review", "hall library show <id>"], "as_of")
 
 
 def _held(learning, stamp: str) -> bool:
@@ -181,7 +185,7 @@ def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
         versions=len(api.history(repo, learning.id)),
         automation={**(preview.automation or {})} if auto else None,
     )
-    return _reply(shown, nxt)
+    return _reply(shown, nxt, "automation")
 
 
 def _next_for(learning) -> list[str]:
