@@ -128,6 +128,22 @@ class DrainSummary(Result):
     ids: list[str]
     remaining: int
 
+    @classmethod
+    def never(cls, remaining: int) -> DrainSummary:
+        """No drain has happened yet."""
+        return cls(
+            started=None,
+            ended=None,
+            decisions=0,
+            accepted=0,
+            skipped=0,
+            rejected=0,
+            retired=0,
+            undone=0,
+            ids=[],
+            remaining=remaining,
+        )
+
 
 # -- one learning, as a verb left it --------------------------------------------------------------
 class LearningReply(Result):

@@ -102,18 +102,7 @@ def last_drain_summary(repo: Any) -> DrainSummary:
     ]
     remaining = len(pending(repo))
     if not lines:
-        return DrainSummary(
-            started=None,
-            ended=None,
-            decisions=0,
-            accepted=0,
-            skipped=0,
-            rejected=0,
-            retired=0,
-            undone=0,
-            ids=[],
-            remaining=remaining,
-        )
+        return DrainSummary.never(remaining)
     run = [lines[-1]]
     for event in reversed(lines[:-1]):
         if clock.parse_time(run[-1]["t"]) - clock.parse_time(event["t"]) > DRAIN_GAP:

@@ -12,18 +12,7 @@ from hallmark.core.memory.store import Learning
 
 LEARNING = Learning(id="L-0001", kind="rule", pattern="Money is integer cents", created="2026-12-01T00:00:00Z")
 PREVIEW = lib.Preview(target="claude_md", where="CLAUDE.md", path="CLAUDE.md", text="- Money", problem=None)
-DRAIN = lib.DrainSummary(
-    started=None,
-    ended=None,
-    decisions=0,
-    accepted=0,
-    skipped=0,
-    rejected=0,
-    retired=0,
-    undone=0,
-    ids=[],
-    remaining=0,
-)
+DRAIN = lib.DrainSummary.never(0)
 ROW = lib.LearningRow.of(LEARNING)
 LINE = lib.BriefingLine(id="L-0001", kind="rule", pattern="p", paths=[], why="general", tokens=5)
 
