@@ -102,7 +102,7 @@ def accept_reopened(repo: Any, lid: str, actor: str = PERSON) -> Learning:
 
 def decide(repo: Any, verb: str, lid: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """One decision verb (accept, skip, reject, undo) on one card; the learning as a dict, and after a
-    rejection its tombstone."""
+    rejection its tombstone (a `Tombstone`, or None). A dict, not a result: no command replies with it."""
     if verb not in ("accept", "skip", "reject", "undo"):
         raise HallError("USAGE", f"The drain has no decision {verb!r}.", ["hall library review"])
     learning = getattr(deciding, verb)(repo, lid, *args, **kwargs)
