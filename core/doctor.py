@@ -97,7 +97,7 @@ def _library_check(paths: RepoPaths) -> Check:
     did += [f"removed {r['id']}'s block from {r['path']} ({r['status']})" for r in repaired["removed"]]
     did += [f"removed temp file {t}" for t in repaired["temp_removed"]]
     left = [f"{o['id']} in {o['path']}: {o['state']}" for o in repaired["orphans"]]
-    left += [f"{d['id']} {d['state']} by hand in {d['path']}" for d in drift]
+    left += [f"{d.id} {d.state} by hand in {d.path}" for d in drift]
     detail = "; ".join(did + left) or "store and promoted files agree"
     return _check(
         "library",

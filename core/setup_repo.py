@@ -9,7 +9,7 @@ from pathlib import Path
 from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
 from .paths import RepoPaths, discover, user_data_dir
-from .setup_results import Initialized, PrePushInstall, ProjectIdentity, SetupWarning
+from .setup_results import Initialized, PrePushInstall, SetupWarning
 
 CLAUDE_START = "<!-- hallmark:start -->"
 CLAUDE_END = "<!-- hallmark:end -->"
@@ -240,7 +240,7 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         warnings=tuple(setup_warnings(root)),
         claude_md=claude,
         initialized=created_state,
-        project_identity=ProjectIdentity(**project),  # type: ignore[arg-type]  # write_proposal's keys
+        project_identity=project,
         pre_push=pre_push,
         config_valid=_check_config(root),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from .memory.move_results import IdentityWritten
 from .results import Result
 
 
@@ -129,17 +130,6 @@ class SetupWarning(Result):
     text: str
 
 
-class ProjectIdentity(Result):
-    """The memory store's project identity file: kept, or proposed (written) with how to commit it."""
-
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"commit"})
-
-    file: str
-    project: str
-    written: bool
-    commit: str | None = None
-
-
 class PrePushInstall(Result):
     """The pre-push hook as init left it; init never fails over it (its own `next` names the repair)."""
 
@@ -163,7 +153,7 @@ class Initialized(Result):
     warnings: tuple[SetupWarning, ...]
     claude_md: str
     initialized: bool
-    project_identity: ProjectIdentity
+    project_identity: IdentityWritten  # the memory store's project identity file: kept, or proposed
     pre_push: PrePushInstall
     config_valid: bool
 

@@ -122,11 +122,11 @@ def propose_learnings(repo: Repo, ids: dict[str, str]) -> dict[str, Any]:
 
     first = distill.distill(repo, ids["dropped"])
     rejected = []
-    for entry in first.get("proposed", []):
-        learning = library.reject(repo, entry["id"], scenario.FLOAT_REJECTION, actor="you")
+    for entry in first.proposed:
+        learning = library.reject(repo, entry.id, scenario.FLOAT_REJECTION, actor="you")
         rejected.append({"id": learning.id, "pattern": learning.pattern, "reason": learning.reason})
     second = distill.distill(repo, ids["rejected"])
-    return {"runs": [first.get("run"), second.get("run")], "rejected_first": rejected, "replies": second}
+    return {"runs": [first.run, second.run], "rejected_first": rejected, "replies": second}
 
 
 # -- the live part --------------------------------------------------------------------------------
@@ -293,10 +293,10 @@ def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]
 
 
 def _learnings(repo: Repo, library: Any, learned: dict[str, Any] | None) -> dict[str, Any]:
-    replies = (learned or {}).get("replies") or {}
+    replies = (learned or {}).get("replies")
     proposed, merged, tombstone = [], [], []
-    for entry in replies.get("proposed", []):
-        learning = library.get(repo, entry["id"])
+    for entry in replies.proposed if replies is not None else ():
+        learning = library.get(repo, entry.id)
         row = {
             "id": learning.id,
             "kind": learning.kind,
@@ -304,23 +304,23 @@ def _learnings(repo: Repo, library: Any, learned: dict[str, Any] | None) -> dict
             "status": learning.status,
             "occurrences": learning.occurrences,
         }
-        if entry.get("previously_rejected"):
-            tomb = library.tombstone_for(repo, learning.id) or {}
+        if entry.previously_rejected:
+            tomb = library.tombstone_for(repo, learning.id)
             tombstone.append(
                 {
                     **row,
-                    "landed_on_tombstone": tomb.get("id"),
-                    "rejected_because": tomb.get("reason"),
-                    "reproposed": tomb.get("reproposed"),
+                    "landed_on_tombstone": tomb.id if tomb else None,
+                    "rejected_because": tomb.reason if tomb else None,
+                    "reproposed": tomb.reproposed if tomb else None,
                 }
             )
-        elif entry.get("merged"):
+        elif entry.merged:
             merged.append(
                 {"merged_into": learning.id, "pattern": learning.pattern, "occurrences": learning.occurrences}
             )
         else:
             proposed.append(row)
-    refused = [{"code": s.get("code"), "why": s.get("why")} for s in replies.get("skipped", [])]
+    refused = [{"code": s.get("code"), "why": s.get("why")} for s in (replies.skipped if replies is not None else [])]
     pending = [
         {"id": x.id, "kind": x.kind, "pattern": x.pattern, "occurrences": x.occurrences} for x in library.pending(repo)
     ]

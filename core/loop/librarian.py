@@ -14,13 +14,16 @@ lowest-priority worker: one item per repo per pass, and only while the librarian
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallmark.core import clock, items, states
 from hallmark.core.errors import HallError
 from hallmark.core.repo import Repo
 
 from . import budget, leases, runs
+
+if TYPE_CHECKING:
+    from hallmark.core.memory.move_results import Distilled
 
 ACTOR = "librarian"
 PER_PASS = 1
@@ -77,20 +80,20 @@ def distill_one(repo: Repo, item_id: str) -> dict[str, Any]:
 
     runs.recover_dead(repo, item_id)  # a librarian run that died with an earlier daemon is closed first
     failed: str | None = None
-    reply: dict[str, Any] = {}
+    reply: Distilled | None = None
     try:
         reply = distill.distill(repo, item_id)  # records `distilled` once its run has ended
-        failed = reply.get("failed")
+        failed = reply.failed
     except HallError as exc:
         failed = f"{exc.code}: {exc.message}"
     except Exception as exc:  # noqa: BLE001 - the librarian must never stop the loop
         failed = f"internal error: {exc!r}"
-    run = reply.get("run")
+    run = reply.run if reply is not None else None
     if failed and run and _rate_limited(repo, item_id, run):
         budget.pause_for_plan(repo, _resets_at(repo, item_id, run))
         return {"item": item_id, "outcome": "distill_paused", "run": run, "step": ACTOR}
-    proposed = [p["id"] for p in reply.get("proposed") or [] if p.get("id")]
-    retiring = list(reply.get("retirement_proposed") or [])
+    proposed = [p.id for p in reply.proposed if p.id] if reply is not None else []
+    retiring = list(reply.retirement_proposed) if reply is not None else []
     if not _recorded_run(repo, item_id, run):  # it failed before or after its run: still distilled once
         items.record(
             repo,
@@ -100,7 +103,7 @@ def distill_one(repo: Repo, item_id: str) -> dict[str, Any]:
             run=run,
             proposed=proposed,
             retirement_proposed=retiring,
-            skipped=len(reply.get("skipped") or []),
+            skipped=len(reply.skipped) if reply is not None else 0,
             failed=failed,
             rate_limited=False,
         )

@@ -193,7 +193,7 @@ def library_briefing(repo: Repo, cwd: str | Path, start: str, sha: str, query: s
         from hallmark.core.memory import briefing
 
         changed = git.out(["diff", "--name-only", f"{start}..{sha}"], cwd).splitlines()
-        return str(briefing.build(repo.paths, changed=changed, query=query).get("text") or "")
+        return briefing.build(repo.paths, changed=changed, query=query).text
     except Exception:  # noqa: BLE001 - the Library is advice, never a gate
         return ""
 

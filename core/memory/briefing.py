@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
@@ -22,6 +22,9 @@ from hallmark.core.paths import RepoPaths
 from . import identity
 from .search_index import SearchIndex
 from .store import Learning, Store
+
+if TYPE_CHECKING:
+    from .results import Briefing, BriefingLine, DegradedBriefing
 
 EFFORT_CAPS = {"low": 2000, "medium": 4000}
 RAISED = frozenset({"NOT_A_REPO", "USAGE"})  # a caller's mistake, not a store that cannot be read
@@ -74,10 +77,13 @@ def build(
     query: str = "",
     limit: int | None = None,
     as_of: str | None = None,
-) -> dict[str, Any]:
+) -> Briefing:
     """The briefing now (only learnings valid now), or as it would have been on `as_of`."""
+    # imported here: the SessionStart hook loads this module, not this verb, and stays light
     from hallmark.core import clock
     from hallmark.core.config_raw import load_raw
+
+    from .results import Briefing, BriefingLine
 
     if limit is None:
         try:
@@ -99,7 +105,8 @@ def build(
 
     header = HEADER.format(cap=cap, method=TOKEN_METHOD)
     used = estimate_tokens(header + "\n")
-    included, omitted, misses = [], 0, 0
+    included: list[BriefingLine] = []
+    omitted, misses = 0, 0
     lines = [header]
     # candidates are read a page at a time, only until the cap is full
     for learning, why in _stages_then(then, changed) if as_of else _stages(index, project, changed, query):
@@ -121,30 +128,24 @@ def build(
         used += cost
         lines.append(text)
         included.append(
-            {
-                "id": learning.id,
-                "kind": learning.kind,
-                "pattern": learning.pattern,
-                "paths": learning.paths,
-                "why": why,
-                "tokens": cost,
-            }
+            BriefingLine(
+                id=learning.id, kind=learning.kind, pattern=learning.pattern, paths=learning.paths, why=why, tokens=cost
+            )
         )
     text = "\n".join(lines) + "\n" if included else ""
     # the per-line sum of rounded-up estimates bounds the whole, so the cap holds for the text
-    return {
-        "project": project,
-        "effort": effort or "high",
-        "cap_tokens": cap,
-        "limit_tokens": limit,
-        "as_of": moment if as_of else None,
-        "tokens": estimate_tokens(text),
-        "token_estimate": TOKEN_METHOD,
-        "learnings": included,
-        "omitted": omitted,
-        "text": text,
-        "memory_restored": True,
-    }
+    return Briefing(
+        project=project,
+        effort=effort or "high",
+        cap_tokens=cap,
+        limit_tokens=limit,
+        as_of=moment if as_of else None,
+        tokens=estimate_tokens(text),
+        token_estimate=TOKEN_METHOD,
+        learnings=tuple(included),
+        omitted=omitted,
+        text=text,
+    )
 
 
 # -- degraded mode (plan-build: an explicit, reported degraded mode when the store cannot be read) --
@@ -195,19 +196,14 @@ def degraded_text(reason: str) -> str:
     )
 
 
-def degraded(reason: str, fixes: list[str] | None = None) -> dict[str, Any]:
+def degraded(reason: str, fixes: list[str] | None = None) -> DegradedBriefing:
     """The briefing reply when the store cannot be read: no learnings, the reason, and what fixes it."""
-    return {
-        "memory_restored": False,
-        "degraded": reason,
-        "learnings": [],
-        "tokens": 0,
-        "text": degraded_text(reason),
-        "next": ["hall doctor", *(fixes or [])],
-    }
+    from .results import DegradedBriefing
+
+    return DegradedBriefing(degraded=reason, text=degraded_text(reason), fixes=tuple(fixes or ()))
 
 
-def build_or_degraded(make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def build_or_degraded(make: Callable[[], Briefing]) -> Briefing | DegradedBriefing:
     """`make()` (a build, with the repository it opens), or the degraded reply when the store or the
     repository's Hallmark state cannot be read. A usage error or a missing repository still raises."""
     import sqlite3

@@ -12,13 +12,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallmark.core import atomic, clock, journal, secrets
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
 from . import identity
+
+if TYPE_CHECKING:
+    from .move_results import LockDraft, Locked
 
 _ID = re.compile(r"^(?:[dD]-?)?0*(\d{1,9})$")
 
@@ -129,8 +132,11 @@ def lock(
     supersedes: str | None = None,
     confirm: bool = False,
     actor: str = "you",
-) -> dict[str, Any]:
+) -> LockDraft | Locked:
     """Without confirm: what would be locked. With: lock it (and mark what it supersedes)."""
+    # imported here: the SessionStart hook loads this module, not this verb, and stays light
+    from .move_results import LockDraft, Locked
+
     title, specification = (title or "").strip(), (specification or "").strip()
     if not title or not specification:
         raise HallError("USAGE", "a decision needs --title and --spec", ["hall library lock --help"])
@@ -151,7 +157,7 @@ def lock(
             [f"hall library lock --show {old.get('superseded_by')}"],
         )
     if not confirm:
-        return {"would_lock": draft, "supersedes": old["id"] if old else None, "locked": False}
+        return LockDraft(would_lock=draft, supersedes=old["id"] if old else None)
     from .access import person
 
     actor = person(paths, "lock a decision", supersedes, actor)
@@ -188,7 +194,7 @@ def lock(
             why=title,
             supersedes=old["id"] if old else None,
         )
-    return {"locked": True, "decision": decision}
+    return Locked(decision=decision)
 
 
 def restore(paths: RepoPaths, decision: dict[str, Any], actor: str = "you") -> bool:

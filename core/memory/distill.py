@@ -19,6 +19,7 @@ from hallmark.core import journal
 from hallmark.core.errors import HallError
 
 from . import api, failures
+from .move_results import Distilled, DistilledLearning
 from .store import KINDS, SOURCES
 
 LEARNINGS_SCHEMA: dict[str, Any] = {
@@ -119,7 +120,7 @@ def build_prompt(repo: Any, item_id: str) -> str:
     return PROMPT.format(item=item_id, accepted=listed, record=record_of(repo, item_id))
 
 
-def distill(repo: Any, item_id: str) -> dict[str, Any]:
+def distill(repo: Any, item_id: str) -> Distilled:
     from hallmark.core.runner import spawn
 
     prompt = build_prompt(repo, item_id)
@@ -130,24 +131,30 @@ def distill(repo: Any, item_id: str) -> dict[str, Any]:
         repo,
         spawn.RunSpec(role="librarian", prompt=prompt, cwd=repo.root, item_id=item_id, json_schema=LEARNINGS_SCHEMA),
     )
-    reply: dict[str, Any] = {
-        "item": item_id,
-        "run": result.name,
-        "model": result.model,
-        "proposed": [],
-        "retirement_proposed": [],
-        "skipped": [],
-    }
-    if not result.ok:
-        reply.update(
-            failed=result.failure, message=f"The librarian's run failed ({result.failure}); nothing was proposed."
+    proposed: list[DistilledLearning] = []
+    retiring: list[str] = []
+    skipped: list[dict[str, Any]] = []
+
+    def reply(message: str, failed: str | None = None) -> Distilled:
+        return Distilled(
+            item=item_id,
+            run=result.name,
+            model=result.model,
+            proposed=tuple(proposed),
+            retirement_proposed=retiring,
+            skipped=skipped,
+            failed=failed,
+            message=message,
         )
-        reply["_exit"] = 1
-        return _recorded(repo, item_id, reply, rate_limited=result.rate_limited)
+
+    if not result.ok:
+        message = f"The librarian's run failed ({result.failure}); nothing was proposed."
+        return _recorded(repo, item_id, reply(message, result.failure), rate_limited=result.rate_limited)
     output = result.structured_output
     if not isinstance(output, dict) or not isinstance(output.get("learnings"), list):
-        reply["message"] = "The librarian's run returned no structured output; nothing was proposed."
-        return _recorded(repo, item_id, reply)
+        return _recorded(
+            repo, item_id, reply("The librarian's run returned no structured output; nothing was proposed.")
+        )
     for entry in output["learnings"]:
         if not isinstance(entry, dict):
             continue
@@ -169,38 +176,42 @@ def distill(repo: Any, item_id: str) -> dict[str, Any]:
                 origin="librarian",
             )
         except HallError as exc:  # a secret, a bad kind: that one is skipped and reported
-            reply["skipped"].append({"pattern": str(entry.get("pattern"))[:120], "code": exc.code, "why": exc.message})
+            skipped.append({"pattern": str(entry.get("pattern"))[:120], "code": exc.code, "why": exc.message})
             continue
-        reply["proposed"].append(
-            {k: answer.get(k) for k in ("id", "status", "created", "merged", "previously_rejected")}
+        proposed.append(
+            DistilledLearning(
+                id=answer.id,
+                status=answer.status,
+                created=answer.created,
+                merged=answer.merged,
+                previously_rejected=answer.previously_rejected,
+            )
         )
     for entry in output.get("retire") or []:
         try:
             learning = api.propose_retirement(
                 repo, str(entry.get("id")), str(entry.get("reason") or "contradicted"), actor="librarian"
             )
-            reply["retirement_proposed"].append(learning.id)
+            retiring.append(learning.id)
         except HallError as exc:
-            reply["skipped"].append({"retire": entry.get("id"), "code": exc.code, "why": exc.message})
-    reply["retirement_proposed"] += api.propose_retirements(repo, actor="librarian")
-    reply["message"] = (
-        f"The librarian proposed {len(reply['proposed'])} learnings; they wait for a person (hall library review)."
-    )
-    return _recorded(repo, item_id, reply)
+            skipped.append({"retire": entry.get("id"), "code": exc.code, "why": exc.message})
+    retiring += api.propose_retirements(repo, actor="librarian")
+    message = f"The librarian proposed {len(proposed)} learnings; they wait for a person (hall library review)."
+    return _recorded(repo, item_id, reply(message))
 
 
-def _recorded(repo: Any, item_id: str, reply: dict[str, Any], *, rate_limited: bool = False) -> dict[str, Any]:
+def _recorded(repo: Any, item_id: str, reply: Distilled, *, rate_limited: bool = False) -> Distilled:
     """One `distilled` event in the item's journal: the run, what was proposed, why it failed."""
     journal.append(
         repo.paths.item_journal(item_id),
         "distilled",
         item=item_id,
         actor="librarian",
-        run=reply["run"],
-        proposed=[p["id"] for p in reply["proposed"] if p.get("id")],
-        retirement_proposed=list(reply["retirement_proposed"]),
-        skipped=len(reply["skipped"]),
-        failed=reply.get("failed"),
+        run=reply.run,
+        proposed=[p.id for p in reply.proposed if p.id],
+        retirement_proposed=list(reply.retirement_proposed),
+        skipped=len(reply.skipped),
+        failed=reply.failed,
         rate_limited=rate_limited,
     )
     return reply

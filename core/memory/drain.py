@@ -17,6 +17,7 @@ from hallmark.core.errors import HallError
 
 from . import deciding, reading, usage
 from .access import PERSON
+from .results import DrainSummary, Preview, Tombstone
 from .store import Learning
 
 
@@ -24,14 +25,14 @@ from .store import Learning
 class DrainCard:
     lid: str
     learning: dict[str, Any]
-    preview: dict[str, Any] | None  # where accepting writes, and what (reading.preview)
-    tombstone: dict[str, Any] | None  # the rejection it resembles or is
+    preview: Preview | None  # where accepting writes, and what (reading.preview)
+    tombstone: Tombstone | None  # the rejection it resembles or is
     came_back: bool = False  # a rejected pattern that was proposed again
 
     @property
     def automation(self) -> dict[str, Any] | None:
         """The automation accepting would install (its command, event, matcher and token), if any."""
-        found = (self.preview or {}).get("automation")
+        found = self.preview.automation if self.preview is not None else None
         return found if isinstance(found, dict) else None
 
     @property
@@ -46,7 +47,7 @@ class DrainQueue:
     problem: str = ""  # why the memory store cannot be read now (its error and the fix)
     cards: dict[str, DrainCard] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)  # pending oldest first, then the ones that came back
-    summary: dict[str, Any] | None = None  # the last drain's decisions (usage.last_drain_summary)
+    summary: DrainSummary | None = None  # the last drain's decisions (usage.last_drain_summary)
 
 
 def came_back(repo: Any) -> list[Learning]:
@@ -73,7 +74,7 @@ def load(repo: Any) -> DrainQueue:
         try:
             preview = reading.preview(repo, learning.id)
         except Exception as exc:  # noqa: BLE001 - shown on the card as the reason it can't be written
-            preview = {"target": "?", "where": "unknown", "path": None, "text": "", "problem": str(exc)}
+            preview = Preview(target="?", where="unknown", path=None, text="", problem=str(exc))
         tomb = reading.tombstone_for(repo, learning.id)
         data.cards[learning.id] = DrainCard(learning.id, learning.to_dict(), preview, tomb, back)
         data.order.append(learning.id)
@@ -101,7 +102,7 @@ def accept_reopened(repo: Any, lid: str, actor: str = PERSON) -> Learning:
 
 def decide(repo: Any, verb: str, lid: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """One decision verb (accept, skip, reject, undo) on one card; the learning as a dict, and after a
-    rejection its tombstone."""
+    rejection its tombstone (a `Tombstone`, or None). A dict, not a result: no command replies with it."""
     if verb not in ("accept", "skip", "reject", "undo"):
         raise HallError("USAGE", f"The drain has no decision {verb!r}.", ["hall library review"])
     learning = getattr(deciding, verb)(repo, lid, *args, **kwargs)

@@ -15,9 +15,13 @@ import subprocess
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
+
+if TYPE_CHECKING:
+    from .move_results import IdentityWritten
 
 FILE_NAME = ".agentmemory-project"
 GRAMMAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{1,127}")
@@ -246,27 +250,30 @@ def current(paths: RepoPaths) -> Identity:
     return Identity(local, "local")
 
 
-def write_proposal(paths: RepoPaths) -> dict[str, object]:
+def write_proposal(paths: RepoPaths) -> IdentityWritten:
     """Write `.agentmemory-project` at the main checkout if it is absent (for `hall init`)."""
+    # imported here: the SessionStart hook loads this module, not this verb, and stays light
+    from .move_results import IdentityWritten
+
     file = paths.main_checkout / FILE_NAME
     if file.exists():
         try:
             value = file.read_text(encoding="utf-8").strip()
         except OSError:
             value = ""
-        return {"file": str(file), "project": value, "written": False}
+        return IdentityWritten(file=str(file), project=value, written=False)
     value = proposal(paths)
     if value.startswith("local/"):
         local = paths.state_dir / "library" / LOCAL_FILE
         local.parent.mkdir(parents=True, exist_ok=True)
         local.write_text(value + "\n", encoding="utf-8")
     file.write_text(value + "\n", encoding="utf-8")
-    return {
-        "file": str(file),
-        "project": value,
-        "written": True,
-        "commit": f"git add {FILE_NAME} && git commit -m 'Project identity for memory'",
-    }
+    return IdentityWritten(
+        file=str(file),
+        project=value,
+        written=True,
+        commit=f"git add {FILE_NAME} && git commit -m 'Project identity for memory'",
+    )
 
 
 def read_committed_file(root: Path) -> str | None:

@@ -13,6 +13,7 @@ from hallmark.core.errors import HallError
 
 from . import lifecycle
 from .access import PERSON, library_config, open_index, project_of, store_of
+from .results import Proposed, Tombstone
 from .similarity import normalise, relation
 from .store import KINDS, SOURCES, Learning, Store, parse_id
 
@@ -70,7 +71,7 @@ def propose(
     valid_from: str | None = None,
     valid_until: str | None = None,
     supersedes: str | None = None,
-) -> dict[str, Any]:
+) -> Proposed:
     """Record a learning, or add this occurrence to the one (or the tombstone) it repeats."""
     if kind not in KINDS:
         raise HallError("USAGE", f"unknown kind '{kind}' (one of: {', '.join(KINDS)})", ["hall library propose --help"])
@@ -115,22 +116,23 @@ def propose(
                 match.reproposed += 1
             why = f"same pattern proposed again ({how} match)"
             store.save(match, action="merge", actor=actor, from_status=before, why=why)
-            reply: dict[str, Any] = {
-                "id": match.id,
-                "status": match.status,
-                "created": False,
-                "merged": True,
-                "match": how,
-                "occurrences": match.occurrences,
-            }
+            tomb = None
             if before == "rejected":
                 from .reading import tombstone
 
-                reply["tombstone"] = tombstone(match)
-                reply["previously_rejected"] = True
-            if before == "retired":
-                reply["previously_retired"] = True
-            return reply
+                tomb = tombstone(match)
+            return Proposed(
+                id=match.id,
+                status=match.status,
+                created=False,
+                merged=True,
+                match=how,
+                occurrences=match.occurrences,
+                tombstone=tomb,
+                previously_rejected=True if tomb else None,
+                previously_retired=True if before == "retired" else None,
+                message=_merge_message(match.id, tomb, before),
+            )
         learning = Learning(
             id=store.next_id(),
             kind=kind,
@@ -163,13 +165,24 @@ def propose(
             from_status=None,
             why="auto_accept in .hallmark.toml" if auto else "proposed",
         )
-    return {
-        "id": learning.id,
-        "status": learning.status,
-        "created": True,
-        "merged": False,
-        "occurrences": learning.occurrences,
-    }
+    return Proposed(
+        id=learning.id, status=learning.status, created=True, merged=False, occurrences=learning.occurrences
+    )
+
+
+def _merge_message(lid: str, tomb: Tombstone | None, before: str) -> str | None:
+    """What a person reads when a proposal lands on a rejection or a retirement (else nothing)."""
+    if tomb is not None:
+        return (
+            f"This pattern was rejected before ({tomb.reason}); the occurrence "
+            f"was added to its tombstone {lid}, not offered as new."
+        )
+    if before == "retired":
+        return (
+            f"This pattern was accepted once and then retired; the occurrence was added to {lid}. "
+            "Reopen it if it is true again."
+        )
+    return None
 
 
 def _find_match(store: Store, project: str, pattern: str) -> tuple[Learning | None, str]:

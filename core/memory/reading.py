@@ -13,6 +13,7 @@ from hallmark.core.errors import HallError
 from . import audit, promote
 from .access import load, open_index, paths_of, project_of, store_of, where_of
 from .lifecycle import ACTIVE
+from .results import Preview, Tombstone
 from .similarity import normalise, relation
 from .store import Learning, Store, parse_id
 
@@ -92,7 +93,7 @@ def pending(repo: Any) -> list[Learning]:
     return sorted(items, key=lambda x: (x.created, x.id))
 
 
-def tombstone_for(repo: Any, lid: str) -> dict[str, Any] | None:
+def tombstone_for(repo: Any, lid: str) -> Tombstone | None:
     """The rejection this learning is (or is recorded against): id, reason, who, when, re-proposals."""
     learning = get(repo, lid)
     if learning.status == "rejected":
@@ -106,41 +107,33 @@ def tombstone_for(repo: Any, lid: str) -> dict[str, Any] | None:
     return None
 
 
-def tombstone(learning: Learning) -> dict[str, Any]:
-    return {
-        "id": learning.id,
-        "pattern": learning.pattern,
-        "reason": learning.reason,
-        "rejected_by": learning.decided_by,
-        "rejected": learning.updated,
-        "reproposed": learning.reproposed,
-        "evidence": len(learning.evidence),
-    }
+def tombstone(learning: Learning) -> Tombstone:
+    return Tombstone.of(learning)
 
 
-def preview(repo: Any, lid: str) -> dict[str, Any]:
-    """Where accepting writes and exactly what: {target, where, path, text, problem[, automation]}."""
+def preview(repo: Any, lid: str) -> Preview:
+    """Where accepting writes and exactly what (and the automation it installs, if any)."""
     learning = get(repo, lid)
     paths = paths_of(repo)
     if learning.status in ACTIVE and learning.retire_proposal:
         promo = learning.promotion or {}
-        return {
-            "target": "retire",
-            "where": "retirement: removes its promotion" if promo else "retirement",
-            "path": promo.get("path"),
-            "text": (learning.retire_proposal or {}).get("reason", ""),
-            "problem": None,
-        }
+        return Preview(
+            target="retire",
+            where="retirement: removes its promotion" if promo else "retirement",
+            path=promo.get("path"),
+            text=(learning.retire_proposal or {}).get("reason", ""),
+            problem=None,
+        )
     try:
-        return promote.plan(paths.main_checkout, learning).to_dict(paths.main_checkout)
+        return Preview(**promote.plan(paths.main_checkout, learning).to_dict(paths.main_checkout))
     except HallError as exc:
-        return {
-            "target": promote.TARGETS.get(learning.kind, "library"),
-            "where": "unknown",
-            "path": None,
-            "text": "",
-            "problem": exc.message,
-        }
+        return Preview(
+            target=promote.TARGETS.get(learning.kind, "library"),
+            where="unknown",
+            path=None,
+            text="",
+            problem=exc.message,
+        )
 
 
 def history(repo: Any, lid: str) -> list[Learning]:

@@ -21,6 +21,7 @@ from hallmark.core.errors import HallError
 from . import intents, orphans, promote, safe_write
 from .access import PERSON, load, person, project_of, store_of, where_of
 from .deciding import retire
+from .results import Applied, Drift, Reconciled
 from .store import Learning, Store, parse_id
 
 
@@ -96,12 +97,12 @@ def repair(repo: Any) -> dict[str, Any]:
     return out
 
 
-def drift(repo: Any, actor: str = PERSON) -> list[dict[str, Any]]:
+def drift(repo: Any, actor: str = PERSON) -> list[Drift]:
     """Promoted blocks/files a person edited or deleted; each recorded in the audit log once."""
     store = store_of(repo)
     project = project_of(repo)
     where = where_of(repo)
-    found: list[dict[str, Any]] = []
+    found: list[Drift] = []
     with store.locked():
         for learning in store.all():
             if learning.project != project or learning.status != "promoted":
@@ -109,14 +110,8 @@ def drift(repo: Any, actor: str = PERSON) -> list[dict[str, Any]]:
             seen = promote.inspect(where, learning)
             if seen["state"] == "intact":
                 continue
-            entry = {
-                "id": learning.id,
-                "state": seen["state"],
-                "path": (learning.promotion or {}).get("path"),
-                "pattern": learning.pattern,
-                "current": seen["current"],
-                "offers": (["update", "retire", "restore"] if seen["state"] == "edited" else ["retire", "restore"]),
-            }
+            path = (learning.promotion or {}).get("path")
+            recorded = None
             marker = {"state": seen["state"], "digest": promote.digest(seen["current"] or "")}
             if learning.details.get("drift") != marker:
                 learning.details["drift"] = marker
@@ -126,10 +121,20 @@ def drift(repo: Any, actor: str = PERSON) -> list[dict[str, Any]]:
                     action="reconcile",
                     actor=actor,
                     from_status=learning.status,
-                    why=f"promoted {what} {seen['state']} by hand in {entry['path']}",
+                    why=f"promoted {what} {seen['state']} by hand in {path}",
                 )
-                entry["recorded"] = True
-            found.append(entry)
+                recorded = True
+            found.append(
+                Drift(
+                    id=learning.id,
+                    state=seen["state"],
+                    path=path,
+                    pattern=learning.pattern,
+                    current=seen["current"],
+                    offers=["update", "retire", "restore"] if seen["state"] == "edited" else ["retire", "restore"],
+                    recorded=recorded,
+                )
+            )
     return found
 
 
@@ -149,7 +154,7 @@ def reconcile(
     retire_ids: list[str] | None = None,
     restore: list[str] | None = None,
     actor: str = PERSON,
-) -> dict[str, Any]:
+) -> Reconciled:
     """Repair Hallmark's leftovers, report (and record once) the person's edits and deletions, then
     apply what the person asked: update (adopt the edit), retire, or restore (write ours back)."""
     update = [parse_id(x) for x in update or []]
@@ -165,20 +170,20 @@ def reconcile(
     store = store_of(repo)
     project = project_of(repo)
     where = where_of(repo)
-    done = []
-    by_id = {d["id"]: d for d in found}
+    done: list[Applied] = []
+    by_id = {d.id: d for d in found}
     for lid in update:
         entry = by_id.get(lid)
-        if not entry or entry["state"] != "edited":
+        if not entry or entry.state != "edited":
             raise HallError("WRONG_STATE", f"{lid} has no hand edit to adopt.", ["hall library reconcile"])
         learning = load(store, lid, project)
-        new_pattern = _edited_pattern(learning, entry["current"] or "")
+        new_pattern = _edited_pattern(learning, entry.current or "")
         secrets.refuse_if_secret({"pattern": new_pattern}, "the adopted edit")
         with store.locked():
             learning = load(store, lid, project)
             learning.pattern = new_pattern
             promo = dict(learning.promotion or {})
-            promo["digest"] = promote.digest(entry["current"] or "")
+            promo["digest"] = promote.digest(entry.current or "")
             learning.promotion = promo
             learning.details.pop("drift", None)
             store.save(
@@ -188,13 +193,13 @@ def reconcile(
                 from_status=learning.status,
                 why="adopted the hand edit of its promoted text",
             )
-        done.append({"id": lid, "did": "updated"})
+        done.append(Applied(id=lid, did="updated"))
     for lid in retire_ids:
-        retired = retire(
-            repo, lid, f"retired at reconcile ({by_id.get(lid, {}).get('state', 'by request')})", actor=who
-        )
+        drifted = by_id.get(lid)
+        why = f"retired at reconcile ({drifted.state if drifted else 'by request'})"
+        retired = retire(repo, lid, why, actor=who)
         kept = (retired.details.get("kept_edits") or [{}])[-1] if retired.details.get("kept_edits") else None
-        done.append({"id": lid, "did": "retired", **({"kept": kept["at"]} if kept else {})})
+        done.append(Applied(id=lid, did="retired", kept=kept["at"] if kept else None))
     for lid in restore:
         with store.locked():
             learning = load(store, lid, project)
@@ -214,5 +219,5 @@ def reconcile(
                     from_status=learning.status,
                     why="restored its promoted text" + (f"; your version was kept in {kept}" if kept else ""),
                 )
-        done.append({"id": lid, "did": "restored", **({"kept": kept} if kept else {})})
-    return {"drift": found, "applied": done, "repaired": repaired}
+        done.append(Applied(id=lid, did="restored", kept=kept or None))
+    return Reconciled(drift=tuple(found), applied=tuple(done), repaired=repaired)

@@ -19,6 +19,7 @@ from hallmark.core import clock
 from hallmark.core.errors import HallError
 
 from . import api, checkpoint, decisions, notes, yamlish
+from .move_results import CraftImport, CraftImported, Export, StoreImport
 from .store import KINDS, SOURCES
 
 CRAFT_CATEGORIES = {
@@ -72,7 +73,7 @@ def _craft_entries(data: Any) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]:
+def import_craft(repo: Any, path: Path, *, actor: str = "you") -> CraftImport:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -91,7 +92,7 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
         if not str(entry.get("pattern") or "").strip():
             raise HallError("USAGE", f"{path}: entry {index + 1} has no pattern. Nothing was imported.", [])
         secrets.refuse_if_secret({f"entry {index + 1}": entry}, f"the import of {path}")
-    results = []
+    results: list[CraftImported] = []
     for kind, entry in entries:
         evidence = []
         for ev in entry.get("evidence") or []:
@@ -124,49 +125,49 @@ def import_craft(repo: Any, path: Path, *, actor: str = "you") -> dict[str, Any]
             origin="import",
             occurrences=int(entry.get("occurrences") or 1),
         )
-        status = reply["status"]
+        status = reply.status
         # an automation is never accepted in bulk: it stays proposed for its own confirmation
         if (
             str(entry.get("status") or "").lower() == "written"
-            and reply.get("created")
+            and reply.created
             and actor == api.PERSON
             and kind != "automation"
         ):
             status = api.accept(
                 repo,
-                reply["id"],
+                reply.id,
                 actor=actor,
                 promote_it=False,
                 why="written by craft before the import (already in .claude/)",
             ).status
         results.append(
-            {
-                "id": reply["id"],
-                "kind": kind,
-                "status": status,
-                "created": reply.get("created", False),
-                "previously_rejected": reply.get("previously_rejected", False),
-            }
+            CraftImported(
+                id=reply.id,
+                kind=kind,
+                status=status,
+                created=reply.created,
+                previously_rejected=bool(reply.previously_rejected),
+            )
         )
-    return {"source": str(path), "imported": results, "count": len(results)}
+    return CraftImport(source=str(path), imported=tuple(results), count=len(results))
 
 
-def export(repo: Any) -> dict[str, Any]:
+def export(repo: Any) -> Export:
     paths = api._paths(repo)
     project = api.project_of(repo)
-    return {
-        "format": EXPORT_FORMAT,
-        "version": 1,
-        "project": project,
-        "exported": clock.stamp(),
-        "learnings": [x.to_dict() for x in api.list_learnings(repo)],
-        "decisions": decisions.list_decisions(paths),
-        "notes": [{k: v for k, v in n.items() if k != "file"} for n in notes.list_notes(paths)],
-        "checkpoint": checkpoint.show(paths).checkpoint,
-    }
+    return Export(
+        format=EXPORT_FORMAT,
+        version=1,
+        project=project,
+        exported=clock.stamp(),
+        learnings=[x.to_dict() for x in api.list_learnings(repo)],
+        decisions=decisions.list_decisions(paths),
+        notes=[{k: v for k, v in n.items() if k != "file"} for n in notes.list_notes(paths)],
+        checkpoint=checkpoint.show(paths).checkpoint,
+    )
 
 
-def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "you") -> dict[str, Any]:
+def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "you") -> StoreImport:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -176,7 +177,7 @@ def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "y
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise HallError("USAGE", f"{path} is not a Hallmark library export", ["hall library export --out FILE"])
     here = api.project_of(repo)
-    results = []
+    results: list[dict[str, Any]] = []
     for record in data.get("learnings") or []:
         if not isinstance(record, dict) or record.get("kind") not in KINDS or not record.get("pattern"):
             continue
@@ -196,20 +197,20 @@ def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "y
             occurrences=int(record.get("occurrences") or 1),
             project=project,
         )
-        status = reply["status"]
+        status = reply.status
         if (
             same
-            and reply.get("created")
+            and reply.created
             and record.get("status") in ("accepted", "promoted")
             and actor == api.PERSON
             and record["kind"] != "automation"
         ):
             status = api.accept(
-                repo, reply["id"], actor=actor, promote_it=False, why="accepted in the exported store"
+                repo, reply.id, actor=actor, promote_it=False, why="accepted in the exported store"
             ).status
-        results.append({"id": reply["id"], "status": status, "project": project, "from": record.get("id")})
+        results.append({"id": reply.id, "status": status, "project": project, "from": record.get("id")})
     restored = _restore_rest(repo, data, actor) if data.get("project") == here else {}
-    return {"source": str(path), "imported": results, "count": len(results), "project": here, **restored}
+    return StoreImport(source=str(path), imported=results, count=len(results), project=here, **restored)
 
 
 def _restore_rest(repo: Any, data: dict[str, Any], actor: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from .access import library_config, paths_of, store_of
 from .deciding import propose_retirement
 from .lifecycle import ACTIVE
 from .reading import get, list_learnings, pending
+from .results import DrainSummary
 from .store import parse_id
 
 DRAIN_GAP = timedelta(minutes=30)  # decisions closer together than this belong to one drain
@@ -90,7 +91,7 @@ def propose_retirements(repo: Any, actor: str = "librarian") -> list[str]:
 
 
 # -- drains ---------------------------------------------------------------------------------------
-def last_drain_summary(repo: Any) -> dict[str, Any]:
+def last_drain_summary(repo: Any) -> DrainSummary:
     """The most recent drain: the run of decisions no more than 30 minutes apart, counted."""
     store = store_of(repo)
     lines = [
@@ -101,18 +102,7 @@ def last_drain_summary(repo: Any) -> dict[str, Any]:
     ]
     remaining = len(pending(repo))
     if not lines:
-        return {
-            "started": None,
-            "ended": None,
-            "decisions": 0,
-            "accepted": 0,
-            "skipped": 0,
-            "rejected": 0,
-            "retired": 0,
-            "undone": 0,
-            "ids": [],
-            "remaining": remaining,
-        }
+        return DrainSummary.never(remaining)
     run = [lines[-1]]
     for event in reversed(lines[:-1]):
         if clock.parse_time(run[-1]["t"]) - clock.parse_time(event["t"]) > DRAIN_GAP:
@@ -123,15 +113,15 @@ def last_drain_summary(repo: Any) -> dict[str, Any]:
     def count(*actions: str) -> int:
         return sum(1 for e in run if e.get("action") in actions)
 
-    return {
-        "started": run[0]["t"],
-        "ended": run[-1]["t"],
-        "decisions": len(run),
-        "accepted": count("accept"),
-        "skipped": count("skip"),
-        "rejected": count("reject", "keep"),
-        "retired": count("retire"),
-        "undone": count("undo"),
-        "ids": sorted({e["lid"] for e in run}),
-        "remaining": remaining,
-    }
+    return DrainSummary(
+        started=run[0]["t"],
+        ended=run[-1]["t"],
+        decisions=len(run),
+        accepted=count("accept"),
+        skipped=count("skip"),
+        rejected=count("reject", "keep"),
+        retired=count("retire"),
+        undone=count("undo"),
+        ids=sorted({e["lid"] for e in run}),
+        remaining=remaining,
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hallmark.core import results, setup_results
+from hallmark.core.memory import move_results
 
 HOOK_DIR = setup_results.HookDir(
     dir="/r/.git/hooks", checkout="/r", hook="/r/.git/hooks/pre-push", state="missing", ok=False
@@ -31,9 +32,6 @@ SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
     ),
     setup_results.Reindexed: lambda: setup_results.Reindexed(events=3, items=1),
     setup_results.SetupWarning: lambda: setup_results.SetupWarning(kind="worktree_copy", text=".env is not ignored"),
-    setup_results.ProjectIdentity: lambda: setup_results.ProjectIdentity(
-        file="/r/.agentmemory-project", project="github.com/a/b", written=False
-    ),
     setup_results.PrePushInstall: lambda: setup_results.PrePushInstall(ok=True),
     setup_results.Initialized: lambda: setup_results.Initialized(
         repo="/r",
@@ -44,7 +42,7 @@ SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
         warnings=(),
         claude_md="created",
         initialized=True,
-        project_identity=setup_results.ProjectIdentity(
+        project_identity=move_results.IdentityWritten(
             file="/r/.agentmemory-project", project="github.com/a/b", written=False
         ),
         pre_push=setup_results.PrePushInstall(ok=True),

@@ -142,7 +142,7 @@ def test_another_projects_data_is_never_returned(repo, tmp_path):
         api.get(repo, foreign_id)
     assert err.value.code == "LEARNING_NOT_FOUND"
     brief = briefing.build(repo.paths, changed=["src/app.py"], query="cache trust", effort="high")
-    assert "FOREIGN-MARKER" not in json.dumps(brief)
+    assert "FOREIGN-MARKER" not in json.dumps(brief.to_dict())
     assert "FOREIGN-MARKER" not in inject.session_context(repo.paths)
     # --adopt brings it here as a proposal a person must drain
     adopted = transfer.import_export(repo, tmp_path / "other.json", adopt=True)

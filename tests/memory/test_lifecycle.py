@@ -24,7 +24,7 @@ def test_propose_writes_one_readable_file_with_history_and_one_audit_line(repo):
         rationale="seen in H-1",
         evidence={"source": "user_explanation", "quote": "loop.py retries", "item": "H-0001"},
     )
-    assert reply == {"id": "L-0001", "status": "proposed", "created": True, "merged": False, "occurrences": 1}
+    assert reply.to_dict() == {"id": "L-0001", "status": "proposed", "created": True, "merged": False, "occurrences": 1}
     store = Store(repo.paths)
     path = store.file("L-0001")
     text = path.read_text()
@@ -345,7 +345,7 @@ def test_property_any_sequence_keeps_the_audit_log_and_files_in_step(repo, steps
     assert api.verify_audit(repo) == []
     learnings = api.list_learnings(repo)
     assert all(x.status in lifecycle.STATUSES for x in learnings)
-    text = json.dumps(briefing.build(repo.paths, effort="high"))
+    text = json.dumps(briefing.build(repo.paths, effort="high").to_dict())
     for learning in learnings:
         if learning.status not in lifecycle.ACTIVE:
             assert learning.id not in text

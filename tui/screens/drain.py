@@ -119,13 +119,13 @@ class DrainScreen(HallScreen):
 
     def _empty_text(self) -> Text:
         text = Text("✓ Nothing to review: no learning is waiting.\n\n", style="bold")
-        summary = self.data.summary or {}
-        if summary.get("decisions"):
+        summary = self.data.summary
+        if summary is not None and summary.decisions:
             text.append(
-                f"Last drain {summary.get('started', '')} → {summary.get('ended', '')}: "
-                f"{summary.get('decisions')} decisions — {summary.get('accepted', 0)} accepted, "
-                f"{summary.get('skipped', 0)} skipped, {summary.get('rejected', 0)} rejected, "
-                f"{summary.get('retired', 0)} retired, {summary.get('undone', 0)} undone."
+                f"Last drain {summary.started or ''} → {summary.ended or ''}: "
+                f"{summary.decisions} decisions — {summary.accepted} accepted, "
+                f"{summary.skipped} skipped, {summary.rejected} rejected, "
+                f"{summary.retired} retired, {summary.undone} undone."
             )
         else:
             text.append("No drain has happened yet.")
@@ -138,15 +138,13 @@ class DrainScreen(HallScreen):
         if card.came_back and card.tombstone:
             t = card.tombstone
             text.append("✗ PROPOSED AGAIN — this pattern was rejected\n", style="bold")
-            text.append(f"tombstone {t.get('id')}: “{t.get('pattern')}”\n")
-            text.append(f"rejected {t.get('rejected', '')} by {t.get('rejected_by', '')}: {t.get('reason', '')}\n")
-            text.append(f"proposed again {t.get('reproposed', 0)} time(s); evidence now {t.get('evidence', 0)}\n")
+            text.append(f"tombstone {t.id}: “{t.pattern}”\n")
+            text.append(f"rejected {t.rejected} by {t.rejected_by}: {t.reason}\n")
+            text.append(f"proposed again {t.reproposed} time(s); evidence now {t.evidence}\n")
             text.append("a: reopen and accept it anyway · s or x: leave it rejected\n\n", style="italic")
         elif card.tombstone:
             t = card.tombstone
-            text.append(
-                f"✗ Like rejected {t.get('id')}: “{t.get('pattern')}” — {t.get('reason', '')}\n\n", style="bold"
-            )
+            text.append(f"✗ Like rejected {t.id}: “{t.pattern}” — {t.reason}\n\n", style="bold")
         kind = x.get("kind", "")
         text.append(f"{'⌫ RETIRE ' if retire else ''}{kind}", style="bold")
         text.append(f"   {card.lid}   status {x.get('status', '')}")
@@ -169,15 +167,15 @@ class DrainScreen(HallScreen):
         scope = x.get("scope") or {}
         paths = ", ".join(scope.get("paths") or []) or "the whole project"
         text.append(f"\nScope: {scope.get('project', '')} · {paths}\n")
-        preview = card.preview or {}
+        preview = card.preview
         text.append("\nAccepting writes: ", style="bold")
-        text.append(f"{preview.get('where', preview.get('target', ''))}")
-        if preview.get("path"):
-            text.append(f" → {preview['path']}")
+        text.append(preview.where if preview is not None else "")
+        if preview is not None and preview.path:
+            text.append(f" → {preview.path}")
         text.append("\n")
-        if preview.get("problem"):
-            text.append(f"  ⚠ {preview['problem']} (it stays in the library)\n")
-        for line in str(preview.get("text") or "").splitlines():
+        if preview is not None and preview.problem:
+            text.append(f"  ⚠ {preview.problem} (it stays in the library)\n")
+        for line in (preview.text if preview is not None else "").splitlines():
             text.append(f"  │ {line}\n", style="dim")
         return text
 
@@ -374,10 +372,11 @@ class DrainScreen(HallScreen):
         elif lid:
             note = f"{DECISION_WORDS.get(label, label)} {lid}"
             if label == "reject":
-                tomb = (message.result or {}).get("tombstone") or {}
-                note += (
-                    f" — tombstone {tomb.get('id', lid)}: “{tomb.get('pattern', '')}”, reason: {tomb.get('reason', '')}"
-                )
+                tomb = (message.result or {}).get("tombstone")
+                if tomb is None:
+                    note += f" — tombstone {lid}: “”, reason: "
+                else:
+                    note += f" — tombstone {tomb.id}: “{tomb.pattern}”, reason: {tomb.reason}"
             elif label in ("accept", "edit"):
                 promo = (message.result or {}).get("promotion") or {}
                 if promo.get("path"):

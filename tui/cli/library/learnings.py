@@ -1,7 +1,8 @@
 """`hall library` on learnings themselves: propose one, list, show and search them, the person's
 decisions (accept, reject, skip, retire, undo, the drain), briefings, reconciling promoted text,
 their history and the audit log. Each subcommand is declared on its handler with its arguments and
-summary; each calls one verb in hallmark.core.memory and returns a dict with `next`.
+summary; each calls the verbs of hallmark.core.memory, gets a typed result
+(core/memory/results.py) and answers `{**result.to_dict(), "next": [...]}`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import argparse
 from typing import Any
 
 from hallmark.core.errors import HallError
+from hallmark.core.memory import results as lib
 from hallmark.core.memory.store import KINDS, SOURCES
 from hallmark.core.repo import current_actor, open_repo
+from hallmark.core.results import Result
 from hallmark.tui.cli import text
 from hallmark.tui.cli.framework import Group, arg
 
@@ -20,25 +23,12 @@ def _repo():
     return open_repo()
 
 
-def _summary(learning) -> dict[str, Any]:
-    return {
-        "id": learning.id,
-        "kind": learning.kind,
-        "status": learning.status,
-        "pattern": learning.pattern,
-        "occurrences": learning.occurrences,
-        "skip_count": learning.skip_count,
-        "paths": learning.paths,
-        "retire_proposed": bool(learning.retire_proposal),
-        "updated": learning.updated,
-        "recorded": learning.recorded,
-        "valid_from": learning.valid_since,
-        "valid_until": learning.valid_until,
-    }
-
-
-def _learning_reply(learning, next_: list[str], **extra: Any) -> dict[str, Any]:
-    return {"learning": learning.to_dict(), "id": learning.id, "status": learning.status, **extra, "next": next_}
+def _reply(result: Result, next_: list[str], *after: str) -> dict[str, Any]:
+    """The reply: the result's keys, then `next`, then the keys in `after` (where they always were:
+    `list --as-of`'s as_of and `show`'s automation came after `next`)."""
+    data = result.to_dict()
+    tail = {key: data.pop(key) for key in after if key in data}
+    return {**data, "next": next_, **tail}
 
 
 def _details(pairs: list[str] | None) -> dict[str, Any]:
@@ -61,6 +51,7 @@ learning_commands = Group("library")  # joined with the other parts in __init__.
 @learning_commands.command(
     "propose",
     "Propose a learning (or add an occurrence to the one it repeats).",
+    replies=(lib.Proposed,),
     args=[
         arg("--kind", required=True, choices=KINDS),
         arg("--pattern", required=True, help="one idea, in words"),
@@ -108,28 +99,22 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
         valid_until=args.valid_until,
         supersedes=args.supersedes,
     )
-    lid = reply["id"]
-    if reply.get("previously_rejected"):
-        reply["message"] = (
-            f"This pattern was rejected before ({reply['tombstone']['reason']}); the occurrence "
-            f"was added to its tombstone {lid}, not offered as new."
-        )
-        reply["next"] = [f"hall library show {lid}", f"hall library review --reopen {lid}"]
-    elif reply.get("previously_retired"):
-        reply["message"] = (
-            f"This pattern was accepted once and then retired; the occurrence was added to {lid}. "
-            "Reopen it if it is true again."
-        )
-        reply["next"] = [f"hall library show {lid}", f"hall library review --reopen {lid}"]
-    else:
-        reply["next"] = [f"hall library show {lid}", "hall library review"]
-    return reply
+    return _reply(reply, propose_next(reply))
+
+
+def propose_next(result: lib.Proposed) -> list[str]:
+    """Landing on a rejection or a retirement: only reopening brings it back."""
+    lid = result.id
+    if result.previously_rejected or result.previously_retired:
+        return [f"hall library show {lid}", f"hall library review --reopen {lid}"]
+    return [f"hall library show {lid}", "hall library review"]
 
 
 @learning_commands.command(
     "list",
     "List learnings.",
     text=text.learnings,
+    replies=(lib.LearningList, lib.LearningListThen),
     args=[
         arg("--status", choices=["proposed", "skipped", "accepted", "promoted", "rejected", "retired"]),
         arg("--kind", choices=KINDS),
@@ -145,26 +130,29 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
         items = api.pending(repo)
     else:
         items = api.list_learnings(repo, status=args.status, kind=args.kind, as_of=args.as_of)
-    summaries = [_summary(x) for x in items]
-    reply: dict[str, Any] = {
-        "learnings": summaries,
-        "count": len(items),
-        "project": api.project_of(repo),
-        "next": ["hall library review", "hall library show <id>"],
-    }
+    project = api.project_of(repo)
+    result: lib.LearningList | lib.LearningListThen
     if args.as_of:
         from hallmark.core.memory.reading import as_of_stamp
 
         stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
-        reply["as_of"] = stamp
-        for entry, learning in zip(summaries, items, strict=True):
-            entry["held_then"] = learning.status in ("accepted", "promoted") and learning.valid_at(stamp)
-    return reply
+        rows = tuple(lib.HeldRow(**lib.LearningRow.fields_of(x), held_then=_held(x, stamp)) for x in items)
+        result = lib.LearningListThen(learnings=rows, count=len(items), project=project, as_of=stamp)
+    else:
+        result = lib.LearningList(
+            learnings=tuple(lib.LearningRow.of(x) for x in items), count=len(items), project=project
+        )
+    return _reply(result, ["hall library review", "hall library show <id>"], "as_of")
+
+
+def _held(learning, stamp: str) -> bool:
+    return learning.status in ("accepted", "promoted") and learning.valid_at(stamp)
 
 
 @learning_commands.command(
     "show",
     "Show one learning, where accepting it writes, and its tombstone.",
+    replies=(lib.LearningShown, lib.LearningThen),
     args=[
         arg("id"),
         arg("--as-of", dest="as_of", metavar="DATE", help="the version recorded by then"),
@@ -179,28 +167,25 @@ def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
 
         then = api.get(repo, args.id, as_of=args.as_of)
         stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
-        return _learning_reply(
-            then,
-            [f"hall library show {then.id}", f"hall library history {then.id}"],
-            as_of=stamp,
-            held_then=then.status in ("accepted", "promoted") and then.valid_at(stamp),
-        )
+        shown_then = lib.LearningThen.of(then, as_of=stamp, held_then=_held(then, stamp))
+        return _reply(shown_then, [f"hall library show {then.id}", f"hall library history {then.id}"])
     learning = api.get(repo, args.id)
-    reply = _learning_reply(
-        learning,
-        _next_for(learning),
-        preview=api.preview(repo, learning.id),
-        tombstone=api.tombstone_for(repo, learning.id),
-        versions=len(api.history(repo, learning.id)),
-    )
+    preview = api.preview(repo, learning.id)
+    nxt = _next_for(learning)
     auto = api.automation_confirmation(learning) if learning.status in ("proposed", "skipped") else None
     if auto:
-        reply["automation"] = {**(reply["preview"].get("automation") or {})}
-        reply["next"] = [
+        nxt = [
             f"hall library accept {learning.id} --confirm-automation {auto['confirm']}",
-            *[n for n in reply["next"] if not n.startswith(f"hall library accept {learning.id}")],
+            *[n for n in nxt if not n.startswith(f"hall library accept {learning.id}")],
         ]
-    return reply
+    shown = lib.LearningShown.of(
+        learning,
+        preview=preview,
+        tombstone=api.tombstone_for(repo, learning.id),
+        versions=len(api.history(repo, learning.id)),
+        automation={**(preview.automation or {})} if auto else None,
+    )
+    return _reply(shown, nxt, "automation")
 
 
 def _next_for(learning) -> list[str]:
@@ -225,6 +210,7 @@ def _next_for(learning) -> list[str]:
 @learning_commands.command(
     "accept",
     "Approve a learning (a person only); promotes it where its kind has a home.",
+    replies=(lib.Accepted,),
     args=[
         arg("id"),
         arg("--pattern", help="accept with this edited text"),
@@ -252,34 +238,37 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
         valid_from=args.valid_from,
         valid_until=args.valid_until,
     )
-    return _learning_reply(
-        learning, [*_next_for(learning), "hall library review"], promoted_to=(learning.promotion or {}).get("path")
-    )
+    accepted = lib.Accepted.of(learning, promoted_to=(learning.promotion or {}).get("path"))
+    return _reply(accepted, [*_next_for(learning), "hall library review"])
 
 
 @learning_commands.command(
     "reject",
     "Decline a learning: it becomes a tombstone with the reason.",
+    replies=(lib.LearningReply,),
     args=[arg("id"), arg("--reason", required=True)],
 )
 def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.reject(_repo(), args.id, args.reason, actor=current_actor())
-    return _learning_reply(learning, ["hall library review", f"hall library undo {learning.id}"])
+    return _reply(lib.LearningReply.of(learning), ["hall library review", f"hall library undo {learning.id}"])
 
 
-@learning_commands.command("skip", "Not now: offered again at the next drain.", args=[arg("id")])
+@learning_commands.command(
+    "skip", "Not now: offered again at the next drain.", replies=(lib.Skipped,), args=[arg("id")]
+)
 def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.skip(_repo(), args.id, actor=current_actor())
-    return _learning_reply(learning, ["hall library review"], skip_count=learning.skip_count)
+    return _reply(lib.Skipped.of(learning, skip_count=learning.skip_count), ["hall library review"])
 
 
 @learning_commands.command(
     "retire",
     "Take an accepted learning out of use, removing its promoted block or file.",
+    replies=(lib.Retired,),
     args=[
         arg("id"),
         arg("--reason", required=True),
@@ -296,26 +285,32 @@ def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
     ours = kept and (
         kept.get("version") == learning.version if "version" in kept else kept.get("t") == learning.updated
     )
-    extra = {"kept": kept} if ours else {}
-    if extra:
-        extra["message"] = f"Your edit of the promoted text was kept at {kept['at']}: {kept['why']}."
-    return _learning_reply(learning, [f"hall library review --reopen {learning.id}", "hall library list"], **extra)
+    retired = lib.Retired.of(
+        learning,
+        kept=kept if ours else None,
+        message=f"Your edit of the promoted text was kept at {kept['at']}: {kept['why']}." if ours else None,
+    )
+    return _reply(retired, [f"hall library review --reopen {learning.id}", "hall library list"])
 
 
 @learning_commands.command(
-    "undo", "Revert the last decision on a learning (and the promotion it caused).", args=[arg("id")]
+    "undo",
+    "Revert the last decision on a learning (and the promotion it caused).",
+    replies=(lib.LearningReply,),
+    args=[arg("id")],
 )
 def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.undo(_repo(), args.id, actor=current_actor())
-    return _learning_reply(learning, _next_for(learning))
+    return _reply(lib.LearningReply.of(learning), _next_for(learning))
 
 
 @learning_commands.command(
     "review",
     "The drain: the pending queue, or decide one (--accept/--skip/--reject/--reopen).",
     text=text.learnings,
+    replies=(lib.PendingQueue, lib.LearningReply),
     args=[
         arg("--accept", metavar="ID"),
         arg("--skip", metavar="ID"),
@@ -338,32 +333,26 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
     actor = current_actor()
     if args.reopen:
         learning = api.reopen(repo, args.reopen, actor=actor, reason=args.reason or "")
-        return _learning_reply(learning, _next_for(learning))
+        return _reply(lib.LearningReply.of(learning), _next_for(learning))
     if args.accept:
         learning = api.accept(repo, args.accept, actor=actor, confirm_automation=args.confirm_automation)
-        return _learning_reply(learning, ["hall library review"])
+        return _reply(lib.LearningReply.of(learning), ["hall library review"])
     if args.reject:
         if not args.reason:
             raise HallError("USAGE", "--reject needs --reason", ["hall library review --reject ID --reason '…'"])
         learning = api.reject(repo, args.reject, args.reason, actor=actor)
-        return _learning_reply(learning, ["hall library review"])
+        return _reply(lib.LearningReply.of(learning), ["hall library review"])
     if args.skip:
         learning = api.skip(repo, args.skip, actor=actor)
-        return _learning_reply(learning, ["hall library review"])
+        return _reply(lib.LearningReply.of(learning), ["hall library review"])
     api.propose_retirements(repo, actor="librarian")  # unused for retire_after: offered, never removed
     queue = api.pending(repo)
     entries = []
     for learning in queue:
-        entry = _summary(learning)
-        entry.update(
-            rationale=learning.rationale,
-            evidence=learning.evidence,
-            where=api.preview(repo, learning.id),
-            retire_reason=(learning.retire_proposal or {}).get("reason"),
-        )
         auto = api.automation_confirmation(learning) if not learning.retire_proposal else None
+        automation = None
         if auto:  # the exact command and file, and its own confirmation: never accepted in bulk
-            entry["automation"] = {
+            automation = {
                 "file": ".claude/settings.local.json",
                 "event": auto["event"],
                 "matcher": auto["matcher"],
@@ -371,20 +360,26 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
                 "confirm": auto["confirm"],
                 "accept": f"hall library accept {learning.id} --confirm-automation {auto['confirm']}",
             }
-        entries.append(entry)
+        entries.append(
+            lib.PendingRow(
+                **lib.LearningRow.fields_of(learning),
+                rationale=learning.rationale,
+                evidence=learning.evidence,
+                where=api.preview(repo, learning.id),
+                retire_reason=(learning.retire_proposal or {}).get("reason"),
+                automation=automation,
+            )
+        )
     first = queue[0] if queue else None
-    return {
-        "pending": entries,
-        "count": len(entries),
-        "last_drain": api.last_drain_summary(repo),
-        "next": (_next_for(first) if first else ["hall library list"]),
-    }
+    result = lib.PendingQueue(pending=tuple(entries), count=len(entries), last_drain=api.last_drain_summary(repo))
+    return _reply(result, _next_for(first) if first else ["hall library list"])
 
 
 @learning_commands.command(
     "search",
     "Full-text search of accepted learnings (SQLite FTS5).",
     text=text.learnings,
+    replies=(lib.Found,),
     args=[
         arg("words", nargs="+"),
         arg("--limit", type=int, default=20),
@@ -401,19 +396,20 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
     found = index.search(api.project_of(repo), " ".join(args.words), limit=args.limit)
     if not found:
         found = index.search(api.project_of(repo), " ".join(args.words), limit=args.limit, mode="OR")
-    return {
-        "query": " ".join(args.words),
-        "learnings": [_summary(x) for x in found],
-        "count": len(found),
-        "searched": "accepted learnings only",
-        "next": ["hall library show <id>"],
-    }
+    result = lib.Found(
+        query=" ".join(args.words),
+        learnings=tuple(lib.LearningRow.of(x) for x in found),
+        count=len(found),
+        searched="accepted learnings only",
+    )
+    return _reply(result, ["hall library show <id>"])
 
 
 @learning_commands.command(
     "briefing",
     "Accepted learnings for changed paths, within the effort's token cap.",
     text=text.briefing,
+    replies=(lib.Briefing, lib.DegradedBriefing),
     args=[
         arg("--paths", nargs="+", metavar="GLOB"),
         arg("--effort", choices=["low", "medium", "high"], default="high"),
@@ -429,14 +425,20 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
             _repo().paths, changed=args.paths or [], effort=args.effort, query=args.query or "", as_of=args.as_of
         )
     )
-    if result["memory_restored"]:
-        result["next"] = ["hall library search <words>", "hall library list"]
-    return result
+    return _reply(result, briefing_next(result))
+
+
+def briefing_next(result: lib.Briefing | lib.DegradedBriefing) -> list[str]:
+    """A degraded briefing points at the doctor and what repairs the store."""
+    if isinstance(result, lib.DegradedBriefing):
+        return ["hall doctor", *result.fixes]
+    return ["hall library search <words>", "hall library list"]
 
 
 @learning_commands.command(
     "reconcile",
     "Find promoted blocks/files edited or deleted by hand; update, retire or restore.",
+    replies=(lib.Reconciled,),
     args=[
         arg("--update", action="append", metavar="ID", help="adopt the hand edit as the learning's text"),
         arg("--retire", action="append", metavar="ID"),
@@ -449,30 +451,30 @@ def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
     result = api.reconcile(
         _repo(), update=args.update, retire_ids=args.retire, restore=args.restore, actor=current_actor()
     )
-    nxt = []
-    for entry in result["drift"]:
-        nxt += [f"hall library reconcile --{offer} {entry['id']}" for offer in entry["offers"]]
-    result["next"] = nxt or ["hall library list --status promoted"]
-    return result
+    nxt = [f"hall library reconcile --{offer} {entry.id}" for entry in result.drift for offer in entry.offers]
+    return _reply(result, nxt or ["hall library list --status promoted"])
 
 
-@learning_commands.command("history", "Every version of a learning and its audit lines.", args=[arg("id")])
+@learning_commands.command(
+    "history", "Every version of a learning and its audit lines.", replies=(lib.History,), args=[arg("id")]
+)
 def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     repo = _repo()
     versions = api.history(repo, args.id)
-    return {
-        "id": versions[-1].id if versions else args.id,
-        "versions": [v.to_dict() for v in versions],
-        "audit": api.audit_log(repo, args.id),
-        "next": [f"hall library show {args.id}"],
-    }
+    result = lib.History(
+        id=versions[-1].id if versions else args.id,
+        versions=[v.to_dict() for v in versions],
+        audit=api.audit_log(repo, args.id),
+    )
+    return _reply(result, [f"hall library show {args.id}"])
 
 
 @learning_commands.command(
     "audit",
     "The append-only audit log (--verify replays it against the files).",
+    replies=(lib.AuditReport,),
     args=[
         arg("id", nargs="?"),
         arg("--verify", action="store_true"),
@@ -484,12 +486,14 @@ def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
 
     repo = _repo()
     lines = api.audit_log(repo, args.id)
-    reply: dict[str, Any] = {"audit": lines[-args.limit :] if args.limit else lines, "count": len(lines)}
-    if args.verify:
-        problems = api.verify_audit(repo)
-        reply["verified"] = not problems
-        reply["problems"] = problems
-        if problems:
-            reply["_exit"] = 1
-    reply["next"] = ["hall library audit --verify", "hall library history <id>"]
+    problems = api.verify_audit(repo) if args.verify else None
+    result = lib.AuditReport(
+        audit=lines[-args.limit :] if args.limit else lines,
+        count=len(lines),
+        verified=(not problems) if problems is not None else None,
+        problems=problems,
+    )
+    reply = _reply(result, ["hall library audit --verify", "hall library history <id>"])
+    if problems:
+        reply["_exit"] = 1
     return reply
