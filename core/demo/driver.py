@@ -28,6 +28,19 @@ if TYPE_CHECKING:
     from hallmark.core.loop.results import DaemonRun
 
 from . import scenario
+from .results import (
+    DemoLearning,
+    DemoLearnings,
+    DemoMerged,
+    DemoModelUsage,
+    DemoPending,
+    DemoPlace,
+    DemoRefused,
+    DemoRun,
+    DemoStory,
+    DemoTombstone,
+    DemoUsage,
+)
 from .workspace import (
     PROJECT,
     STANDIN,
@@ -227,11 +240,12 @@ def end_runs(demo: Demo) -> list[str]:
 # -- what happened --------------------------------------------------------------------------------
 
 
-def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]) -> dict[str, Any]:
+def summary(
+    demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str], *, kept: bool, journal_lines: int
+) -> DemoRun:
     """The journal summary: each item's story, where the scripted part left it and where it is now,
     what the memory store did with each proposal, and the stand-in's usage (zero cost)."""
     from hallmark.core.loop import usage
-    from hallmark.core.memory import api as library
 
     repo = demo.repo()
     stories = []
@@ -244,60 +258,65 @@ def summary(demo: Demo, learned: dict[str, Any] | None, outcomes: dict[str, str]
         events = items.item_events(repo, item_id)
         reached = outcomes.get(story.key, "")
         ok = ok and reached == story.outcome
-        entry: dict[str, Any] = {
-            "item": item_id,
-            "story": story.key,
-            "title": story.title,
-            "what": story.words,
-            "expected": story.outcome,
-            "outcome": reached,
-            "state": view.state,
-            "round": view.round,
-            "rejects": view.rejects,
-            "hold": view.hold or None,
-            "events": len(events),
-            "actors": sorted({str(e.get("actor")) for e in events}),
-            "runs": [e.get("run") for e in events if e.get("event") == "run_started"],
-            "open_questions": view.open_questions,
-        }
         hallmarked = [e for e in events if e.get("event") == "hallmarked"]
-        if hallmarked:
-            entry["hallmark_sha"] = hallmarked[-1].get("sha")
-        stories.append(entry)
+        stories.append(
+            DemoStory(
+                item=item_id,
+                story=story.key,
+                title=story.title,
+                what=story.words,
+                expected=story.outcome,
+                outcome=reached,
+                state=view.state,
+                round=view.round,
+                rejects=view.rejects,
+                hold=view.hold or None,
+                events=len(events),
+                actors=sorted({str(e.get("actor")) for e in events}),
+                runs=[e.get("run") for e in events if e.get("event") == "run_started"],
+                open_questions=view.open_questions,
+                hallmark_sha=hallmarked[-1].get("sha") if hallmarked else None,
+            )
+        )
     report = usage.report(repo, by="model")
-    learnings = _learnings(repo, library, learned)
-    ok = ok and bool(learnings.get("refused")) and bool(learnings.get("tombstone")) and bool(learnings.get("merged"))
-    return {
-        "demo": {
-            "base": str(demo.base),
-            "repo": str(demo.root),
-            "data_dir": str(demo.data_dir),
-            "seconds": round(time.monotonic() - demo.started, 1),
-            "standin": STANDIN,
-            "model": "hallmark-standin (no model ran)",
-        },
-        "ok": ok,
-        "items": stories,
-        "learnings": learnings,
-        "usage": {
-            "runs": report.total.runs,
-            "tokens": report.total.tokens,
-            "cost_usd": report.total.cost_usd,
-            "by_model": [
-                {"model": r.key, "runs": r.runs, "standin_runs": r.standin_runs, "cost_usd": r.cost_usd}
+    learnings = _learnings(repo, learned)
+    ok = ok and bool(learnings.refused) and bool(learnings.tombstone) and bool(learnings.merged)
+    return DemoRun(
+        demo=DemoPlace(
+            base=str(demo.base),
+            repo=str(demo.root),
+            data_dir=str(demo.data_dir),
+            seconds=round(time.monotonic() - demo.started, 1),
+            standin=STANDIN,
+            model="hallmark-standin (no model ran)",
+            kept=kept,
+        ),
+        ok=ok,
+        items=tuple(stories),
+        learnings=learnings,
+        usage=DemoUsage(
+            runs=report.total.runs,
+            tokens=report.total.tokens,
+            cost_usd=report.total.cost_usd,
+            by_model=tuple(
+                DemoModelUsage(model=r.key, runs=r.runs, standin_runs=r.standin_runs, cost_usd=r.cost_usd)
                 for r in report.rows
-            ],
-        },
-        "next": [f"hall tui --repo {demo.root}", f"hall status --all -C {demo.root}", "hall demo"],
-    }
+            ),
+        ),
+        journal_lines=journal_lines,
+    )
 
 
-def _learnings(repo: Repo, library: Any, learned: dict[str, Any] | None) -> dict[str, Any]:
+def _learnings(repo: Repo, learned: dict[str, Any] | None) -> DemoLearnings:
+    from hallmark.core.memory import api as library
+
     replies = (learned or {}).get("replies")
-    proposed, merged, tombstone = [], [], []
+    proposed: list[DemoLearning] = []
+    merged: list[DemoMerged] = []
+    tombstone: list[DemoTombstone] = []
     for entry in replies.proposed if replies is not None else ():
         learning = library.get(repo, entry.id)
-        row = {
+        row: dict[str, Any] = {
             "id": learning.id,
             "kind": learning.kind,
             "pattern": learning.pattern,
@@ -307,32 +326,32 @@ def _learnings(repo: Repo, library: Any, learned: dict[str, Any] | None) -> dict
         if entry.previously_rejected:
             tomb = library.tombstone_for(repo, learning.id)
             tombstone.append(
-                {
+                DemoTombstone(
                     **row,
-                    "landed_on_tombstone": tomb.id if tomb else None,
-                    "rejected_because": tomb.reason if tomb else None,
-                    "reproposed": tomb.reproposed if tomb else None,
-                }
+                    landed_on_tombstone=tomb.id if tomb else None,
+                    rejected_because=tomb.reason if tomb else None,
+                    reproposed=tomb.reproposed if tomb else None,
+                )
             )
         elif entry.merged:
             merged.append(
-                {"merged_into": learning.id, "pattern": learning.pattern, "occurrences": learning.occurrences}
+                DemoMerged(merged_into=learning.id, pattern=learning.pattern, occurrences=learning.occurrences)
             )
         else:
-            proposed.append(row)
-    refused = [{"code": s.get("code"), "why": s.get("why")} for s in (replies.skipped if replies is not None else [])]
-    pending = [
-        {"id": x.id, "kind": x.kind, "pattern": x.pattern, "occurrences": x.occurrences} for x in library.pending(repo)
-    ]
-    return {
-        "proposed": proposed,
-        "merged": merged,
-        "refused": refused,
-        "tombstone": tombstone,
-        "rejected_earlier": (learned or {}).get("rejected_first", []),
-        "pending": pending,
-        "librarian_runs": (learned or {}).get("runs", []),
-    }
+            proposed.append(DemoLearning(**row))
+    skipped = replies.skipped if replies is not None else []
+    return DemoLearnings(
+        proposed=tuple(proposed),
+        merged=tuple(merged),
+        refused=tuple(DemoRefused(code=s.get("code"), why=s.get("why")) for s in skipped),
+        tombstone=tuple(tombstone),
+        rejected_earlier=(learned or {}).get("rejected_first", []),
+        pending=tuple(
+            DemoPending(id=x.id, kind=x.kind, pattern=x.pattern, occurrences=x.occurrences)
+            for x in library.pending(repo)
+        ),
+        librarian_runs=(learned or {}).get("runs", []),
+    )
 
 
 def outcomes_now(demo: Demo) -> dict[str, str]:
@@ -351,7 +370,7 @@ def journal_lines(demo: Demo) -> int:
 
 def run_script(
     where: str | None = None, *, keep: bool = False, progress: Progress | None = None, daemon_after: bool = True
-) -> dict[str, Any]:
+) -> DemoRun:
     """`hall demo --script`: the scripted part, then the daemon until idle; the summary; cleanup."""
     demo = create(where)
     try:
@@ -362,16 +381,11 @@ def run_script(
                 if progress:
                     progress("the daemon takes over until no work is left")
                 run_until_idle(demo)
-            result = summary(demo, learned, outcomes)
-            result["journal_lines"] = journal_lines(demo)
+            result = summary(demo, learned, outcomes, kept=keep, journal_lines=journal_lines(demo))
     except BaseException:
         if not keep:
             remove(demo)
         raise
-    result["demo"]["kept"] = keep
     if not keep:
         remove(demo)
-        result["next"] = ["hall demo --keep --script (to look around afterwards)", "hall demo"]
-    if not result["ok"]:
-        result["_exit"] = 1
     return result

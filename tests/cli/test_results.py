@@ -145,3 +145,22 @@ def test_real_replies_are_the_declared_result_then_next(hall_repo, monkeypatch):
     check("drop", reply("drop", "1", "--reason", "r"), item_results.Dropped)
     git(root, "switch", "-q", "-c", "feature")
     check("adopt", reply("adopt"), item_results.Adopted)
+
+
+# The commands whose reply is not a core result, each with the reason (any other command without a
+# declared reply fails the test below: a new verb cannot quietly answer with a dict again).
+UNTYPED = {
+    "tui": "the terminal app: it prints no reply",
+    "hook": "Claude Code's hook answer in Claude Code's own format (hooks/reply.py), not a Hallmark reply",
+    "help": "self-description the face builds from its own argparse tables; hall schema command describes it",
+    "schema": "a JSON Schema document: the reply is the schema itself",
+}
+
+
+def test_every_command_declares_its_reply_or_says_why_not():
+    undeclared = set()
+    for name in commands.COMMANDS:
+        spec = commands.load(name)
+        children = spec.commands.items() if isinstance(spec, framework.Group) else [("", spec)]
+        undeclared |= {f"{name} {child_name}".strip() for child_name, child in children if not child.replies}
+    assert undeclared == set(UNTYPED), sorted(undeclared ^ set(UNTYPED))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema
 from hallmark.core.demo import driver, scenario, workspace
+from hallmark.tui.cli.meta import reply_schema
 
 STORIES = {
     "approved": "hallmarked",
@@ -21,7 +23,39 @@ def test_script_runs_the_whole_scenario_and_prints_the_journal_summary(hall, tmp
     assert result.code == 0, result.stdout + result.stderr
     data = result.json
     assert data["ok"] is True
+    # the reply's keys as they always were (journal_lines after next), valid against hall schema demo
+    assert list(data) == ["demo", "ok", "items", "learnings", "usage", "next", "journal_lines"]
+    assert list(data["demo"]) == ["base", "repo", "data_dir", "seconds", "standin", "model", "kept"]
+    assert list(data["learnings"]) == [
+        "proposed",
+        "merged",
+        "refused",
+        "tombstone",
+        "rejected_earlier",
+        "pending",
+        "librarian_runs",
+    ]
+    assert data["next"] == ["hall demo --keep --script (to look around afterwards)", "hall demo"]
+    jsonschema.validate(data, reply_schema(["demo"]))
     by = {row["story"]: row for row in data["items"]}
+    assert list(by["approved"]) == [
+        "item",
+        "story",
+        "title",
+        "what",
+        "expected",
+        "outcome",
+        "state",
+        "round",
+        "rejects",
+        "hold",
+        "events",
+        "actors",
+        "runs",
+        "open_questions",
+        "hallmark_sha",
+    ]
+    assert "hallmark_sha" not in by["arrival"]  # only a hallmarked story has one
     # the five outcomes, where the scripted part left each item
     assert {key: by[key]["outcome"] for key in STORIES} == STORIES
     assert by["question"]["open_questions"] == ["Q-1"]

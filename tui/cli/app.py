@@ -16,6 +16,8 @@ import argparse
 import sys
 from typing import Any
 
+from hallmark.core.demo.results import DemoKept, DemoRemoved, DemoRun
+
 from .framework import arg, command
 
 
@@ -120,9 +122,7 @@ def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
             workspace.remove(demo)
     if args.keep:
         return {
-            "demo": str(demo.base),
-            "repo": str(demo.root),
-            "kept": True,
+            **DemoKept(demo=str(demo.base), repo=str(demo.root)).to_dict(),
             "next": [
                 f"hall tui --repo {demo.root}",
                 f"hall daemon run --until-idle --repo {demo.root}",
@@ -130,11 +130,25 @@ def run_interactive(args: argparse.Namespace) -> dict[str, Any]:
             ],
         }
     return {
-        "demo": str(demo.base),
-        "kept": False,
-        "removed": True,
+        **DemoRemoved(demo=str(demo.base)).to_dict(),
         "next": ["hall demo --keep (to look around afterwards)", "hall init (in your own repository)"],
     }
+
+
+def script_reply(result: DemoRun) -> dict[str, Any]:
+    """`hall demo --script`'s JSON: the summary, `next` (a kept demo's repo to look around in), then
+    journal_lines, where it always was; exit 1 when a story missed its outcome."""
+    root = result.demo.repo
+    if result.demo.kept:
+        nxt = [f"hall tui --repo {root}", f"hall status --all -C {root}", "hall demo"]
+    else:
+        nxt = ["hall demo --keep --script (to look around afterwards)", "hall demo"]
+    data = result.to_dict()
+    lines = data.pop("journal_lines")
+    reply = {**data, "next": nxt, "journal_lines": lines}
+    if not result.ok:
+        reply["_exit"] = 1
+    return reply
 
 
 def render(result: dict[str, Any]) -> Any:
@@ -175,6 +189,7 @@ def render(result: dict[str, Any]) -> Any:
 @command(
     "demo",
     text=render,
+    replies=(DemoRun, DemoKept, DemoRemoved),
     args=[
         arg("--dir", metavar="PATH", help="build the demo here (a new or empty directory), not in a temporary one"),
         arg("--keep", action="store_true", help="keep the demo's directory when the demo ends"),
@@ -197,7 +212,7 @@ def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
 
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if args.script or not interactive:
-        result = driver.run_script(args.dir, keep=args.keep, progress=_progress)
+        result = script_reply(driver.run_script(args.dir, keep=args.keep, progress=_progress))
         if not args.script:
             result["note"] = "no terminal here, so the scripted demo ran (hall demo --script)"
         return result
