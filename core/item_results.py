@@ -147,6 +147,19 @@ class Asked(Result):
     wait: str | None
 
 
+class AskedAndWaited(Asked):
+    """`hall ask --block`: the question, then its answer when one came (a person's, or the default
+    when the wait ran out: defaulted) or none (answer null: the wait ran out with no default);
+    delivered_here when this wait, not the daemon's resume, delivered it."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"delivered_here"})
+
+    answer: str | None
+    answered_by: str | None
+    defaulted: bool
+    delivered_here: bool | None = None
+
+
 class Answered(Result):
     """`hall answer`: the answer as recorded (an option letter becomes its option)."""
 

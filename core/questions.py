@@ -11,6 +11,7 @@ from . import clock, ids, item_results, journal
 from .errors import HallError
 from .items import fold_item, record
 from .repo import Repo, current_actor
+from .results import reply_keys
 from .secrets import redact
 
 
@@ -114,24 +115,29 @@ def apply_expired_defaults(repo: Repo) -> list[dict[str, Any]]:
     return applied
 
 
-def wait_for_answer(repo: Repo, qid: str, wait: str | None, poll: float = 0.5) -> dict[str, Any]:
+def wait_for_answer(
+    repo: Repo, asked: item_results.Asked, wait: str | None, poll: float = 0.5
+) -> item_results.AskedAndWaited:
+    """Block until the question is answered (or its default applies), or the wait runs out."""
     limit = clock.parse_duration(wait) if wait else None
     started = time.monotonic()
+    question = {name: getattr(asked, name) for name in reply_keys(item_results.Asked)}
     while True:
         apply_expired_defaults(repo)
-        entry = repo.index.question(qid)
+        entry = repo.index.question(asked.qid)
         if entry is None:
-            raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
+            raise HallError("QUESTION_NOT_FOUND", f"There is no question {asked.qid}.", ["hall inbox"])
         if entry["answered"]:
             delivered = mark_delivered(repo, entry)
-            return {
-                "answer": entry["answer"],
-                "answered_by": entry["answered_by"],
-                "defaulted": entry["answered_by"] == "default",
-                "delivered_here": delivered,
-            }
+            return item_results.AskedAndWaited(
+                **question,
+                answer=entry["answer"],
+                answered_by=entry["answered_by"],
+                defaulted=entry["answered_by"] == "default",
+                delivered_here=delivered,
+            )
         if limit is not None and time.monotonic() - started > limit + 5:
-            return {"answer": None, "answered_by": None, "defaulted": False}
+            return item_results.AskedAndWaited(**question, answer=None, answered_by=None, defaulted=False)
         time.sleep(poll)
 
 

@@ -23,6 +23,17 @@ SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
     item_results.Asked: lambda: item_results.Asked(
         qid="Q-1", item=None, question="q", options=[], default=None, wait=None
     ),
+    item_results.AskedAndWaited: lambda: item_results.AskedAndWaited(
+        qid="Q-1",
+        item=None,
+        question="q",
+        options=[],
+        default=None,
+        wait="1s",
+        answer=None,
+        answered_by=None,
+        defaulted=False,
+    ),
     item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
     item_results.InboxReport: lambda: item_results.InboxReport(entries=(), count=0),
     item_results.WaitingSummary: lambda: item_results.WaitingSummary(items=(), waiting=[], waiting_count=0),

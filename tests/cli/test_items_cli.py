@@ -8,7 +8,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import jsonschema
 from hallmark.core import items, journal
+from hallmark.tui.cli.meta import reply_schema
 
 ERROR_KEYS = {"code", "message", "next"}
 
@@ -329,6 +331,9 @@ def test_concurrent_hall_new_and_ask_get_unique_ids(hall_repo):
     assert all(Path(r["worktree"]).is_dir() for r in replies[:6])
 
 
+QUESTION_KEYS = ["qid", "item", "question", "options", "default", "wait"]
+
+
 def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_repo):
     root = hall_repo.root
     hall_bin = str(Path(os.environ["PATH"].split(os.pathsep)[0]) / "hall")
@@ -348,6 +353,9 @@ def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_r
     reply = json.loads(out)
     assert reply["answer"] == "yes" and reply["answered_by"] == "you" and reply["defaulted"] is False
     assert reply["next"] == ["hall inbox"]
+    # the question's keys, next, then the answer's (AskedAndWaited), valid against hall schema ask
+    assert list(reply) == [*QUESTION_KEYS, "next", "answer", "answered_by", "defaulted", "delivered_here"]
+    jsonschema.validate(reply, reply_schema(["ask"]))
 
     defaulted = hall(
         "ask", "billed or raw?", "--options", "billed,raw", "--default", "billed", "--wait", "1s", "--block", cwd=root
@@ -356,6 +364,11 @@ def test_ask_block_returns_the_answer_or_the_default_after_the_wait(hall, hall_r
     assert defaulted.json["answer"] == "billed" and defaulted.json["defaulted"] is True
     last = journal.read(hall_repo.paths.repo_journal).events[-1]
     assert last["event"] == "question_defaulted" and last["qid"] == "Q-2" and "default" in last["reason"]
+
+    unanswered = hall("ask", "anyone?", "--wait", "1s", "--block", cwd=root)  # no default: no answer
+    assert unanswered.code == 0
+    assert list(unanswered.json) == [*QUESTION_KEYS, "next", "answer", "answered_by", "defaulted"]
+    assert unanswered.json["answer"] is None and unanswered.json["next"] == ["hall answer Q-3 <answer>", "hall inbox"]
 
 
 def test_drop_from_inside_the_worktree_says_where_to_go(hall, hall_repo):

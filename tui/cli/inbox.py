@@ -10,8 +10,9 @@ from typing import Any
 
 from hallmark.core import ids, inbox, items, questions
 from hallmark.core.inbox_results import InboxDismissed, NoticeList
-from hallmark.core.item_results import Answered, Asked, InboxReport, WaitingSummary
+from hallmark.core.item_results import Answered, Asked, AskedAndWaited, InboxReport, WaitingSummary
 from hallmark.core.repo import open_repo
+from hallmark.core.results import reply_keys
 
 from . import text
 from .framework import arg, command
@@ -19,7 +20,7 @@ from .framework import arg, command
 
 @command(
     "ask",
-    replies=(Asked,),
+    replies=(Asked, AskedAndWaited),
     args=[
         arg("question", nargs="+"),
         arg("--item"),
@@ -47,14 +48,15 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
         wait=args.wait,
         session=args.session or os.environ.get("HALL_SESSION_ID") or None,
     )
-    result = {**asked.to_dict(), "next": [f"hall answer {asked.qid} <answer>", "hall inbox"]}
-    if args.block:
-        from hallmark.core.questions import wait_for_answer
-
-        result.update(wait_for_answer(repo, result["qid"], args.wait))
-        if result.get("answer") is not None:
-            result["next"] = [f"hall status {item_id}"] if item_id else ["hall inbox"]
-    return result
+    waiting_next = [f"hall answer {asked.qid} <answer>", "hall inbox"]
+    if not args.block:
+        return {**asked.to_dict(), "next": waiting_next}
+    waited = questions.wait_for_answer(repo, asked, args.wait)
+    answered = waited.answer is not None
+    nxt = ([f"hall status {item_id}"] if item_id else ["hall inbox"]) if answered else waiting_next
+    # the question's keys, `next`, then the answer's: where they have always been
+    after = waited.to_dict()
+    return {**{key: after.pop(key) for key in reply_keys(Asked)}, "next": nxt, **after}
 
 
 @command("answer", replies=(Answered,), args=[arg("qid"), arg("answer", nargs="+")])
