@@ -54,6 +54,31 @@ class ItemResult(Result):
         return cls(**cls.fields_of(view))
 
 
+class NewOpened(ItemResult):
+    """`hall new --open`: the item, then Claude Code's session in its worktree once it exited, or
+    the error that kept it from starting (the item exists either way)."""
+
+    opened: SessionOpened | dict[str, Any]  # the session, or the error reply: {"error": {code, message, next}}
+
+
+class SessionPlan(Result):
+    """What starts Claude Code on the item (nothing runs yet): the command, its directory, the
+    environment Hallmark adds (the item, the actor), whether --yolo, and the sandbox decision."""
+
+    item: str
+    command: list[str]
+    cwd: str
+    env: dict[str, str]
+    yolo: bool
+    sandbox: dict[str, Any]
+
+
+class SessionOpened(SessionPlan):
+    """`hall new --open`'s session, after Claude Code exited: the plan it ran, and its exit code."""
+
+    exit_code: int
+
+
 class Adopted(ItemResult):
     """`hall adopt`: the item of the current branch; adopted is false when it was one already."""
 

@@ -13,7 +13,9 @@ from typing import Any
 
 from . import items
 from .errors import HallError
+from .item_results import SessionOpened, SessionPlan
 from .launch_env import launch_env
+from .results import reply_keys
 from .takeover import claude_command
 
 YOLO_FLAG = "--dangerously-skip-permissions"
@@ -39,7 +41,7 @@ def _plugin_installed() -> bool:
         return False
 
 
-def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> dict[str, Any]:
+def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> SessionPlan:
     """The command, directory and environment that start Claude Code on the item (nothing runs)."""
     view = items.fold_item(repo, item_id)
     if not view.worktree or not Path(view.worktree).is_dir():
@@ -57,27 +59,22 @@ def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | N
     command += sandbox_args
     if prompt:
         command.append(prompt)
-    return {
-        "item": item_id,
-        "command": command,
-        "cwd": view.worktree,
-        "env": launch_env(repo, item_id),
-        "yolo": yolo,
-        "sandbox": sandbox,
-    }
+    return SessionPlan(
+        item=item_id, command=command, cwd=view.worktree, env=launch_env(repo, item_id), yolo=yolo, sandbox=sandbox
+    )
 
 
-def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> dict[str, Any]:
+def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> SessionOpened:
     """Start Claude Code in the foreground in the item's worktree; returns when it exits."""
     plan = open_command(repo, item_id, yolo=yolo, prompt=prompt)
     env = dict(os.environ)
-    env.update(plan["env"])
+    env.update(plan.env)
     try:
-        code = subprocess.call(plan["command"], cwd=plan["cwd"], env=env)
+        code = subprocess.call(plan.command, cwd=plan.cwd, env=env)
     except FileNotFoundError as exc:
         raise HallError(
             "COMMAND_FAILED",
-            f"{plan['command'][0]} is not installed or not on PATH.",
+            f"{plan.command[0]} is not installed or not on PATH.",
             ["install Claude Code", "set HALL_CLAUDE to its path"],
         ) from exc
-    return {**plan, "exit_code": code}
+    return SessionOpened(**{name: getattr(plan, name) for name in reply_keys(SessionPlan)}, exit_code=code)

@@ -34,6 +34,12 @@ SAMPLES: dict[type[results.Result], Callable[[], results.Result]] = {
         answered_by=None,
         defaulted=False,
     ),
+    item_results.NewOpened: lambda: item_results.NewOpened(
+        **item_results.ItemResult.fields_of(VIEW),
+        opened=item_results.SessionOpened(
+            item="H-0001", command=["claude"], cwd="/w", env={}, yolo=False, sandbox={"enabled": False}, exit_code=0
+        ),
+    ),
     item_results.Answered: lambda: item_results.Answered(qid="Q-1", item=None, answer="a"),
     item_results.InboxReport: lambda: item_results.InboxReport(entries=(), count=0),
     item_results.WaitingSummary: lambda: item_results.WaitingSummary(items=(), waiting=[], waiting_count=0),

@@ -8,10 +8,12 @@ import sys
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hallmark.core import items
 from hallmark.core.errors import HallError
 from hallmark.core.takeover import takeover
+from hallmark.tui.cli.meta import reply_schema
 
 SESSION = "1d1e46f9-35c7-4834-b529-846d5bb82288"
 
@@ -187,6 +189,10 @@ def test_new_open_starts_claude_in_the_worktree(hall_repo, standin_claude, hall)
     plugin = Path(run["argv"][run["argv"].index("--plugin-dir") + 1])
     assert (plugin / ".claude-plugin" / "plugin.json").is_file()
     assert opened["exit_code"] == 0
+    # the item's keys, next, then the session (NewOpened), valid against hall schema new
+    assert list(data)[-2:] == ["next", "opened"]
+    assert list(opened) == ["item", "command", "cwd", "env", "yolo", "sandbox", "exit_code"]
+    jsonschema.validate(data, reply_schema(["new"]))
 
 
 def test_new_open_yolo_only_at_the_process_boundary(hall_repo, standin_claude, hall):
@@ -257,3 +263,4 @@ def test_new_open_without_claude_keeps_the_item_and_says_so(hall_repo, hall, mon
     assert data["opened"]["error"]["code"] == "COMMAND_FAILED"
     assert Path(data["worktree"]).is_dir() and items.fold_item(hall_repo, data["item"]).state == "development"
     assert data["next"][0].endswith("&& claude")
+    assert list(data)[-2:] == ["next", "opened"]

@@ -18,6 +18,8 @@ from hallmark.core.item_results import (
     ItemDetail,
     ItemLog,
     ItemResult,
+    NewOpened,
+    SessionOpened,
     StatusAll,
 )
 from hallmark.core.next_steps import next_for
@@ -77,7 +79,7 @@ def status_all_reply(result: StatusAll) -> dict[str, Any]:
 @command(
     "new",
     text=text.item,
-    replies=(ItemResult,),
+    replies=(ItemResult, NewOpened),
     args=[
         arg("request", nargs="*", help="what to build, in words"),
         arg("--title", help="a short title (defaults to the request)"),
@@ -93,17 +95,21 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
         raise HallError("USAGE", "--yolo only applies with --open.", ['hall new --open --yolo "…"'])
     repo = _repo()
     created = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
-    result = reply(created, new_next(created))
-    if args.open:
-        from hallmark.core.open_session import open_session
+    if not args.open:
+        return reply(created, new_next(created))
+    from hallmark.core.open_session import open_session
 
-        try:
-            result["opened"] = open_session(repo, result["item"], yolo=args.yolo, prompt=request)
-        except HallError as exc:  # the item exists either way: say so, and how to start Claude by hand
-            result["opened"] = exc.to_dict()
-            result["_exit"] = exc.exit_code
-            result["next"] = [f"cd {result['worktree']} && claude", *result.get("next", [])]
-    return result
+    nxt = new_next(created)
+    exit_code = 0
+    opened: SessionOpened | dict[str, Any]
+    try:
+        opened = open_session(repo, created.item, yolo=args.yolo, prompt=request)
+    except HallError as exc:  # the item exists either way: say so, and how to start Claude by hand
+        opened, exit_code = exc.to_dict(), exc.exit_code
+        nxt = [f"cd {created.worktree} && claude", *nxt]
+    result = NewOpened(**ItemResult.fields_of(created.view), opened=opened).to_dict()
+    session = result.pop("opened")  # after next, where it has always been
+    return {**result, "next": nxt, "opened": session, **({"_exit": exit_code} if exit_code else {})}
 
 
 @command("adopt", text=text.item, replies=(Adopted,), args=[arg("--title"), arg("--base")])
