@@ -137,6 +137,11 @@ class Result(metaclass=_ResultMeta):
     def __len__(self) -> int:
         return len(self.to_dict())
 
+    def __bool__(self) -> bool:
+        """A result is there or it is not (`if report:`): never falsy for having no keys, and never
+        building its JSON (`__len__`) just to be tested."""
+        return True
+
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self.to_dict()
 

@@ -6,8 +6,7 @@ A stand-in run is always named as such: no model ran, whatever its stream says.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hallmark.core.run_results import UsageRow
@@ -56,11 +55,9 @@ def model_label(model: str | None, standin: bool = False) -> str:
     return name
 
 
-def usage_key(group: str, row: Mapping[str, Any] | UsageRow) -> str:
+def usage_key(group: str, row: UsageRow) -> str:
     """A usage row's label, marking stand-in runs (usage.report counts them in standin_runs)."""
-    key = str(row.get("key", ""))
-    standin = int(row.get("standin_runs", 0) or 0)
-    runs = int(row.get("runs", 0) or 0)
+    key, standin, runs = row.key, row.standin_runs, row.runs
     if not standin and not (group == "model" and key == STANDIN_MODEL):
         return key
     if group == "model":

@@ -167,3 +167,19 @@ def test_every_command_declares_its_reply_or_says_why_not():
         children = spec.commands.items() if isinstance(spec, framework.Group) else [("", spec)]
         undeclared |= {f"{name} {child_name}".strip() for child_name, child in children if not child.replies}
     assert undeclared == set(UNTYPED), sorted(undeclared ^ set(UNTYPED))
+
+
+def test_a_result_is_truthy_without_building_its_json():
+    """`if report:` asks whether there is one: a result whose keys are all absent optional ones is
+    still there, and the test does not build the JSON (`__len__`) to answer."""
+
+    class Quiet(results.Result):
+        OPTIONAL: typing.ClassVar[frozenset[str]] = frozenset({"note"})
+        note: str | None = None
+
+        def to_dict(self) -> dict:
+            raise AssertionError("truthiness built the JSON")
+
+    quiet = Quiet()
+    assert quiet
+    assert len(results.Result.to_dict(quiet)) == 0

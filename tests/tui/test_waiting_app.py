@@ -224,15 +224,18 @@ def test_the_footer_offers_L_for_the_drain_where_l_moves_right(busy):
 
 
 def test_usage_labels_never_claim_a_model_ran_for_a_stand_in():
+    from hallmark.core.run_results import UsageRow
     from hallmark.tui import labels
 
-    only = {"key": "hallmark-standin", "runs": 2, "standin_runs": 2}
+    def row(key: str, runs: int, standin_runs: int) -> UsageRow:
+        zero = dict.fromkeys(("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "tokens"), 0)
+        return UsageRow(key=key, runs=runs, standin_runs=standin_runs, cost_usd=0.0, **zero)
+
+    only = row("hallmark-standin", 2, 2)
     assert labels.usage_key("model", only) == "hallmark-standin (stand-in, no model ran)"
-    assert (
-        labels.usage_key("model", {"key": "hallmark-standin", "runs": 1}) == "hallmark-standin (stand-in, no model ran)"
-    )
-    assert labels.usage_key("role", {"key": "review", "runs": 3, "standin_runs": 1}) == "review (1 of 3 stand-in)"
-    assert labels.usage_key("day", {"key": "2026-11-30", "runs": 2, "standin_runs": 2}) == "2026-11-30 (stand-in)"
-    assert labels.usage_key("model", {"key": "claude-opus-4", "runs": 2, "standin_runs": 0}) == "claude-opus-4"
+    assert labels.usage_key("model", row("hallmark-standin", 1, 0)) == "hallmark-standin (stand-in, no model ran)"
+    assert labels.usage_key("role", row("review", 3, 1)) == "review (1 of 3 stand-in)"
+    assert labels.usage_key("day", row("2026-11-30", 2, 2)) == "2026-11-30 (stand-in)"
+    assert labels.usage_key("model", row("claude-opus-4", 2, 0)) == "claude-opus-4"
     assert labels.model_label("claude-opus-4", False) == "claude-opus-4"
     assert labels.model_label("anything", True).endswith("(stand-in, no model ran)")
