@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,31 @@ _SCRUB = (
 )
 
 
+def _real_data_dir() -> Path:
+    """The data dir of the person running the tests (read before any test isolates the env)."""
+    from hallmark.core.paths import user_data_dir
+
+    return user_data_dir()
+
+
+REAL_REPOS = _real_data_dir() / "repos.json"
+
+
+def _leaked_repos(base: Path) -> list[str]:
+    """Repos under this run's temporary dir that a test registered in the person's own data dir."""
+    try:
+        repos = json.loads(REAL_REPOS.read_text(encoding="utf-8")).get("repos", {})
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [path for path in repos if Path(path).is_relative_to(base)]
+
+
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Per-test user data dir, home and git identity; no Claude Code variables leak in."""
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Per-test user data dir, home and git identity; no Claude Code variables leak in. A test
+    that writes the person's own data dir anyway (an undone monkeypatch, a fixture that forgot the
+    env) fails, named: it registered one of this run's repositories there."""
+    before = _stat(REAL_REPOS)
     home = tmp_path_factory.mktemp("home")
     for name in _SCRUB:
         monkeypatch.delenv(name, raising=False)
@@ -51,7 +74,19 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("HALLMARK_DATA_DIR", str(home / "hallmark-data"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    return home
+    yield home
+    if _stat(REAL_REPOS) != before:
+        base = tmp_path_factory.getbasetemp()
+        leaked = _leaked_repos(base.parent if base.name.startswith("popen-gw") else base)
+        assert not leaked, f"the test registered repos in the person's own {REAL_REPOS}: {leaked}"
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -114,10 +114,10 @@ def _run_main(monkeypatch, cwd: Path, *args: str) -> tuple[int, str]:
     from hallmark.tui.cli import main
 
     out = io.StringIO()
-    monkeypatch.chdir(cwd)
-    monkeypatch.setattr("sys.stdout", out)
-    code = main(list(args))
-    monkeypatch.undo()
+    with pytest.MonkeyPatch.context() as patch:  # undoing the test's own would undo its isolated HOME
+        patch.chdir(cwd)
+        patch.setattr("sys.stdout", out)
+        code = main(list(args))
     return code, out.getvalue()
 
 
