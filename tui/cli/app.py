@@ -18,7 +18,7 @@ from typing import Any
 
 from hallmark.core.demo.results import DemoKept, DemoRemoved, DemoRun
 
-from .framework import arg, command
+from .framework import arg, command, with_next
 
 
 def run_app(path: str | None, *, mouse: bool = True) -> int:
@@ -143,9 +143,7 @@ def script_reply(result: DemoRun) -> dict[str, Any]:
         nxt = [f"hall tui --repo {root}", f"hall status --all -C {root}", "hall demo"]
     else:
         nxt = ["hall demo --keep --script (to look around afterwards)", "hall demo"]
-    data = result.to_dict()
-    lines = data.pop("journal_lines")
-    reply = {**data, "next": nxt, "journal_lines": lines}
+    reply = with_next(result, nxt, "journal_lines")
     if not result.ok:
         reply["_exit"] = 1
     return reply

@@ -136,6 +136,14 @@ def attach(sub: argparse._SubParsersAction, summary: str, spec: Command | Group)
     return parser
 
 
+def with_next(result: Result, nxt: list[str], *after: str) -> dict[str, Any]:
+    """A verb's JSON reply: the result's keys, `next`, then the keys named in `after` (a few replies
+    have always printed those after `next`: scripts that read them by position keep working)."""
+    data = result.to_dict()
+    tail = {key: data.pop(key) for key in after if key in data}
+    return {**data, "next": nxt, **tail}
+
+
 def wants_json(forced: bool) -> bool:
     return forced or not sys.stdout.isatty()
 

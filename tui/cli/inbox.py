@@ -12,10 +12,9 @@ from hallmark.core import ids, inbox, items, questions
 from hallmark.core.inbox_results import InboxDismissed, NoticeList
 from hallmark.core.item_results import Answered, Asked, AskedAndWaited, InboxReport, WaitingSummary
 from hallmark.core.repo import open_repo
-from hallmark.core.results import reply_keys
 
 from . import text
-from .framework import arg, command
+from .framework import arg, command, with_next
 
 
 @command(
@@ -55,8 +54,7 @@ def cmd_ask(args: argparse.Namespace) -> dict[str, Any]:
     answered = waited.answer is not None
     nxt = ([f"hall status {item_id}"] if item_id else ["hall inbox"]) if answered else waiting_next
     # the question's keys, `next`, then the answer's: where they have always been
-    after = waited.to_dict()
-    return {**{key: after.pop(key) for key in reply_keys(Asked)}, "next": nxt, **after}
+    return with_next(waited, nxt, "answer", "answered_by", "defaulted", "delivered_here")
 
 
 @command("answer", replies=(Answered,), args=[arg("qid"), arg("answer", nargs="+")])

@@ -27,7 +27,7 @@ from hallmark.core.repo import open_repo
 from hallmark.core.sweep_results import SweepPreview, Swept
 
 from . import text
-from .framework import arg, command
+from .framework import arg, command, with_next
 
 
 def _repo():
@@ -40,7 +40,7 @@ def _id(repo, given: str | None) -> str:
 
 def reply(result: ItemResult, nxt: list[str] | None = None) -> dict[str, Any]:
     """An item verb's JSON reply: the result's keys, then `next` (by default, what its state allows)."""
-    return {**result.to_dict(), "next": next_for(result.view) if nxt is None else nxt}
+    return with_next(result, next_for(result.view) if nxt is None else nxt)
 
 
 def new_next(result: ItemResult) -> list[str]:
@@ -67,13 +67,12 @@ def drop_next(result: Dropped, root: str) -> list[str]:
 
 def status_all_reply(result: StatusAll) -> dict[str, Any]:
     """`hall status`: each item with an empty `next`, the reply's `next` after by_state."""
-    data = result.to_dict()
-    data["items"] = [{**row, "next": []} for row in data["items"]]
     nxt = ['hall new --title "…"', "hall inbox"] + ([f"hall status {result.items[0].item}"] if result.items else [])
     if result.damaged:
         nxt = ["hall doctor", *nxt]
-    head = {key: data.pop(key) for key in ("items", "counts", "by_state")}
-    return {**head, "next": nxt, **data}
+    reply = with_next(result, nxt, "damaged", "warnings")
+    reply["items"] = [{**row, "next": []} for row in reply["items"]]
+    return reply
 
 
 @command(
@@ -107,9 +106,8 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     except HallError as exc:  # the item exists either way: say so, and how to start Claude by hand
         opened, exit_code = exc.to_dict(), exc.exit_code
         nxt = [f"cd {created.worktree} && claude", *nxt]
-    result = NewOpened(**ItemResult.fields_of(created.view), opened=opened).to_dict()
-    session = result.pop("opened")  # after next, where it has always been
-    return {**result, "next": nxt, "opened": session, **({"_exit": exit_code} if exit_code else {})}
+    answer = with_next(NewOpened(**ItemResult.fields_of(created.view), opened=opened), nxt, "opened")
+    return {**answer, "_exit": exit_code} if exit_code else answer
 
 
 @command("adopt", text=text.item, replies=(Adopted,), args=[arg("--title"), arg("--base")])

@@ -30,7 +30,7 @@ from hallmark.core.next_steps import next_for
 from hallmark.core.repo import open_repo
 from hallmark.core.verify import Verified
 
-from .framework import arg, command
+from .framework import arg, command, with_next
 
 
 def _item(repo, given: str | None) -> str:
@@ -169,10 +169,8 @@ def text_daemon(result: dict[str, Any]) -> Any:
 def daemon_reply(result: DaemonStatus) -> dict[str, Any]:
     """`hall daemon status|start|stop`: the status's keys, `next`, then what start or stop adds
     (`already`, `started_pid` and `log`, `stopped`): the order scripts have always read."""
-    data = result.to_dict()
-    head = {key: data.pop(key) for key in DaemonStatus._fields}
     nxt = ["hall daemon stop"] if result.running else ["hall daemon start", "hall daemon run --until-idle"]
-    return {**head, "next": nxt, **data}
+    return with_next(result, nxt, "already", "started_pid", "log", "stopped")
 
 
 @command(

@@ -23,7 +23,7 @@ from hallmark.core.setup_results import (
 )
 
 from . import text
-from .framework import Group, arg, command
+from .framework import Group, arg, command, with_next
 
 
 def init_next(result: Initialized) -> list[str]:
@@ -59,9 +59,7 @@ def cmd_init(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core import setup_repo
 
     done = setup_repo.init(Path.cwd(), capture=args.capture, base=args.base, claude_md=not args.no_claude_md)
-    reply = done.to_dict()
-    valid = reply.pop("config_valid")  # printed after `next`, as it always was
-    return {**reply, "next": init_next(done), "config_valid": valid}
+    return with_next(done, init_next(done), "config_valid")
 
 
 @command("doctor", text=text.doctor, replies=(DoctorReport,))
@@ -104,14 +102,12 @@ def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
 
     # --sandbox: the sandbox wall (core/sandbox_profile.py), the profile in the user's settings too
     done = install(dry_run=args.dry_run, sandbox_at=Path.cwd() if args.sandbox else None)
-    reply = done.to_dict()
-    sandbox = {"sandbox": reply.pop("sandbox")} if "sandbox" in reply else {}  # after `next`, as it always was
     nxt = (
         ["hall setup claude"]
         if done.dry_run
         else ["hall doctor", "restart Claude Code (or /reload-plugins) to load the hooks"]
     )
-    return {**reply, "next": nxt, **sandbox}
+    return with_next(done, nxt, "sandbox")
 
 
 @setup_group.command(

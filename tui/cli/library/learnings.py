@@ -14,21 +14,12 @@ from hallmark.core.errors import HallError
 from hallmark.core.memory import results as lib
 from hallmark.core.memory.store import KINDS, SOURCES
 from hallmark.core.repo import current_actor, open_repo
-from hallmark.core.results import Result
 from hallmark.tui.cli import text
-from hallmark.tui.cli.framework import Group, arg
+from hallmark.tui.cli.framework import Group, arg, with_next
 
 
 def _repo():
     return open_repo()
-
-
-def _reply(result: Result, next_: list[str], *after: str) -> dict[str, Any]:
-    """The reply: the result's keys, then `next`, then the keys in `after` (where they always were:
-    `list --as-of`'s as_of and `show`'s automation came after `next`)."""
-    data = result.to_dict()
-    tail = {key: data.pop(key) for key in after if key in data}
-    return {**data, "next": next_, **tail}
 
 
 def _details(pairs: list[str] | None) -> dict[str, Any]:
@@ -99,7 +90,7 @@ def cmd_propose(args: argparse.Namespace) -> dict[str, Any]:
         valid_until=args.valid_until,
         supersedes=args.supersedes,
     )
-    return _reply(reply, propose_next(reply))
+    return with_next(reply, propose_next(reply))
 
 
 def propose_next(result: lib.Proposed) -> list[str]:
@@ -142,7 +133,7 @@ def cmd_list(args: argparse.Namespace) -> dict[str, Any]:
         result = lib.LearningList(
             learnings=tuple(lib.LearningRow.of(x) for x in items), count=len(items), project=project
         )
-    return _reply(result, ["hall library review", "hall library show <id>"], "as_of")
+    return with_next(result, ["hall library review", "hall library show <id>"], "as_of")
 
 
 def _held(learning, stamp: str) -> bool:
@@ -168,7 +159,7 @@ def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
         then = api.get(repo, args.id, as_of=args.as_of)
         stamp = as_of_stamp(args.as_of) or ""  # a given --as-of always reads as a stamp (or is refused)
         shown_then = lib.LearningThen.of(then, as_of=stamp, held_then=_held(then, stamp))
-        return _reply(shown_then, [f"hall library show {then.id}", f"hall library history {then.id}"])
+        return with_next(shown_then, [f"hall library show {then.id}", f"hall library history {then.id}"])
     learning = api.get(repo, args.id)
     preview = api.preview(repo, learning.id)
     nxt = _next_for(learning)
@@ -185,7 +176,7 @@ def cmd_show(args: argparse.Namespace) -> dict[str, Any]:
         versions=len(api.history(repo, learning.id)),
         automation={**(preview.automation or {})} if auto else None,
     )
-    return _reply(shown, nxt, "automation")
+    return with_next(shown, nxt, "automation")
 
 
 def _next_for(learning) -> list[str]:
@@ -239,7 +230,7 @@ def cmd_accept(args: argparse.Namespace) -> dict[str, Any]:
         valid_until=args.valid_until,
     )
     accepted = lib.Accepted.of(learning, promoted_to=(learning.promotion or {}).get("path"))
-    return _reply(accepted, [*_next_for(learning), "hall library review"])
+    return with_next(accepted, [*_next_for(learning), "hall library review"])
 
 
 @learning_commands.command(
@@ -252,7 +243,7 @@ def cmd_reject(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.reject(_repo(), args.id, args.reason, actor=current_actor())
-    return _reply(lib.LearningReply.of(learning), ["hall library review", f"hall library undo {learning.id}"])
+    return with_next(lib.LearningReply.of(learning), ["hall library review", f"hall library undo {learning.id}"])
 
 
 @learning_commands.command(
@@ -262,7 +253,7 @@ def cmd_skip(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.skip(_repo(), args.id, actor=current_actor())
-    return _reply(lib.Skipped.of(learning, skip_count=learning.skip_count), ["hall library review"])
+    return with_next(lib.Skipped.of(learning, skip_count=learning.skip_count), ["hall library review"])
 
 
 @learning_commands.command(
@@ -290,7 +281,7 @@ def cmd_retire(args: argparse.Namespace) -> dict[str, Any]:
         kept=kept if ours else None,
         message=f"Your edit of the promoted text was kept at {kept['at']}: {kept['why']}." if ours else None,
     )
-    return _reply(retired, [f"hall library review --reopen {learning.id}", "hall library list"])
+    return with_next(retired, [f"hall library review --reopen {learning.id}", "hall library list"])
 
 
 @learning_commands.command(
@@ -303,7 +294,7 @@ def cmd_undo(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.memory import api
 
     learning = api.undo(_repo(), args.id, actor=current_actor())
-    return _reply(lib.LearningReply.of(learning), _next_for(learning))
+    return with_next(lib.LearningReply.of(learning), _next_for(learning))
 
 
 @learning_commands.command(
@@ -333,18 +324,18 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
     actor = current_actor()
     if args.reopen:
         learning = api.reopen(repo, args.reopen, actor=actor, reason=args.reason or "")
-        return _reply(lib.LearningReply.of(learning), _next_for(learning))
+        return with_next(lib.LearningReply.of(learning), _next_for(learning))
     if args.accept:
         learning = api.accept(repo, args.accept, actor=actor, confirm_automation=args.confirm_automation)
-        return _reply(lib.LearningReply.of(learning), ["hall library review"])
+        return with_next(lib.LearningReply.of(learning), ["hall library review"])
     if args.reject:
         if not args.reason:
             raise HallError("USAGE", "--reject needs --reason", ["hall library review --reject ID --reason '…'"])
         learning = api.reject(repo, args.reject, args.reason, actor=actor)
-        return _reply(lib.LearningReply.of(learning), ["hall library review"])
+        return with_next(lib.LearningReply.of(learning), ["hall library review"])
     if args.skip:
         learning = api.skip(repo, args.skip, actor=actor)
-        return _reply(lib.LearningReply.of(learning), ["hall library review"])
+        return with_next(lib.LearningReply.of(learning), ["hall library review"])
     api.propose_retirements(repo, actor="librarian")  # unused for retire_after: offered, never removed
     queue = api.pending(repo)
     entries = []
@@ -372,7 +363,7 @@ def cmd_review(args: argparse.Namespace) -> dict[str, Any]:
         )
     first = queue[0] if queue else None
     result = lib.PendingQueue(pending=tuple(entries), count=len(entries), last_drain=api.last_drain_summary(repo))
-    return _reply(result, _next_for(first) if first else ["hall library list"])
+    return with_next(result, _next_for(first) if first else ["hall library list"])
 
 
 @learning_commands.command(
@@ -402,7 +393,7 @@ def cmd_search(args: argparse.Namespace) -> dict[str, Any]:
         count=len(found),
         searched="accepted learnings only",
     )
-    return _reply(result, ["hall library show <id>"])
+    return with_next(result, ["hall library show <id>"])
 
 
 @learning_commands.command(
@@ -425,7 +416,7 @@ def cmd_briefing(args: argparse.Namespace) -> dict[str, Any]:
             _repo().paths, changed=args.paths or [], effort=args.effort, query=args.query or "", as_of=args.as_of
         )
     )
-    return _reply(result, briefing_next(result))
+    return with_next(result, briefing_next(result))
 
 
 def briefing_next(result: lib.Briefing | lib.DegradedBriefing) -> list[str]:
@@ -452,7 +443,7 @@ def cmd_reconcile(args: argparse.Namespace) -> dict[str, Any]:
         _repo(), update=args.update, retire_ids=args.retire, restore=args.restore, actor=current_actor()
     )
     nxt = [f"hall library reconcile --{offer} {entry.id}" for entry in result.drift for offer in entry.offers]
-    return _reply(result, nxt or ["hall library list --status promoted"])
+    return with_next(result, nxt or ["hall library list --status promoted"])
 
 
 @learning_commands.command(
@@ -468,7 +459,7 @@ def cmd_history(args: argparse.Namespace) -> dict[str, Any]:
         versions=[v.to_dict() for v in versions],
         audit=api.audit_log(repo, args.id),
     )
-    return _reply(result, [f"hall library show {args.id}"])
+    return with_next(result, [f"hall library show {args.id}"])
 
 
 @learning_commands.command(
@@ -493,7 +484,7 @@ def cmd_audit(args: argparse.Namespace) -> dict[str, Any]:
         verified=(not problems) if problems is not None else None,
         problems=problems,
     )
-    reply = _reply(result, ["hall library audit --verify", "hall library history <id>"])
+    reply = with_next(result, ["hall library audit --verify", "hall library history <id>"])
     if problems:
         reply["_exit"] = 1
     return reply
