@@ -8,7 +8,7 @@ inbox shows it; the `next` of a whole reply is still the CLI's (tui/cli/inbox.py
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from .results import Result
 
@@ -31,8 +31,7 @@ class InboxEntry(Result):
 
     def numbered(self, n: int) -> InboxEntry:
         """The same entry as `hall inbox` lists it, numbered from 1."""
-        values: dict[str, Any] = {name: getattr(self, name) for name in type(self)._fields}
-        return type(self)(**{**values, "n": n})
+        return type(self)(**{**self.field_values(), "n": n})
 
 
 class QuestionEntry(InboxEntry):

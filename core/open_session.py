@@ -15,7 +15,6 @@ from . import items
 from .errors import HallError
 from .item_results import SessionOpened, SessionPlan
 from .launch_env import launch_env
-from .results import reply_keys
 from .takeover import claude_command
 
 YOLO_FLAG = "--dangerously-skip-permissions"
@@ -77,4 +76,4 @@ def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | N
             f"{plan.command[0]} is not installed or not on PATH.",
             ["install Claude Code", "set HALL_CLAUDE to its path"],
         ) from exc
-    return SessionOpened(**{name: getattr(plan, name) for name in reply_keys(SessionPlan)}, exit_code=code)
+    return SessionOpened(**plan.field_values(), exit_code=code)

@@ -11,7 +11,6 @@ from . import clock, ids, item_results, journal
 from .errors import HallError
 from .items import fold_item, record
 from .repo import Repo, current_actor
-from .results import reply_keys
 from .secrets import redact
 
 
@@ -121,7 +120,7 @@ def wait_for_answer(
     """Block until the question is answered (or its default applies), or the wait runs out."""
     limit = clock.parse_duration(wait) if wait else None
     started = time.monotonic()
-    question = {name: getattr(asked, name) for name in reply_keys(item_results.Asked)}
+    question = asked.field_values()
     while True:
         apply_expired_defaults(repo)
         entry = repo.index.question(asked.qid)

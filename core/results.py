@@ -114,6 +114,11 @@ class Result(metaclass=_ResultMeta):
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in reply_keys(type(self)))
         return f"{type(self).__name__}({shown})"
 
+    def field_values(self) -> dict[str, Any]:
+        """Every field by name, hidden ones too, as given (not the JSON): to build a variant of a
+        result (`Sub(**base.field_values(), more=…)`) or a copy with one field changed."""
+        return {name: getattr(self, name) for name in type(self)._fields}
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name in reply_keys(type(self)):

@@ -431,7 +431,7 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
 def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
     info = status()
     if info.running:
-        return DaemonAlreadyRunning(**info.status_fields())
+        return DaemonAlreadyRunning(**info.field_values())
     log_path = log_path or (user_data_dir() / "daemon.log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as out:
@@ -447,20 +447,20 @@ def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
         if read_state().get("pid") == proc.pid:
             break
         time.sleep(0.05)
-    return DaemonStarted(**status().status_fields(), started_pid=proc.pid, log=str(log_path))
+    return DaemonStarted(**status().field_values(), started_pid=proc.pid, log=str(log_path))
 
 
 def stop(wait_s: float = 10.0) -> DaemonStopped:
     info = status()
     if not info.running:
         _update_state(stop=False, expected=False)
-        return DaemonStopped(**info.status_fields(), stopped=False)
+        return DaemonStopped(**info.field_values(), stopped=False)
     _update_state(stop=True)
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline and status().running:
         time.sleep(0.1)
     after = status()
-    return DaemonStopped(**after.status_fields(), stopped=not status().running)
+    return DaemonStopped(**after.field_values(), stopped=not status().running)
 
 
 def main() -> None:

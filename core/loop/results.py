@@ -103,9 +103,6 @@ class DaemonStatus(Result):
     stale: bool  # one should run but has no heartbeat
     state_file: str
 
-    def status_fields(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in DaemonStatus._fields}
-
 
 class DaemonAlreadyRunning(DaemonStatus):
     """`hall daemon start` when one runs already: its status, unchanged."""

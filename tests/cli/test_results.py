@@ -183,3 +183,12 @@ def test_a_result_is_truthy_without_building_its_json():
     quiet = Quiet()
     assert quiet
     assert len(results.Result.to_dict(quiet)) == 0
+
+
+def test_field_values_are_every_field_as_given_hidden_ones_too():
+    """A variant is built from its base's values (`Sub(**base.field_values(), more=…)`): the folded
+    view a reply carries for the faces goes along, and nothing is turned into JSON on the way."""
+    detail = _sample(item_results.ItemDetail)
+    values = detail.field_values()
+    assert values["view"] is detail.view and "view" not in detail.to_dict()
+    assert type(detail)(**values) == detail
