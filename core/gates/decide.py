@@ -74,7 +74,8 @@ def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     from . import push
 
     ship = raw if isinstance(raw := config.get("ship"), str) else ""
-    findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths))
+    base = raw if isinstance(raw := config.get("base"), str) and raw else "main"
+    findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths, base=base))
     if not findings:
         return None
     return (

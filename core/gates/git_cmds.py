@@ -230,7 +230,13 @@ def run_git(
     alias_depth: int = 0,
     git_dir: str | None = None,
 ) -> None:
-    if env.get("GIT_DIR") and env["GIT_DIR"] != UNKNOWN:
+    for name in ("GIT_DIR", "GIT_WORK_TREE"):
+        if env.get(name) == UNKNOWN:
+            an.add(
+                "strict", f"git with a computed {name} (the gate cannot know which repository)", cmd, cwd, always=True
+            )
+            return
+    if env.get("GIT_DIR"):
         git_dir = _join(cwd, Word(env["GIT_DIR"]))
     for name in git_config.ENV_DENIED:
         if name in env:
@@ -251,7 +257,7 @@ def run_git(
     if sub in own_commands(an.ctx):
         git_sub(an, sub, rest, cmd, git_cwd, env, git_dir)
         return
-    aliases = {k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}
+    aliases = {**an.git_aliases, **{k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}}
     alias = aliases.get(sub.lower())
     if alias is None:
         program = on_path(sub, {**an.ctx.env, **env})
@@ -346,3 +352,6 @@ def _global_value(an: Analyzer, name: str, value: Word, env: dict[str, str], fou
         found.inline.append((key, env.get(var, an.ctx.env.get(var, UNKNOWN))))
     elif name == "--git-dir":
         found.git_dir = _join(found.cwd, value)
+    elif name == "--work-tree":  # git exports it as GIT_WORK_TREE for the subcommand
+        tree = _join(found.cwd, value)
+        env["GIT_WORK_TREE"] = tree if tree is not None else UNKNOWN
