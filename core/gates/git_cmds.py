@@ -251,6 +251,13 @@ def run_git(
         return
     sub = args[i].text
     rest = args[i + 1 :]
+    if any(ch in sub for ch in "*?["):  # bash expands it against the files where the command runs
+        from .globs import expand
+
+        matches = expand(sub, cwd)
+        if matches and matches[0] != sub:
+            run_git(an, [*args[:i], *(Word(m) for m in matches), *rest], cmd, cwd, env, alias_depth + 1, git_dir)
+            return
     if sub == "send-email":  # mails the commits as patches: code leaves like a push (installed or not)
         an.add("push", "git send-email", cmd, git_cwd, revs=None, git_dir=git_dir)
         return

@@ -67,6 +67,12 @@ def writes() -> ModuleType:
     return _writes
 
 
+def globs_module() -> ModuleType:
+    from . import globs
+
+    return globs
+
+
 def hall_cmds() -> ModuleType:
     global _hall
     if _hall is None:
@@ -345,6 +351,23 @@ class Analyzer:
                 self.add("strict", f"computed command word {head.text!r}", cmd, cwd, always=True)
                 return
             raw = head.text
+            if "\x01glob" not in expanded and globs_module().is_pattern(raw):
+                expanded.add("\x01glob")
+                matches = globs_module().expand(raw, cwd)
+                if matches:
+                    words = [Word(m) for m in matches] + words[1:]
+                    continue
+                known = globs_module().could_be(raw, names.COMMAND_WORDS)
+                if known is not None:
+                    self.add(
+                        "strict",
+                        f"the command word {raw!r} is a pattern bash may expand to {known}; write the "
+                        "command's own name",
+                        cmd,
+                        cwd,
+                        always=True,
+                    )
+                    return
             if raw in self.aliases and raw not in expanded:
                 expanded.add(raw)
                 split = git_cmds.shell_split(self.aliases[raw])
