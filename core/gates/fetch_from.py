@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 ALL_BRANCHES = "\x00branches"  # refspecs.ALL_BRANCHES (not imported: a test checks they agree)
 
 
-def _ours(an: Analyzer, real: str) -> str | None:
+def ours(an: Analyzer, real: str) -> str | None:
     """The checkout (or the git directory) of this repository that holds real, or None."""
     from hallmark.core.item_lookup import checkout_of, within
 
@@ -79,7 +79,7 @@ def taken_from_here(
     fetching = git_dir or cwd
     if fetching is None or an.ctx.paths is None:
         return False
-    if _ours(an, os.path.realpath(fetching)) is not None:
+    if ours(an, os.path.realpath(fetching)) is not None:
         return False  # a fetch inside this repository: refspecs.py reads where it writes
     source = operands[0] if operands else None
     if source is not None and not source.literal:
@@ -90,12 +90,12 @@ def taken_from_here(
     by_name = False
     if source is not None:
         real = _path_of(source.text, where)
-        found = _ours(an, real) if real else None
+        found = ours(an, real) if real else None
     if found is None and (source is None or _path_of(source.text, where) is None):
         by_name = True
         for url in _remote_urls(fetching, source.text if source is not None else None, env):
             real = _path_of(url, fetching)
-            found = _ours(an, real) if real else None
+            found = ours(an, real) if real else None
             if found:
                 break
     if found is None:
@@ -127,6 +127,6 @@ def cloned_from_here(an: Analyzer, positional: list[str], cmd: Command, cwd: str
     if not positional or cwd is None or an.ctx.paths is None:
         return
     real = _path_of(positional[0], cwd)
-    found = _ours(an, real) if real else None
+    found = ours(an, real) if real else None
     if found:
         an.add("push", f"git clone of this repository ({found})", cmd, found, revs=[ALL_BRANCHES])

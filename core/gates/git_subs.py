@@ -6,6 +6,7 @@ decides what a computed word means for it."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from . import git_config
@@ -308,6 +309,8 @@ def _config(an: Analyzer, call: GitCall) -> None:
 
 def _commit(an: Analyzer, call: GitCall) -> None:
     an.add("commit", "git commit", call.cmd, call.cwd, args=call.lits)
+    if call.env.get("GIT_INDEX_FILE"):  # another index: what it commits is not what the gate reads
+        an.add("stage", "git commit with GIT_INDEX_FILE", call.cmd, call.cwd, args=["-A"])
 
 
 def _stage(an: Analyzer, call: GitCall) -> None:
@@ -322,15 +325,19 @@ def _makes_repository(an: Analyzer, call: GitCall) -> None:
 
         positional = _operands(call, "bcouj")
         cloned_from_here(an, positional, call.cmd, call.cwd)
-    if sub in ("init", "clone") and any(t == "--template" or t.startswith("--template=") for t in call.lits):
-        an.add(
-            "strict",
-            f"git {sub} --template copies hooks from a template directory into the repository; "
-            f"run git {sub} without --template",
-            call.cmd,
-            call.cwd,
-            always=True,
-        )
+    if sub == "init" and any(t == "--template" or t.startswith("--template=") for t in call.lits):
+        from .fetch_from import ours
+
+        target = _operands(call, "")[-1:] or ["."]
+        where = os.path.realpath(os.path.join(call.cwd or an.ctx.cwd, call.git_dir or target[0]))
+        if ours(an, where) is not None:
+            an.add(
+                "state",
+                "git init --template copies a template's hooks into this repository's git directory "
+                "(they would run on the next commit); run git init without --template",
+                call.cmd,
+                call.cwd,
+            )
     if sub == "worktree":
         targets = positional[1:2] if positional[:1] == ["add"] else positional
     else:

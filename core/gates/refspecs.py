@@ -235,18 +235,29 @@ def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str],
     base = ["git", "--git-dir", git_dir] if git_dir else ["git", "-C", where]
     try:
         proc = capture(
-            [*base, "config", "--get-regexp", r"^(push\.default|remote\..*\.(push|mirror))$"], env=_probe_env(env)
+            [
+                *base,
+                "config",
+                "--get-regexp",
+                r"^(push\.default|remote\..*\.(push|mirror)|remote\.pushdefault|branch\..*\.(pushremote|remote))$",
+            ],
+            env=_probe_env(env),
         )
     except OSError:
         return ALL_BRANCHES
     lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    # with no remote named, git pushes to a branch's pushRemote, remote.pushDefault, its remote or
+    # origin: each of those a branch may use counts
+    defaults = {"origin"} | {
+        line.partition(" ")[2].strip().lower()
+        for line in lines
+        if line.lower().startswith(("remote.pushdefault ", "branch.")) and not line.lower().startswith("branch.*")
+    }
+    wanted = {remote.lower()} if remote else defaults
     for line in lines:
         key, _, value = line.partition(" ")
-        if (
-            key.endswith(".mirror")
-            and value.strip().lower() not in ("false", "no", "off", "0")
-            and (not remote or key.lower() == f"remote.{remote.lower()}.mirror")
-        ):
+        name = key[len("remote.") : -len(".mirror")].lower() if key.startswith("remote.") else ""
+        if key.endswith(".mirror") and value.strip().lower() not in ("false", "no", "off", "0") and name in wanted:
             return MIRROR
     for line in lines:
         key, _, value = line.partition(" ")
