@@ -21,10 +21,12 @@ def test_approve_on_round_one_strikes_the_hallmark_and_ships(loop_repo, ready_it
     assert order == ["ready", "checks_passed", "verdict", "hallmarked", "shipped"]
     note = review.read_note(loop_repo, sha)
     hallmarked = kit.events(loop_repo, item_id, "hallmarked")[0]
+    signature = {key: note.pop(key) for key in ("signer", "sig")}
     assert note == {
-        "v": 1,
+        "v": 2,
         "item": item_id,
         "sha": sha,
+        "tree": kit.git(loop_repo.root, "rev-parse", f"{sha}^{{tree}}"),
         "round": 1,
         "model": "hallmark-standin",
         "open_findings": [],
@@ -32,6 +34,7 @@ def test_approve_on_round_one_strikes_the_hallmark_and_ships(loop_repo, ready_it
         "run": hallmarked["run"],
         "standin": True,
     }
+    assert signature["sig"].startswith("-----BEGIN SSH SIGNATURE-----")
     # the note, the hallmarked line and the verdict name the run that struck it (gates/hallmark.py follows it)
     assert hallmarked["standin"] is True and hallmarked["run"].endswith("-review.jsonl")
     assert kit.events(loop_repo, item_id, "verdict")[-1]["run"] == hallmarked["run"]
