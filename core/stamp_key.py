@@ -101,7 +101,9 @@ def resign_legacy(paths: RepoPaths) -> list[ResignedNote]:
     return out
 
 
-def _legacy_problem(paths: RepoPaths, data: dict[str, Any], sha: str, item: str | None, item_lookup: Any, hallmark: Any) -> str | None:
+def _legacy_problem(
+    paths: RepoPaths, data: dict[str, Any], sha: str, item: str | None, item_lookup: Any, hallmark: Any
+) -> str | None:
     if data.get("sha") != sha or not item:
         return "the note does not name this commit and an item"
     found = item_lookup.fold_item_events(paths, item)
