@@ -15,7 +15,7 @@ from . import signers, signing
 from .paths import RepoPaths
 
 if TYPE_CHECKING:
-    from .setup_results import ResignedNote, SigningSetup
+    from .setup_results import Check, ResignedNote, SigningSetup
 
 
 def ensure_signer(paths: RepoPaths) -> signing.PublicKey:
@@ -119,3 +119,41 @@ def _legacy_problem(
     if struck.get("actor") == hallmark.ASSAYER and data.get("run") != struck.get("run"):
         return "the note names another review run than the journal"
     return None
+
+
+def doctor_check(paths: RepoPaths) -> Check:
+    """`hall doctor`'s `signing` row: can this machine strike hallmarks that verify here and in CI?"""
+    from .doctor_check import check
+
+    if signing.ssh_keygen() is None:
+        return check(
+            "signing", False, "ssh-keygen is not installed: no hallmark can be struck or checked", "install OpenSSH"
+        )
+    key = signing.read_public()
+    if key is None or not signing.key_path().is_file():
+        return check("signing", False, f"no hallmark key at {signing.key_path()}", "hall setup git")
+    local = signing.read_small(signers.local_path(paths)) or ""
+    base = signers.from_remote_base(str(paths.toplevel), signers.base_name(paths))
+    if base is not None:
+        ok = signers.lists_key(base, key)
+        detail = (
+            f"{key.principal}'s key is listed in {signers.SIGNERS_PATH} on the remote's base: its hallmarks verify "
+            "here and in CI"
+            if ok
+            else f"the remote's base lists other keys in {signers.SIGNERS_PATH}, not {key.principal}'s: this machine's "
+            "hallmarks verify nowhere"
+        )
+        return check(
+            "signing",
+            ok,
+            detail,
+            f"add this line to {signers.SIGNERS_PATH} through a reviewed commit: {key.allowed_line()}",
+        )
+    ok = signers.lists_key(local, key)
+    detail = (
+        f"{key.principal}'s key signs hallmarks; they verify on this machine only until {signers.SIGNERS_PATH} is "
+        "committed to the remote's base (CI's `hall verify` reads it there)"
+        if ok
+        else f"this repository's local list ({signers.local_path(paths)}) does not trust {key.principal}'s key"
+    )
+    return check("signing", ok, detail, "hall setup git")
