@@ -69,12 +69,14 @@ def real(path: str, cwd: str) -> str:
         path = os.path.expanduser(path)
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
-    from .self_paths import UNKNOWN_PROCESS, resolve
+    if "/proc/" in path or "/dev/" in path:  # before any normpath: `/dev/fd/..` is /proc/self, not /dev
+        from .self_paths import UNKNOWN_PROCESS, resolve
 
-    resolved = resolve(path, cwd)  # before any normpath: `/dev/fd/..` is /proc/self, not /dev
-    if resolved is None or resolved == UNKNOWN_PROCESS:
-        raise Unresolvable(path)
-    return os.path.realpath(resolved)
+        resolved = resolve(path, cwd)
+        if resolved is None or resolved == UNKNOWN_PROCESS:
+            raise Unresolvable(path)
+        path = resolved
+    return os.path.realpath(path)
 
 
 def is_free(rel: str, patterns: list[str]) -> bool:

@@ -150,6 +150,8 @@ def git_sub(
 def asks_help(sub: str, lits: list[str]) -> bool:
     """`--help` as an option (before `--`, and not the value of the option before it: `-m --help`
     is a message), which makes parse-options print the usage and stop."""
+    if "--help" not in lits:
+        return False
     from .git_options import takes_value
 
     for index, text in enumerate(lits):
@@ -170,6 +172,8 @@ def spelled_out(sub: str, rest: list[Word]) -> list[Word]:
     """The words with every abbreviated long option written out, as git's parse-options reads them
     (`--al` is `--all`, `--no-verif` is `--no-verify`); `--` ends the options. A verb's own options
     (`remote add --mirr`) are read with that verb's table."""
+    if not any(w.literal and w.text.startswith("--") and len(w.text) > 2 for w in rest):
+        return rest  # no long option: nothing to spell out (and git's tables stay unread)
     from .git_options import canonical, table
 
     out: list[Word] = []

@@ -12,6 +12,13 @@ from __future__ import annotations
 import fnmatch
 import os
 
+from .shell import Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .push import Analyzer
+    from .shell import Command
+
 GLOB_CHARS = frozenset("*?[")
 
 
@@ -39,4 +46,29 @@ def could_be(text: str, names: frozenset[str]) -> str | None:
     for name in sorted(names):
         if fnmatch.fnmatchcase(name, pattern):
             return name
+    return None
+
+
+def head_words(an: Analyzer, words: list[Word], cmd: Command, cwd: str | None) -> list[Word] | None:
+    """The command's words once bash has expanded a pattern command word: its matches first; the
+    words as they were when it is no pattern or matches nothing harmless; None when denied (it
+    matches nothing now but names, as a pattern, a command the gate reads)."""
+    from .names import COMMAND_WORDS
+
+    raw = words[0].text
+    if not is_pattern(raw):
+        return words
+    matches = expand(raw, cwd)
+    if matches:
+        return [Word(m) for m in matches] + words[1:]
+    known = could_be(raw, COMMAND_WORDS)
+    if known is None:
+        return words
+    an.add(
+        "strict",
+        f"the command word {raw!r} is a pattern bash may expand to {known}; write the command's own name",
+        cmd,
+        cwd,
+        always=True,
+    )
     return None

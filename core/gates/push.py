@@ -67,12 +67,6 @@ def writes() -> ModuleType:
     return _writes
 
 
-def globs_module() -> ModuleType:
-    from . import globs
-
-    return globs
-
-
 def hall_cmds() -> ModuleType:
     global _hall
     if _hall is None:
@@ -351,23 +345,16 @@ class Analyzer:
                 self.add("strict", f"computed command word {head.text!r}", cmd, cwd, always=True)
                 return
             raw = head.text
-            if "\x01glob" not in expanded and globs_module().is_pattern(raw):
+            if "\x01glob" not in expanded and ("*" in raw or "?" in raw or "[" in raw):
                 expanded.add("\x01glob")
-                matches = globs_module().expand(raw, cwd)
-                if matches:
-                    words = [Word(m) for m in matches] + words[1:]
-                    continue
-                known = globs_module().could_be(raw, names.COMMAND_WORDS)
-                if known is not None:
-                    self.add(
-                        "strict",
-                        f"the command word {raw!r} is a pattern bash may expand to {known}; write the "
-                        "command's own name",
-                        cmd,
-                        cwd,
-                        always=True,
-                    )
+                from .globs import head_words
+
+                globbed = head_words(self, words, cmd, cwd)
+                if globbed is None:
                     return
+                if globbed is not words:
+                    words = globbed
+                    continue
             if raw in self.aliases and raw not in expanded:
                 expanded.add(raw)
                 split = git_cmds.shell_split(self.aliases[raw])

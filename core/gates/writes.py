@@ -47,9 +47,11 @@ def check(
             )
         )
         return
-    from .self_paths import UNKNOWN_PROCESS, names_self, resolve
+    if not os.path.isabs(path):
+        path = os.path.join(cwd or ctx.cwd, path)
+    if "/proc/" in path or "/dev/" in path:
+        from .self_paths import UNKNOWN_PROCESS, resolve
 
-    if names_self(path):
         resolved = resolve(path, cwd or ctx.cwd)
         if resolved is None:
             return  # a file descriptor: writing it writes whatever it already is
@@ -59,8 +61,6 @@ def check(
             )
             return
         path = resolved
-    if not os.path.isabs(path):
-        path = os.path.join(cwd or ctx.cwd, path)
     try:
         real = os.path.realpath(path)
     except ValueError:  # a NUL in the name: nothing can be written there
@@ -391,9 +391,10 @@ def link_source(an: Analyzer, source: Word, cwd: str | None, text: str) -> None:
         return
     if not os.path.isabs(path):
         path = os.path.join(cwd or an.ctx.cwd, path)
-    from .self_paths import resolve
+    if "/proc/" in path or "/dev/" in path:
+        from .self_paths import resolve
 
-    path = resolve(path, cwd or an.ctx.cwd) or path
+        path = resolve(path, cwd or an.ctx.cwd) or path
     try:
         real = os.path.realpath(path)
     except ValueError:
