@@ -161,7 +161,7 @@ def table(sub: str) -> frozenset[str] | None:
 
 def takes_value(sub: str, name: str) -> bool:
     found = _tables().get(sub)
-    return bool(found) and name in found[1]
+    return found is not None and name in found[1]
 
 
 def resolve(name: str, names: frozenset[str], watched: frozenset[str] = WATCHED) -> str | None:

@@ -332,8 +332,8 @@ def _makes_repository(an: Analyzer, call: GitCall) -> None:
     if sub == "init" and any(t == "--template" or t.startswith("--template=") for t in call.lits):
         from .fetch_from import ours
 
-        target = _operands(call, "")[-1:] or ["."]
-        where = os.path.realpath(os.path.join(call.cwd or an.ctx.cwd, call.git_dir or target[0]))
+        named = _operands(call, "")[-1:] or ["."]
+        where = os.path.realpath(os.path.join(call.cwd or an.ctx.cwd, call.git_dir or named[0]))
         if ours(an, where) is not None:
             an.add(
                 "state",
