@@ -125,17 +125,34 @@ def _head_branch(where: str | None, git_dir: str | None) -> str | None:
     return proc.stdout.decode("utf-8", "replace").strip() or None if proc.returncode == 0 else None
 
 
-def _moves(call: GitCall) -> bool:
-    """Does a reset name a commit (not only paths), or a pull name what it merges?"""
+def _moves(call: GitCall, base: str) -> bool:
+    """Does the command move the branch to something other than the remote's base? A reset that
+    names only paths, `git pull` (the remote's base), `git pull origin <base>`, `git merge
+    origin/<base>` or `git reset --hard origin/<base>` do not."""
     operands = _paths(call)
+    if call.sub == "reset" and "--" in call.lits:
+        operands = operands[: len(operands) - len(call.lits[call.lits.index("--") + 1 :])]
+    if call.sub == "pull":  # from a remote by name only: a path may be any repository the agent filled
+        return (bool(operands) and ("/" in operands[0] or ":" in operands[0] or operands[0] == ".")) or any(
+            op.lstrip("+").partition(":")[0] not in _remote_base(base, "") for op in operands[1:]
+        )
     if call.sub == "reset":
-        if "--" in call.lits:
-            operands = operands[: len(operands) - len(call.lits[call.lits.index("--") + 1 :])]
         where = call.cwd or "."
-        return any(op != "HEAD" and not os.path.lexists(os.path.join(where, op)) for op in operands)
-    if call.sub == "pull":
-        return len(operands) >= 2 or operands[:1] == ["."]  # `git pull` alone takes the remote's base
+        operands = [op for op in operands if op != "HEAD" and not os.path.lexists(os.path.join(where, op))]
+        return any(not _is_remote_base(op, base) for op in operands)
+    if call.sub in ("merge", "rebase"):  # with no operand: the branch's upstream, the remote's base
+        return any(not _is_remote_base(op, base) for op in operands)
     return True
+
+
+def _remote_base(base: str, remote: str) -> set[str]:
+    return {base, f"refs/heads/{base}"} if not remote else {f"{remote}/{base}", f"refs/remotes/{remote}/{base}"}
+
+
+def _is_remote_base(name: str, base: str) -> bool:
+    """`origin/main`, `refs/remotes/upstream/main`: the base as a remote has it (what a person trusts)."""
+    head, _, tail = name.removeprefix("refs/remotes/").rpartition("/")
+    return bool(head) and "/" not in head and tail == base
 
 
 def _base_moves(an: Analyzer, call: GitCall) -> None:
@@ -152,7 +169,7 @@ def _base_moves(an: Analyzer, call: GitCall) -> None:
     elif sub == "branch" and {"-f", "--force", "-m", "-M", "-c", "-C", "--move", "--copy"} & set(call.lits):
         names = positional
     elif sub in MOVES_HEAD:
-        if {"--abort", "--quit"} & set(call.lits) or not _moves(call):
+        if {"--abort", "--quit"} & set(call.lits) or not _moves(call, base):
             return
         names = ["HEAD"]
     if not names:

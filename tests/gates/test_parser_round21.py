@@ -91,6 +91,11 @@ ROWS: list[tuple[str, str | None, str | None, str]] = [
     ("git reset app.py", P, P, "gitwrite"),
     ("git reset --hard", P, None, "gitwrite"),
     ("git merge --ff-only main", P, None, "gitwrite"),
+    ("git pull . {branch}", None, D, "gitwrite"),
+    ("git pull origin main", None, P, "gitwrite"),
+    ("git merge origin/main", None, P, "gitwrite"),
+    ("git reset --hard origin/main", None, P, "gitwrite"),
+    ("git merge --abort", None, P, "gitwrite"),
     # fetches that write the notes, and the remote (or a clone) taking the commits
     ("git fetch . 'refs/heads/*:refs/*'", D, D, "fetch"),
     ("git fetch . '+refs/heads/*:*'", D, D, "fetch"),
