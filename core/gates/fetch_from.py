@@ -93,7 +93,13 @@ def taken_from_here(
         found = ours(an, real) if real else None
     if found is None and (source is None or _path_of(source.text, where) is None):
         by_name = True
-        for url in _remote_urls(fetching, source.text if source is not None else None, env):
+        name = source.text.lower() if source is not None else None
+        added = [
+            u for (repo, n), u in an.remote_urls.items() if repo == os.path.realpath(fetching) and n in (name, None)
+        ]
+        if name is None:
+            added = [u for (repo, _), u in an.remote_urls.items() if repo == os.path.realpath(fetching)]
+        for url in added + _remote_urls(fetching, source.text if source is not None else None, env):
             real = _path_of(url, fetching)
             found = ours(an, real) if real else None
             if found:

@@ -282,6 +282,10 @@ def _remote(an: Analyzer, call: GitCall) -> None:
     """`remote add --mirror[=push|fetch]` and `remote set-url --push`: every later push (or fetch) of
     that remote would send (or take) every ref, or go where the gate does not look."""
     verb = call.positional[:1]
+    if verb == ["add"] and len(call.positional) >= 3 and (call.git_dir or call.cwd):
+        # remembered for a fetch later in the same command (fetch_from.py reads the rest from git)
+        where = os.path.realpath(call.git_dir or call.cwd or ".")
+        an.remote_urls[(where, call.positional[1].lower())] = call.positional[2]
     if call.computed() and verb in ([], ["add"], ["set-url"]):
         an.add("strict", "git remote with computed words", call.cmd, call.cwd, always=True)
     elif verb == ["add"] and any(text == "--mirror" or text.startswith("--mirror=") for text in call.lits):

@@ -239,6 +239,7 @@ class Analyzer:
         self.allexport = False  # `set -a`: every later assignment is exported
         self.aliases: dict[str, str] = {}  # `alias name=…` earlier in the command
         self.git_aliases: dict[str, str] = {}  # `git config alias.x …` earlier in the command
+        self.remote_urls: dict[tuple[str, str], str] = {}  # `git remote add name url` earlier, by repository
         self.seen = 0  # simple commands walked so far
         self.movers: list[int] = []  # where (in findings) a command ran that may move refs
         self.walker = shell.Walker(self.command, self.problem, self.write, self.assign, self.read_input)

@@ -104,6 +104,8 @@ ROWS: list[tuple[str, str | None, str | None, str]] = [
     ("cd {remote} && git fetch file://{main} main:refs/heads/main", D, D, "fetch"),
     ("git -C {remote} pull {main} main", D, D, "fetch"),
     ("git clone {main} {base}/copy", D, D, "fetch"),
+    ("git -C {remote} remote add here {main} && git -C {remote} fetch here main:refs/heads/main", D, D, "fetch"),
+    ("git -C {remote} remote add here {wt} && git -C {remote} fetch here", D, D, "fetch"),
     ("git -C {remote} fetch {wt} +HEAD:refs/heads/x", P, P, "fetch"),
     ("git fetch . 'refs/heads/*:refs/remotes/here/*'", P, P, "fetch"),
     ("git fetch origin main", P, P, "fetch"),
