@@ -84,7 +84,7 @@ COMMAND_OPTIONS = {
 WRITES_FILES_OR_REFS = frozenset(
     """
 checkout restore switch reset read-tree checkout-index merge pull stash cherry-pick revert am apply rebase
-clean rm mv sparse-checkout bisect update-index update-ref symbolic-ref branch
+clean rm mv sparse-checkout bisect update-index update-ref symbolic-ref branch worktree
 """.split()
 )
 # bridges to other systems whose one word sends the commits: `git svn dcommit`, `git p4 submit`

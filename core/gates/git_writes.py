@@ -100,7 +100,7 @@ def check(an: Analyzer, call: GitCall) -> None:
                 an.write(Word(os.path.join(base or "", value.text), value.literal), base, source)
         if base is not None:
             for path in named:
-                an.write(Word(os.path.join(base, path)), base, source)
+                _pathspec(an, call, base, path)
             if tree is not None and not named:
                 from .writes import check as check_write
 
@@ -108,6 +108,32 @@ def check(an: Analyzer, call: GitCall) -> None:
     if sub in CHANGES_INDEX:
         an.add("stage", f"git {sub}", call.cmd, call.cwd, args=["-A"])
     _base_moves(an, call)
+
+
+def _pathspec(an: Analyzer, call: GitCall, root: str, spec: str) -> None:
+    """A pathspec whose files the command writes under root: a path is a write to it, a directory
+    (`.`) or a pattern (`*.toml`, pathspec magic `:/`) writes every protected file it holds or matches."""
+    import fnmatch
+
+    from hallmark.core.item_lookup import within
+
+    from .protected import protected_roots
+
+    whole = spec.startswith(":")  # `:/`, `:(top)…`: read as the whole tree
+    pattern = not whole and any(ch in spec for ch in "*?[")
+    path = os.path.normpath(os.path.join(root, "." if whole else spec))
+    if not pattern:
+        an.write(Word(path), root, call.cmd.source)
+    if not (whole or pattern or os.path.isdir(path)):
+        return
+    top = os.path.realpath(root if pattern else path)
+    for protected, why in protected_roots(an.ctx.paths):
+        if protected == top or not within(protected, top):
+            continue
+        if pattern and not fnmatch.fnmatchcase(os.path.relpath(protected, top), spec):
+            continue
+        an.add("state", f"git {call.sub} {spec} writes {protected} ({why})", call.cmd, call.cwd)
+        return
 
 
 def _head_branch(where: str | None, git_dir: str | None) -> str | None:
@@ -168,6 +194,9 @@ def _base_moves(an: Analyzer, call: GitCall) -> None:
         names = positional[:1]
     elif sub == "branch" and {"-f", "--force", "-m", "-M", "-c", "-C", "--move", "--copy"} & set(call.lits):
         names = positional
+    elif sub in ("checkout", "switch", "worktree"):  # -B/-C/--force-create <name>: the branch reset to a commit
+        flags = ("-B",) if sub != "switch" else ("-C", "--force-create")
+        names = [w.text for w in call.option_values(flags, "--force-create=") if w.literal]
     elif sub in MOVES_HEAD:
         if {"--abort", "--quit"} & set(call.lits) or not _moves(call, base):
             return

@@ -299,6 +299,55 @@ def resolve(where: str, sources: list[str], git_dir: str | None) -> tuple[list[s
     return revs, None
 
 
+def _moves_base(an: Analyzer, sub: str, operands: list[Word], cmd: Command, cwd: str | None) -> bool:
+    """A fetch whose refspec writes the base branch (`git fetch . work:main`): a "state" finding,
+    unless it takes the base from a remote by name (`git fetch origin main:main`)."""
+    base = an.ctx.base
+    if not base:
+        return False
+    named_remote = bool(operands) and not any(ch in operands[0].text for ch in "/:.")
+    for spec in operands[1:]:
+        src, colon, dst = spec.text.lstrip("+").partition(":")
+        if colon and dst in (base, f"refs/heads/{base}") and not (named_remote and src in (base, f"refs/heads/{base}")):
+            an.add(
+                "state",
+                f"git {sub} {spec.text} moves the base branch {base} (it moves only when a person merges "
+                "hallmarked work); fetch into a branch of your own",
+                cmd,
+                cwd,
+            )
+            return True
+    return False
+
+
+def _fetch_operands(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None) -> list[Word] | None:
+    """A fetch's operands (the repository, then its refspecs), options and their values left out;
+    None when a computed word or a `--refmap` into the notes decides it (recorded in an)."""
+    from .git_options import takes_value
+
+    operands: list[Word] = []
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+            continue
+        if not word.literal:
+            an.add("note", f"git {sub} with a computed refspec (it may write refs/notes)", cmd, cwd)
+            return None
+        text = word.text
+        if text.startswith("--refmap=") and dest_may_be_notes(text.partition(":")[2]):
+            an.add("note", f"git {sub} {text}", cmd, cwd)
+            return None
+        if text in ("-j", "-o", "-s", "-X") or (
+            text.startswith("--") and "=" not in text and takes_value(sub, text[2:])
+        ):
+            skip = True  # the option's value is the next word
+            continue
+        if not text.startswith("-"):
+            operands.append(word)
+    return operands
+
+
 def fetch_into_notes(
     an: Analyzer,
     sub: str,
@@ -311,29 +360,13 @@ def fetch_into_notes(
     """A fetch or pull whose refspec (given, `--refmap`, or configured for the remote) writes
     refs/notes/; and one run by another repository from this one's checkouts (fetch_from.py)."""
     from .fetch_from import taken_from_here
-    from .git_options import takes_value
 
-    operands: list[Word] = []
-    skip = False
-    for word in rest:
-        if skip:
-            skip = False
-            continue
-        if not word.literal:
-            an.add("note", f"git {sub} with a computed refspec (it may write refs/notes)", cmd, cwd)
-            return
-        text = word.text
-        if text.startswith("--refmap=") and dest_may_be_notes(text.partition(":")[2]):
-            an.add("note", f"git {sub} {text}", cmd, cwd)
-            return
-        if text in ("-j", "-o", "-s", "-X") or (
-            text.startswith("--") and "=" not in text and takes_value(sub, text[2:])
-        ):
-            skip = True  # the option's value is the next word
-            continue
-        if not text.startswith("-"):
-            operands.append(word)
+    operands = _fetch_operands(an, sub, rest, cmd, cwd)
+    if operands is None:
+        return
     if taken_from_here(an, sub, operands, cmd, cwd, env, git_dir):
+        return
+    if _moves_base(an, sub, operands, cmd, cwd):
         return
     for spec in operands[1:]:
         _src, colon, dst = spec.text.lstrip("+").partition(":")
