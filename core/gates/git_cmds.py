@@ -12,6 +12,9 @@ refs, configuration that runs commands, and the hooks a subcommand runs.
   `core.hooksPath`, `--exec-path`, another config file and `protocol.*` are always denied.
 - Writes to `refs/notes/` by any command (notes, update-ref, symbolic-ref, fetch and push
   refspecs, fast-import, replace, `notes.*` config) are "note" findings.
+- The environment is the command's as bash gives it: what earlier commands exported, then its own
+  prefixes; `--work-tree` is exported as GIT_WORK_TREE (as git does), a computed GIT_DIR or
+  GIT_WORK_TREE is denied, and a subcommand word that is a pattern (`git pu?h`) is expanded first.
 """
 
 from __future__ import annotations

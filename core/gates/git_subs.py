@@ -2,7 +2,9 @@
 git's global options and aliases: the hooks it may run, whether it moves refs, what it pushes,
 which notes refs it writes, which paths it writes and which shell code it runs. One handler per
 subcommand, looked up in a table; a subcommand with no handler only runs its hooks. Each handler
-decides what a computed word means for it."""
+decides what a computed word means for it. Its long options are first written out in full as git's
+parse-options reads them (`--al` is `--all`: git_options.py), and `--help` among them runs nothing;
+what a subcommand writes in the work tree, the index and the base branch is git_writes.py's."""
 
 from __future__ import annotations
 

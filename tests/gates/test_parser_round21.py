@@ -314,6 +314,12 @@ def test_what_changes_the_index_makes_a_later_commit_unknown(r21):
     assert decide._staged(analyze("git add README.md && git commit -m x", Context(str(repo.main)))) == ["README.md"]
 
 
+def test_the_markers_of_every_branch_agree():
+    from hallmark.core.gates import fetch_from, refspecs
+
+    assert fetch_from.ALL_BRANCHES == refspecs.ALL_BRANCHES
+
+
 def test_git_itself_reads_an_abbreviation_as_the_option(r21):
     """The premise: `--al` is `--all` and `--no-verif` is `--no-verify` to git (a dry run, past the
     pre-push wall, lists every branch it would send)."""
