@@ -379,6 +379,24 @@ def test_every_unique_prefix_of_git_s_own_options_spells_it_out(data):
     assert git_options.canonical(sub, spelled) == spelled
 
 
+def test_every_option_this_git_lists_is_read_as_itself(tmp_path):
+    """The tables against the git installed here: each long option it lists for a subcommand is
+    spelled out as itself (a newer git's new option that the table only knows as the prefix of an
+    older one would be read as that older one: then the table needs this git's options)."""
+    git(tmp_path, "init", "-q")
+    wrong = []
+    for sub in git_options._tables():
+        proc = subprocess.run(
+            ["git", *sub.split(), "--git-completion-helper-all"], cwd=tmp_path, capture_output=True, text=True
+        )
+        for word in proc.stdout.split():
+            if word.startswith("--") and word != "--":
+                option = word.rstrip("=")
+                if git_options.canonical(sub, option) != option:
+                    wrong.append((sub, option, git_options.canonical(sub, option)))
+    assert not wrong, wrong[:10]
+
+
 WORD = st.one_of(
     st.sampled_from(["--al", "--mirr", "--no-verif", "--ta", "origin", "HEAD", "-n", "--", "--dry", "main:main"]),
     st.text(alphabet="abcdefmnor-=:*/", min_size=1, max_size=10),
