@@ -280,7 +280,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--tuning", action="store_true", help="also measure the tuning half (the tests' corpus)")
     args = parser.parse_args()
-    from benchmarks.secrets_channels import measure
+    from benchmarks.secrets_measure import measure
 
     halves = [("held-out", credentials(), look_alikes())]
     if args.tuning:
