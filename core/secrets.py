@@ -618,7 +618,7 @@ def _wrapped(text: str, join: re.Match[str]) -> bool:
     """A line break inside a token, not between two lines of prose or code: a generated-looking run
     (a digit, `_` or `-` in it) on the left, and a run of six or more token characters on the right."""
     left = join.start()
-    while left > 0 and text[left - 1] in _TOKEN_CHARS and join.start() - left < 12:
+    while left > 0 and text[left - 1] in _TOKEN_CHARS and join.start() - left < 64:
         left -= 1
     head = text[left : join.start()]
     if len(head) < 6 or not any(c.isdigit() or c in "_-" for c in head):
@@ -666,8 +666,8 @@ def clip(text: str, limit: int) -> str:
     if len(head) <= limit:
         return head
     cut = head[:limit]
-    marker = cut.rfind("[redacted: ")
-    if marker != -1 and "]" not in cut[marker:]:
+    marker = cut.rfind("[")
+    if marker != -1 and "]" not in cut[marker:] and head.startswith("[redacted: ", marker):
         close = head.find("]", marker)
         cut = head[: close + 1] if close != -1 else cut[:marker]
     return cut
