@@ -123,7 +123,7 @@ def _no_head(*roots: Path, token: str = CUT_TOKEN) -> None:
         for path in root.rglob("*"):
             if path.is_file() and "/objects/" not in str(path) and "/logs/" not in str(path):
                 data = path.read_bytes()
-                assert token[:10].encode() not in data, f"the head of the token is on disk in {path}"
+                assert token[:8].encode() not in data, f"the head of the token is on disk in {path}"
 
 
 def test_a_prompt_cut_at_4000_keeps_no_head_of_a_token_across_the_cut(repo):
@@ -155,7 +155,7 @@ def test_a_commit_subject_cut_at_300_keeps_no_head_and_a_wrapped_token_is_one_to
 def test_a_turn_summary_and_a_denied_command_are_redacted_before_their_cut(repo):
     summary = "s" * 1990 + " " + CUT_TOKEN
     hook("stop", {"session_id": "s-c", "cwd": str(repo.root), "last_assistant_message": summary}, repo.root)
-    command = "echo " + "x" * 470 + f" && git push https://bot:{CUT_TOKEN}@github.com/acme/app.git main"
+    command = "echo " + "x" * 460 + f" && git push https://bot:{CUT_TOKEN}@github.com/acme/app.git main"
     payload = {"session_id": "s-c", "cwd": str(repo.root), "tool_name": "Bash", "tool_input": {"command": command}}
     assert hook("pre-tool-use", payload, repo.root).returncode == 0
     assert [e for e in _events(repo) if e["event"] == "gate_denied"], "the push by hand should be denied"
