@@ -120,13 +120,17 @@ def _config_formats() -> list[Entry]:
     tok = rand(URLSAFE, 40)
     out.append(("config", 'npmRegistryServer: "https://npm.internal"\nnpmAuthToken: "' + tok + '"', [tok]))
     p = pw(16)
-    out.append(("config", "<server>\n  <id>nexus</id>\n  <username>deploy</username>\n  <password>" + p + "</password>", [p]))
+    out.append(
+        ("config", "<server>\n  <id>nexus</id>\n  <username>deploy</username>\n  <password>" + p + "</password>", [p])
+    )
     p2 = pw(12)
     out.append(("config", '{"http-basic": {"repo.example.org": {"username": "me", "password": "' + p2 + '"}}}', [p2]))
     tok2 = rand(ALNUM, 52)
     out.append(("config", "- name: internal\n  url: https://charts.internal\n  password: " + tok2, [tok2]))
     p3 = pw(15)
-    out.append(("config", "[remote-s3]\ntype = s3\naccess_key_id = AKIA" + rand(UP, 16) + "\nsecret_access_key = " + p3, [p3]))
+    out.append(
+        ("config", "[remote-s3]\ntype = s3\naccess_key_id = AKIA" + rand(UP, 16) + "\nsecret_access_key = " + p3, [p3])
+    )
     tok3 = rand(B64, 60)
     out.append(("config", "systemProp.gradle.wrapperPassword=" + tok3, [tok3]))
     p4 = rand(string.ascii_lowercase, 11)
@@ -139,7 +143,9 @@ def _connections() -> list[Entry]:
     p = pw(13)
     out.append(("connection", 'dsn := "svc:' + p + '@unix(/var/run/mysqld.sock)/orders?parseTime=true"', [p]))
     p2 = pw(16)
-    out.append(("connection", "Server=tcp:sql.internal,1433;Database=app;User ID=sa;Password=" + p2 + ";Encrypt=True", [p2]))
+    out.append(
+        ("connection", "Server=tcp:sql.internal,1433;Database=app;User ID=sa;Password=" + p2 + ";Encrypt=True", [p2])
+    )
     p3 = pw(12)
     out.append(("connection", "redis.internal:6380,password=" + p3 + ",ssl=True,abortConnect=False", [p3]))
     p4 = pw(14)
@@ -209,7 +215,14 @@ def _tokens() -> list[Entry]:
     add("echo '//npm.pkg.github.com/:_authToken=" + v + "' >> ~/.npmrc", v)
     v = "AKIA" + rand(UP, 16)
     add("[prod]\naws_access_key_id=" + v, v)
-    v = "eyJhbGciOiJSUzI1NiIsImtpZCI6I" + rand(URLSAFE, 30) + ".eyJpc3MiOi" + rand(URLSAFE, 300) + "." + rand(URLSAFE, 342)
+    v = (
+        "eyJhbGciOiJSUzI1NiIsImtpZCI6I"
+        + rand(URLSAFE, 30)
+        + ".eyJpc3MiOi"
+        + rand(URLSAFE, 300)
+        + "."
+        + rand(URLSAFE, 342)
+    )
     add("users:\n- name: sa\n  user:\n    token: " + v, v)
     v = "SG." + rand(URLSAFE, 22) + "." + rand(URLSAFE, 43)
     add("SENDGRID_API_KEY=" + v, v)

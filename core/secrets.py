@@ -3,20 +3,32 @@
 Two uses, one set of rules:
 - memory writes (learnings, evidence, checkpoint, notes, decisions) are REFUSED with
   SECRET_REFUSED (exit 2), naming the field and the kind, never echoing the value;
-- journal and log text (prompts, turn summaries, questions, answers, titles, the hook log) is
-  REDACTED in place (`[redacted: GitHub token]`) and never refused, so a hook never fails a session.
+- journal and log text (prompts, turn summaries, commit subjects, questions, answers, titles and
+  so branch names, gate records, the hook log) is REDACTED in place (`[redacted: GitHub token]`)
+  and never refused, so a hook never fails a session. Text that is cut to a length is redacted
+  FIRST (`clip`): a cut before would leave the head of a secret across it, too short to recognise.
 
 What counts, by structure rather than by the words around it:
 - fixed shapes: a known prefix with its length and charset (cloud, VCS, chat, payment, CI keys…),
-  PEM private key blocks, JWTs, webhook URLs that carry their secret;
-- URL userinfo with a password (also an empty user, and a password holding `@` or `/`),
-  `curl -u user:pass`, `.netrc` password lines, `Authorization:` headers;
+  JWTs, webhook URLs that carry their secret; also when the token is wrapped over two lines or
+  built by concatenation (`"sk_live_" + "…"`);
+- private keys as ONE span from BEGIN to END (PEM, OpenSSH, PGP, PuTTY; in YAML or inside a JSON
+  string), or to the end of the key material when the END is missing;
+- URL userinfo with a password, a connection string's password without a scheme
+  (`user:pw@tcp(host)/db`), `curl -u`, `.netrc`, `Authorization:` headers, a registry's base64
+  `auth`, `<password>` in XML, passwords on command lines (`mysql -p…`, `sshpass -p`, `redis-cli -a`);
 - `name = value` where the name is secret-like (password, token, api_key…) and the value is a
-  literal that looks generated, and a bare 40-character AWS secret access key.
+  literal that looks generated (or, for a password, any literal: `PGPASSWORD=letters`), and a
+  bare 40-character AWS secret access key.
+A finding is redacted whole: overlapping matches become their union, and a shape that stops inside
+a longer token takes the token.
 Exempt are only values that are themselves examples or placeholders: the providers' documented
 example keys (AKIAIOSFODNN7EXAMPLE…), values that say EXAMPLE/placeholder/xxxx inside themselves,
 `<token>`, `${TOKEN}`, references to the environment. A key next to the word "example" is still
-a key. STDLIB ONLY and precompiled at import: UserPromptSubmit runs this on every prompt.
+a key. STDLIB ONLY and precompiled on first use: UserPromptSubmit runs this on every prompt.
+
+Over 500 lines on purpose: the rules are one table and one policy, read and changed together, and
+the hook path loads one module for them (splitting them would add an import to every prompt).
 """
 
 from __future__ import annotations
@@ -408,10 +420,10 @@ def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], 
     literal = _literal(text, match, name, slot)
     if not quoted and not literal and _re(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+").fullmatch(value):
         return  # password=db_password, token=authToken: a variable in code
-    if is_password and (quoted or "=" in separator or ":" in separator) and len(value) >= 6:
-        if not value.isalpha() or literal or quoted:
-            add("password assignment", match.start(slot), match.end(slot))
-            return
+    assigned = quoted or "=" in separator or ":" in separator
+    if is_password and assigned and len(value) >= 6 and (not value.isalpha() or literal or quoted):
+        add("password assignment", match.start(slot), match.end(slot))  # letters too, when a literal
+        return
     if _looks_random(value) and len(value) >= 16:
         kind = (
             "AWS secret access key"
@@ -447,7 +459,9 @@ def _key_blocks(text: str, add: Callable[[str, int, int], None]) -> None:
         bare_body = begin.group(0).startswith("b3Bl")
         body_from = begin.start() if bare_body else begin.end()
         end = end_re.search(text, begin.end(), begin.end() + _KEY_SCAN_LIMIT)
-        if end is not None and _re(r"[A-Za-z0-9+/]{16}").search(_re(_LINE_BREAK).sub("", text[body_from : end.start()])):
+        if end is not None and _re(r"[A-Za-z0-9+/]{16}").search(
+            _re(_LINE_BREAK).sub("", text[body_from : end.start()])
+        ):
             if not is_example(text[body_from : end.start()].strip()):
                 add("private key block", begin.start(), end.end())
             position = end.end()
@@ -494,7 +508,11 @@ _COMMANDS: list[tuple[tuple[str, ...], str]] = [
     (("mysql", "mariadb"), r"\b(?:mysql\w*|mariadb[\w\-]*)\b[^\n|;&]*?\s-p" + _VALUE),
     (("sshpass",), r"\bsshpass\s+(?:-[a-zA-Z]\s+\S+\s+)*?-p\s*" + _VALUE),
     (("redis-cli",), r"\bredis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+" + _VALUE),
-    (("login",), r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)" + _VALUE),
+    (
+        ("login",),
+        r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)"
+        + _VALUE,
+    ),
     (("mongo",), r"\bmongo\w*\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)" + _VALUE),
     (("ldap",), r"\bldap\w+\b[^\n|;&]*?\s-w\s+" + _VALUE),
     (("pass:",), r"\s-pass(?:in|out)?\s+pass:" + _VALUE),
@@ -543,8 +561,11 @@ def _config_values(text: str, lowered: str, add: Callable[[str, int, int], None]
             value = match.group("value")
             secret_name = any(w in match.group("name").lower() for w in ("pass", "secret"))
             if not is_placeholder(value) and (_looks_random(value) or (secret_name and len(value) >= 6)):
-                add("password assignment" if secret_name else "high-entropy value next to a secret-like name",
-                    match.start("value"), match.end("value"))
+                add(
+                    "password assignment" if secret_name else "high-entropy value next to a secret-like name",
+                    match.start("value"),
+                    match.end("value"),
+                )
     if "@" in text:
         for match in _re(_NO_SCHEME_DSN).finditer(text):
             value = match.group("value")
@@ -605,7 +626,11 @@ def _joined(text: str, spans: list[tuple[str, int, int]], add: Callable[[str, in
             windows.append([max(0, at - _JOIN_WINDOW), at + _JOIN_WINDOW])
     found, collect = _spans()
     for low, high in windows:
-        _shapes(joined[low:high], lambda kind, start, end, low=low: collect(kind, start + low, end + low))
+
+        def shifted(kind: str, start: int, end: int, low: int = low) -> None:
+            collect(kind, start + low, end + low)
+
+        _shapes(joined[low:high], shifted)
     for kind, start, end in found:
         first, final = original(start), original(end - 1) + 1
         if final - first == end - start:

@@ -140,9 +140,7 @@ def _send(channel: str, repo: Repo, entry: Entry, n: int) -> bool:
             asked = questions.ask(repo, f"corpus question {n}?")
             questions.answer(repo, asked.qid, text)
         elif channel == "checkpoint":
-            checkpoint.set_checkpoint(
-                repo.paths, {"Phase": "corpus", "Active work": f"entry {n}", "Next step": text}
-            )
+            checkpoint.set_checkpoint(repo.paths, {"Phase": "corpus", "Active work": f"entry {n}", "Next step": text})
         elif channel == "note":
             notes.add(repo.paths, fact=f"corpus {n}: {text}", facet="gotcha", slug=f"corpus-{n}")
         elif channel == "learning":

@@ -97,7 +97,9 @@ def _config_formats() -> list[Entry]:
     auth = base64.b64encode(f"deploy:{pw(16)}".encode()).decode()
     out.append(("config", '{"auths": {"registry.gitlab.com": {"auth": "' + auth + '"}}}', [auth]))
     auth2 = base64.b64encode(f"AWS:{rand(B64, 40)}".encode()).decode()
-    out.append(("config", '"auths": {\n  "123.dkr.ecr.eu-west-1.amazonaws.com": {\n    "auth": "' + auth2 + '"\n  }', [auth2]))
+    out.append(
+        ("config", '"auths": {\n  "123.dkr.ecr.eu-west-1.amazonaws.com": {\n    "auth": "' + auth2 + '"\n  }', [auth2])
+    )
     auth3 = base64.b64encode(f"ci:{pw(12)}".encode()).decode()
     out.append(("config", "_auth=" + auth3 + "\nalways-auth=true", [auth3]))
     p = pw(14)
@@ -183,7 +185,9 @@ def _tokens() -> list[Entry]:
     sl = "xoxb-" + rand(DIG, 12) + "-" + rand(DIG, 13) + "-" + rand(ALNUM, 24)
     out.append(("token", "SLACK_BOT_TOKEN=" + sl, [sl]))
     aws = rand(B64, 40)
-    out.append(("token", "[default]\naws_access_key_id = AKIA" + rand(UP, 16) + "\naws_secret_access_key = " + aws, [aws]))
+    out.append(
+        ("token", "[default]\naws_access_key_id = AKIA" + rand(UP, 16) + "\naws_secret_access_key = " + aws, [aws])
+    )
     npm = "npm_" + rand(ALNUM, 36)
     out.append(("token", "//registry.npmjs.org/:_authToken=" + npm, [npm]))
     st = "sk_live_" + rand(ALNUM, 99)
@@ -191,7 +195,14 @@ def _tokens() -> list[Entry]:
     return out
 
 
-CREDENTIALS: list[Entry] = [*_key_blocks(), *_config_formats(), *_connections(), *_command_lines(), *_split(), *_tokens()]
+CREDENTIALS: list[Entry] = [
+    *_key_blocks(),
+    *_config_formats(),
+    *_connections(),
+    *_command_lines(),
+    *_split(),
+    *_tokens(),
+]
 
 _PUB = b64_lines(6, "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA")
 _CERT = b64_lines(9, "MIIDazCCAlOgAwIBAgIU")

@@ -181,8 +181,6 @@ def test_a_title_that_holds_a_password_never_names_a_branch(repo, hall):
 
 def test_checkpoint_refuses_what_the_old_scanner_stored_verbatim(repo, hall):
     for step in ("mysql -u root -pK7mQ2xWv9Lp shop", "sshpass -p 'Zt4Rk8Wq1Bn' ssh ops@db1"):
-        result = hall(
-            "checkpoint", "set", "--phase", "p", "--active-work", "w", "--next-step", step, cwd=repo.root
-        )
+        result = hall("checkpoint", "set", "--phase", "p", "--active-work", "w", "--next-step", step, cwd=repo.root)
         assert result.code == 2 and result.json["error"]["code"] == "SECRET_REFUSED", result.stdout
     nowhere_on_disk(repo.state_dir, values=("K7mQ2xWv9Lp", "Zt4Rk8Wq1Bn"))

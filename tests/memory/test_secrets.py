@@ -6,11 +6,11 @@ The credentials below are generated from a fixed seed in the right shapes; none 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from hallmark.core import secrets
 from hallmark.core.errors import HallError
 from hallmark.core.memory import api, checkpoint, decisions, notes
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .conftest import files_under
 from .secret_corpus import CREDENTIALS, LOOK_ALIKES
