@@ -212,7 +212,7 @@ _ASSIGN = (
     r"(?i)(?P<name>[A-Za-z0-9_\-.]*" + _SECRET_NAME + r")[\"']?\s*(?::=|=>|=|:|\s)\s*"
     r"(?:(?P<q>[\"'`])(?P<qvalue>[^\s\"'`]{4,})(?P=q)|(?P<value>[^\s\"'`,;)}\]]{4,}))"
 )
-_ROOTS = r"(?i)pass|pwd|secret|key|token|bearer|credential|sas"
+_ROOTS = r"pass|pwd|secret|key|token|bearer|credential|sas"  # searched in the lower-cased text (20x faster than (?i))
 _NAME_WORDS = ("pass", "pwd", "secret", "key", "token", "bearer", "credential", "sas")
 _BEARER = r"(?i)\bauthorization\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+(?P<value>[A-Za-z0-9._~+/=\-]{16,})"
 _PROSE_GUARD = r"[A-Za-z_][\w.\[\]]*"
@@ -298,7 +298,12 @@ def _shapes(text: str, add: Callable[[str, int, int], None]) -> None:
     for kind, needles, source, group in _SHAPES_SRC:
         if not any(needle in text for needle in needles):
             continue
-        for match in _re(source).finditer(text):
+        # the leading boundary is checked here, not in the pattern: a pattern that starts with a
+        # lookbehind cannot use re's fast search for its literal prefix (~70x slower on a prompt)
+        bounded = source.startswith(_B)
+        for match in _re(source[len(_B) :] if bounded else source).finditer(text):
+            if bounded and match.start() and text[match.start() - 1] in _TOKEN_CHARS:
+                continue
             slot = (match.lastindex or 0) if group == -1 else group
             value = match.group(slot)
             if is_placeholder(value) if slot else is_example(value):
@@ -362,7 +367,8 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
         # anchored at the start of each identifier holding a secret-like word (far cheaper than a search)
         assign = _re(_ASSIGN)
         starts: set[int] = set()
-        for root in _re(_ROOTS).finditer(text):
+        same_length = len(lowered) == len(text)  # lower() keeps positions for all but a few letters
+        for root in _re(_ROOTS).finditer(lowered) if same_length else _re("(?i)" + _ROOTS).finditer(text):
             start = root.start()
             while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "_-.")):
                 start -= 1
@@ -529,7 +535,10 @@ def _command_lines(text: str, add: Callable[[str, int, int], None]) -> None:
     for needles, source in _COMMANDS:
         if not any(needle in text for needle in needles):
             continue
-        for match in _re(source).finditer(text):
+        bounded = source.startswith(r"\b")
+        for match in _re(source[2:] if bounded else source).finditer(text):
+            if bounded and match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] == "_"):
+                continue
             value = match.group("value")
             if len(value) < 4 or value.startswith(("$", "-", "<", "`")) or not _credential_like(value):
                 continue
