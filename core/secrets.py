@@ -430,7 +430,7 @@ def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], 
     if is_password and assigned and len(value) >= 6 and (not value.isalpha() or literal or quoted):
         add("password assignment", match.start(slot), match.end(slot))  # letters too, when a literal
         return
-    if _looks_random(value) and len(value) >= 16:
+    if _looks_random(value) and (len(value) >= 16 or (literal and len(value) >= 12)):
         kind = (
             "AWS secret access key"
             if "aws" in lowered and len(value) == 40
@@ -644,7 +644,7 @@ def _joined(text: str, spans: list[tuple[str, int, int]], add: Callable[[str, in
         first, final = original(start), original(end - 1) + 1
         if final - first == end - start:
             continue  # no join inside: the pass over the text itself judged it
-        if not any(s < final and first < e for _, s, e in spans):
+        if not any(k == kind and s == first for k, s, _ in spans):  # not a longer run of a token found whole
             add(kind, first, final)
 
 

@@ -269,3 +269,20 @@ def test_adversarial_text_is_scanned_quickly(text):
     start = time.perf_counter()
     secrets.redact(text)
     assert time.perf_counter() - start < 0.5
+
+
+def test_a_split_token_after_a_secret_name_is_redacted_across_the_join():
+    """The name rule redacts the first piece; the token across the join still takes the second."""
+    token = _r(36)
+    text = f'gh_token = "ghp_{token[:12]}" +\n    "{token[12:]}"'
+    redacted = secrets.redact(text)
+    assert token[:8] not in redacted and token[-8:] not in redacted
+
+
+def test_a_shorter_secret_on_a_config_line_of_its_own_is_found():
+    value = _r(11) + "!4"
+    assert (
+        secrets.redact(f"[s3]\nsecret_key = {value}\n")
+        == "[s3]\nsecret_key = [redacted: high-entropy value next to a secret-like name]\n"
+    )
+    assert secrets.scan_text(f"the secret key {value[:6]} in prose") == []
