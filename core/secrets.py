@@ -205,11 +205,11 @@ _SECRET_NAME = (
     r"(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|client[_-]?secret|api[_-]?key|apikey|"
     r"access[_-]?key(?:[_-]?id)?|auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer|token|"
     r"private[_-]?key|credentials?|db[_-]?pass(?:word)?|signing[_-]?key|encryption[_-]?key|sas|"
-    r"webhook[_-]?secret|account[_-]?key|master[_-]?key|session[_-]?key)"
+    r"webhook[_-]?secret|account[_-]?key|master[_-]?key|session[_-]?key|(?<![A-Za-z])pass)"
 )
 # name = value, name: value, "name": "value", NAME=value, --password value
 _ASSIGN = (
-    r"(?i)(?P<name>[A-Za-z0-9_\-.]*" + _SECRET_NAME + r")[\"']?\s*(?::=|=>|=|:|\s)\s*"
+    r"(?i)(?P<name>[A-Za-z0-9_\-.]*" + _SECRET_NAME + r")[\"']?\s*(?::=|=>|=|:|\s+(?:is|was)\s|\s)\s*"
     r"(?:(?P<q>[\"'`])(?P<qvalue>[^\s\"'`]{4,})(?P=q)|(?P<value>[^\s\"'`,;)}\]]{4,}))"
 )
 _ROOTS = r"pass|pwd|secret|key|token|bearer|credential|sas"  # searched in the lower-cased text (20x faster than (?i))
@@ -238,7 +238,7 @@ KNOWN_EXAMPLES = frozenset(
 # A value that says, in itself, that it is not a real one.
 _SELF_EXAMPLE = (
     r"(?i)example|sample|dummy|placeholder|redacted|changeme|not[_\-]?a[_\-]?real|your[_\-]|"
-    r"x{4,}|\*{3,}|\.{3,}|…|^<[^>]*>$|^\{\{.*\}\}$|^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
+    r"x{4,}|\*{3,}|\.{3,}|…|^<[^>]*>$|^\{\{.*\}\}$|^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|^![A-Za-z][\w.]*$"
 )
 # For a value written after a name (or in a URL): also a reference to where the secret lives, or a word.
 _PLACEHOLDER = (
@@ -372,8 +372,8 @@ def scan_text(text: str, field: str = "text") -> list[Finding]:
             start = root.start()
             while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum() or text[start - 1] in "_-.")):
                 start -= 1
-            if start in starts:
-                continue
+            if start in starts or text.startswith("${", start - 2):
+                continue  # once per identifier; `${NAME:?message}` is a shell expansion, not an assignment
             starts.add(start)
             assigned = assign.match(text, start)
             if assigned:
@@ -419,7 +419,7 @@ def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], 
     if not quoted and _re(r"[A-Za-z_][\w.\-]*=[^=]").match(value):
         return  # `password= sslmode=require`: the next assignment, not this one's value
     lowered = name.lower()
-    is_password = any(w in lowered for w in ("password", "passwd", "pwd", "passphrase"))
+    is_password = any(w in lowered for w in ("password", "passwd", "pwd", "passphrase")) or lowered.endswith("pass")
     separator = text[match.end("name") : match.start(slot)]
     if not quoted and not re.search(r"[=:]", separator) and not (_looks_random(value) and len(value) >= 20):
         return  # "token abc" in prose is not an assignment; only flag a random-looking value
@@ -525,7 +525,14 @@ _COMMANDS: list[tuple[tuple[str, ...], str]] = [
     (("lftp",), r"\blftp\b[^\n|;&]*?\s-u\s+(?P<q>[\"']?)[^\s,\"']+,(?P<value>[^\s\"']+)(?P=q)"),
     (("-U",), r"\s-U\s+(?P<q>[\"']?)[^\s%\"']+%(?P<value>[^\s\"']+)(?P=q)"),
     (("sqlcmd", "bcp", "osql"), r"\b(?:sqlcmd|bcp|osql)\b[^\n|;&]*?\s-P\s*" + _VALUE),
-    (("--pass",), r"\s--pass(?:word|wd)?\s+" + _VALUE),
+    (("pass",), r"\s--(?:\w+-)*pass(?:word|wd|phrase)?\s+" + _VALUE),
+    (
+        ("-S", "-stdin", "chpasswd"),
+        r"\b(?:echo|printf)\s+(?:-[en]+\s+)?"
+        + _VALUE
+        + r"\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-\w*S\b|chpasswd|[^\n|;&]*--password-stdin)",
+    ),
+    (("net use",), r"\bnet\s+use\b[^\n|;&]*?\s/user:\S+\s+" + _VALUE),
     (("htpasswd",), r"\bhtpasswd\s+(?:-[A-Za-z]+\s+)*?-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*\S+\s+\S+\s+" + _VALUE),
 ]
 
@@ -553,6 +560,7 @@ _XML_SECRET = (
     r"(?i)<(?P<name>[\w:.\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|private[_-]?key))"
     r"(?:\s[^<>]*)?>\s*(?P<value>[^<\s]{4,})\s*</"
 )
+_PGPASS_LINE = r"(?m)^[ \t]*[\w.\-*\[\]]+:(?:\d{1,5}|\*):[\w.\-*]+:[\w.\-*@]+:(?P<value>[^\s:]\S*?)[ \t]*$"
 _NO_SCHEME_DSN = (
     r"(?<![\w.+\-/:@%])[A-Za-z0-9_.\-]{1,64}:(?P<value>[^\s:@/\"'`]{3,128})@(?:(?:tcp|udp|unix)\("
     r"|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*(?::\d{2,5}(?=[/\s\"'`,;)]|$)|/\w))"
@@ -560,7 +568,8 @@ _NO_SCHEME_DSN = (
 
 
 def _config_values(text: str, lowered: str, add: Callable[[str, int, int], None]) -> None:
-    """A registry's base64 `auth` (user:password), `<password>` in XML, `user:pw@host:5432/db`."""
+    """A registry's base64 `auth` (user:password), `<password>` in XML, a .pgpass line,
+    `user:pw@host:5432/db`."""
     if "auth" in lowered:
         for match in _re(_REGISTRY_AUTH).finditer(text):
             if _basic_pair(match.group("value")):
@@ -575,6 +584,11 @@ def _config_values(text: str, lowered: str, add: Callable[[str, int, int], None]
                     match.start("value"),
                     match.end("value"),
                 )
+    if text.count(":") >= 4:  # a .pgpass line: host:port:database:user:password
+        for match in _re(_PGPASS_LINE).finditer(text):
+            value = match.group("value")
+            if _credential_like(value) and not is_placeholder(value):
+                add("password in a .pgpass line", match.start("value"), match.end("value"))
     if "@" in text:
         for match in _re(_NO_SCHEME_DSN).finditer(text):
             value = match.group("value")
@@ -599,7 +613,7 @@ def _basic_pair(value: str) -> bool:
 # ---- tokens split over lines or built by concatenation ----
 
 _JOIN = (
-    r"(?<=[A-Za-z0-9_\-])(?:(?P<quotes>[\"'`][ \t]*(?:\+|\.|\|\||&)?\s*(?:\\\r?\n\s*)?[\"'`])|\\?\r?\n[ \t]*)"
+    r"(?<=[A-Za-z0-9_\-])(?:(?P<quotes>[\"'`][ \t]*(?:\+|\.|\|\||&|,)?\s*(?:\\\r?\n\s*)?[\"'`])|\\?\r?\n[ \t]*)"
     r"(?=[A-Za-z0-9_\-])"
 )
 _JOIN_WINDOW = 320  # characters either side of a join that a token across it can reach

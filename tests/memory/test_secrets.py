@@ -286,3 +286,37 @@ def test_a_shorter_secret_on_a_config_line_of_its_own_is_found():
         == "[s3]\nsecret_key = [redacted: high-entropy value next to a secret-like name]\n"
     )
     assert secrets.scan_text(f"the secret key {value[:6]} in prose") == []
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "warehouse.internal:5432:dw:etl:%s",
+        "MAIL_PASS=%s",
+        "printf '%s' | sudo -S apt-get update",
+        "echo %s | podman login -u ci --password-stdin quay.io",
+        "net use S: \\\\nas\\scans /user:office\\ann %s",
+        "./seed --admin-password %s --yes",
+        "parts = ['ghp_', '%s']",
+        "the deploy token is %s, rotate it",
+    ],
+)
+def test_shapes_found_after_round_two_of_the_held_out_corpus(template):
+    value = _r(36) if "ghp_" in template else _r(24) if "token is" in template else _r(10) + "#3"
+    written = template % value
+    assert value[:8] not in secrets.redact(written), written
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "db_password: !vault |",
+        "API_TOKEN=${API_TOKEN:?set API_TOKEN first}",
+        "bypass = cache123",
+        "the token is valid for one hour",
+        "started 10:41:07:812:main",
+        "--password-stdin reads it from standard input",
+    ],
+)
+def test_round_two_look_alikes_stay(text):
+    assert secrets.scan_text(text) == [], text
