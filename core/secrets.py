@@ -560,7 +560,9 @@ _XML_SECRET = (
     r"(?i)<(?P<name>[\w:.\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|private[_-]?key))"
     r"(?:\s[^<>]*)?>\s*(?P<value>[^<\s]{4,})\s*</"
 )
-_PGPASS_LINE = r"(?m)^[ \t]*[\w.\-*\[\]]+:(?:\d{1,5}|\*):[\w.\-*]+:[\w.\-*@]+:(?P<value>[^\s:]\S*?)[ \t]*$"
+_PGPASS_LINE = (
+    r"(?<!\S)[\w.\-*\[\]]*[A-Za-z.*\[][\w.\-*\[\]]*:(?:\d{1,5}|\*):[\w.\-*]+:[\w.\-*@]+:(?P<value>[^\s:]\S*)(?!\S)"
+)
 _NO_SCHEME_DSN = (
     r"(?<![\w.+\-/:@%])[A-Za-z0-9_.\-]{1,64}:(?P<value>[^\s:@/\"'`]{3,128})@(?:(?:tcp|udp|unix)\("
     r"|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*(?::\d{2,5}(?=[/\s\"'`,;)]|$)|/\w))"
