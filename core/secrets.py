@@ -427,7 +427,12 @@ def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], 
     if not quoted and not literal and _re(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+").fullmatch(value):
         return  # password=db_password, token=authToken: a variable in code
     assigned = quoted or "=" in separator or ":" in separator
-    if is_password and assigned and len(value) >= 6 and (not value.isalpha() or literal or quoted):
+    if (
+        is_password
+        and assigned
+        and len(value) >= 6
+        and (not value.isalpha() or quoted or (literal and _letters_literal(value, name)))
+    ):
         add("password assignment", match.start(slot), match.end(slot))  # letters too, when a literal
         return
     if _looks_random(value) and (len(value) >= 16 or (literal and len(value) >= 12)):
@@ -439,6 +444,15 @@ def _assignment(text: str, match: re.Match[str], add: Callable[[str, int, int], 
         add(kind, match.start(slot), match.end(slot))
     elif is_password and len(value) >= 8 and _looks_random(value):
         add("password assignment", match.start(slot), match.end(slot))
+
+
+def _letters_literal(value: str, name: str) -> bool:
+    """A password of letters only is one when it is a literal: after NAME= in a shell or .env line,
+    or alone on a config line in lower or mixed case (`password: qzvbnwpyrt`), not a label in prose
+    (`Password: Mandatory`)."""
+    if re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+        return True
+    return len(value) >= 8 and not value.istitle() and not value.isupper()
 
 
 # ---- key blocks: one span from BEGIN to END (or to the end of the key material) ----
