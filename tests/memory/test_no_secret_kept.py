@@ -184,3 +184,16 @@ def test_checkpoint_refuses_what_the_old_scanner_stored_verbatim(repo, hall):
         result = hall("checkpoint", "set", "--phase", "p", "--active-work", "w", "--next-step", step, cwd=repo.root)
         assert result.code == 2 and result.json["error"]["code"] == "SECRET_REFUSED", result.stdout
     nowhere_on_disk(repo.state_dir, values=("K7mQ2xWv9Lp", "Zt4Rk8Wq1Bn"))
+
+
+def test_a_failed_call_with_a_token_across_the_cut_is_not_logged(repo):
+    command = "x" * 290 + " " + CUT_TOKEN
+    payload = {
+        "session_id": "s-c",
+        "cwd": str(repo.root),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "error": "y" * 395 + " " + CUT_TOKEN + ": command not found",
+    }
+    assert hook("post-tool-use-failure", payload, repo.root).returncode == 0
+    _no_head(repo.state_dir)
