@@ -64,7 +64,7 @@ def on_disk(repo: Repo) -> str:
         for path in root.rglob("*"):
             rel = str(path)
             parts.append(rel)
-            if _gits_own(rel) or not path.is_file() or path.is_symlink():
+            if _gits_own(rel) or _hallmarks_own_key(path) or not path.is_file() or path.is_symlink():
                 continue
             parts.append(path.read_bytes().decode("utf-8", "replace"))
     worktrees = subprocess.run(
@@ -72,6 +72,15 @@ def on_disk(repo: Repo) -> str:
     ).stdout
     parts.append(worktrees)
     return "\n".join(parts).lower()
+
+
+def _hallmarks_own_key(path: Path) -> bool:
+    """This machine's hallmark key (core/signing.py) and the lists of public keys it is trusted by:
+    Hallmark's own, made by ssh-keygen, not a credential that passed through a channel (every OpenSSH
+    key shares its first base64 bytes with the corpus's OpenSSH entry)."""
+    from hallmark.core import signing
+
+    return path.parent == signing.key_dir() or path.name == "allowed_signers"
 
 
 def _gits_own(path: str) -> bool:
