@@ -87,6 +87,18 @@ class MergeConfig(_Strict):
     update: Literal["files", "conflicts"] = _default("merge.update")
 
 
+class DeliveryConfig(_Strict):
+    """The Delivery Office: how often the daemon asks GitHub about each open PR (and whether at all)."""
+
+    watch: bool = _default("delivery.watch")
+    interval: str = _default("delivery.interval")
+
+    @field_validator("interval")
+    @classmethod
+    def _interval(cls, value: str) -> str:
+        return _duration_text(value)
+
+
 class IntakeConfig(_Strict):
     split: Literal["auto", "off"] = _default("intake.split")
     max_parts: int = Field(_default("intake.max_parts"), ge=2, le=16)
@@ -215,6 +227,9 @@ class Config(_Strict):
     worktree: str = _default("worktree")
     branch: str = _default("branch")
     ship: str = _default("ship")
+    # an item that has a PR already (reopened, adopted) ships through this instead of `ship`
+    update: str = _default("update")
+    # each review of an item with a PR is posted through this ("" turns the comments off)
     review_comment: str = _default("review_comment")
     gates: list[str] = _list("gates")
     gates_no_cache: list[str] = _list("gates_no_cache")
@@ -234,6 +249,7 @@ class Config(_Strict):
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
     worktree_opts: WorktreeOptions = Field(default_factory=WorktreeOptions)
     merge: MergeConfig = Field(default_factory=MergeConfig)
+    delivery: DeliveryConfig = Field(default_factory=DeliveryConfig)
     intake: IntakeConfig = Field(default_factory=IntakeConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     library: LibraryConfig = Field(default_factory=LibraryConfig)
@@ -307,10 +323,32 @@ def _prepare(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _refuse_unsupported(main_checkout: Path, data: dict[str, Any]) -> None:
+    """A key Hallmark does not act on yet is refused (config_support.py), never accepted and ignored."""
+    from .config_support import unsupported
+
+    found = unsupported(data)
+    if found is None:
+        return
+    key, why = found
+    path = config_path(main_checkout)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    line = _line_of(text, tuple(key.split(".")))
+    where = f"{path}:{line}" if line else str(path)
+    raise HallError(
+        "INVALID_CONFIG",
+        f"{where}: key '{key}' is not supported yet: {why}. Remove it; Hallmark would ignore it.",
+        [f"edit {CONFIG_NAME}", "hall schema config", "hall doctor"],
+    )
+
+
 def load(main_checkout: Path) -> Config:
     data = config_raw.read(main_checkout)
     try:
-        return Config.model_validate(_prepare(data))
+        config = Config.model_validate(_prepare(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first.get("loc", ()))
@@ -327,3 +365,5 @@ def load(main_checkout: Path) -> Config:
             f"{where}: key '{key}': {first.get('msg', 'invalid')}.",
             [f"edit {CONFIG_NAME}", "hall schema config", "hall doctor"],
         ) from exc
+    _refuse_unsupported(main_checkout, data)
+    return config

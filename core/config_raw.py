@@ -35,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "worktree": "git worktree add ../{repo}-{id} -b {branch}",
     "branch": "hm/{id}-{slug}",
     "ship": "git push -u origin {branch} && gh pr create --base {base} --head {branch} --title {title} --body-file {body_file}",
+    "update": "git push -q --force-with-lease={branch}:{pr_head} origin {branch} && gh pr edit {pr} --body-file {body_file}",
     "review_comment": "gh pr comment {pr} --body-file {review_file}",
     "gates": [],
     "gates_no_cache": [],
@@ -63,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
         "lit": [],
         "update": "files",
     },
+    "delivery": {"watch": True, "interval": "2m"},
     "intake": {"split": "auto", "max_parts": 4},
     "budget": {
         "daily": "4M",

@@ -37,18 +37,10 @@ URL = re.compile(r"https?://\S+")
 
 
 def body_text(repo: Repo, view: states.ItemView) -> str:
-    what = view.summary or view.title
-    verdicts = [e for e in items.item_events(repo, view.id) if e.get("event") == "verdict"]
-    last = verdicts[-1] if verdicts else {}
-    override = " (a human override)" if last.get("human_override") else ""
-    lines = [
-        f"## What\n\n{what}\n",
-        f"## Why\n\n{view.request or view.title}\n",
-        f"## How\n\nHallmarked {view.hallmark_sha[:12]} after {view.round} round(s){override}: "
-        f"{last.get('summary', '')}\n",
-        f"---\nHallmark item {view.id}.",
-    ]
-    return "\n".join(lines) + "\n"
+    """The PR description (What / Why / How and the hallmark): core/delivery/pr.py builds it."""
+    from hallmark.core.delivery import pr
+
+    return pr.body_text(repo, view)
 
 
 # -- after the rebase -------------------------------------------------------------------------
@@ -231,9 +223,18 @@ def _lease_holder(repo: Repo, item_id: str) -> str | None:
     return str(lease.get("holder")) if lease else None
 
 
+def _last_shipped_sha(repo: Repo, item_id: str) -> str:
+    shipped = [e for e in items.item_events(repo, item_id) if e.get("event") == "shipped"]
+    return str(shipped[-1].get("sha") or "") if shipped else ""
+
+
 def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, Any]:
+    """`ship` opens the PR; an item that has one already (reopened, adopted) runs `update` on it."""
+    from hallmark.core.delivery import pr as _pr
+
     body = repo.paths.item_dir(view.id) / "pr-body.md"
     body.write_text(body_text(repo, view), encoding="utf-8")
+    updating = bool(view.pr)
     values = {
         "repo": repo.root.name,
         "id": view.id,
@@ -242,8 +243,11 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
         "title": view.title,
         "slug": view.branch.rsplit("/", 1)[-1],
         "body_file": str(body),
+        "pr": view.pr,
+        "pr_number": str(_pr.number_of(view.pr) or ""),
+        "pr_head": _last_shipped_sha(repo, view.id) or sha,  # what Hallmark pushed: a person's push fails the lease
     }
-    command = items._template(repo.config.ship, values)
+    command = items._template(repo.config.update if updating else repo.config.ship, values)
     remote = ship_once.push_remote(command)
     from hallmark.core.runner.command import launch_environment
 
@@ -301,7 +305,19 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
         return {"item": view.id, "outcome": "held", "reason": f"ship command exited {code}"}
     links = [u.rstrip(".,)") for u in URL.findall(output)]
     pr = next((u for u in links if "/pull/" in u), links[-1] if links else "")
-    return _shipped(repo, view.id, sha, pr, command=command, notes=bool(remote))
+    if updating:
+        pr = view.pr
+        items.record(repo, view.id, "pr_updated", actor=ACTOR, pr=pr, number=_pr.number_of(pr), sha=sha)
+    elif pr:
+        items.record(repo, view.id, "pr_opened", actor=ACTOR, pr=pr, number=_pr.number_of(pr), sha=sha)
+    result = _shipped(repo, view.id, sha, pr, command=command, notes=bool(remote), updated=updating)
+    if pr:
+        posted = _pr.post_reviews(repo, view.id)
+        result["reviews_posted"] = [p["url"] for p in posted if p["ok"]]
+        failed = [p["why"] for p in posted if not p["ok"]]
+        if failed:
+            result["review_comment_failed"] = failed
+    return result
 
 
 def _shipped(repo: Repo, item_id: str, sha: str, pr: str, **fields: Any) -> dict[str, Any]:
