@@ -80,6 +80,8 @@ class CaptureConfig(_Strict):
 
 
 class MergeConfig(_Strict):
+    """The merger (ADR 0048): not built yet, so any key here but `mode = "off"` is refused (config_support.py)."""
+
     mode: Literal["off", "auto"] = _default("merge.mode")
     command: str = _default("merge.command")
     require_ci: bool = _default("merge.require_ci")
@@ -100,6 +102,8 @@ class DeliveryConfig(_Strict):
 
 
 class IntakeConfig(_Strict):
+    """The Front Desk's splitting: not built yet, so any key here is refused (config_support.py)."""
+
     split: Literal["auto", "off"] = _default("intake.split")
     max_parts: int = Field(_default("intake.max_parts"), ge=2, le=16)
 
@@ -161,7 +165,9 @@ class BudgetConfig(BaseModel):
 
 
 class LibraryConfig(_Strict):
-    search: Literal["builtin", "qmd"] = _default("library.search")
+    search: Literal["builtin", "qmd"] = Field(
+        _default("library.search"), description='only "builtin" is built: "qmd" is refused as not yet supported'
+    )
     briefing_limit: str | int = _default("library.briefing_limit")
     auto_accept: list[str] = _list("library.auto_accept")
     retire_after: str = _default("library.retire_after")
@@ -243,7 +249,9 @@ class Config(_Strict):
     # the hard ceiling of review and fixer runs in a round
     max_runs_per_round: int = Field(_default("max_runs_per_round"), ge=1, le=100)
     stuck_after: str = _default("stuck_after")
-    lenses: str | list[str] = _default("lenses")
+    lenses: str | list[str] = Field(
+        _default("lenses"), description='only "all" is built: choosing lenses is refused as not yet supported'
+    )
     rules: list[str] = _list("rules")
     auto_ready: bool = _default("auto_ready")
     capture: CaptureConfig = Field(default_factory=CaptureConfig)
@@ -254,7 +262,9 @@ class Config(_Strict):
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     library: LibraryConfig = Field(default_factory=LibraryConfig)
     runner: RunnerConfig = Field(default_factory=RunnerConfig)
-    extensions: dict[str, list[str]] = Field(default_factory=dict)
+    extensions: dict[str, list[str]] = Field(
+        default_factory=dict, description="not built yet: any entry is refused as not yet supported"
+    )
     tui: TuiConfig = Field(default_factory=TuiConfig)
 
     @field_validator("claude_args")
