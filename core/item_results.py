@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from .delivery.view import DeliveryView
 from .inbox_results import InboxEntry
 from .results import Result, hidden
 from .states import ItemView
@@ -116,6 +117,8 @@ class Dropped(ItemResult):
 class ItemDetail(ItemResult):
     """`hall status <id>`: one item in full."""
 
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"delivery"})
+
     open_questions: list[str]
     rejects: int
     check_failures: int
@@ -125,9 +128,11 @@ class ItemDetail(ItemResult):
     state_since: str
     summary: str | None
     events: int
+    # the Delivery Office's view of the item's PR (core/delivery/view.py); None without a PR
+    delivery: DeliveryView | None = None
 
     @classmethod
-    def detail(cls, view: ItemView) -> ItemDetail:
+    def detail(cls, view: ItemView, delivery: DeliveryView | None = None) -> ItemDetail:
         return cls(
             **cls.fields_of(view),
             open_questions=view.open_questions,
@@ -139,6 +144,7 @@ class ItemDetail(ItemResult):
             state_since=view.state_since,
             summary=view.summary or None,
             events=view.events,
+            delivery=delivery,
         )
 
 

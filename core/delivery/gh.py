@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from hallmark.core.results import Result
 
 MIN_GH = "2.23.0"  # the oldest gh the delivery tests ran (Debian's package)
 TIMEOUT_S = 60
@@ -47,7 +46,8 @@ mutation HallmarkResolveThread($threadId: ID!) {
 """
 
 
-class GhAnswer(Result):
+@dataclass(frozen=True, slots=True)
+class GhAnswer:
     """One gh call: ok with its output (JSON parsed when asked), or why it could not be asked."""
 
     ok: bool

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,25 +19,10 @@ from hallmark.core import items, states
 from hallmark.core.repo import Repo
 
 from . import gh
+from .prid import number_of, slug_of  # noqa: F401 - re-exported: callers ask pr for a PR's identity
 
 ACTOR = "shipper"
-_NUMBER = re.compile(r"/pull/(\d+)\b")
-_SLUG = re.compile(r"^https?://[^/]+/([^/]+)/([^/]+)/pull/\d+")
 MARK = "hallmark-review"
-
-
-def number_of(pr: str) -> int | None:
-    """The PR number in a PR URL (or a bare number)."""
-    if pr.strip().isdigit():
-        return int(pr.strip())
-    found = _NUMBER.search(pr)
-    return int(found.group(1)) if found else None
-
-
-def slug_of(pr: str) -> tuple[str, str] | None:
-    """(owner, name) from a PR URL."""
-    found = _SLUG.match(pr.strip())
-    return (found.group(1), found.group(2)) if found else None
 
 
 def _fixed(repo: Repo, item_id: str) -> list[dict[str, Any]]:

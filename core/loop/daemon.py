@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from hallmark.core import atomic, clock, items, journal, states
+from hallmark.core.delivery import watch as delivery_watch
 from hallmark.core.errors import HallError
 from hallmark.core.paths import user_data_dir
 from hallmark.core.repo import Repo, open_repo
@@ -251,6 +252,7 @@ def pass_repo(
             done.append(result)
         finally:
             leases.release(repo, view.id, lease["holder"])
+    done += _followup(repo, "delivery", lambda: delivery_watch.watch(repo), log)
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
     return list(done)
 

@@ -63,6 +63,8 @@ def item(result: dict[str, Any]) -> Any:
     for key in ("already", "worktree_removed", "worktree_kept", "adopted"):
         if result.get(key) not in (None, False):
             grid.add_row(key, str(result[key]))
+    if result.get("delivery"):
+        grid.add_row("delivery", str(result["delivery"]["line"]))
     return grid
 
 
