@@ -24,7 +24,7 @@ from hallmark.core import atomic, items, states
 from hallmark.core.clock import parse_duration
 from hallmark.core.repo import Repo
 
-from . import gh, view
+from . import gh, reopen, view
 from . import pr as _pr
 
 ACTOR = "delivery"
@@ -83,6 +83,14 @@ def ask(cwd: Path, pr: str) -> dict[str, Any]:
         "ci": ci,
         "failing": failing,
         "threads": [],
+        "checks": [
+            {
+                "name": str(c.get("name") or c.get("context") or "?"),
+                "conclusion": c.get("conclusion"),
+                "url": c.get("detailsUrl"),
+            }
+            for c in data.get("statusCheckRollup") or []
+        ],
     }
     slug, number = _pr.slug_of(str(data.get("url") or pr)), _pr.number_of(str(data.get("url") or pr))
     if slug is None or number is None:
@@ -123,6 +131,9 @@ def watch_one(repo: Repo, item: states.ItemView) -> dict[str, Any]:
     if changed or back:
         items.record(repo, item.id, "pr_status", actor=ACTOR, pr=item.pr, changed=changed, **seen)
     result: dict[str, Any] = {"item": item.id, "outcome": "pr_status", "changed": changed, "state": seen["state"]}
+    acted = reopen.judge(repo, item, seen, events, cwd) or reopen.restore(repo, item, seen, events)
+    if acted:
+        result.update(acted, outcome="reopened" if acted.get("reopened") else "restored")
     if seen["state"] in ("MERGED", "CLOSED"):
         items.record(repo, item.id, "delivered", actor=ACTOR, pr=item.pr, state=seen["state"], head=seen["head"])
         result["outcome"] = "delivered"
@@ -160,13 +171,15 @@ def sweep_one(repo: Repo, item_id: str) -> dict[str, Any]:
 
 
 def due(repo: Repo, now: float | None = None) -> list[states.ItemView]:
-    """Closed items with an open PR (not delivered) whose interval has passed."""
+    """Closed items with an open PR (not delivered), and those reopened for red CI (a re-run may
+    pass: `restored`), whose interval has passed."""
     interval = parse_duration(repo.config.delivery.interval)
     asked = _asked(repo)
     now = time.time() if now is None else now
     found = []
     for item in repo.index.items(include_terminal=True):
-        if item.state != states.CLOSED or not item.pr or _pr.number_of(item.pr) is None:
+        watched = item.state == states.CLOSED or (item.state == states.DEVELOPMENT and item.hold == "ci_failed")
+        if not watched or not item.pr or _pr.number_of(item.pr) is None:
             continue
         if any(e.get("event") == "delivered" for e in items.item_events(repo, item.id)):
             continue

@@ -308,6 +308,9 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
     if updating:
         pr = view.pr
         items.record(repo, view.id, "pr_updated", actor=ACTOR, pr=pr, number=_pr.number_of(pr), sha=sha)
+        from hallmark.core.delivery import reopen
+
+        reopen.resolve_answered(repo, view.id, Path(view.worktree))  # the threads this update answers
     elif pr:
         items.record(repo, view.id, "pr_opened", actor=ACTOR, pr=pr, number=_pr.number_of(pr), sha=sha)
     result = _shipped(repo, view.id, sha, pr, command=command, notes=bool(remote), updated=updating)

@@ -176,7 +176,7 @@ def _check_node(check: dict[str, Any]) -> dict[str, Any]:
         "conclusion": check.get("conclusion", "SUCCESS"),
         "startedAt": "2026-01-01T00:00:00Z",
         "completedAt": "2026-01-01T00:01:00Z",
-        "detailsUrl": f"https://{HOST}/checks/{check['name']}",
+        "detailsUrl": f"https://{HOST}/acme/remote/actions/runs/{check.get('run', 1)}/job/{check.get('run', 1) * 100}",
         "isRequired": check.get("required", True),
         "checkSuite": {"workflowRun": {"databaseId": check.get("run", 1), "workflow": {"name": check["name"]}}},
     }
@@ -452,18 +452,47 @@ def rest(world: World, method: str, path: str, body: bytes) -> tuple[int, Any]:
         if not world.drop_comments:
             pr.comments.append({"id": f"IC_{cid}", "body": text, "author": "hallmark-bot", "url": url})
         return 201, {"id": cid, "html_url": url, "body": text}
-    found = re.fullmatch(r"/actions/runs/(\d+)/jobs", rel)
+    found = re.fullmatch(r"/actions/runs/(\d+)(/jobs|/logs)?", rel)
     if found:
-        run = int(found.group(1))
-        jobs = [c for p in world.prs.values() for c in p.checks if c.get("run", 1) == run]
-        return 200, {
-            "total_count": len(jobs),
-            "jobs": [
-                {"id": run * 100 + i, "name": c["name"], "conclusion": str(c.get("conclusion", "")).lower()}
-                for i, c in enumerate(jobs)
-            ],
-        }
+        return _actions(world, int(found.group(1)), found.group(2) or "")
+    found = re.fullmatch(r"/actions/workflows/(\d+)", rel)
+    if found:
+        return 200, {"id": int(found.group(1)), "name": "ci", "path": ".github/workflows/ci.yml", "state": "active"}
     return 404, {"message": "Not Found"}
+
+
+def _actions(world: World, run: int, part: str) -> tuple[int, Any]:
+    """A workflow run, its jobs (one per check with that run id) and its logs (a zip, as GitHub serves)."""
+    checks = [c for p in world.prs.values() for c in p.checks if c.get("run", 1) == run]
+    if not checks:
+        return 404, {"message": "Not Found"}
+    failed = any(str(c.get("conclusion", "SUCCESS")).upper() == "FAILURE" for c in checks)
+    base = f"https://{HOST}/api/v3/repos/{world.owner}/{world.name}/actions/runs/{run}"
+    if part == "":
+        return 200, {
+            "id": run, "name": "ci", "workflow_id": 7, "status": "completed",
+            "conclusion": "failure" if failed else "success", "head_branch": "x", "head_sha": "0" * 40,
+            "event": "pull_request", "jobs_url": f"{base}/jobs", "logs_url": f"{base}/logs", "url": base,
+            "html_url": f"{world.url}/actions/runs/{run}", "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:01:00Z", "run_attempt": 1,
+        }  # fmt: skip
+    if part == "/jobs":
+        jobs = []
+        for i, c in enumerate(checks):
+            conclusion = str(c.get("conclusion", "SUCCESS")).lower()
+            step = {"name": "test", "number": 1, "status": "completed", "conclusion": conclusion}
+            jobs.append({"id": run * 100 + i, "run_id": run, "name": c["name"], "status": "completed",
+                         "conclusion": conclusion, "steps": [step], "started_at": "2026-01-01T00:00:00Z",
+                         "completed_at": "2026-01-01T00:01:00Z", "url": f"{base}/jobs/{run * 100 + i}"})  # fmt: skip
+        return 200, {"total_count": len(jobs), "jobs": jobs}
+    import io
+    import zipfile
+
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w") as archive:
+        for c in checks:
+            archive.writestr(f"{c['name']}/1_test.txt", str(c.get("log", f"{c['name']}: ok\n")))
+    return 200, raw.getvalue()
 
 
 class ScriptedGitHub:

@@ -31,3 +31,14 @@ def test_the_real_gh_opens_and_views_a_pr_on_the_scripted_github(loop_repo, gith
         "PullRequestCreate",
         "PullRequestByNumber",
     ], github.ops()
+
+
+def test_the_real_gh_reads_a_failing_job_log(loop_repo, github, kit, sg):
+    root = loop_repo.root
+    github.prs[1] = sg.PullRequest(1, "T", "B", "main", "main")
+    github.prs[1].checks = [
+        {"name": "tests", "conclusion": "FAILURE", "run": 42, "log": "FAILED test_x.py::t - boom\n"}
+    ]
+    got = _gh(root, "run", "view", "42", "--log-failed")
+    assert got.returncode == 0, got.stderr
+    assert "FAILED test_x.py::t - boom" in got.stdout
