@@ -59,6 +59,7 @@ def github(loop_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sg: Modul
     subprocess.run(["git", "remote", "set-url", "--push", "origin", str(loop_repo.bare)], cwd=root, check=True)
     config = tmp_path / "gh-config"
     config.mkdir()
+    (tmp_path / "gh-tmp").mkdir()  # gh caches run logs in the temp dir, keyed by run id: one per test
     for name, value in {
         "SSL_CERT_FILE": str(ca),
         "GIT_SSL_CAINFO": str(ca),
@@ -69,6 +70,8 @@ def github(loop_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sg: Modul
         "GH_NO_UPDATE_NOTIFIER": "1",
         "GH_PAGER": "cat",
         "NO_COLOR": "1",
+        "TMPDIR": str(tmp_path / "gh-tmp"),
+        "XDG_CACHE_HOME": str(tmp_path / "gh-cache"),
     }.items():
         monkeypatch.setenv(name, value)
     try:
