@@ -40,7 +40,7 @@ def body_text(repo: Repo, view: states.ItemView) -> str:
     override = " (a human override)" if last.get("human_override") else ""
     what = view.title + (f"\n\n{view.summary}" if view.summary and view.summary != view.title else "")
     why = view.request or view.title
-    issue = next((e.get("issue") for e in events if e.get("event") in ("created", "adopted") and e.get("issue")), None)
+    issue = next((e.get("issue") for e in events if e.get("event") == "issue_linked" and e.get("issue")), None)
     if issue:
         why += f"\n\nCloses #{issue}"
     fixed = _fixed(repo, view.id)

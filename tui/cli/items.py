@@ -84,6 +84,7 @@ def status_all_reply(result: StatusAll) -> dict[str, Any]:
         arg("--title", help="a short title (defaults to the request)"),
         arg("--branch", help="branch name (default from the `branch` template)"),
         arg("--base", help="base branch (default from config)"),
+        arg("--issue", type=int, help="a GitHub issue: its title and body are the item's; the PR closes it"),
         arg("--open", action="store_true", help="start Claude Code in the new worktree"),
         arg("--yolo", action="store_true", help="with --open: skip Claude Code's permission prompts"),
     ],
@@ -93,7 +94,12 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     if args.yolo and not args.open:
         raise HallError("USAGE", "--yolo only applies with --open.", ['hall new --open --yolo "…"'])
     repo = _repo()
-    created = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
+    if args.issue is not None:
+        from hallmark.core.delivery.issues import new_from_issue
+
+        created = new_from_issue(repo, args.issue, base=args.base)
+    else:
+        created = items.new(repo, title=args.title, request=request, branch=args.branch, base=args.base)
     if not args.open:
         return reply(created, new_next(created))
     from hallmark.core.open_session import open_session
