@@ -14,7 +14,9 @@ from typing import Any
 from hallmark.core.results import Result
 
 GH_UNAVAILABLE = "GH_UNAVAILABLE"
-STATUS_EVENTS = frozenset({"pr_opened", "pr_updated", "pr_status", "gh_unavailable", "delivered", "shipped"})
+STATUS_EVENTS = frozenset(
+    {"pr_adopted", "pr_opened", "pr_updated", "pr_status", "gh_unavailable", "delivered", "shipped"}
+)
 
 
 class DeliveryView(Result):

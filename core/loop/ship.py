@@ -224,8 +224,17 @@ def _lease_holder(repo: Repo, item_id: str) -> str | None:
 
 
 def _last_shipped_sha(repo: Repo, item_id: str) -> str:
-    shipped = [e for e in items.item_events(repo, item_id) if e.get("event") == "shipped"]
-    return str(shipped[-1].get("sha") or "") if shipped else ""
+    """What Hallmark last pushed to the PR's branch (or the head the PR had when it was adopted)."""
+    found = [e for e in items.item_events(repo, item_id) if e.get("event") in ("shipped", "pr_adopted")]
+    return str(found[-1].get("sha") or found[-1].get("head") or "") if found else ""
+
+
+def _known_pr(repo: Repo, view: states.ItemView) -> str:
+    """The item's PR: the one it shipped to, or the one it was adopted from (`hall adopt --pr`)."""
+    if view.pr:
+        return view.pr
+    adopted = [e for e in items.item_events(repo, view.id) if e.get("event") == "pr_adopted"]
+    return str(adopted[-1].get("pr") or "") if adopted else ""
 
 
 def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, Any]:
@@ -234,7 +243,8 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
 
     body = repo.paths.item_dir(view.id) / "pr-body.md"
     body.write_text(body_text(repo, view), encoding="utf-8")
-    updating = bool(view.pr)
+    known = _known_pr(repo, view)
+    updating = bool(known)
     values = {
         "repo": repo.root.name,
         "id": view.id,
@@ -243,8 +253,8 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
         "title": view.title,
         "slug": view.branch.rsplit("/", 1)[-1],
         "body_file": str(body),
-        "pr": view.pr,
-        "pr_number": str(_pr.number_of(view.pr) or ""),
+        "pr": known,
+        "pr_number": str(_pr.number_of(known) or ""),
         "pr_head": _last_shipped_sha(repo, view.id) or sha,  # what Hallmark pushed: a person's push fails the lease
     }
     command = items._template(repo.config.update if updating else repo.config.ship, values)
@@ -306,7 +316,7 @@ def _run_ship_command(repo: Repo, view: states.ItemView, sha: str) -> dict[str, 
     links = [u.rstrip(".,)") for u in URL.findall(output)]
     pr = next((u for u in links if "/pull/" in u), links[-1] if links else "")
     if updating:
-        pr = view.pr
+        pr = known
         items.record(repo, view.id, "pr_updated", actor=ACTOR, pr=pr, number=_pr.number_of(pr), sha=sha)
         from hallmark.core.delivery import reopen
 

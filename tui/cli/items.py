@@ -116,8 +116,17 @@ def cmd_new(args: argparse.Namespace) -> dict[str, Any]:
     return {**answer, "_exit": exit_code} if exit_code else answer
 
 
-@command("adopt", text=text.item, replies=(Adopted,), args=[arg("--title"), arg("--base")])
+@command(
+    "adopt",
+    text=text.item,
+    replies=(Adopted,),
+    args=[arg("--title"), arg("--base"), arg("--pr", type=int, help="an open PR: checked out into a new worktree")],
+)
 def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
+    if args.pr is not None:
+        from hallmark.core.delivery.adopt import adopt_pr
+
+        return reply(adopt_pr(_repo(), args.pr))
     return reply(items.adopt(_repo(), title=args.title, base=args.base))
 
 
