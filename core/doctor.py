@@ -268,13 +268,10 @@ def run(start: Path) -> DoctorReport:
 
     checks += claude_checks(_sandbox_mode(paths))
     checks.append(_sandbox_check())
-    for tool, why in (("gh", "opening pull requests"),):
-        found = shutil.which(tool)
-        checks.append(
-            _check(
-                tool, found is not None, found or f"not on PATH (needed for {why})", f"install {tool}", optional=True
-            )
-        )
+    from .delivery.gh import MIN_GH, doctor_check
+
+    gh_ok, gh_detail = doctor_check()
+    checks.append(_check("gh", gh_ok, gh_detail, f"install gh {MIN_GH} or newer", optional=True))
     return _finish(checks)
 
 

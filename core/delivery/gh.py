@@ -125,3 +125,29 @@ def review_threads(cwd: Path | str, owner: str, name: str, number: int) -> GhAns
 def resolve_thread(cwd: Path | str, thread_id: str) -> GhAnswer:
     """GraphQL `resolveReviewThread`."""
     return graphql(cwd, RESOLVE_MUTATION, threadId=thread_id)
+
+
+def _parse_version(text: str) -> tuple[int, ...] | None:
+    import re
+
+    found = re.search(r"gh version (\d+)\.(\d+)\.(\d+)", text)
+    return tuple(int(p) for p in found.groups()) if found else None
+
+
+def doctor_check() -> tuple[bool, str]:
+    """(ok, detail) for `hall doctor`: gh is there, and no older than the oldest gh the tests ran."""
+    path = shutil.which("gh")
+    if path is None:
+        return False, f"not on PATH (needed for pull requests and the Delivery Office; tested with gh {MIN_GH}+)"
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return False, f"{path} does not run: {exc}"
+    found = _parse_version(proc.stdout)
+    minimum = tuple(int(p) for p in MIN_GH.split("."))
+    if found is None:
+        return False, f"{path}: cannot read its version (tested with gh {MIN_GH}+)"
+    shown = ".".join(map(str, found))
+    if found < minimum:
+        return False, f"gh {shown} at {path} is older than {MIN_GH}, the oldest Hallmark was tested with"
+    return True, f"gh {shown} at {path} (Hallmark is tested with gh {MIN_GH} and newer)"
