@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from hallmark.core.delivery import gh
 
 

@@ -10,6 +10,7 @@ Without root, `gh`, `openssl` or `ip`, the tests skip and say why.
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -89,3 +90,7 @@ def github(loop_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sg: Modul
     finally:
         server.close()
         net.close()
+        log = os.environ.get("HALL_SCRIPTED_GITHUB_LOG")  # every endpoint gh called, for the record
+        if log:
+            with open(log, "a", encoding="utf-8") as out:
+                out.writelines(f"{r['method']} {r['path']} {r['op']}\n" for r in world.requests)
