@@ -21,6 +21,7 @@ from . import journal, states
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
     from pathlib import Path
     from typing import Any
 
@@ -31,9 +32,12 @@ CACHE_NAME = "worktrees.json"
 
 
 def fold_item(paths: RepoPaths, item_id: str) -> ItemView | None:
-    """The item's folded view, or None when it has no journal or no creation event."""
-    found = fold_item_events(paths, item_id)
-    return found[0] if found else None
+    """The item's folded view, or None when it has no journal or no creation event. Folded through
+    the item's snapshot (core/fold_cache.py), so only the events appended since are read."""
+    from .fold_cache import folded
+
+    view = folded(paths.item_journal(item_id), item_id)
+    return view if view is not None and view.created else None
 
 
 def fold_item_events(paths: RepoPaths, item_id: str) -> tuple[ItemView, list[dict[str, Any]]] | None:
@@ -65,24 +69,80 @@ def _creation(path: Path) -> dict[str, Any] | None:
     return None
 
 
-def worktree_map(paths: RepoPaths) -> dict[str, dict[str, str]]:
-    """item id -> {"worktree": real path, "branch": …}, kept in a growing cache."""
+def worktree_map(paths: RepoPaths) -> Mapping[str, Mapping[str, str]]:
+    """item id -> {"worktree": real path, "branch": …}, kept in a growing cache (read-only)."""
+    return _lookup(paths).by_item
+
+
+class _Lookup:
+    """One scan of `items/`: the map, and the same map keyed by worktree (a path's owner is then
+    found by walking the path's parents, not by testing every item)."""
+
+    __slots__ = ("by_item", "by_worktree")
+
+    def __init__(self, by_item: dict[str, dict[str, str]]) -> None:
+        import types
+
+        self.by_item: Mapping[str, Mapping[str, str]] = types.MappingProxyType(by_item)
+        by_worktree: dict[str, list[str]] = {}
+        for item_id in sorted(by_item, reverse=True):  # a shared worktree: the newest item first
+            by_worktree.setdefault(by_item[item_id]["worktree"], []).append(item_id)
+        self.by_worktree = by_worktree
+
+
+# items dir -> ((its inode, its mtime), the scan): `items/` changes (an item added or removed) move
+# its mtime, so a scan stays good until then. Never kept for a listing less than RACY_NS old (a change
+# within the same clock tick would not move the mtime) or while an item has no creation line yet.
+_SCANS: dict[str, tuple[tuple[int, int], _Lookup]] = {}
+RACY_NS = 2_000_000_000
+
+
+def _lookup(paths: RepoPaths) -> _Lookup:
+    items_dir = str(paths.items_dir)
+    try:
+        st = os.stat(items_dir)
+    except OSError:
+        return _Lookup({})
+    stamp = (st.st_ino, st.st_mtime_ns)
+    kept = _SCANS.get(items_dir)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    found, complete = _scan(paths)
+    if found is None:
+        return _Lookup({})
+    scan = _Lookup(found)
+    try:
+        still = os.stat(items_dir)
+    except OSError:
+        return scan
+    import time
+
+    if complete and (still.st_ino, still.st_mtime_ns) == stamp and time.time_ns() - st.st_mtime_ns > RACY_NS:
+        _SCANS[items_dir] = (stamp, scan)
+    return scan
+
+
+def _scan(paths: RepoPaths) -> tuple[dict[str, dict[str, str]] | None, bool]:
+    """(the live items' map, True when every item had its creation line), or (None, _) without items/."""
     cache_path = paths.state_dir / "cache" / CACHE_NAME
     try:
         cached = json.loads(cache_path.read_text(encoding="utf-8"))
-        known: dict[str, dict[str, str]] = cached.get("items", {}) if isinstance(cached, dict) else {}
     except (OSError, ValueError):
-        known = {}
+        cached = None
+    items = cached.get("items") if isinstance(cached, dict) else None
+    known: dict[str, dict[str, str]] = items if isinstance(items, dict) else {}
     try:
-        names = os.listdir(paths.items_dir)
+        names = set(os.listdir(paths.items_dir))
     except OSError:
-        return {}
+        return None, False
     changed = False
+    complete = True
     for name in names:
         if name in known or not name.startswith("H-"):
             continue
         record = _creation(paths.item_journal(name))
         if record is None:
+            complete = False  # being created right now, or damaged: look again next time
             continue
         worktree = record.get("worktree")
         if not isinstance(worktree, str) or not worktree:
@@ -91,7 +151,25 @@ def worktree_map(paths: RepoPaths) -> dict[str, dict[str, str]]:
         changed = True
     if changed:
         _write_cache(cache_path, {"v": 1, "items": known})
-    return {k: v for k, v in known.items() if k in names}
+    live = {k: v for k, v in known.items() if k in names and isinstance(v, dict) and isinstance(v.get("worktree"), str)}
+    return live, complete
+
+
+def _parents(real: str) -> Iterator[str]:
+    """real, then each directory above it up to the root (deepest first)."""
+    while True:
+        yield real
+        parent = os.path.dirname(real)
+        if parent == real:
+            return
+        real = parent
+
+
+def _item_worktrees(paths: RepoPaths, real: str) -> Iterator[str]:
+    """The items whose worktree holds real, deepest worktree first."""
+    by_worktree = _lookup(paths).by_worktree
+    for path in _parents(real):
+        yield from by_worktree.get(path, ())
 
 
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
@@ -117,20 +195,14 @@ def within(path: str, root: str) -> bool:
 
 def item_for_path(paths: RepoPaths, where: str | os.PathLike[str]) -> ItemView | None:
     """The active item whose worktree holds `where` (the deepest worktree wins), folded."""
-    real = os.path.realpath(where)
-    candidates = [
-        (len(entry["worktree"]), item_id)
-        for item_id, entry in worktree_map(paths).items()
-        if within(real, entry["worktree"])
-    ]
-    for _, item_id in sorted(candidates, reverse=True):
+    for item_id in _item_worktrees(paths, os.path.realpath(where)):
         view = fold_item(paths, item_id)
         if view is not None and view.active:
             return view
     return None
 
 
-def checkouts(paths: RepoPaths) -> list[str]:
+def _git_checkouts(paths: RepoPaths) -> list[str]:
     """The main checkout and every git worktree of this repository (real paths)."""
     found = [os.path.realpath(paths.main_checkout)]
     base = paths.common_dir / "worktrees"
@@ -144,16 +216,26 @@ def checkouts(paths: RepoPaths) -> list[str]:
         except OSError:
             continue
         found.append(os.path.realpath(os.path.dirname(gitdir)))
-    found.extend(entry["worktree"] for entry in worktree_map(paths).values())
     return found
+
+
+def checkouts(paths: RepoPaths) -> list[str]:
+    """The main checkout, every git worktree of this repository and every item's worktree (real paths)."""
+    return _git_checkouts(paths) + [entry["worktree"] for entry in worktree_map(paths).values()]
 
 
 def checkout_of(paths: RepoPaths, real: str) -> str | None:
     """The deepest checkout of this repository that holds real, or None (outside the repo)."""
     best = None
-    for root in checkouts(paths):
+    for root in _git_checkouts(paths):
         if within(real, root) and (best is None or len(root) > len(best)):
             best = root
+    by_worktree = _lookup(paths).by_worktree
+    for path in _parents(real):  # the deepest item worktree holding real (every deeper one is longer)
+        if path in by_worktree:
+            if best is None or len(path) > len(best):
+                best = path
+            break
     return best
 
 

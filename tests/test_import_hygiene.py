@@ -163,6 +163,7 @@ LIGHT_CORE = {
     "hallmark.core",
     "hallmark.core.clock",
     "hallmark.core.errors",
+    "hallmark.core.fold_cache",
     "hallmark.core.hallmark_note",  # the push gate parses and verifies a signed note (stdlib, ssh-keygen)
     "hallmark.core.ids",
     "hallmark.core.item_lookup",
