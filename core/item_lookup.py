@@ -97,7 +97,9 @@ _SCANS: dict[str, tuple[tuple[int, int], _Lookup]] = {}
 RACY_NS = 2_000_000_000
 
 
-def _lookup(paths: RepoPaths) -> _Lookup:
+def _lookup(paths: RepoPaths, *, rebuild: bool = False) -> _Lookup:
+    """The scan of `items/`: kept from before while `items/` is unchanged, else scanned again (and
+    the owner shards brought up to it, core/worktree_owners.py)."""
     items_dir = str(paths.items_dir)
     try:
         st = os.stat(items_dir)
@@ -105,36 +107,74 @@ def _lookup(paths: RepoPaths) -> _Lookup:
         return _Lookup({})
     stamp = (st.st_ino, st.st_mtime_ns)
     kept = _SCANS.get(items_dir)
-    if kept is not None and kept[0] == stamp:
+    if kept is not None and kept[0] == stamp and not rebuild:
         return kept[1]
-    found, complete = _scan(paths)
-    if found is None:
-        return _Lookup({})
-    scan = _Lookup(found)
-    try:
-        still = os.stat(items_dir)
-    except OSError:
-        return scan
-    import time
+    from . import worktree_owners
+    from .errors import HallError
 
-    if complete and (still.st_ino, still.st_mtime_ns) == stamp and time.time_ns() - st.st_mtime_ns > RACY_NS:
+    folder = paths.state_dir / "cache" / worktree_owners.DIR_NAME
+    try:
+        with journal.locked(folder.with_name(worktree_owners.DIR_NAME), timeout=5.0):  # one scanner writes at once
+            scan, trusted = _rescan(paths, [st.st_ino, st.st_mtime_ns], folder, rebuild)
+    except (HallError, OSError):  # the lock: scan without writing (a cache; the next call writes)
+        found, _, _ = _scan(paths, write=False)
+        return _Lookup(found or {})
+    if trusted:
         _SCANS[items_dir] = (stamp, scan)
     return scan
 
 
-def _scan(paths: RepoPaths) -> tuple[dict[str, dict[str, str]] | None, bool]:
-    """(the live items' map, True when every item had its creation line), or (None, _) without items/."""
+def _rescan(paths: RepoPaths, stamp: list[int], folder: Path, rebuild: bool) -> tuple[_Lookup, bool]:
+    """Scan `items/`, then write the owner shards every live item is missing from (all of them when
+    one is damaged or rebuild is asked) and, when the scan is whole and `items/` did not move, the
+    stamp that lets a hook read the shards. Returns (the scan, whether it may be kept)."""
+    from . import worktree_owners
+
+    found, known, complete = _scan(paths, write=True)
+    scan = _Lookup(found or {})
+    if found is None:
+        return scan, False
+    wrote = True
+    if worktree_owners.read_stamp(folder) != stamp:
+        try:
+            in_shards = None if rebuild else worktree_owners.all_items(folder)
+        except worktree_owners.Damaged:
+            in_shards = None
+        if in_shards is None:
+            wrote = worktree_owners.write(folder, known, None)
+        else:
+            missing = [found[k]["worktree"] for k in found if k not in in_shards]
+            wrote = not missing or worktree_owners.write(folder, known, missing)
+    import time
+
+    try:
+        still = os.stat(paths.items_dir)
+    except OSError:
+        return scan, False
+    trusted = complete and [still.st_ino, still.st_mtime_ns] == stamp and time.time_ns() - stamp[1] > RACY_NS
+    if trusted and wrote:
+        worktree_owners.mark(folder, stamp)
+    return scan, trusted
+
+
+def _scan(paths: RepoPaths, *, write: bool) -> tuple[dict[str, dict[str, str]] | None, dict[str, dict[str, str]], bool]:
+    """(the live items' map, every item the map ever held, True when every item had its creation
+    line); the live map is None without `items/`."""
     cache_path = paths.state_dir / "cache" / CACHE_NAME
     try:
         cached = json.loads(cache_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         cached = None
     items = cached.get("items") if isinstance(cached, dict) else None
-    known: dict[str, dict[str, str]] = items if isinstance(items, dict) else {}
+    known: dict[str, dict[str, str]] = (
+        {k: v for k, v in items.items() if isinstance(v, dict) and isinstance(v.get("worktree"), str)}
+        if isinstance(items, dict)
+        else {}
+    )
     try:
         names = set(os.listdir(paths.items_dir))
     except OSError:
-        return None, False
+        return None, known, False
     changed = False
     complete = True
     for name in names:
@@ -149,10 +189,9 @@ def _scan(paths: RepoPaths) -> tuple[dict[str, dict[str, str]] | None, bool]:
             continue
         known[name] = {"worktree": os.path.realpath(worktree), "branch": str(record.get("branch", ""))}
         changed = True
-    if changed:
+    if changed and write:
         _write_cache(cache_path, {"v": 1, "items": known})
-    live = {k: v for k, v in known.items() if k in names and isinstance(v, dict) and isinstance(v.get("worktree"), str)}
-    return live, complete
+    return {k: v for k, v in known.items() if k in names}, known, complete
 
 
 def _parents(real: str) -> Iterator[str]:
@@ -165,11 +204,27 @@ def _parents(real: str) -> Iterator[str]:
         real = parent
 
 
-def _item_worktrees(paths: RepoPaths, real: str) -> Iterator[str]:
-    """The items whose worktree holds real, deepest worktree first."""
-    by_worktree = _lookup(paths).by_worktree
-    for path in _parents(real):
-        yield from by_worktree.get(path, ())
+def _owners_along(paths: RepoPaths, real: str) -> list[tuple[str, str]]:
+    """(worktree, item id) for every item whose worktree holds real, deepest first: from the owner
+    shards when they match `items/` (a few small reads), else from a scan. A removed item may be
+    named (the shards keep every item); the callers check the item is still there."""
+    from . import worktree_owners
+
+    folder = paths.state_dir / "cache" / worktree_owners.DIR_NAME
+    try:
+        st = os.stat(paths.items_dir)
+    except OSError:
+        return []
+    if worktree_owners.read_stamp(folder) == [st.st_ino, st.st_mtime_ns]:
+        reader = worktree_owners.Reader(folder)
+        try:
+            return [(path, item_id) for path in _parents(real) for item_id in reader.owners(path)]
+        except worktree_owners.Damaged:
+            worktree_owners.forget(folder)
+            by_worktree = _lookup(paths, rebuild=True).by_worktree
+    else:
+        by_worktree = _lookup(paths).by_worktree
+    return [(path, item_id) for path in _parents(real) for item_id in by_worktree.get(path, ())]
 
 
 def _write_cache(path: Path, data: dict[str, Any]) -> None:
@@ -195,7 +250,7 @@ def within(path: str, root: str) -> bool:
 
 def item_for_path(paths: RepoPaths, where: str | os.PathLike[str]) -> ItemView | None:
     """The active item whose worktree holds `where` (the deepest worktree wins), folded."""
-    for item_id in _item_worktrees(paths, os.path.realpath(where)):
+    for _, item_id in _owners_along(paths, os.path.realpath(where)):
         view = fold_item(paths, item_id)
         if view is not None and view.active:
             return view
@@ -230,9 +285,8 @@ def checkout_of(paths: RepoPaths, real: str) -> str | None:
     for root in _git_checkouts(paths):
         if within(real, root) and (best is None or len(root) > len(best)):
             best = root
-    by_worktree = _lookup(paths).by_worktree
-    for path in _parents(real):  # the deepest item worktree holding real (every deeper one is longer)
-        if path in by_worktree:
+    for path, item_id in _owners_along(paths, real):  # the deepest item worktree holding real
+        if os.path.isdir(paths.item_dir(item_id)):
             if best is None or len(path) > len(best):
                 best = path
             break

@@ -173,6 +173,7 @@ LIGHT_CORE = {
     "hallmark.core.signers",
     "hallmark.core.signing",
     "hallmark.core.states",
+    "hallmark.core.worktree_owners",
 }
 GATES = {
     f"hallmark.core.gates{suffix}"

@@ -108,7 +108,8 @@ def test_the_snapshot_fold_equals_the_full_fold_after_any_appends(first: dict, s
             _apply(path, kind, value)
             assert cached(path) == fresh(path), kind
         assert cached(path) == fresh(path)
-        assert fold_cache.snapshot_path(path).exists()
+        if not isinstance(fresh(path), tuple):  # a fold that raises leaves no snapshot
+            assert fold_cache.snapshot_path(path).exists()
 
 
 REWRITES = ["truncate", "edit-first-line", "edit-last-line", "replace-file", "same-size-touch", "emptied"]

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hallmark.core import item_lookup, journal
+from hallmark.core import item_lookup, journal, worktree_owners
 from hallmark.core.paths import discover
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gates"))
@@ -166,3 +166,56 @@ def test_an_edit_lists_items_at_most_once(many, where):
     decision = (out["answer"] or {}).get("hookSpecificOutput", {}).get("permissionDecision")
     assert decision == (None if where == "in the item's worktree" else "deny")
     assert out["items_listed"] <= 1
+    again = subprocess.run(
+        [sys.executable, "-c", COUNT, str(paths.items_dir)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=repo.env,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(again.stdout)["items_listed"] == 0  # items/ unchanged: the owner shards answer
+
+
+def _owners(paths) -> Path:
+    return paths.state_dir / "cache" / worktree_owners.DIR_NAME
+
+
+def test_the_owner_shards_answer_and_are_rebuilt_when_damaged(many):
+    repo, trees = many
+    paths = discover(repo.main)
+    item_lookup._SCANS.clear()
+    item_lookup.worktree_map(paths)  # a scan: shards and stamp written
+    folder = _owners(paths)
+    assert worktree_owners.read_stamp(folder) is not None
+    assert worktree_owners.all_items(folder) >= set(_expected_map(paths))
+    victim = folder / worktree_owners.bucket(str(trees / "H-00101"))
+    victim.unlink()
+    item_lookup._SCANS.clear()
+    assert item_lookup.item_for_path(paths, trees / "H-00101" / "x").id == "H-00101"  # type: ignore[union-attr]
+    assert victim.exists() and worktree_owners.read_stamp(folder) is not None
+    victim.write_text("{not json")
+    assert item_lookup.checkout_of(paths, str(trees / "H-00101" / "x")) == str(trees / "H-00101")
+    assert json.loads(victim.read_text())["v"] == worktree_owners.VERSION
+
+
+def test_an_item_another_writer_added_to_the_map_gets_its_shard(tmp_path: Path):
+    """A writer that keeps only worktrees.json (an older hall-hook still running) adds an item: the
+    next scan finds it missing from the shards and writes its bucket."""
+    repo = make_repo(tmp_path)
+    paths = discover(repo.main)
+    old = 1_000_000_000 * 1_000_000_000
+    os.utime(paths.items_dir, ns=(old, old))
+    item_lookup.worktree_map(paths)
+    (tmp_path / "older").mkdir()
+    _item(paths, "H-0779", tmp_path / "older")
+    cache = paths.state_dir / "cache" / item_lookup.CACHE_NAME
+    data = json.loads(cache.read_text())
+    data["items"]["H-0779"] = {"worktree": os.path.realpath(tmp_path / "older"), "branch": "hm/H-0779"}
+    cache.write_text(json.dumps(data))
+    os.utime(paths.items_dir, ns=(old + 10**9, old + 10**9))
+    item_lookup._SCANS.clear()
+    assert item_lookup.item_for_path(paths, tmp_path / "older" / "f").id == "H-0779"  # type: ignore[union-attr]
+    item_lookup._SCANS.clear()
+    assert "H-0779" in worktree_owners.all_items(_owners(paths))
+    assert worktree_owners.read_stamp(_owners(paths)) == [paths.items_dir.stat().st_ino, old + 10**9]
