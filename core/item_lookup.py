@@ -21,7 +21,7 @@ from . import journal, states
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
     from pathlib import Path
     from typing import Any
 
@@ -90,52 +90,81 @@ class _Lookup:
         self.by_worktree = by_worktree
 
 
-# items dir -> ((its inode, its mtime), the scan): `items/` changes (an item added or removed) move
-# its mtime, so a scan stays good until then. Never kept for a listing less than RACY_NS old (a change
-# within the same clock tick would not move the mtime) or while an item has no creation line yet.
-_SCANS: dict[str, tuple[tuple[int, int], _Lookup]] = {}
+# items dir -> (the scan's stamp, the scan): `items/` changing (an item added or removed) moves its
+# mtime, so a scan stays good until then (or until a folder that had no creation line changes). Never
+# kept for a listing less than RACY_NS old: a change within the same clock tick would not move the mtime.
+_SCANS: dict[str, tuple[dict[str, Any], _Lookup]] = {}
 RACY_NS = 2_000_000_000
+
+
+def _stamp(paths: RepoPaths, pending: Iterable[str]) -> dict[str, Any] | None:
+    """What a scan of `items/` depends on: `items/` itself (an item added or removed moves its mtime)
+    and each item folder that had no creation line yet (its mtime, its journal's size)."""
+    try:
+        st = os.stat(paths.items_dir)
+    except OSError:
+        return None
+    return {"items": [st.st_ino, st.st_mtime_ns], "pending": {name: _mark(paths, name) for name in pending}}
+
+
+def _mark(paths: RepoPaths, name: str) -> list[int]:
+    """An item folder without a creation line: [its mtime, its journal's size] (-1 when absent)."""
+    folder = paths.item_dir(name)
+    marks = []
+    for path in (folder, folder / "events.jsonl"):
+        try:
+            st = os.stat(path)
+        except OSError:
+            marks.append(-1)
+            continue
+        marks.append(st.st_mtime_ns if path is folder else st.st_size)
+    return marks
+
+
+def _current(paths: RepoPaths, stamp: dict[str, Any] | None) -> bool:
+    return stamp is not None and _stamp(paths, stamp["pending"]) == stamp
 
 
 def _lookup(paths: RepoPaths, *, rebuild: bool = False) -> _Lookup:
     """The scan of `items/`: kept from before while `items/` is unchanged, else scanned again (and
     the owner shards brought up to it, core/worktree_owners.py)."""
     items_dir = str(paths.items_dir)
-    try:
-        st = os.stat(items_dir)
-    except OSError:
-        return _Lookup({})
-    stamp = (st.st_ino, st.st_mtime_ns)
     kept = _SCANS.get(items_dir)
-    if kept is not None and kept[0] == stamp and not rebuild:
+    if kept is not None and not rebuild and _current(paths, kept[0]):
         return kept[1]
     from . import worktree_owners
     from .errors import HallError
 
     folder = paths.state_dir / "cache" / worktree_owners.DIR_NAME
     try:
-        with journal.locked(folder.with_name(worktree_owners.DIR_NAME), timeout=5.0):  # one scanner writes at once
-            scan, trusted = _rescan(paths, [st.st_ino, st.st_mtime_ns], folder, rebuild)
-    except (HallError, OSError):  # the lock: scan without writing (a cache; the next call writes)
+        with journal.locked(folder, timeout=5.0):  # one scanner writes the shards at a time
+            scan, stamp = _rescan(paths, folder, rebuild)
+    except (HallError, OSError):  # no lock: scan without writing (a cache; a later call writes)
         found, _, _ = _scan(paths, write=False)
         return _Lookup(found or {})
-    if trusted:
+    if stamp is not None:
         _SCANS[items_dir] = (stamp, scan)
     return scan
 
 
-def _rescan(paths: RepoPaths, stamp: list[int], folder: Path, rebuild: bool) -> tuple[_Lookup, bool]:
+def _rescan(paths: RepoPaths, folder: Path, rebuild: bool) -> tuple[_Lookup, dict[str, Any] | None]:
     """Scan `items/`, then write the owner shards every live item is missing from (all of them when
-    one is damaged or rebuild is asked) and, when the scan is whole and `items/` did not move, the
-    stamp that lets a hook read the shards. Returns (the scan, whether it may be kept)."""
+    one is damaged or rebuild is asked) and, when `items/` did not move during the scan, the stamp
+    that lets a hook read the shards. Returns (the scan, its stamp when it may be kept)."""
     from . import worktree_owners
 
-    found, known, complete = _scan(paths, write=True)
+    before = _stamp(paths, ())
+    found, known, pending = _scan(paths, write=True)
     scan = _Lookup(found or {})
-    if found is None:
-        return scan, False
+    if found is None or before is None:
+        return scan, None
+    import time
+
+    stamp: dict[str, Any] | None = {"items": before["items"], "pending": pending}  # marks from before each read
+    if time.time_ns() - before["items"][1] <= RACY_NS:
+        stamp = None  # a change in the same clock tick would not move the mtime: not kept, not marked
     wrote = True
-    if worktree_owners.read_stamp(folder) != stamp:
+    if stamp is None or worktree_owners.read_stamp(folder) != stamp:
         try:
             in_shards = None if rebuild else worktree_owners.all_items(folder)
         except worktree_owners.Damaged:
@@ -145,21 +174,18 @@ def _rescan(paths: RepoPaths, stamp: list[int], folder: Path, rebuild: bool) -> 
         else:
             missing = [found[k]["worktree"] for k in found if k not in in_shards]
             wrote = not missing or worktree_owners.write(folder, known, missing)
-    import time
-
-    try:
-        still = os.stat(paths.items_dir)
-    except OSError:
-        return scan, False
-    trusted = complete and [still.st_ino, still.st_mtime_ns] == stamp and time.time_ns() - stamp[1] > RACY_NS
-    if trusted and wrote:
+    if stamp is None or not _current(paths, stamp):  # items/ or a pending folder moved while we read
+        return scan, None
+    if wrote:
         worktree_owners.mark(folder, stamp)
-    return scan, trusted
+    return scan, stamp
 
 
-def _scan(paths: RepoPaths, *, write: bool) -> tuple[dict[str, dict[str, str]] | None, dict[str, dict[str, str]], bool]:
-    """(the live items' map, every item the map ever held, True when every item had its creation
-    line); the live map is None without `items/`."""
+def _scan(
+    paths: RepoPaths, *, write: bool
+) -> tuple[dict[str, dict[str, str]] | None, dict[str, dict[str, str]], dict[str, list[int]]]:
+    """(the live items' map, every item the map ever held, the item folders without a creation line
+    yet with their marks taken before the read); the live map is None without `items/`."""
     cache_path = paths.state_dir / "cache" / CACHE_NAME
     try:
         cached = json.loads(cache_path.read_text(encoding="utf-8"))
@@ -174,15 +200,16 @@ def _scan(paths: RepoPaths, *, write: bool) -> tuple[dict[str, dict[str, str]] |
     try:
         names = set(os.listdir(paths.items_dir))
     except OSError:
-        return None, known, False
+        return None, known, {}
     changed = False
-    complete = True
+    pending: dict[str, list[int]] = {}
     for name in names:
         if name in known or not name.startswith("H-"):
             continue
+        mark = _mark(paths, name)
         record = _creation(paths.item_journal(name))
         if record is None:
-            complete = False  # being created right now, or damaged: look again next time
+            pending[name] = mark  # being created right now, or damaged: watched by the stamp
             continue
         worktree = record.get("worktree")
         if not isinstance(worktree, str) or not worktree:
@@ -191,7 +218,7 @@ def _scan(paths: RepoPaths, *, write: bool) -> tuple[dict[str, dict[str, str]] |
         changed = True
     if changed and write:
         _write_cache(cache_path, {"v": 1, "items": known})
-    return {k: v for k, v in known.items() if k in names}, known, complete
+    return {k: v for k, v in known.items() if k in names}, known, pending
 
 
 def _parents(real: str) -> Iterator[str]:
@@ -211,11 +238,7 @@ def _owners_along(paths: RepoPaths, real: str) -> list[tuple[str, str]]:
     from . import worktree_owners
 
     folder = paths.state_dir / "cache" / worktree_owners.DIR_NAME
-    try:
-        st = os.stat(paths.items_dir)
-    except OSError:
-        return []
-    if worktree_owners.read_stamp(folder) == [st.st_ino, st.st_mtime_ns]:
+    if _current(paths, worktree_owners.read_stamp(folder)):
         reader = worktree_owners.Reader(folder)
         try:
             return [(path, item_id) for path in _parents(real) for item_id in reader.owners(path)]

@@ -7,9 +7,10 @@ under `<state>/cache/worktree-owners/`, answers "who owns this directory" with o
 per parent directory. core/item_lookup.py owns the map and writes the shards from it; this module
 only lays them out, reads them and writes them.
 
-Trusted only as far as `scanned` says: it holds the inode and mtime of `items/` at the last
-complete scan, written after the shards. `items/` changing (an item added or removed) moves its
-mtime, and item_lookup scans again before it reads a shard. Shards name every item the map ever
+Trusted only as far as `scanned` says: it holds the inode and mtime of `items/` at the last scan
+(and of each item folder that had no creation line yet), written after the shards. `items/`
+changing (an item added or removed) moves its mtime, and item_lookup scans again before it reads
+a shard. Shards name every item the map ever
 held (a removed item's folder is gone, which the reader checks); a missing shard is damage, and
 item_lookup rebuilds them all. Everything is a cache of the journals: deleting the folder loses
 nothing. Stdlib only, no typing at run time (the hook path).
@@ -26,6 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from pathlib import Path
+    from typing import Any
 
 DIR_NAME = "worktree-owners"
 STAMP_NAME = "scanned"
@@ -42,18 +44,24 @@ def bucket(worktree: str) -> str:
     return f"{zlib.crc32(worktree.encode('utf-8', 'surrogateescape')) % BUCKETS:02x}.json"
 
 
-def read_stamp(folder: Path) -> list[int] | None:
-    """[inode, mtime_ns] of `items/` at the last complete scan, or None."""
+def _pair(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(type(x) is int for x in value)
+
+
+def read_stamp(folder: Path) -> dict[str, Any] | None:
+    """What the shards were last brought up to (item_lookup's scan stamp: `items/`'s inode and mtime,
+    and the folders that had no creation line yet), or None."""
     try:
         with open(folder / STAMP_NAME, "rb") as handle:
-            data = json.loads(handle.read(4096))
+            data = json.loads(handle.read(MAX_SHARD_BYTES))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("v") != VERSION or data.get("buckets") != BUCKETS:
         return None
-    stamp = data.get("items")
-    ok = isinstance(stamp, list) and len(stamp) == 2 and all(type(x) is int for x in stamp)
-    return stamp if ok else None
+    stamp = data.get("stamp")
+    if not isinstance(stamp, dict) or not _pair(stamp.get("items")) or not isinstance(stamp.get("pending"), dict):
+        return None
+    return stamp if all(_pair(v) for v in stamp["pending"].values()) else None
 
 
 class Reader:
@@ -124,10 +132,10 @@ def write(folder: Path, known: Mapping[str, Mapping[str, str]], only: Iterable[s
     return True
 
 
-def mark(folder: Path, stamp: list[int]) -> None:
+def mark(folder: Path, stamp: dict[str, Any]) -> None:
     """Record the scan the shards now match (after write())."""
     with contextlib.suppress(OSError):
-        _write_atomic(folder / STAMP_NAME, {"v": VERSION, "buckets": BUCKETS, "items": stamp})
+        _write_atomic(folder / STAMP_NAME, {"v": VERSION, "buckets": BUCKETS, "stamp": stamp})
 
 
 def forget(folder: Path) -> None:

@@ -123,9 +123,32 @@ def test_an_item_whose_creation_line_comes_later_is_found(tmp_path: Path):
     old = 1_000_000_000 * 1_000_000_000
     os.utime(paths.items_dir, ns=(old, old))
     assert set(item_lookup.worktree_map(paths)) == {repo.item}
+    stamp = worktree_owners.read_stamp(_owners(paths))
+    assert stamp is not None and set(stamp["pending"]) == {"H-0778"}  # watched, not blocking the stamp
     (tmp_path / "late").mkdir()
     _item(paths, "H-0778", tmp_path / "late")  # items/ itself does not change here
     assert set(item_lookup.worktree_map(paths)) == {repo.item, "H-0778"}
+    assert item_lookup.item_for_path(paths, tmp_path / "late" / "f").id == "H-0778"  # type: ignore[union-attr]
+
+
+def test_a_creation_line_appended_after_a_torn_one_is_found(tmp_path: Path):
+    """A writer died mid-line; the retry's creation event follows in the same file (the folder's
+    mtime does not move, the journal's size does)."""
+    repo = make_repo(tmp_path)
+    paths = discover(repo.main)
+    journal_path = paths.item_journal("H-0780")
+    journal_path.parent.mkdir()
+    journal_path.write_bytes(b'{"v":1,"t":"2026-')
+    old = 1_000_000_000 * 1_000_000_000
+    os.utime(paths.items_dir, ns=(old, old))
+    assert item_lookup.item_for_path(paths, tmp_path / "torn" / "f") is None
+    (tmp_path / "torn").mkdir()
+    event = journal.make_event(
+        "created", "H-0780", "you", {"title": "t", "branch": "b", "worktree": str(tmp_path / "torn")}
+    )
+    journal.append_unlocked(journal_path, event)
+    os.utime(journal_path.parent, ns=(old, old))
+    assert item_lookup.item_for_path(paths, tmp_path / "torn" / "f").id == "H-0780"  # type: ignore[union-attr]
 
 
 COUNT = """
@@ -218,4 +241,7 @@ def test_an_item_another_writer_added_to_the_map_gets_its_shard(tmp_path: Path):
     assert item_lookup.item_for_path(paths, tmp_path / "older" / "f").id == "H-0779"  # type: ignore[union-attr]
     item_lookup._SCANS.clear()
     assert "H-0779" in worktree_owners.all_items(_owners(paths))
-    assert worktree_owners.read_stamp(_owners(paths)) == [paths.items_dir.stat().st_ino, old + 10**9]
+    assert worktree_owners.read_stamp(_owners(paths)) == {
+        "items": [paths.items_dir.stat().st_ino, old + 10**9],
+        "pending": {},
+    }
