@@ -132,6 +132,8 @@ def _lookup(paths: RepoPaths, *, rebuild: bool = False) -> _Lookup:
     kept = _SCANS.get(items_dir)
     if kept is not None and not rebuild and _current(paths, kept[0]):
         return kept[1]
+    if not os.path.isdir(items_dir):
+        return _Lookup({})  # not set up: nothing to scan, and the state dir is never created here
     from . import worktree_owners
     from .errors import HallError
 

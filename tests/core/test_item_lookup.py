@@ -245,3 +245,11 @@ def test_an_item_another_writer_added_to_the_map_gets_its_shard(tmp_path: Path):
         "items": [paths.items_dir.stat().st_ino, old + 10**9],
         "pending": {},
     }
+
+
+def test_a_repo_without_hall_init_has_no_items_and_gets_no_state_dir(git_repo: Path):
+    paths = discover(git_repo)
+    assert dict(item_lookup.worktree_map(paths)) == {}
+    assert item_lookup.item_for_path(paths, git_repo / "app.py") is None
+    assert item_lookup.checkout_of(paths, str(git_repo / "app.py")) == str(git_repo)
+    assert not paths.state_dir.exists()
