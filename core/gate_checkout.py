@@ -4,7 +4,7 @@ Gates write things. `make test` leaves binaries, `ruff check --fix` and pre-comm
 build leaves its outputs. Run in the item's worktree, those by-products looked like the agent's
 uncommitted work (`hall ready` refused, the shipper held, a good fixer run was judged failed) and a
 `git add -A` committed them. So the gates run in a detached `git worktree` of the frozen commit that
-only Hallmark uses, `<the worktree's folder>/.hallmark-checks/<the worktree's name>`. It is made on
+only Hallmark uses, `.hallmark-checks-<the worktree's name>` beside the worktree. It is made on
 the item's first checks and reset before every later run (`checkout -f --detach <sha>`, then
 `clean -ffd`: untracked files go, git-ignored ones such as node_modules or build caches stay, as in
 any checkout). A gate always sees exactly the frozen commit, and nothing it leaves is ever in the
@@ -12,14 +12,14 @@ item's worktree. A gate that rewrites tracked files is reset before the next gat
 (`after_gate`), and the checks report what it changed.
 
 Not under the state dir (`.git/hallmark`): tools skip every path with `/.git/` in it (jest's haste
-map, prettier), so a checkout there would find no tests. Beside the worktree, the checkout has the
-worktree's parents, so whatever a tool looks up above the repository is the same. Removing the
-item's worktree (drop, sweep) removes its gate checkout too (`remove`).
+map, prettier), so a checkout there would find no tests. Beside the worktree, at its depth, the
+checkout has the worktree's parents: whatever a gate reaches above the repository (`../shared-lib`,
+a config file further up) is the same. Removing the item's worktree (drop, sweep) removes its gate
+checkout too (`remove`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import time
@@ -29,9 +29,8 @@ from typing import Any
 
 from . import git
 from .errors import HallError
-from .paths import is_within
 
-FOLDER = ".hallmark-checks"
+PREFIX = ".hallmark-checks-"
 DIFF_CAP = 6000  # characters of a rewriting gate's diff kept for the fixer (the stat line lists every file)
 
 
@@ -74,7 +73,7 @@ class Leftovers:
 def location(worktree: Path | str) -> Path:
     """The gate checkout of the item whose worktree this is (one per worktree, beside it)."""
     real = Path(os.path.realpath(worktree))
-    return real.parent / FOLDER / real.name
+    return real.parent / (PREFIX + real.name)
 
 
 def _registered(repo: Any, path: Path) -> bool:
@@ -112,9 +111,8 @@ def prepare(repo: Any, worktree: Path | str, sha: str) -> GateCheckout:
         proc = git.run(["clean", "-ffd"], path)  # not -x: ignored files (node_modules, caches) are the env
         cleaned = [line[len("Removing ") :] for line in proc.stdout.splitlines() if line.startswith("Removing ")]
     else:
-        if path.exists() and path.parent.name == FOLDER:  # a stale folder no checkout owns any more
+        if path.exists():  # a stale folder no checkout owns any more (location() names only ours)
             shutil.rmtree(path, ignore_errors=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
         with _lock(repo):  # -f: the path may still be registered to a checkout someone deleted by hand
             proc = git.run(["worktree", "add", "-f", "-q", "--detach", str(path), sha], repo.root, check=False)
         if proc.returncode != 0:
@@ -159,7 +157,7 @@ def after_gate(checkout: GateCheckout) -> Leftovers:
 
 def remove(repo: Any, worktree: Path | str) -> bool:
     """Remove the gate checkout of this worktree (the item's worktree is going); True when one was there.
-    Only ever a folder inside `.hallmark-checks`: it holds nothing but what the gates made."""
+    Only ever a `.hallmark-checks-` folder: it holds nothing but the commit and what the gates made."""
     path = location(worktree)
     registered = _registered(repo, path)
     if not path.exists() and not registered:
@@ -169,8 +167,6 @@ def remove(repo: Any, worktree: Path | str) -> bool:
             proc = git.run(["worktree", "remove", "--force", "--force", str(path)], repo.root, check=False)
         if proc.returncode != 0 and not path.exists():
             git.run(["worktree", "prune"], repo.root, check=False)  # its folder was deleted by hand
-    if path.exists() and is_within(path, path.parent):
+    if path.exists() and path.name.startswith(PREFIX):
         shutil.rmtree(path, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        path.parent.rmdir()  # only when no other item's checkout is left
     return True

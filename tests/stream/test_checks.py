@@ -166,7 +166,7 @@ def test_gates_run_through_the_shell_in_a_clean_checkout_of_the_commit(item_repo
     item_id, wt, sha = _new_item(repo)
     outcome = checks.run_checks(repo, item_id, sha, wt)
     assert outcome.results[0].passed
-    place = wt.parent / ".hallmark-checks" / wt.name
+    place = wt.parent / (".hallmark-checks-" + wt.name)
     assert Path(outcome.results[0].log_path).read_text().strip().endswith("here=" + str(place))
     assert outcome.checkout == str(place) and core_git.head_sha(place) == sha
     assert outcome.results[1].exit_code == 7
