@@ -38,6 +38,8 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
         "Address the findings and the failing checks below. Commit your changes, then record what the",
         "commits fix with `hall fixed <finding ids>`; dispute a finding you believe is wrong with",
         '`hall fixed --dispute <id> --reason "…"`. You can never approve, push or ship.',
+        "Stage the files of the fix by name (`git add <file> …`), never `git add -A`: build and test",
+        "outputs and the sandbox's placeholder files are not part of a fix. The checks run on the commit alone.",
         "",
     ]
     if failing:
