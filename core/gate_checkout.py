@@ -100,8 +100,11 @@ def _lock(repo: Any) -> Any:
     return worktree_lock(repo)
 
 
-def prepare(repo: Any, worktree: Path | str, sha: str) -> GateCheckout:
-    """The item's gate checkout at exactly sha: made the first time, reset (and cleaned) after."""
+def prepare(
+    repo: Any, worktree: Path | str, sha: str, *, item_id: str | None = None, timeout_s: float | None = None
+) -> GateCheckout:
+    """The item's gate checkout at exactly sha: made the first time, reset (and cleaned) after, and
+    set up (`[worktree] setup`, when its manifests changed). Raises SetupFailed when the set-up fails."""
     started = time.monotonic()
     path = location(worktree)
     created = False
@@ -125,6 +128,9 @@ def prepare(repo: Any, worktree: Path | str, sha: str) -> GateCheckout:
             )
         created = True
     _copy_files(repo, worktree, path)
+    from .worktree_setup import ensure
+
+    ensure(repo, item_id, path, timeout_s)
     return GateCheckout(path, sha, created, cleaned, int((time.monotonic() - started) * 1000))
 
 

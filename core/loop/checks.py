@@ -285,7 +285,8 @@ def run_checks(
     worktree: whatever they build, write or rewrite is theirs, and never the agent's dirt. All gates
     run (a fixer wants every failure at once). A gate listed in `gates_no_cache` is always rerun;
     any other gate whose pass is cached for this tree is served as `cached`, and when every gate
-    is, the checkout is not even touched.
+    is, the checkout is not even touched. A failing `[worktree] setup` raises SetupFailed before
+    any gate runs (the caller holds the item: not the change's failure).
     """
     worktree = Path(worktree)
     if not worktree.is_dir():
@@ -314,7 +315,7 @@ def run_checks(
     ]
     checkout, gate_env = None, worktree_env.GateEnv()
     if any(hit is None for hit in hits):
-        checkout = gate_checkout.prepare(repo, worktree, sha)
+        checkout = gate_checkout.prepare(repo, worktree, sha, item_id=item_id, timeout_s=timeout_s)
         outcome.checkout = str(checkout.path)
         gate_env = worktree_env.gate_environment(repo, checkout.path, gate_list)
     for number, (command, key, hit) in enumerate(zip(gate_list, keys, hits, strict=True), start=1):

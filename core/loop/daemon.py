@@ -58,9 +58,14 @@ def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
 
 
 def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from hallmark.core import worktree_setup
+
     from . import checks
 
-    outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    try:
+        outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    except worktree_setup.SetupFailed as failed:  # nobody's change failed: hold, never the fixer
+        return worktree_setup.hold(repo, view.id, failed)
     if outcome.passed:
         items.transition(
             repo, view.id, "checks_passed", actor="assayer", sha=view.sha, gates=[r.command for r in outcome.results]

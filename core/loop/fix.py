@@ -89,6 +89,12 @@ def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
     ceiling = bounds.ceiling_reached(repo, item_id)
     if ceiling:
         return ceiling
+    from hallmark.core import worktree_setup
+
+    try:  # the fixer runs the project's tests too: its worktree needs the project's set-up
+        worktree_setup.ensure(repo, item_id, worktree, default_timeout(repo))
+    except worktree_setup.SetupFailed as failed:
+        return worktree_setup.hold(repo, item_id, failed, actor=ACTOR)
     before = git.head_sha(worktree)
 
     def effect() -> str | None:

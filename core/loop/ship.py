@@ -86,10 +86,15 @@ def _hold_conflict(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> 
 
 def _recheck(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> dict[str, Any] | None:
     """The gates on the rebased commit; None when they pass, else the item goes back to fixing."""
+    from hallmark.core import worktree_setup
+
     from . import checks
     from . import findings as _findings
 
-    outcome = checks.run_checks(repo, view.id, moved["sha"], Path(view.worktree), actor="assayer")
+    try:
+        outcome = checks.run_checks(repo, view.id, moved["sha"], Path(view.worktree), actor="assayer")
+    except worktree_setup.SetupFailed as setup_failed:
+        return worktree_setup.hold(repo, view.id, setup_failed, actor=ACTOR)
     if outcome.passed:
         moved["checks"] = [{"command": r.command, "cached": r.cached} for r in outcome.results]
         return None
