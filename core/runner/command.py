@@ -60,6 +60,7 @@ class RunSpec:
     allowed_tools: list[str] = field(default_factory=list)
     permission_mode: str | None = None
     write_dirs: list[Path] = field(default_factory=list)
+    add_dirs: list[Path] = field(default_factory=list)  # `--add-dir`: more folders the file tools work in
     extra_env: dict[str, str] = field(default_factory=dict)
     validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
     resume: str | None = None  # a session id: `claude -p --resume <id> <prompt>` continues that session
@@ -181,6 +182,8 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
         args += ["--permission-mode", spec.permission_mode]
     if spec.allowed_tools:
         args += ["--allowedTools", ",".join(spec.allowed_tools)]
+    for folder in spec.add_dirs:
+        args += ["--add-dir", str(folder)]
     with contextlib.suppress(AttributeError):
         args += list(repo.config.claude_args)
     return args

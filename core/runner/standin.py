@@ -400,7 +400,7 @@ def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, dur
                 "maxOutputTokens": 64000,
             }
         },
-        "permission_denials": [],
+        "permission_denials": list(step.get("permission_denials") or []),  # a scenario's denied tool calls
         "uuid": str(uuid.uuid4()),
     }
     if step.get("api_error_status"):
