@@ -17,7 +17,9 @@ from hallmark.core.loop import daemon
 
 needs_npm = pytest.mark.skipif(not (shutil.which("npm") and shutil.which("node")), reason="needs node and npm")
 
-CHECKER = "module.exports = (ok, what) => { console.log((ok ? 'ok ' : 'FAIL ') + what); if (!ok) process.exitCode = 1; };\n"
+CHECKER = (
+    "module.exports = (ok, what) => { console.log((ok ? 'ok ' : 'FAIL ') + what); if (!ok) process.exitCode = 1; };\n"
+)
 RUNNER = '#!/usr/bin/env node\nrequire(require("path").resolve(process.argv[2]));\n'
 PACKAGE = {
     "name": "calc",
