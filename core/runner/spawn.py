@@ -315,7 +315,7 @@ def _finish(
             stderr_path.unlink()
     except OSError:
         pass
-    rows = run_usage(repo, tracker)
+    rows = run_usage(repo, tracker, resumed=bool(spec.resume))
     limit = limits.limit_of(tracker.result, tracker.facts, _tail(stderr_path)) if failure else None
     limited, resets = limit is not None, limit.resets_at if limit else None
     result = tracker.result or {}

@@ -106,3 +106,22 @@ def test_a_resume_that_committed_despite_a_denial_is_delivered(loop_repo, calls,
     kit.run_loop(loop_repo)
     assert kit.git(wt, "log", "-1", "--format=%s") == "Add div"
     assert kit.events(loop_repo, item_id, "resumed") and not kit.events(loop_repo, item_id, "resume_failed")
+
+
+def test_usage_after_a_resume_counts_the_resumed_run_once(loop_repo, calls, kit, scenario):
+    # after --resume the CLI's modelUsage is the whole session's; the earlier turns were counted already
+    scenario(
+        {
+            "dev": [
+                {
+                    "usage": {"input_tokens": 4462, "output_tokens": 50},
+                    "session_usage": {"input_tokens": 5420, "output_tokens": 80},
+                }
+            ]
+        }
+    )
+    item_id, _wt, _asked = _asked_from_the_main_checkout(loop_repo, "sess-8181")
+    kit.run_loop(loop_repo)
+    (resumed,) = kit.events(loop_repo, item_id, "resumed")
+    rows = [e for e in kit.events(loop_repo, item_id, "usage") if e.get("run") == resumed["run"]]
+    assert [(r["input_tokens"], r["output_tokens"]) for r in rows] == [(4462, 50)]  # the old: (9882, 130)
