@@ -377,7 +377,7 @@ def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, dur
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
-        "is_error": subtype != "success",
+        "is_error": bool(step.get("is_error", subtype != "success")),  # a limit ends `success`, is_error
         "duration_ms": duration_ms,
         "duration_api_ms": 0,
         "num_turns": max(1, model.turns),
@@ -407,7 +407,7 @@ def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, dur
     if step.get("api_error_status"):
         result["api_error_status"] = step["api_error_status"]
     if subtype == "success":
-        result["result"] = "Stand-in run finished (hallmark-standin: no model ran)."
+        result["result"] = str(step.get("result_text") or "Stand-in run finished (hallmark-standin: no model ran).")
     else:
         result["errors"] = [f"stand-in scenario ended the run with {subtype}"]
     return result
