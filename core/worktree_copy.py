@@ -75,13 +75,11 @@ def status_entries(worktree: Path | str, *, every_file: bool) -> list[tuple[str,
         code, path = entry[:2], entry[3:]
         if code[0] in "RC":  # a rename carries its source as the next field
             i += 1
-        if code == "??" and sandbox_placeholder(Path(worktree) / path):
-            continue
         out.append((code, path))
-    return out
+    return [(code, path) for code, path in out if code != "??" or not sandbox_device(Path(worktree) / path)]
 
 
-def sandbox_placeholder(path: Path, budget: int = 200) -> bool:
+def sandbox_device(path: Path, budget: int = 200) -> bool:
     """Is this untracked entry one of the placeholders Claude Code's sandbox mounts over protected
     dotfiles (`.bashrc`, `.gitconfig`, `.mcp.json`, `.claude/` …)? They are character devices (or
     folders holding only such), which git cannot even add: never anyone's work, never dirt."""
@@ -97,7 +95,7 @@ def sandbox_placeholder(path: Path, budget: int = 200) -> bool:
     for folder, _dirs, names in os.walk(path):
         for name in names:
             seen += 1
-            if seen > budget or not sandbox_placeholder(Path(folder) / name, 0):
+            if seen > budget or not sandbox_device(Path(folder) / name, 0):
                 return False
     return seen > 0
 
