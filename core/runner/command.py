@@ -166,6 +166,8 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     if agent:
         args += ["--agent", f"hallmark:{agent}"]
     args += ["--plugin-dir", str(_run_plugin_dir(repo))]
+    for folder in spec.add_dirs:  # after the prompt: the variadic --add-dir cannot swallow it
+        args += ["--add-dir", str(folder)]
     if spec.json_schema is not None:  # Claude Code accepts draft-07 only
         from hallmark.core.draft7 import to_draft7
 
@@ -182,8 +184,6 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
         args += ["--permission-mode", spec.permission_mode]
     if spec.allowed_tools:
         args += ["--allowedTools", ",".join(spec.allowed_tools)]
-    for folder in spec.add_dirs:
-        args += ["--add-dir", str(folder)]
     with contextlib.suppress(AttributeError):
         args += list(repo.config.claude_args)
     return args
