@@ -15,7 +15,8 @@ Not under the state dir (`.git/hallmark`): tools skip every path with `/.git/` i
 map, prettier), so a checkout there would find no tests. Beside the worktree, at its depth, the
 checkout has the worktree's parents: whatever a gate reaches above the repository (`../shared-lib`,
 a config file further up) is the same. Removing the item's worktree (drop, sweep) removes its gate
-checkout too (`remove`).
+checkout too: the daemon's next pass removes every gate checkout whose worktree is gone (`prune`),
+and `remove` does it at once.
 """
 
 from __future__ import annotations
@@ -176,3 +177,19 @@ def remove(repo: Any, worktree: Path | str) -> bool:
     if path.exists() and path.name.startswith(PREFIX):
         shutil.rmtree(path, ignore_errors=True)
     return True
+
+
+def prune(repo: Any) -> list[str]:
+    """Remove the gate checkouts whose item worktree is gone (dropped, swept, deleted by hand): the
+    daemon does this on every pass. Returns the checkouts removed."""
+    removed = []
+    for entry in git.worktrees(repo.root):
+        path = Path(entry.get("path", ""))
+        if not path.name.startswith(PREFIX):
+            continue
+        worktree = path.parent / path.name[len(PREFIX) :]
+        if worktree.exists():
+            continue
+        if remove(repo, worktree):
+            removed.append(str(path))
+    return removed

@@ -416,9 +416,6 @@ def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = No
         proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
     if proc.returncode != 0:
         return False, proc.stderr.strip() or "git worktree remove failed"
-    from .gate_checkout import remove as remove_gate_checkout
-
-    remove_gate_checkout(repo, wt)  # the clean checkout the gates ran in goes with the worktree
     record(repo, view.id, "worktree_removed", actor=actor, worktree=str(wt))
     return True, ""
 

@@ -12,6 +12,7 @@ so it works the same everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -140,6 +141,14 @@ def watchman(repo: Repo) -> list[str]:
     return flagged
 
 
+def _prune_gate_checkouts(repo: Repo) -> None:
+    """The clean checkouts the gates ran in go once their item's worktree is gone (drop, sweep)."""
+    from hallmark.core import gate_checkout
+
+    with contextlib.suppress(HallError, OSError):  # housekeeping: never a reason for a pass to fail
+        gate_checkout.prune(repo)
+
+
 def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
     """Items with loop work, oldest in their state first; a role keeps only its states."""
     found = []
@@ -208,6 +217,7 @@ def pass_repo(
     )
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
     watchman(repo)
+    _prune_gate_checkouts(repo)
     for view in repo.index.items(include_terminal=False):
         recovered = runs.recover_dead(repo, view.id)
         if recovered:

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hallmark.core import inbox, items, states, sweep
+from hallmark.core import gate_checkout, inbox, items, states, sweep
 from hallmark.core.errors import HallError
 from hallmark.core.loop import checks, daemon
 
@@ -209,19 +209,35 @@ def test_hall_fixed_names_the_files_and_never_suggests_committing_build_outputs(
     assert any("never commit build outputs" in step for step in caught.value.next)
 
 
-def test_drop_and_sweep_remove_the_gate_checkout_with_the_worktree(c_repo, kit, scenario):
+def test_the_gate_checkout_goes_once_the_worktree_went(c_repo, kit, scenario):
     scenario({"review": [kit.approve()]})
     shipped, shipped_wt = _item(c_repo, kit, SUB)
     kit.run_loop(c_repo)
     place = shipped_wt.parent / (".hallmark-checks-" + shipped_wt.name)
     assert place.is_dir() and items.fold_item(c_repo, shipped).state == states.CLOSED
     sweep.sweep(c_repo)
+    kit.run_loop(c_repo)  # the daemon's next pass
     assert not shipped_wt.exists() and not place.exists()
     dropped, dropped_wt = _item(c_repo, kit, {"lib.h": LIB + "/* another tree */\n"}, title="Another")
     daemon.do_checks(c_repo, items.fold_item(c_repo, dropped))
     other = dropped_wt.parent / (".hallmark-checks-" + dropped_wt.name)
     assert other.is_dir()
     answer = items.drop(c_repo, dropped, reason="not needed")
-    assert answer["worktree_removed"] is True and not other.exists()
-    assert str(other) not in kit.git(c_repo.root, "worktree", "list")
+    assert answer["worktree_removed"] is True
+    kit.run_loop(c_repo)
+    assert not other.exists() and str(other) not in kit.git(c_repo.root, "worktree", "list")
     assert not [e for e in inbox.report(c_repo)["entries"] if e["item"] in (shipped, dropped)]
+
+
+def test_remove_takes_the_gate_checkout_at_once_and_prune_takes_orphans(c_repo, kit):
+    item_id, wt = _item(c_repo, kit, SUB)
+    daemon.do_checks(c_repo, items.fold_item(c_repo, item_id))
+    place = gate_checkout.location(wt)
+    assert place.is_dir() and gate_checkout.remove(c_repo, wt) is True
+    assert not place.exists() and str(place) not in kit.git(c_repo.root, "worktree", "list")
+    assert gate_checkout.remove(c_repo, wt) is False
+    other, other_wt = _item(c_repo, kit, {"lib.h": LIB + "/* other */\n"}, title="Other")
+    daemon.do_checks(c_repo, items.fold_item(c_repo, other))
+    kit.git(c_repo.root, "worktree", "remove", "--force", str(other_wt))  # a person's own clean-up
+    assert gate_checkout.prune(c_repo) == [str(gate_checkout.location(other_wt))]
+    assert not gate_checkout.location(other_wt).exists()
