@@ -30,8 +30,10 @@ from typing import Any
 
 from . import git
 from .errors import HallError
+from .paths import is_within
 
 PREFIX = ".hallmark-checks-"
+COPY_CAP = 16 * 1024 * 1024  # a `[worktree] copy` file larger than this is not copied into the checkout
 DIFF_CAP = 6000  # characters of a rewriting gate's diff kept for the fixer (the stat line lists every file)
 
 
@@ -44,6 +46,7 @@ class GateCheckout:
     created: bool
     cleaned: list[str] = field(default_factory=list)  # what earlier gates had left there, removed now
     prepare_ms: int = 0
+    copied: list[str] = field(default_factory=list)  # `[worktree] copy` files put there (not the gates')
 
     def to_worktree(self, text: str, worktree: Path | str) -> str:
         """Gate output with the checkout's paths written as the worktree's, for the fixer who edits there."""
@@ -128,22 +131,36 @@ def prepare(
                 ["git worktree prune", "hall doctor"],
             )
         created = True
-    _copy_files(repo, worktree, path)
+    copied = _copy_files(repo, worktree, path)
     from .worktree_setup import ensure
 
     ensure(repo, item_id, path, timeout_s)
-    return GateCheckout(path, sha, created, cleaned, int((time.monotonic() - started) * 1000))
+    return GateCheckout(path, sha, created, cleaned, int((time.monotonic() - started) * 1000), copied)
 
 
-def _copy_files(repo: Any, worktree: Path | str, path: Path) -> None:
-    """`[worktree] copy` files (e.g. `.env`): the worktree's copy if it has one, else the main checkout's."""
-    from .worktree_copy import copy_into
-
-    wanted = list(repo.config.worktree_copy)
-    if not wanted:
-        return
-    copy_into(Path(worktree), path, wanted)
-    copy_into(Path(repo.root), path, wanted)
+def _copy_files(repo: Any, worktree: Path | str, path: Path) -> list[str]:
+    """`[worktree] copy` files (e.g. `.env`) as the item's worktree has them now (else as the main
+    checkout has them): the gates see what the item's own runs see. Only inside the checkout."""
+    placed = []
+    for rel in repo.config.worktree_copy:
+        dest = path / rel
+        source = next((s for s in (Path(worktree) / rel, Path(repo.root) / rel) if s.is_file()), None)
+        if (
+            source is None
+            or source.stat().st_size > COPY_CAP
+            or not is_within(Path(os.path.realpath(dest.parent)), path)
+        ):
+            continue
+        placed.append(rel)
+        data = source.read_bytes()
+        try:
+            if dest.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    return placed
 
 
 def after_gate(checkout: GateCheckout) -> Leftovers:
@@ -153,6 +170,8 @@ def after_gate(checkout: GateCheckout) -> Leftovers:
 
     found = Leftovers()
     for code, rel in status_entries(checkout.path, every_file=False):
+        if code == "??" and rel in checkout.copied:
+            continue
         (found.wrote if code == "??" else found.rewrote).append(rel)
     if found.rewrote:
         stat = git.run(["diff", "--stat", "HEAD"], checkout.path, check=False).stdout

@@ -241,3 +241,15 @@ def test_remove_takes_the_gate_checkout_at_once_and_prune_takes_orphans(c_repo, 
     kit.git(c_repo.root, "worktree", "remove", "--force", str(other_wt))  # a person's own clean-up
     assert gate_checkout.prune(c_repo) == [str(gate_checkout.location(other_wt))]
     assert not gate_checkout.location(other_wt).exists()
+
+
+def test_the_gate_checkout_has_the_worktree_copy_files(loop_repo, kit):
+    text = (loop_repo.root / ".hallmark.toml").read_text()
+    (loop_repo.root / ".hallmark.toml").write_text(text + '[worktree]\ncopy = [".env"]\n')
+    (loop_repo.root / ".env").write_text("API_TOKEN=not-a-real-one\n")  # untracked in the main checkout
+    kit.write_config(loop_repo.root, extra='[worktree]\ncopy = [".env"]\n', gates=["grep -q API_TOKEN .env"])
+    repo = kit.reopen(loop_repo)
+    item_id, wt = _item(repo, kit, {"app.py": "def add(a, b):\n    return a + b\n"}, title="Reword")
+    outcome = checks.run_checks(repo, item_id, items.fold_item(repo, item_id).sha, wt)
+    assert outcome.passed and (Path(outcome.checkout) / ".env").read_text() == "API_TOKEN=not-a-real-one\n"
+    assert outcome.results[0].wrote == []  # the copy is Hallmark's, not the gate's by-product
