@@ -55,7 +55,7 @@ DEFAULTS: dict[str, Any] = {
         "push_guard": "strict",
         "push_allow": [],
     },
-    "worktree_opts": {"copy": []},
+    "worktree_opts": {"copy": [], "setup": ""},
     "merge": {
         "mode": "off",
         "command": "gh pr merge {pr} --squash --match-head-commit {pr_head}",
