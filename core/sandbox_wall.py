@@ -240,26 +240,33 @@ def git_rules(paths: RepoPaths, worktree: Path | None) -> tuple[list[str], list[
 
 
 def checkout_rules(paths: RepoPaths, worktree: Path | None) -> list[str]:
-    """denyWrite for the checkouts: the main checkout and every other worktree (only the item's own
-    is the agent's), Hallmark's config, and Claude Code's settings in each."""
+    """denyWrite for the checkouts: every other worktree (only the item's own is the agent's; the
+    main checkout is not writable unless it is the session's own directory), Hallmark's config,
+    and Claude Code's settings in each."""
     from .gates.git_hooks import hooks_dir
 
     main = os.path.realpath(paths.main_checkout)
     own = os.path.realpath(worktree) if worktree is not None else None
     deny = [rule_path(os.path.join(main, ".hallmark.toml")), rule_path(os.path.join(main, ".claude"))]
+    common = os.path.realpath(paths.common_dir)
     for checkout in _checkouts(paths):
-        if own is not None and checkout != own:
+        # another worktree is held whole; the main checkout is not (it holds the git dir, whose own
+        # entries a commit writes, and a deny would win over them): nothing but its cwd makes it writable
+        if own is not None and checkout not in (own, main) and not _contains(checkout, own, common):
             deny.append(rule_path(checkout))
         deny += [
             rule_path(os.path.join(checkout, ".claude", name)) for name in ("settings.json", "settings.local.json")
         ]
         if checkout != main:  # a worktree's .git file says where its git directory is
             deny.append(rule_path(os.path.join(checkout, ".git")))
-    common = os.path.realpath(paths.common_dir)
     hooks = hooks_dir(main, {}, common)
     if hooks and not os.path.realpath(hooks).startswith(common + os.sep):
         deny.append(rule_path(hooks))
     return _unique(deny)
+
+
+def _contains(folder: str, *inside: str) -> bool:
+    return any(path == folder or path.startswith(folder + os.sep) for path in inside)
 
 
 def own_paths() -> list[str]:

@@ -302,6 +302,9 @@ def _channel(repo: Any, mode: str) -> AgentVerbServer | None:
     paths = getattr(repo, "paths", None)
     if mode == "off" or paths is None:
         return None
+    from hallmark.core.sandbox_wall import prepare
+
+    prepare(paths)  # what the wall holds in place must exist before the sandbox mounts it
     return AgentVerbServer(paths, {}).start()
 
 
