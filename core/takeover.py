@@ -174,7 +174,7 @@ def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: st
 
     worktree = Path(view.worktree) if view.worktree and Path(view.worktree).is_dir() else None
     sandbox_args, _sandbox = session_args(repo.paths, worktree=worktree, cwd=Path(cwd))
-    command = [*claude_command(), "--resume", str(session_id), *sandbox_args]
+    command = [*claude_command(), *sandbox_args, "--resume", str(session_id)]
     env = launch_env(repo, item_id)
     return Takeover(
         item=item_id,

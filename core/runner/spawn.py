@@ -36,7 +36,7 @@ from .command import (  # RunSpec is re-exported: its many callers build one to 
     role_model,
     sandbox_mode,
 )
-from .isolation import ISOLATED_ROLES, confinement_settings
+from .isolation import EDITING_ROLES, ISOLATED_ROLES, confinement_settings
 from .usage import STANDIN_MODEL, TOKEN_FIELDS, _int, run_usage, usage_rows  # noqa: F401 - re-exported
 
 ARG_LIMIT = 100_000  # bytes: a longer prompt goes through stdin instead of argv
@@ -149,7 +149,7 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     prompt_path.write_text(spec.prompt, encoding="utf-8")
     paths_of_run = (run_path, lock_path, stderr_path)
     mode = sandbox_mode(repo)
-    server = _channel(repo, mode)
+    server = _channel(repo, mode) if spec.role in EDITING_ROLES else None
     try:
         settings = confinement_settings(
             spec.role,
@@ -297,8 +297,8 @@ def _run_process(
 
 
 def _channel(repo: Any, mode: str) -> AgentVerbServer | None:
-    """The agent-verb channel for this run (its sandboxed `hall` records fixes through it), or None
-    where the sandbox is off or there is no repository."""
+    """The agent-verb channel for an editing run (its sandboxed `hall` records fixes through it), or
+    None where the sandbox is off or there is no repository. The readers have no verb to send."""
     paths = getattr(repo, "paths", None)
     if mode == "off" or paths is None:
         return None
