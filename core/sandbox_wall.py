@@ -110,6 +110,7 @@ GIT_DENIED_IF_PRESENT = ("modules", "shallow", "config.worktree", "FETCH_HEAD")
 WORKTREE_DENIED = ("commondir", "gitdir", "config.worktree")  # in a worktree's admin dir: where it points
 GIT_WRITABLE = ("objects", "refs/heads", "logs/refs/heads")  # a commit's objects, branch refs, reflogs
 HOME_DENIED_WRITE = ("~/.gitconfig", "~/.config/git", "~/.bashrc", "~/.profile", "~/.zshrc")
+READER_DENIED_READ = ("~/.gitconfig", "~/.config/git")
 PACKED_REFS_HEADER = "# pack-refs with: peeled fully-peeled sorted \n"
 KEYS = "keys"  # under the user data dir: the signing key; no sandbox reads it
 
@@ -335,7 +336,12 @@ def block(scope: Scope) -> dict[str, Any]:
             "allowUnixSockets": [],
             "allowLocalBinding": False,
         },
-        "filesystem": {"allowWrite": _unique(allow), "denyWrite": _unique(deny), "denyRead": deny_read()},
+        "filesystem": {
+            "allowWrite": _unique(allow),
+            "denyWrite": _unique(deny),
+            # a reader commits nothing, so git's user configuration is none of its business either
+            "denyRead": deny_read() + ([] if scope.editing else list(READER_DENIED_READ)),
+        },
         "credentials": {"envVars": [{"name": name, "mode": "deny"} for name in CREDENTIAL_ENV]},
     }
     if scope.fail_if_unavailable:
