@@ -70,16 +70,13 @@ FORGED = "FORGED-LINE-7781"
 def hidden_append(path: Path, text: str) -> str:
     """A Python one-liner that appends to a path the hook gate cannot read (hex): only the sandbox
     stands between it and the file."""
-    return (
-        "python3 -c \"import binascii as b; open(b.unhexlify('%s').decode(), 'a').write(b.unhexlify('%s').decode())\""
-        % (str(path).encode().hex(), (text + "\n").encode().hex())
-    )
+    where, what = str(path).encode().hex(), (text + "\n").encode().hex()
+    return f"python3 -c \"import binascii as b; open(b.unhexlify('{where}').decode(), 'a').write(b.unhexlify('{what}').decode())\""
 
 
 def hidden_read(path: Path) -> str:
-    return "python3 -c \"import binascii as b; print(open(b.unhexlify('%s').decode()).read())\"" % (
-        str(path).encode().hex()
-    )
+    where = str(path).encode().hex()
+    return f"python3 -c \"import binascii as b; print(open(b.unhexlify('{where}').decode()).read())\""
 
 
 def results_by_tool(run_file: Path) -> list[tuple[str, dict, str, bool]]:
