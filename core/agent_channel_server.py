@@ -81,7 +81,8 @@ class Server:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread.ident is not None:
+            self._thread.join(timeout=5)
         if self._owned:
             shutil.rmtree(self.spool, ignore_errors=True)
         else:
@@ -182,3 +183,21 @@ def serving(paths: RepoPaths, env: dict[str, str]) -> Iterator[Server]:
         yield server
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def daemon_channel(roots: list[Path]) -> Iterator[Server | None]:
+    """The daemon's spool (`/tmp/hallmark-<uid>/daemon`) for plain sessions in these repositories,
+    which no launcher of Hallmark's serves; None (and nothing served) where it cannot be made."""
+    from .paths import discover
+
+    repos = [p for p in (discover(Path(r), required=False) for r in roots) if p is not None and p.initialized]
+    try:
+        server = Server(repos, dict(os.environ), spool=channel_root() / DAEMON_SPOOL).start() if repos else None
+    except (HallError, OSError):
+        server = None
+    try:
+        yield server
+    finally:
+        if server is not None:
+            server.stop()
