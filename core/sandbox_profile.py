@@ -25,7 +25,7 @@ from typing import Any
 from . import atomic
 from .errors import HallError
 from .paths import RepoPaths, discover, user_data_dir
-from .sandbox_wall import CREDENTIAL_ENV, CREDENTIAL_PATHS, Scope, block, git_rules, own_paths, prepare
+from .sandbox_wall import CREDENTIAL_ENV, CREDENTIAL_PATHS, Scope, block, file_rules, git_rules, own_paths, prepare
 from .setup_results import SandboxProfile
 
 __all__ = ["CREDENTIAL_ENV", "CREDENTIAL_PATHS", "prepare", "profile", "session_args", "session_file"]
@@ -250,7 +250,15 @@ def session_file(
     )
     path = paths.state_dir / "sandbox" / name
     prepare(paths)
-    atomic.write_json(path, {"sandbox": block(scope), "env": {name: "" for name in CREDENTIAL_ENV}})
+    rules = file_rules(scope)
+    settings = {
+        "sandbox": block(scope),
+        # the file tools as the commands: no credential store or key read, no edit outside the worktree
+        # unless the person says so at the prompt (Read and Edit elsewhere ask, as Claude Code does)
+        "permissions": {"deny": rules["deny"] if worktree is not None else [r for r in rules["deny"] if "(" in r]},
+        "env": {name: "" for name in CREDENTIAL_ENV},
+    }
+    atomic.write_json(path, settings)
     return path
 
 
