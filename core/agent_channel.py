@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import stat
 import sys
 import time
 from pathlib import Path
@@ -40,7 +41,11 @@ AGENT_VERBS = frozenset(
         ("library", "propose"),
     }
 )
-REFUSED_OPTIONS = frozenset({"--open", "--yolo", "-C"})  # nothing that starts a process or moves the cwd
+# nothing that starts a process (`new --open`), moves the cwd, or reads a file outside the sandbox
+# with the server's reach (`checkpoint set --from-file`; stdin, `-`, is passed instead); argparse
+# takes any unambiguous prefix of a long option, so a prefix is refused as the option itself
+REFUSED_OPTIONS = ("--open", "--yolo", "--from-file")
+MAX_STDIN = 128 * 1024
 PASSED_ENV = ("HALL_SESSION_ID", "HALL_ITEM", "AGENTMEMORY_PROJECT_NAME", "CLAUDE_CODE_ENTRYPOINT")
 MAX_REQUEST = 256 * 1024
 MAX_ARGS = 64
@@ -134,8 +139,8 @@ def check_request(data: Any) -> dict[str, Any]:
         raise HallError("USAGE", "a channel request's cwd is an absolute path")
     if not isinstance(env, dict) or not all(k in PASSED_ENV and isinstance(v, str) for k, v in env.items()):
         raise HallError("USAGE", f"a channel request passes only {', '.join(PASSED_ENV)}")
-    if not isinstance(stdin, str):
-        raise HallError("USAGE", "a channel request's stdin is text")
+    if not isinstance(stdin, str) or len(stdin) > MAX_STDIN:
+        raise HallError("USAGE", "a channel request's stdin is text of at most 128 KiB")
     verb = agent_verb(argv)
     if verb is None:
         shown = " ".join(words_of(argv)[:2]) or argv[0]
@@ -146,16 +151,33 @@ def check_request(data: Any) -> dict[str, Any]:
             + " reach Hallmark's state.",
             ["a person runs it in their own terminal"],
         )
-    refused = [a for a in argv if a.split("=", 1)[0] in REFUSED_OPTIONS]
+    refused = _refused_option(argv)
     if refused:
-        raise HallError("GATE_DENIED", f"{refused[0]} is not accepted through the agent-verb channel.")
+        raise HallError("GATE_DENIED", f"{refused} is not accepted through the agent-verb channel.")
     return {"argv": argv, "cwd": cwd, "env": env, "stdin": stdin, "verb": verb}
 
 
+def _refused_option(argv: list[str]) -> str | None:
+    for index, arg in enumerate(argv):
+        if arg == "-C" or (arg.startswith("-C") and not arg.startswith("--")):
+            return "-C"
+        name, eq, value = arg.partition("=")
+        if not name.startswith("--") or len(name) < 4:
+            continue
+        for option in REFUSED_OPTIONS:
+            if option.startswith(name):
+                given = value if eq else (argv[index + 1] if index + 1 < len(argv) else "")
+                if option == "--from-file" and given == "-":
+                    continue  # stdin: what the client read and sent
+                return option
+    return None
+
+
 def _read_bounded(path: Path, limit: int = MAX_REQUEST) -> Any:
-    if not path.is_file():
-        raise ValueError(f"{path.name} is not a file")
-    with open(path, "rb") as handle:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:  # never a link the agent left to a file it cannot read
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ValueError(f"{path.name} is not a regular file")
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise ValueError(f"{path.name} is over {limit} bytes")
@@ -163,8 +185,10 @@ def _read_bounded(path: Path, limit: int = MAX_REQUEST) -> Any:
 
 
 def _write_atomic(folder: Path, name: str, data: dict[str, Any]) -> None:
-    tmp = folder / f".{name}.{secrets.token_hex(4)}.tmp"
-    tmp.write_text(json.dumps(data), encoding="utf-8")
+    tmp = folder / f".{name}.{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(tmp, flags, 0o600), "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data))
     os.replace(tmp, folder / name)
 
 
@@ -200,7 +224,7 @@ def forward(argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | N
     stdin = ""
     if "-" in argv:  # only a verb told to read stdin waits for it (a Bash tool's stdin may never close)
         try:
-            stdin = sys.stdin.read(MAX_REQUEST // 2)
+            stdin = sys.stdin.read(MAX_STDIN)
         except (OSError, ValueError):
             stdin = ""
     body = request_body(list(argv), Path(cwd or os.getcwd()), env, stdin)

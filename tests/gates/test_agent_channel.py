@@ -62,6 +62,10 @@ def test_the_agent_verbs_pass(argv):
     [
         {"argv": ["new", "--open", "--title", "t"], "cwd": "/tmp"},  # would start a process outside the sandbox
         {"argv": ["new", "--yolo"], "cwd": "/tmp"},
+        {"argv": ["new", "--op", "--title", "t"], "cwd": "/tmp"},  # argparse's prefix of --open
+        {"argv": ["checkpoint", "set", "--from-file", "/home/u/.ssh/id_ed25519"], "cwd": "/tmp"},  # read as the server
+        {"argv": ["checkpoint", "set", "--from-f=/etc/shadow"], "cwd": "/tmp"},
+        {"argv": ["-C/elsewhere", "fixed", "F-1"], "cwd": "/tmp"},
         {"argv": ["fixed", "F-1"], "cwd": "relative"},
         {"argv": ["fixed", "F-1"], "cwd": "/tmp", "env": {"HALL_ACTOR": "you"}},  # who acts is the launcher's
         {"argv": ["fixed", "F-1"], "cwd": "/tmp", "env": {"CLAUDECODE": "0"}},
@@ -118,3 +122,25 @@ def test_no_live_channel_is_a_clear_error(repo, tmp_path):
     with pytest.raises(HallError) as caught:
         agent_channel.forward(["fixed", "F-1"], cwd=repo.wt, env={"HALL_CHANNEL": str(tmp_path)})
     assert "no agent-verb channel" in caught.value.message and "hall new --open" in " ".join(caught.value.next)
+
+
+def test_stdin_is_the_only_file_checkpoint_set_may_read():
+    assert agent_channel.check_request({"argv": ["checkpoint", "set", "--from-file", "-"], "cwd": "/tmp", "stdin": "x"})
+
+
+def test_a_link_left_in_the_spool_is_not_followed(repo, tmp_path):
+    """The agent can write the spool: a request that is a link to a file only the server can read
+    (the signing key) is refused unread."""
+    secret = tmp_path / "key"
+    secret.write_text(json.dumps({"argv": ["findings"], "cwd": str(repo.wt)}))  # would be a valid request
+    with serving(discover(repo.main), dict(os.environ)) as server:
+        (server.spool / "1-ab.req.json").symlink_to(secret)
+        reply = server.spool / "1-ab.reply.json"
+        for _ in range(200):
+            if reply.exists():
+                break
+            import time
+
+            time.sleep(0.05)
+        answer = json.loads(reply.read_text())
+    assert answer["code"] != 0 and "unreadable channel request" in answer["stdout"], answer
