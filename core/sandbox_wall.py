@@ -110,7 +110,9 @@ GIT_DENIED_IF_PRESENT = ("modules", "shallow", "config.worktree", "FETCH_HEAD")
 WORKTREE_DENIED = ("commondir", "gitdir", "config.worktree")  # in a worktree's admin dir: where it points
 GIT_WRITABLE = ("objects", "refs/heads", "logs/refs/heads")  # a commit's objects, branch refs, reflogs
 HOME_DENIED_WRITE = ("~/.gitconfig", "~/.config/git", "~/.bashrc", "~/.profile", "~/.zshrc")
-READER_DENIED_READ = ("~/.gitconfig", "~/.config/git")
+# a reader commits nothing: its commands read no home folder (other repositories, git's user
+# configuration) but the repository's own checkouts, which `allowRead` gives back
+READER_DENIED_READ = ("~",)
 PACKED_REFS_HEADER = "# pack-refs with: peeled fully-peeled sorted \n"
 KEYS = "keys"  # under the user data dir: the signing key; no sandbox reads it
 
@@ -139,6 +141,7 @@ class Scope:
     allowed_domains: list[str] = field(default_factory=list)
     fail_if_unavailable: bool = False
     extra_write: list[Path] = field(default_factory=list)
+    read_roots: list[str] = field(default_factory=list)  # a reader's other folders (rule paths): its run's
 
 
 def _unique(values: Iterable[str]) -> list[str]:
@@ -339,11 +342,12 @@ def block(scope: Scope) -> dict[str, Any]:
         "filesystem": {
             "allowWrite": _unique(allow),
             "denyWrite": _unique(deny),
-            # a reader commits nothing, so git's user configuration is none of its business either
             "denyRead": deny_read() + ([] if scope.editing else list(READER_DENIED_READ)),
         },
         "credentials": {"envVars": [{"name": name, "mode": "deny"} for name in CREDENTIAL_ENV]},
     }
+    if not scope.editing:  # a reader reads the repository, not the rest of the person's home
+        box["filesystem"]["allowRead"] = _unique([*(rule_path(p) for p in _checkouts(scope.paths)), *scope.read_roots])
     if scope.fail_if_unavailable:
         box["failIfUnavailable"] = True
     return box

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hallmark.core.paths import RepoPaths
-from hallmark.core.sandbox_wall import CREDENTIAL_ENV, Scope, block, file_rules
+from hallmark.core.sandbox_wall import CREDENTIAL_ENV, Scope, block, file_rules, rule_path
 
 ISOLATED_ROLES = frozenset({"review", "intake", "librarian"})
 EDITING_ROLES = frozenset({"fix", "dev"})
@@ -84,6 +84,7 @@ def confinement_settings(
         allowed_domains=list(allowed_domains or []),
         fail_if_unavailable=sandbox == "require",
         extra_write=list(write_dirs),
+        read_roots=[rule_path(run_dir)],
     )
     rules = file_rules(scope, read_roots=[run_dir])
     box = block(scope)

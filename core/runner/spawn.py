@@ -149,6 +149,10 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     prompt_path.write_text(spec.prompt, encoding="utf-8")
     paths_of_run = (run_path, lock_path, stderr_path)
     mode = sandbox_mode(repo)
+    if mode != "off" and getattr(repo, "paths", None) is not None:
+        from hallmark.core.sandbox_wall import prepare
+
+        prepare(repo.paths)  # what the wall holds in place must exist before the sandbox mounts it
     server = _channel(repo, mode) if spec.role in EDITING_ROLES else None
     try:
         settings = confinement_settings(
@@ -302,9 +306,6 @@ def _channel(repo: Any, mode: str) -> AgentVerbServer | None:
     paths = getattr(repo, "paths", None)
     if mode == "off" or paths is None:
         return None
-    from hallmark.core.sandbox_wall import prepare
-
-    prepare(paths)  # what the wall holds in place must exist before the sandbox mounts it
     return AgentVerbServer(paths, {}).start()
 
 

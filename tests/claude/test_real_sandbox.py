@@ -7,6 +7,7 @@ the sandbox cannot run."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -108,17 +109,19 @@ def test_the_fixer_commits_and_records_inside_the_sandbox_and_reaches_nothing_el
     keys = user_data_dir() / "keys"
     keys.mkdir(parents=True, exist_ok=True)
     (keys / "hallmark_ed25519").write_text("SIGNING-KEY-7731\n")
-    other_repo = tmp_path / "other-repo"
-    other_repo.mkdir()
+    home = Path(os.environ["HOME"])
+    other_repo = home / "code" / "other-repo"  # another repository of the person's, in their home
+    other_repo.mkdir(parents=True)
     (other_repo / "secret.py").write_text("OTHER-REPO-SECRET-4412\n")
     outside = tmp_path / "outside" / "p.py"
     outside.parent.mkdir()
     journal = repo.paths.item_journal(item_id)
-    home = Path(subprocess.run(["sh", "-c", "echo $HOME"], capture_output=True, text=True).stdout.strip())
     reviewer = [
         {"tool": "Read", "input": {"file_path": str(other_repo / "secret.py")}},
         {"tool": "Read", "input": {"file_path": str(home / ".gitconfig")}},
         {"tool": "Bash", "input": {"command": f"cat {home}/.gitconfig", "description": "read"}},
+        {"tool": "Bash", "input": {"command": f"cat {other_repo}/secret.py", "description": "read"}},
+        {"tool": "Bash", "input": {"command": "git log -1 --format=%s", "description": "the repository itself"}},
         {"structured": {"summary": "One finding.", "findings": [MAJOR], "still_open": []}},
     ]
     fixer = [
@@ -159,8 +162,10 @@ def test_the_fixer_commits_and_records_inside_the_sandbox_and_reaches_nothing_el
     assert settings["sandbox"]["failIfUnavailable"] is True and "excludedCommands" not in settings["sandbox"]
 
     review_run = sorted(runs.glob("*-review.jsonl"))[0]
-    other_read, gitconfig_read, gitconfig_cat = results_by_tool(review_run)[:3]
+    other_read, gitconfig_read, gitconfig_cat, other_cat, own_log = results_by_tool(review_run)[:5]
     assert other_read[3] and "OTHER-REPO-SECRET-4412" not in other_read[2], other_read
     assert gitconfig_read[3] and "Hallmark Test" not in gitconfig_read[2], gitconfig_read
     assert "Hallmark Test" not in gitconfig_cat[2], gitconfig_cat
+    assert "OTHER-REPO-SECRET-4412" not in other_cat[2], other_cat
+    assert not own_log[3] and "Add mul" in own_log[2], own_log  # its own repository it reads
     assert any(e.get("event") == "shipped" for e in items.item_events(repo, item_id))  # the loop went on to the end

@@ -28,7 +28,7 @@ DOCUMENTED = {
     "filesystem",
     "credentials",
 }
-DOCUMENTED_FS = {"allowWrite", "denyWrite", "denyRead"}
+DOCUMENTED_FS = {"allowWrite", "denyWrite", "denyRead", "allowRead"}
 DOCUMENTED_NET = {"allowedDomains", "allowUnixSockets", "allowLocalBinding"}
 
 
