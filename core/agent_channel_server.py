@@ -65,6 +65,7 @@ class Server:
         self.repos = paths if isinstance(paths, list) else [paths]
         self.env = dict(env)
         if spool is None:
+            _prune(channel_root())
             self.spool = Path(tempfile.mkdtemp(prefix="agent-verbs-", dir=channel_root()))
         else:
             spool.mkdir(mode=0o700, exist_ok=True)
@@ -163,6 +164,21 @@ class Server:
         from .item_lookup import checkouts
 
         return [os.path.realpath(p) for paths in self.repos for p in checkouts(paths)]
+
+
+PRUNE_AFTER_S = 3600.0
+
+
+def _prune(root: Path) -> None:
+    """Remove the spools of launchers that died without removing theirs (no heartbeat for an hour)."""
+    now = time.time()
+    for folder in root.glob("agent-verbs-*"):
+        try:
+            beat = (folder / channel.ALIVE).stat().st_mtime
+        except OSError:
+            beat = folder.stat().st_mtime if folder.exists() else now
+        if now - beat > PRUNE_AFTER_S:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _credential_env() -> tuple[str, ...]:

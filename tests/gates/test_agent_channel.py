@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from hallmark.core import agent_channel, items
@@ -139,8 +140,6 @@ def test_a_link_left_in_the_spool_is_not_followed(repo, tmp_path):
         for _ in range(200):
             if reply.exists():
                 break
-            import time
-
             time.sleep(0.05)
         answer = json.loads(reply.read_text())
     assert answer["code"] != 0 and "unreadable channel request" in answer["stdout"], answer
