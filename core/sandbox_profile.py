@@ -232,13 +232,7 @@ def session_file(
 ) -> Path:
     """The wall for one session, for `claude --settings` (in the state dir, which no agent can
     write): writes only in `worktree`, the channel's spool through which its `hall` records."""
-    from .config import load
-
-    try:
-        runner = load(paths.main_checkout).runner
-        domains, require = list(runner.allowed_domains), runner.sandbox == "require"
-    except Exception:  # noqa: BLE001 - an unreadable config: no hosts, and the sandbox where it runs
-        domains, require = [], False
+    domains, require = _runner_wall(paths)
     scope = Scope(
         paths=paths,
         cwd=Path(cwd or worktree or paths.main_checkout),
@@ -262,15 +256,34 @@ def session_file(
     return path
 
 
+def _runner_wall(paths: RepoPaths) -> tuple[list[str], bool]:
+    """(`[runner] allowed_domains`, whether `[runner] sandbox = "require"`)."""
+    from .config import load
+
+    try:
+        runner = load(paths.main_checkout).runner
+    except Exception:  # noqa: BLE001 - an unreadable config: no hosts, and the sandbox where it runs
+        return [], False
+    return list(runner.allowed_domains), runner.sandbox == "require"
+
+
+def _required(paths: RepoPaths) -> bool:
+    """`require`: a session where the sandbox cannot start gets the wall anyway, with
+    failIfUnavailable, so Claude Code refuses to run its commands rather than run them bare."""
+    return _runner_wall(paths)[1]
+
+
 def session_args(
     paths: RepoPaths, *, worktree: Path | None = None, cwd: Path | None = None, channel: Path | None = None
 ) -> tuple[list[str], dict[str, Any]]:
     """(`--settings <file>` for a session Hallmark opens, what was decided): empty where it cannot run."""
     available = availability()
-    if not available["ok"]:
+    if not available["ok"] and not _required(paths):  # `auto`: Claude Code would only warn; nothing to pass
         return [], {"enabled": False, "detail": available["detail"]}
     name = f"claude-settings-{Path(worktree).name}.json" if worktree else "claude-settings.json"
     path = session_file(paths, worktree=worktree, cwd=cwd, channel=channel, name=name)
+    if not available["ok"]:
+        return ["--settings", str(path)], {"enabled": False, "settings": str(path), "detail": available["detail"]}
     return ["--settings", str(path)], {"enabled": True, "settings": str(path)}
 
 
