@@ -172,6 +172,17 @@ def _merge(current: dict[str, Any], ours: dict[str, Any], previous: dict[str, An
             merged[key] = kept + value
         else:
             merged[key] = value
+    for key, was in previous.items():  # what an older Hallmark wrote and this one no longer does
+        if key in ours or key not in merged:
+            continue
+        if isinstance(was, list) and isinstance(merged[key], list):
+            kept = [v for v in merged[key] if v not in was]  # `excludedCommands: ["hall"]`: no longer
+            if kept:
+                merged[key] = kept
+            else:
+                del merged[key]
+        elif merged[key] == was:
+            del merged[key]
     return merged
 
 

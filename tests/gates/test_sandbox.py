@@ -183,6 +183,20 @@ def test_setup_claude_sandbox_dry_run_shows_and_writes_nothing_then_writes_and_k
     assert hall("setup", "claude", "--sandbox", cwd=repo.main, env={**repo.env, "CLAUDECODE": "1"}).code == 5
 
 
+def test_setup_removes_the_excluded_hall_an_older_profile_wrote_and_keeps_yours(repo, hall):
+    """An older Hallmark put `hall` in excludedCommands: every `hall …` ran outside the sandbox, so a
+    sandboxed agent could run a person's verb with the variables removed."""
+    settings = Path(repo.env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"sandbox": {"enabled": True, "excludedCommands": ["hall", "docker"]}}))
+    state = Path(repo.env["HALLMARK_DATA_DIR"]) / sandbox_profile.STATE_FILE
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"sandbox": {"enabled": True, "excludedCommands": ["hall"]}}))
+    assert hall("setup", "claude", "--sandbox", cwd=repo.main, env=repo.env).code == 0
+    block = json.loads(settings.read_text())["sandbox"]
+    assert block["excludedCommands"] == ["docker"] and block["enabled"] is True
+
+
 def test_hall_new_open_passes_the_items_wall(repo, monkeypatch, tmp_path):
     from hallmark.core.open_session import open_command
     from hallmark.core.repo import open_repo
