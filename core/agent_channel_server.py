@@ -143,7 +143,6 @@ class Server:
         env.update(request["env"])
         env["CLAUDECODE"] = "1"  # an agent's request, whatever it says of itself
         env.setdefault("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
-        env["HALL_VIA_CHANNEL"] = "1"
         env.pop(channel.ENV, None)
         try:
             proc = subprocess.run(

@@ -22,6 +22,7 @@ from typing import Any
 from hallmark.core import journal, runs
 from hallmark.core.agent_channel import ENV as CHANNEL_ENV
 from hallmark.core.agent_channel_server import Server as AgentVerbServer
+from hallmark.core.errors import HallError
 
 from . import lifecycle, limits
 from .command import (  # RunSpec is re-exported: its many callers build one to hand to run() here
@@ -306,7 +307,10 @@ def _channel(repo: Any, mode: str) -> AgentVerbServer | None:
     paths = getattr(repo, "paths", None)
     if mode == "off" or paths is None:
         return None
-    return AgentVerbServer(paths, {}).start()
+    try:
+        return AgentVerbServer(paths, {}).start()
+    except (HallError, OSError):  # no private spool here: the run goes on; its `hall fixed` says why it cannot
+        return None
 
 
 def _worktree(repo: Any, spec: RunSpec) -> Path | None:
