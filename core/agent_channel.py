@@ -201,8 +201,9 @@ def _alive(spool: Path) -> bool:
 
 def _daemon_spool() -> str:
     """The daemon's spool (plain sessions have no launcher of their own), when it is served."""
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    spool = Path("/tmp") / f"hallmark-{uid}" / "daemon"
+    from .agent_channel_server import DAEMON_SPOOL, channel_root_path
+
+    spool = channel_root_path() / DAEMON_SPOOL
     return str(spool) if _alive(spool) else ""
 
 

@@ -34,10 +34,15 @@ RUN_TIMEOUT_S = 24 * 3600.0  # `hall ask --wait` may wait for a person for hours
 OUTPUT_LIMIT = 4 * 1024 * 1024
 
 
+def channel_root_path() -> Path:
+    """`/tmp/hallmark-<uid>` (not $TMPDIR: inside the sandbox that is Claude Code's own temp dir)."""
+    return Path("/tmp") / f"hallmark-{os.getuid() if hasattr(os, 'getuid') else 0}"
+
+
 def channel_root() -> Path:
-    """`/tmp/hallmark-<uid>`: per user, 0700, ours (refused when another user made it)."""
+    """channel_root_path(), made: per user, 0700, ours (refused when another user made it)."""
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    root = Path("/tmp") / f"hallmark-{uid}"
+    root = channel_root_path()
     with contextlib.suppress(FileExistsError):
         root.mkdir(mode=0o700)
     info = os.lstat(root)

@@ -47,7 +47,7 @@ def _unique(values: list[str]) -> list[str]:
 def profile(repos: list[RepoPaths], *, fail_if_unavailable: bool = True) -> dict[str, Any]:
     """The `sandbox` settings block for plain sessions in these repositories (no item known yet:
     each session writes its own directory, the commits' git entries, and the channel)."""
-    from .agent_channel_server import DAEMON_SPOOL, channel_root
+    from .agent_channel_server import DAEMON_SPOOL, channel_root_path
 
     allow: list[str] = []
     deny: list[str] = []
@@ -58,7 +58,7 @@ def profile(repos: list[RepoPaths], *, fail_if_unavailable: bool = True) -> dict
     deny += own_paths()
     first = repos[0] if repos else None
     box = block(Scope(paths=first, cwd=Path(first.main_checkout), editing=True)) if first else block_without_repo()
-    box["filesystem"]["allowWrite"] = _unique([*allow, _rule(channel_root() / DAEMON_SPOOL)])
+    box["filesystem"]["allowWrite"] = _unique([*allow, _rule(channel_root_path() / DAEMON_SPOOL)])
     box["filesystem"]["denyWrite"] = _unique(deny)
     box["failIfUnavailable"] = bool(fail_if_unavailable)
     return box
