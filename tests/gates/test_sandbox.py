@@ -249,6 +249,8 @@ def srt():
     available = sandbox_profile.availability()
     if not available["ok"]:
         pytest.skip(f"the sandbox cannot run here: {available['detail']}")
+    if shutil.which("rg") is None:
+        pytest.skip("the sandbox runtime's CLI needs ripgrep (rg), which is not installed here; .ci/run installs it")
     return _runtime()
 
 
