@@ -320,11 +320,13 @@ def test_inside_the_sandbox_the_record_and_the_keys_are_out_of_reach_and_the_wor
                 f"echo push_local=$(ok git push -q {bare} HEAD:refs/heads/x)",
                 "echo agent_verb=$(ok hall checkpoint set --phase build --active-work 'from inside' --next-step 'go on')",
                 "echo person_verb=$(ok hall ready)",
+                f"echo status=$(ok hall status {repo.item})",
             ]
         )
         found = _probe(srt, repo, config, script, {**env, "HALL_CHANNEL": str(server.spool), "CLAUDECODE": "1"})
     assert found["commit"] == "yes", found  # the work goes on: a commit in the worktree
     assert found["agent_verb"] == "yes", found  # through the channel: the state dir itself stays read-only
+    assert found["status"] == "yes", found  # reading the state needs no channel
     for key in (
         "journal",
         "notes",
