@@ -93,18 +93,34 @@ def hallmark_head(env: dict[str, str], main: Path, wt: Path, item: str) -> None:
     journal.append(path, "run_started", item=item, actor="assayer", run=run, role="review", model="bench")
     journal.append(path, "verdict", item=item, actor="assayer", sha=sha, decision="approve", run=run, standin=False)
     journal.append(path, "hallmarked", item=item, actor="assayer", sha=sha, round=1, run=run, standin=False)
-    note = {
-        "v": 1,
-        "item": item,
-        "sha": sha,
-        "round": 1,
-        "model": "bench",
-        "open_findings": [],
-        "actor": "assayer",
-        "run": run,
-        "standin": False,
-    }
-    _git(wt, env, "notes", "--ref=hallmark", "add", "-m", json.dumps(note), "HEAD")
+    sign_head(env, wt, item, sha, run)
+
+
+def sign_head(env: dict[str, str], wt: Path, item: str, sha: str, run: str) -> None:
+    """The signed note the assayer writes, with the bench repo's own key (its data dir)."""
+    from hallmark.core import hallmark_note
+
+    saved = os.environ.get("HALLMARK_DATA_DIR")
+    os.environ["HALLMARK_DATA_DIR"] = env["HALLMARK_DATA_DIR"]
+    try:
+        tree = _git(wt, env, "rev-parse", "HEAD^{tree}")
+        note = hallmark_note.make(
+            item=item,
+            sha=sha,
+            tree=tree,
+            round=1,
+            run=run,
+            actor="assayer",
+            model="bench",
+            standin=False,
+            open_findings=[],
+        )
+    finally:
+        if saved is None:
+            os.environ.pop("HALLMARK_DATA_DIR", None)
+        else:
+            os.environ["HALLMARK_DATA_DIR"] = saved
+    _git(wt, env, "notes", "--ref=hallmark", "add", "-f", "-m", hallmark_note.encode(note), "HEAD")
 
 
 def payload(tool: str, cwd: Path, **tool_input: str) -> bytes:

@@ -250,6 +250,9 @@ def run(start: Path) -> DoctorReport:
         if ship is not None:
             checks.append(ship)
         checks.append(_pre_push_check(paths))
+        from .stamp_key import doctor_check as signing_check
+
+        checks.append(signing_check(paths))
         from .doctor_loop import loop_checks
 
         checks.extend(loop_checks(paths.main_checkout))

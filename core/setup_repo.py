@@ -9,7 +9,7 @@ from pathlib import Path
 from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
 from .paths import RepoPaths, discover, user_data_dir
-from .setup_results import Initialized, PrePushInstall, SetupWarning
+from .setup_results import Initialized, PrePushInstall, SetupWarning, SigningSetup
 
 CLAUDE_START = "<!-- hallmark:start -->"
 CLAUDE_END = "<!-- hallmark:end -->"
@@ -232,6 +232,7 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
 
     project = memory_identity.write_proposal(paths)  # proposes .agentmemory-project; the person commits it
     return Initialized(
+        signing=_signing(paths),
         repo=str(root),
         state_dir=str(state),
         config=str(config_file),
@@ -244,6 +245,17 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         pre_push=pre_push,
         config_valid=_check_config(root),
     )
+
+
+def _signing(paths: RepoPaths) -> SigningSetup | None:
+    """This machine's hallmark key and its trust here (core/stamp_key.py); None where ssh-keygen
+    cannot make one (`hall doctor` says so, and no hallmark can be struck until it can)."""
+    from . import signing, stamp_key
+
+    try:
+        return stamp_key.set_up(paths)
+    except (signing.SigningError, OSError):
+        return None
 
 
 def install_pre_push(paths: RepoPaths) -> PrePushInstall:

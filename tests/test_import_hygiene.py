@@ -163,11 +163,14 @@ LIGHT_CORE = {
     "hallmark.core",
     "hallmark.core.clock",
     "hallmark.core.errors",
+    "hallmark.core.hallmark_note",  # the push gate parses and verifies a signed note (stdlib, ssh-keygen)
     "hallmark.core.ids",
     "hallmark.core.item_lookup",
     "hallmark.core.journal",
     "hallmark.core.paths",
     "hallmark.core.secrets",
+    "hallmark.core.signers",
+    "hallmark.core.signing",
     "hallmark.core.states",
 }
 GATES = {
