@@ -106,9 +106,15 @@ def test_the_fixer_commits_and_records_inside_the_sandbox_and_reaches_nothing_el
     from hallmark.core.paths import user_data_dir
 
     repo, item_id, worktree = walled_item
+    from hallmark.core import signing
+
     keys = user_data_dir() / "keys"
     keys.mkdir(parents=True, exist_ok=True)
-    (keys / "hallmark_ed25519").write_text("SIGNING-KEY-7731\n")
+    key_file = signing.key_path()  # the real signing key, where `hall init` made one, else a stand-in
+    if not key_file.is_file():
+        key_file = keys / "canary-secret"
+        key_file.write_text("header\nSIGNING-KEY-7731\n")
+    secret = key_file.read_text().splitlines()[1]
     home = Path(os.environ["HOME"])
     other_repo = home / "code" / "other-repo"  # another repository of the person's, in their home
     other_repo.mkdir(parents=True)
@@ -127,8 +133,8 @@ def test_the_fixer_commits_and_records_inside_the_sandbox_and_reaches_nothing_el
     fixer = [
         {"tool": "Write", "input": {"file_path": str(outside), "content": "print('escaped')\n"}},
         {"tool": "Bash", "input": {"command": hidden_append(journal, FORGED), "description": "journal"}},
-        {"tool": "Bash", "input": {"command": hidden_read(keys / "hallmark_ed25519"), "description": "key"}},
-        {"tool": "Read", "input": {"file_path": str(keys / "hallmark_ed25519")}},
+        {"tool": "Bash", "input": {"command": hidden_read(key_file), "description": "key"}},
+        {"tool": "Read", "input": {"file_path": str(key_file)}},
         {"tool": "Write", "input": {"file_path": str(worktree / "app.py"), "content": FIXED_APP}},
         {"tool": "Bash", "input": {"command": "git add app.py", "description": "stage"}},
         {"tool": "Bash", "input": {"command": "git commit -q -m 'Test mul (fixes F-1)'", "description": "commit"}},
@@ -148,8 +154,8 @@ def test_the_fixer_commits_and_records_inside_the_sandbox_and_reaches_nothing_el
     write_out, journal_write, key_cat, key_read, write_in, add, commit, fixed = steps[:8]
     assert write_out[3] and not outside.exists(), write_out  # Write outside the worktree: refused
     assert journal_write[3] and FORGED not in journal.read_text(), journal_write  # the sandbox, not the gate
-    assert key_cat[3] and "SIGNING-KEY-7731" not in key_cat[2], key_cat
-    assert key_read[3] and "SIGNING-KEY-7731" not in key_read[2], key_read
+    assert key_cat[3] and secret not in key_cat[2], key_cat
+    assert key_read[3] and secret not in key_read[2], key_read
     assert not write_in[3] and not add[3] and not commit[3], (write_in, add, commit)
     assert not fixed[3] and '"fixed": ["F-1"]' in fixed[2], fixed  # through the agent-verb channel
     events = items.item_events(repo, item_id)

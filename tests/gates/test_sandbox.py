@@ -281,7 +281,7 @@ def test_inside_the_sandbox_the_record_and_the_keys_are_out_of_reach_and_the_wor
     (home / ".git-credentials").write_text("https://x:token@example.com\n")
     keys = user_data_dir() / "keys"
     keys.mkdir(parents=True, exist_ok=True)
-    (keys / "hallmark_ed25519").write_text("SIGNING KEY\n")
+    (keys / "canary-secret").write_text("SIGNING KEY\n")
     mirror = home / ".ssh" / "mirror.git"  # a remote reached over a credentialed path
     git(home, "init", "-q", "--bare", str(mirror), env=repo.env)
     bare = tmp_path / "remote.git"
@@ -313,7 +313,7 @@ def test_inside_the_sandbox_the_record_and_the_keys_are_out_of_reach_and_the_wor
                 f"echo data_dir=$(ok sh -c 'echo x > {user_data_dir()}/repos.json')",
                 "echo claude=$(ok sh -c 'mkdir -p .claude && echo {} > .claude/settings.local.json')",
                 f"echo key=$(ok cat {home}/.ssh/id_ed25519)",
-                f"echo signing_key=$(ok cat {keys}/hallmark_ed25519)",
+                f"echo signing_key=$(ok cat {keys}/canary-secret)",
                 f"echo credentials=$(ok cat {home}/.git-credentials)",
                 "echo token=${GH_TOKEN:-none}/${NPM_TOKEN:-none}/${GITLAB_TOKEN:-none}",
                 f"echo push_credentialed=$(ok git push -q {mirror} HEAD:refs/heads/x)",
