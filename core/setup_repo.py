@@ -226,6 +226,7 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
     claude = write_claude_section(root) if claude_md else "skipped"
     register(root)
     pre_push = install_pre_push(paths)
+    compile_bytecode()
     if created_state:
         journal.append(paths.repo_journal, "initialized", item=None, actor="you", gates=gates)
     from .memory import identity as memory_identity
@@ -256,6 +257,14 @@ def _signing(paths: RepoPaths) -> SigningSetup | None:
         return stamp_key.set_up(paths)
     except (signing.SigningError, OSError):
         return None
+
+
+def compile_bytecode() -> None:
+    """The package's bytecode, so a hook under PYTHONDONTWRITEBYTECODE does not compile it on every
+    call (core/bytecode.py); best effort, `hall doctor` names what is missing."""
+    from .bytecode import setup_step
+
+    setup_step()
 
 
 def install_pre_push(paths: RepoPaths) -> PrePushInstall:
