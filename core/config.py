@@ -187,6 +187,9 @@ class RunnerConfig(_Strict):
     # warns and runs them unsandboxed), require (a run refuses to start without it:
     # sandbox.failIfUnavailable), off (permission rules only)
     sandbox: Literal["auto", "require", "off"] = _default("runner.sandbox")
+    # the hosts an agent's sandboxed commands may reach (Claude Code's sandbox.network.allowedDomains,
+    # e.g. "pypi.org"); none by default, and never the git remote or the forge: only the shipper pushes
+    allowed_domains: list[str] = Field(default_factory=lambda: _default("runner.allowed_domains"))
 
     @field_validator("timeout")
     @classmethod

@@ -78,7 +78,7 @@ DEFAULTS: dict[str, Any] = {
         "auto_accept": [],
         "retire_after": "90d",
     },
-    "runner": {"claude": "", "timeout": "30m", "sandbox": "auto"},
+    "runner": {"claude": "", "timeout": "30m", "sandbox": "auto", "allowed_domains": []},
     "extensions": {},
     "tui": {"keymap": {}, "theme": ""},
 }

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import git
 from .paths import is_within
+from .sandbox_placeholders import sandbox_placeholder
 
 
 def sha256_of(path: Path) -> str | None:
@@ -75,6 +76,8 @@ def status_entries(worktree: Path | str, *, every_file: bool) -> list[tuple[str,
         code, path = entry[:2], entry[3:]
         if code[0] in "RC":  # a rename carries its source as the next field
             i += 1
+        if code == "??" and sandbox_placeholder(Path(worktree), path):
+            continue  # the sandbox's mount point while a sandboxed command runs, not the work
         out.append((code, path))
     return [(code, path) for code, path in out if code != "??" or not sandbox_device(Path(worktree) / path)]
 

@@ -347,6 +347,11 @@ def run(
 
     threading.Thread(target=beat, name="hall-daemon-heartbeat", daemon=True).start()
     old_handlers = lifecycle.stop_on_signals()  # SIGTERM unwinds: every run ends its group and its line
+    from hallmark.core.agent_channel_server import daemon_channel
+
+    channel = contextlib.ExitStack()
+    if not until_idle:  # a resident daemon serves plain sandboxed sessions' agent verbs (the channel)
+        channel.enter_context(daemon_channel(list(repos if repos is not None else registered_repos())))
     try:
         while True:
             if read_state().get("stop"):
@@ -375,6 +380,7 @@ def run(
             if not until_idle:
                 _sleep_unless_stopped(interval)
     finally:
+        channel.close()
         lifecycle.restore_signals(old_handlers)
         beating.set()
         _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False, stop=False)

@@ -17,6 +17,7 @@ from typing import Any
 
 from hallmark.core import clock
 from hallmark.core.errors import HallError
+from hallmark.core.sandbox_wall import confine_tools
 
 from .isolation import REMOVE_ENV, isolation_args
 
@@ -182,8 +183,9 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     args += ["--settings", str(settings_path)]
     if spec.permission_mode:
         args += ["--permission-mode", spec.permission_mode]
-    if spec.allowed_tools:
-        args += ["--allowedTools", ",".join(spec.allowed_tools)]
+    tools = confine_tools(spec.allowed_tools)  # the file tools get the wall's scoped rules only
+    if tools:
+        args += ["--allowedTools", ",".join(tools)]
     with contextlib.suppress(AttributeError):
         args += list(repo.config.claude_args)
     return args
@@ -204,3 +206,11 @@ def sandbox_mode(repo: Any) -> str:
         return str(repo.config.runner.sandbox)
     except AttributeError:
         return "auto"
+
+
+def allowed_domains(repo: Any) -> list[str]:
+    """`[runner] allowed_domains`: the hosts a run's sandboxed commands may reach (none by default)."""
+    try:
+        return [str(d) for d in repo.config.runner.allowed_domains]
+    except AttributeError:
+        return []
