@@ -22,6 +22,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .strips import text_strip
+
 SEVERITY_MARK = {"blocker": "■", "major": "▲", "minor": "●", "nit": "·"}
 GUTTER = 12  # "1234 1234 " + the +/- column
 MAX_LINE = 1000
@@ -330,14 +332,14 @@ class DiffView(ScrollView, can_focus=True):
             text = Text(row.part or finding_text(finding, where=row.kind != "finding"), style=style)
         else:
             text = Text(f"   ({row.payload})", style=self._style("diff--empty"))
-        segments = list(text.render(console))
-        strip = Strip(segments, text.cell_len)
-        base = Style.null()
+        base = self.rich_style
         if row.kind == "file":
             base = self._style("diff--file")
         elif row.kind == "line" and row.payload.kind in ("+", "-"):
-            base = Style(bgcolor=self._style("diff--added" if row.payload.kind == "+" else "diff--removed").bgcolor)
-        return strip.extend_cell_length(width, base)
+            base = base + Style(
+                bgcolor=self._style("diff--added" if row.payload.kind == "+" else "diff--removed").bgcolor
+            )
+        return text_strip(text, console, base).extend_cell_length(width, base)
 
     def _line_text(self, file_index: int, line: DiffLine) -> Text:
         old = "" if line.old is None else str(line.old)

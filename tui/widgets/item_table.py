@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -20,6 +19,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from .strips import text_strip
 
 
 @dataclass(frozen=True)
@@ -229,8 +230,7 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
             if index == self.cursor:
                 text.stylize(self.get_component_rich_style("item-table--cursor"))
         text.truncate(width, pad=True)
-        strip = Strip(list(text.render(self.app.console)), text.cell_len)
-        return strip.crop_extend(0, width, Style())
+        return text_strip(text, self.app.console, self.rich_style, width=width)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -23,7 +23,6 @@ from hallmark.core.runner import trace
 from hallmark.core.runner.follow import StreamFollower
 from hallmark.core.runner.trace_lines import RunMeter, TraceLines, newline_ends
 from hallmark.core.runs import END_MARK
-from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.binding import Binding, BindingType
@@ -33,6 +32,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
+
+from .strips import text_strip
 
 TAIL_FIRST_BYTES = 2 * 1024 * 1024  # a bigger file shows its newest lines before the full scan
 METER_MAX_BYTES = 16 * 1024 * 1024  # a bigger file is metered from what is appended (and its result line)
@@ -333,7 +334,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         row = y + scroll_y
         width = self.scrollable_content_region.width
         if row >= self.total_rows():
-            return Strip.blank(width)
+            return Strip.blank(width, self.rich_style)
         where = self.locate(row)
         gutter_style = self.get_component_rich_style("trace--gutter")
         if where.sub == 0:
@@ -353,9 +354,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             if self.needle:
                 self._highlight(text)
         text.truncate(width + scroll_x, overflow="ellipsis", pad=True)
-        segments = list(text.render(self.app.console))
-        strip = Strip(segments, text.cell_len)
-        return strip.crop_extend(scroll_x, scroll_x + width, Style())
+        return text_strip(text, self.app.console, self.rich_style, start=scroll_x, width=width)
 
     def _highlight(self, text: Text) -> None:
         """Mark every match of the search in what is drawn (the line's gutter dot says a match
