@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import TabbedContent, TabPane
 
 from .base import HallScreen
+from .conflict import ConflictHold, ConflictModal
 from .modals import ConfirmModal, ReasonModal
 
 if TYPE_CHECKING:
@@ -154,13 +155,26 @@ class InboxScreen(HallScreen):
         tabs.active = "tab-notices" if tabs.active == "tab-escalations" else "tab-escalations"
         self.query_one("#notices" if tabs.active == "tab-notices" else "#entries", VimTable).focus()
 
+    def primary(self, entry: InboxEntry) -> str:
+        """The right first move for each kind of entry: what enter does, and the preview says."""
+        if isinstance(entry, QuestionEntry):
+            return "answer"
+        if entry.key.startswith("hold:") and entry.kind == "conflict":
+            return "resolve"  # never retry: the branch must be rebased first
+        if entry.item and (entry.kind == "escalated" or entry.key.startswith("hold:")):
+            return "retry"
+        if entry.item and entry.key.startswith("ready:"):
+            return "ready"
+        return "open" if entry.item else "show"
+
     def action_act(self) -> None:
-        """question: answer it; escalated or a hold: retry with a reason; otherwise open the item."""
+        """question: answer it; a rebase conflict: its files and command (copy, shell); escalated or
+        another hold: retry with a reason; ready?: confirm ready; otherwise open the item."""
         entry = self.selected()
         if entry is None:
             return
-        kind = entry.kind
         item = entry.item
+        move = self.primary(entry)
         if isinstance(entry, QuestionEntry):
             triage.answer_question(
                 self.hall,
@@ -173,7 +187,12 @@ class InboxScreen(HallScreen):
                 },
             )
             return
-        if item and (kind == "escalated" or entry.key.startswith("hold:")):
+        view = self.building.by_id.get(item) if item and self.building else None
+        if move == "resolve" and item:
+            hold = ConflictHold(item, view.worktree if view else "", "", (), tuple(entry.next))
+            self.app.push_screen(ConflictModal(hold, entry.text))
+            return
+        if move == "retry" and item:
 
             def done(reason: str | None) -> None:
                 if reason:
@@ -183,10 +202,13 @@ class InboxScreen(HallScreen):
 
             self.app.push_screen(ReasonModal(f"Retry {item}", entry.text + "\n\nAllow one more round. Why?"), done)
             return
+        if move == "ready" and view is not None:
+            triage.act(self.hall, "ready", view)
+            return
         if item:
             self.hall.open_item(item)
             return
-        self.notify("  ·  ".join(entry.next) or entry.text, title=kind)
+        self.notify("  ·  ".join(entry.next) or entry.text, title=entry.kind)
 
     def action_open_item(self) -> None:
         entry = self.selected()
