@@ -1,5 +1,6 @@
 """A run's live trace. The heavy lifting is TraceView; this screen adds the status line, search
-(/ then ] and [ step through the hits) and take over (T).
+over the rows as drawn (/ then ] and [ step through the hits; the count grows while the run
+streams), the next error or tool call (e / c) and take over (T).
 
 The status line says only what is true now: whether the run is live, ended (with its end line),
 finished (a `claude -p` file that ends with its result line) or died; how long it has run and
@@ -20,8 +21,8 @@ from hallmark.core.takeover import takeover
 from hallmark.core.takeover_results import Takeover
 from hallmark.tui import programs
 from hallmark.tui.messages import CoreDone
-from hallmark.tui.widgets.trace_view import TailChanged, TraceView
-from textual import on, work
+from hallmark.tui.widgets.trace_view import HitsChanged, TailChanged, TraceView
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
@@ -54,6 +55,10 @@ class TraceScreen(HallScreen):
         Binding("slash", "search", "Search", key_display="/", id="trace.search"),
         Binding("right_square_bracket", "hit(True)", "Next hit", key_display="]", id="trace.next_hit"),
         Binding("left_square_bracket", "hit(False)", "Prev hit", key_display="[", id="trace.prev_hit"),
+        Binding("e", "jump('errors', True)", "Next error", id="trace.next_error"),
+        Binding("E", "jump('errors', False)", "Prev error", show=False, id="trace.prev_error"),
+        Binding("c", "jump('calls', True)", "Next call", id="trace.next_call"),
+        Binding("C", "jump('calls', False)", "Prev call", show=False, id="trace.prev_call"),
         Binding("T", "takeover", "Take over", id="trace.takeover"),
         Binding("escape", "back", "Back", id="trace.back"),
     ]
@@ -147,7 +152,7 @@ class TraceScreen(HallScreen):
             return ""
         view = self.view
         if not view.hits:
-            return f"“{self.query_text}”: no hits"
+            return f"“{self.query_text}”: searching…" if view.searching else f"“{self.query_text}”: no hits"
         at = view.hit_index()
         if at is None:
             return f"“{self.query_text}”: {len(view.hits):,} hits (] next)"
@@ -222,26 +227,17 @@ class TraceScreen(HallScreen):
         if view.partial:
             self.notify("Still indexing the whole run; search again in a moment.", severity="warning")
             return
-        self._search(self.query_text)
+        view.search(self.query_text)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, needle: str) -> None:
-        view = self.view
-        try:
-            from hallmark.core.runner.trace_lines import search_file
-
-            hits = search_file(self.path, needle, view.base, view.ends[-1] if view.ends else view.base)
-        except OSError:
-            hits = []
-        self.app.call_from_thread(self._hits_found, hits, needle)
-
-    def _hits_found(self, hits: list[int], needle: str) -> None:
-        view = self.view
-        view.set_hits(hits, needle)
-        if hits:
-            view.step_hit(True)
+    @on(HitsChanged)
+    def _hits_changed(self, message: HitsChanged) -> None:
+        message.stop()
         self._status()
         self.refresh_bindings()
+
+    def action_jump(self, kind: str, forward: bool) -> None:
+        """e / E: the next or previous error row; c / C: the next or previous tool call."""
+        self.view.action_jump(kind, forward)
 
     def action_hit(self, forward: bool) -> None:
         if self.view.step_hit(forward) is not None:

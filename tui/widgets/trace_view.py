@@ -34,26 +34,13 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from .strips import text_strip
+from .trace_search import KIND_MARK, TraceSearch, body_of, mark_of
 
 TAIL_FIRST_BYTES = 2 * 1024 * 1024  # a bigger file shows its newest lines before the full scan
 METER_MAX_BYTES = 16 * 1024 * 1024  # a bigger file is metered from what is appended (and its result line)
 POLL_SECONDS = 0.1
 LOCK_PROBE_S = 0.5
 MAX_DETAIL_ROWS = 2000
-
-KIND_MARK = {
-    "init": "▶ init",
-    "text": "✎ text",
-    "thinking": "… thinking",
-    "tool_call": "→ call",
-    "tool_result": "← result",
-    "result": "■ result",
-    "retry": "↻ retry",
-    "system": "· system",
-    "end": "⏹ end",
-    "error": "✗ error",
-    "unknown": "? line",
-}
 
 
 @dataclass
@@ -92,6 +79,18 @@ class TailChanged(Message):
 
 
 @dataclass
+class Scanned(Message):
+    """A search worker read on: what it found in the lines it read, for one generation."""
+
+    found: dict[str, tuple[TraceSearch, dict[str, list[int]]]]  # scan name -> (the scan, its new lines)
+
+
+@dataclass
+class HitsChanged(Message):
+    """The hits (or the error and call marks) grew or were replaced: the status line follows."""
+
+
+@dataclass
 class _Row:
     line: int
     sub: int  # 0: the line's summary; 1..n: its detail rows
@@ -118,6 +117,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         "trace--detail",
         "trace--hit",
         "trace--hit-line",
+        "trace--error",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor(1)", "Down", show=False, id="trace.down"),
@@ -149,6 +149,13 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self.hits: list[int] = []
         self.needle = ""
         self.scanned = False
+        # search over the drawn text, read on as the run grows: "hits" for the needle, "marks" for
+        # the error and tool-call rows (read only once e or c asks); a worker owns them while it runs
+        self.marks: dict[str, list[int]] = {"errors": [], "calls": []}
+        self._scans: dict[str, TraceSearch] = {}  # results of a scan that was replaced are dropped
+        self._scanning = False
+        self._jump_after: tuple[str, bool] | None = None  # e/c pressed before the marks were read
+        self._step_first_hit = False
 
     # -- the index (TraceLines) ---------------------------------------------------------------
     @property
@@ -260,9 +267,9 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             self.lines.reset(message.base, message.partial)
             self.expanded.clear()
             self._exp_keys = []
-            self.hits = []
             self.pending = 0
             self.saw_end = False
+            self._restart_scans()
         added = len(message.ends)
         self.lines.extend(message.ends)
         if added:
@@ -285,6 +292,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             self.pending += added
         self.refresh()
         self.post_message(TailChanged(self.tail, self.pending))
+        if added:
+            self._scan_more()
 
     def on_run_state(self, message: RunState) -> None:
         message.stop()
@@ -324,9 +333,12 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         for n, step in enumerate(self.steps(line)):
             if n:
                 text.append(" │ ", style="dim")
-            mark = "← ERROR" if step.is_error and step.kind == "tool_result" else KIND_MARK.get(step.kind, step.kind)
-            text.append(mark, style=self.get_component_rich_style("trace--mark"))
-            text.append(" " + " ".join(trace.step_text(step).split())[:400])
+            errored = step.is_error or step.kind == "error"
+            text.append(
+                mark_of(step), style=self.get_component_rich_style("trace--error" if errored else "trace--mark")
+            )
+            body = body_of(step)
+            text.append(body, style=self.get_component_rich_style("trace--error") if errored else "")
         return text
 
     def render_line(self, y: int) -> Strip:
@@ -391,6 +403,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.refresh()
+        if not self.tail:  # the status line's "at line N" and "hit i of N" follow the cursor
+            self.post_message(TailChanged(self.tail, self.pending))
 
     def _show_cursor(self) -> None:
         row = self.row_of(self.cursor)
@@ -461,6 +475,120 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self.hits = lines
         self.needle = needle
         self.refresh()
+
+    def search(self, needle: str) -> None:
+        """Search the drawn rows for needle; the hits grow as the run streams (HitsChanged)."""
+        self.set_hits([], needle)
+        self._scans.pop("hits", None)
+        if needle:
+            self._scans["hits"] = TraceSearch(self.path, needle, self.base)
+        self._step_first_hit = bool(needle)
+        self.post_message(HitsChanged())
+        self._scan_more()
+
+    def _restart_scans(self) -> None:
+        """The file was replaced or truncated: every scan reads it again from its first line."""
+        marking = "marks" in self._scans
+        self._scans = {}
+        self.marks = {"errors": [], "calls": []}
+        if marking:
+            self._scans["marks"] = TraceSearch(self.path, "", self.base)
+        self.search(self.needle)
+
+    def _scan_more(self) -> None:
+        """Bring every scan up to the lines indexed now: one worker at a time, run again for the
+        lines that arrived while it read."""
+        if self._scanning or self.partial:
+            return
+        behind = {n: s for n, s in self._scans.items() if s.searched < len(self.ends)}
+        if not behind:
+            return
+        first = min(s.searched for s in behind.values())
+        ends = array("q", self.ends[first:])
+        start = self.lines.start_of(first)
+        times = dict(self.lines.times) if self.lines.times else None
+        self._scanning = True
+        self._scan_worker(behind, first, start, ends, times)
+
+    @work(thread=True, group="search", exit_on_error=False)
+    def _scan_worker(
+        self, scans: dict[str, TraceSearch], first: int, start: int, ends: array, times: dict[int, int] | None
+    ) -> None:
+        found: dict[str, tuple[TraceSearch, dict[str, list[int]]]] = {}
+        try:
+            for name, scan in scans.items():
+                skip = scan.searched - first
+                begin = ends[skip - 1] if skip > 0 else start
+                if name == "hits":
+                    found[name] = (scan, {"hits": scan.scan(begin, ends[skip:], times)})
+                else:
+                    errors, calls = scan.scan_marks(begin, ends[skip:], times)
+                    found[name] = (scan, {"errors": errors, "calls": calls})
+        finally:
+            self.post_message(Scanned(found))
+
+    def on_scanned(self, message: Scanned) -> None:
+        message.stop()
+        self._scanning = False
+        for name, (scan, lines) in message.found.items():
+            if self._scans.get(name) is not scan:
+                continue  # replaced meanwhile (a new search, a truncated file)
+            if lines.get("hits"):
+                self.hits = self.hits + lines["hits"]
+            for kind in ("errors", "calls"):
+                if lines.get(kind):
+                    self.marks[kind] = self.marks[kind] + lines[kind]
+        done = {n: s.searched >= len(self.ends) for n, s in self._scans.items()}
+        if self._step_first_hit and done.get("hits"):
+            self._step_first_hit = False
+            if self.hits:
+                self.step_hit(True)
+        if self._jump_after is not None and done.get("marks"):
+            kind, forward = self._jump_after
+            self._jump_after = None
+            self._jump(kind, forward)
+        self.refresh()
+        self.post_message(HitsChanged())
+        self._scan_more()
+
+    @property
+    def searching(self) -> bool:
+        """A scan is still reading lines the view already shows."""
+        return any(s.searched < len(self.ends) for s in self._scans.values())
+
+    def action_jump(self, kind: str, forward: bool) -> None:
+        """e / E: the next or previous error row; c / C: the next or previous tool call."""
+        if "marks" not in self._scans:
+            self._scans["marks"] = TraceSearch(self.path, "", self.base)
+            self._jump_after = (kind, forward)
+            self._scan_more()
+            return
+        if self._scans["marks"].searched < len(self.ends):
+            self._jump_after = (kind, forward)
+            self._scan_more()
+            return
+        self._jump(kind, forward)
+
+    def _jump(self, kind: str, forward: bool) -> None:
+        import bisect
+
+        lines = self.marks[kind]
+        word = "error" if kind == "errors" else "tool call"
+        if not lines:
+            self.app.notify(f"No {word} in this run (yet).", timeout=3)
+            return
+        if forward:
+            at = bisect.bisect_right(lines, self.cursor)
+            if at >= len(lines):
+                self.app.notify(f"No {word} after line {self.cursor + 1:,}; wrapped to the first.", timeout=3)
+                at = 0
+        else:
+            at = bisect.bisect_left(lines, self.cursor) - 1
+            if at < 0:
+                self.app.notify(f"No {word} before line {self.cursor + 1:,}; wrapped to the last.", timeout=3)
+                at = len(lines) - 1
+        self.go_to_line(lines[at])
+        self.post_message(TailChanged(self.tail, self.pending))
 
     def hit_index(self) -> int | None:
         """Which hit (1-based) the cursor is on, when it is on one."""
