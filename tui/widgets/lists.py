@@ -70,7 +70,9 @@ class VimTable(ScrollView, can_focus=True, inherit_bindings=False):
     VimTable { height: 1fr; }
     VimTable > .vim-table--header { background: $panel; text-style: bold; }
     VimTable > .vim-table--cursor { background: $primary 25%; }
-    VimTable:focus > .vim-table--cursor { background: $primary 45%; text-style: bold; }
+    VimTable:focus > .vim-table--cursor {
+        background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold;
+    }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
