@@ -20,7 +20,7 @@ from hallmark.tui import programs
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
@@ -41,15 +41,17 @@ class ConflictHold:
         return f"git -C {shlex.quote(self.worktree)} rebase {self.onto or 'origin/main'}"
 
 
-def read_hold(repo: Repo, item_id: str, worktree: str, steps: tuple[str, ...]) -> ConflictHold:
-    """The latest conflict hold of the item, from its journal (core.items.item_events)."""
+def read_hold(repo: Repo, hold: ConflictHold) -> ConflictHold:
+    """The hold as its latest `held` event recorded it (core.items.item_events); as given without one."""
     from hallmark.core.items import item_events
 
-    held = [e for e in item_events(repo, item_id) if e.get("event") == "held" and e.get("kind") == "conflict"]
-    last = held[-1] if held else {}
+    held = [e for e in item_events(repo, hold.item) if e.get("event") == "held" and e.get("kind") == "conflict"]
+    if not held:
+        return hold
+    last = held[-1]
     files = tuple(str(f) for f in (last.get("files") or []))
-    recorded = tuple(str(s) for s in (last.get("next") or [])) or steps
-    return ConflictHold(item_id, worktree, str(last.get("onto") or ""), files, recorded)
+    steps = tuple(str(s) for s in (last.get("next") or [])) or hold.steps
+    return ConflictHold(hold.item, hold.worktree, str(last.get("onto") or hold.onto), files, steps)
 
 
 def shell() -> programs.Program:
@@ -76,32 +78,31 @@ class ConflictModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="modal-box", classes="-wide"):
             yield Label(f"{self.hold.item} is held: its rebase conflicts", id="modal-title")
-            yield Static(self._body(), id="conflict-body", markup=False)
-            yield Label(
-                "y: copy the command · s: a shell in the worktree · r: ready again (once rebased) · "
-                "o: open the item · esc: close",
+            with VerticalScroll(id="modal-list"):
+                yield Static(self._body(), id="conflict-body", markup=False)
+            yield Static(
+                "y copy the command · s shell in the worktree · r ready again (once rebased) · "
+                "o open the item · esc close",
                 id="modal-hint",
+                markup=False,
             )
 
     def on_mount(self) -> None:
         self._load()
 
     def _body(self) -> str:
+        """The command first (a small terminal shows it before anything else), then the files."""
         hold = self.hold
-        lines = []
+        lines = ["Run this, resolve the conflicts, `git rebase --continue`, then ready it again:"]
+        lines += [f"  $ {step}" for step in hold.steps] or [f"  $ {hold.command}"]
+        if hold.files:
+            lines.append("Conflicts in: " + ", ".join(hold.files))
+        else:
+            lines.append("Conflicts in: " + ("(loading…)" if not hold.onto else "(git did not name them)"))
         if hold.onto:
             lines.append(f"The approved commit does not rebase onto {hold.onto}.")
         elif self.reason:
             lines.append(self.reason)
-        lines.append("")
-        lines.append("Conflicting files:")
-        lines += [f"  {name}" for name in hold.files] or [
-            "  (loading…)" if not hold.onto else "  (git did not name them)"
-        ]
-        lines.append("")
-        lines.append("Run in the worktree, resolve, `git rebase --continue`, then ready it again:")
-        lines += [f"  $ {step}" for step in hold.steps] or [f"  $ {hold.command}"]
-        lines.append("")
         lines.append(f"worktree: {hold.worktree or '(none)'}")
         return "\n".join(lines)
 
@@ -109,7 +110,7 @@ class ConflictModal(ModalScreen[None]):
     def _load(self) -> None:
         try:
             with self.app.fresh_repo() as repo:  # type: ignore[attr-defined]
-                found = read_hold(repo, self.hold.item, self.hold.worktree, self.hold.steps)
+                found = read_hold(repo, self.hold)
         except (HallError, OSError):
             return
         self.app.call_from_thread(self._loaded, found)
