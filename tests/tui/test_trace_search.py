@@ -182,3 +182,41 @@ def test_the_status_line_follows_the_cursor(hall_repo):
             assert await until(pilot, lambda: "at line 2" in _status(app))
 
     run(go())
+
+
+def test_the_status_line_keeps_a_running_token_total(hall_repo):
+    path = _live_run(hall_repo)
+
+    async def go():
+        app = make_app(hall_repo.root, start_mode="runs")
+        async with app.run_test(size=(160, 30)) as pilot:
+            view = await _open(pilot, path)
+            assert await until(pilot, lambda: view.meter.tokens > 0)
+            before = view.meter.tokens
+            assert await until(pilot, lambda: f"{before} tok" in _status(app))
+            _append(path, _failed_call(2))  # one more message: 15 more tokens
+            assert await until(pilot, lambda: view.meter.tokens == before + 15)
+            assert await until(pilot, lambda: f"{before + 15} tok" in _status(app))
+
+    run(go())
+
+
+def test_y_copies_the_resume_command_even_where_take_over_is_unavailable(hall_repo, monkeypatch):
+    from hallmark.core import items
+
+    items.new(hall_repo, title="an item for the run")
+    monkeypatch.setenv("PATH", "/nonexistent")  # no claude: T is greyed
+    path = _live_run(hall_repo)
+
+    async def go():
+        app = make_app(hall_repo.root, start_mode="runs")
+        async with app.run_test(size=(160, 30)) as pilot:
+            await _open(pilot, path)
+            assert app.screen.takeover_blocked()
+            await pilot.press("y")
+            assert await until(pilot, lambda: bool(app.clipboard))
+            assert app.clipboard.startswith("cd /work/repo-H-0003 && ")  # the run's own cwd
+            assert app.clipboard.endswith("claude --resume 1d1e46f9-35c7-4834-b529-846d5bb82288")
+            assert "HALL_ITEM=H-0001" in app.clipboard
+
+    run(go())

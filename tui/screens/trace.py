@@ -19,10 +19,10 @@ from hallmark.core.repo import Repo
 from hallmark.core.runner import trace
 from hallmark.core.takeover import takeover
 from hallmark.core.takeover_results import Takeover
-from hallmark.tui import programs
+from hallmark.tui import labels, programs
 from hallmark.tui.messages import CoreDone
 from hallmark.tui.widgets.trace_view import HitsChanged, TailChanged, TraceView
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
@@ -60,6 +60,7 @@ class TraceScreen(HallScreen):
         Binding("c", "jump('calls', True)", "Next call", id="trace.next_call"),
         Binding("C", "jump('calls', False)", "Prev call", show=False, id="trace.prev_call"),
         Binding("T", "takeover", "Take over", id="trace.takeover"),
+        Binding("y", "copy_resume", "Copy resume", id="trace.copy_resume"),
         Binding("escape", "back", "Back", id="trace.back"),
     ]
 
@@ -130,6 +131,11 @@ class TraceScreen(HallScreen):
                 return duration(record["duration_ms"] / 1000)
         return ""
 
+    def tokens(self) -> str:
+        """The running token total (input, output and cache, every message counted once)."""
+        used = self.view.meter.tokens
+        return f"{labels.tokens(used)} tok" if used else ""
+
     def cost(self) -> str:
         meter = self.view.meter
         if meter.standin:
@@ -168,13 +174,14 @@ class TraceScreen(HallScreen):
             ("count", count),
             ("state", self.run_state()),
             ("elapsed", self.elapsed()),
+            ("tokens", self.tokens()),
             ("cost", self.cost()),
             ("follow", self.follow_state()),
             ("search", self.search_state()),
         ]
         parts = [(k, v) for k, v in parts if v]
         width = width if width is not None else max(20, self.size.width - 2)
-        for drop in ("role", "cost", "elapsed", "count"):
+        for drop in ("role", "tokens", "cost", "elapsed", "count"):
             if len(" · ".join(v for _, v in parts)) <= width:
                 break
             parts = [(k, v) for k, v in parts if k != drop]
@@ -250,6 +257,41 @@ class TraceScreen(HallScreen):
             self.view.focus()
             return
         self.app.pop_screen()
+
+    # -- the resume command, even where T is not available -----------------------------------
+    def action_copy_resume(self) -> None:
+        """y: copy `cd <its cwd> && … claude --resume <session>` (the command T would run)."""
+        self._resume_command()
+
+    @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
+    def _resume_command(self) -> None:
+        import shlex
+
+        from hallmark.core.takeover import claude_command, stream_info
+
+        info = stream_info(self.path)
+        session = info.get("session_id")
+        if not session:
+            self.app.call_from_thread(
+                self.notify, "This run has no session id yet (no init line).", title="nothing to copy"
+            )
+            return
+        env = ""
+        if self.item:
+            try:
+                from hallmark.core.launch_env import launch_env
+
+                with self.hall.fresh_repo() as repo:
+                    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in launch_env(repo, self.item).items())
+            except Exception:  # noqa: BLE001 - the command still resumes without the item's variables
+                env = ""
+        where = f"cd {shlex.quote(str(info['cwd']))} && " if info.get("cwd") else ""
+        command = where + (env + " " if env else "") + shlex.join([*claude_command(), "--resume", str(session)])
+        self.app.call_from_thread(self._copied, command)
+
+    def _copied(self, command: str) -> None:
+        self.app.copy_to_clipboard(command)
+        self.notify(command, title="copied", timeout=6, markup=False)
 
     # -- take over (core/takeover.py) --------------------------------------------------------------
     def action_takeover(self) -> None:
