@@ -168,3 +168,40 @@ def test_each_kind_gets_its_own_primary_action(held):
                 await settle(pilot)
 
     run(go())
+
+
+def _preview(app) -> str:
+    return str(app.screen.query_one("#inbox-preview-text").render())
+
+
+def test_the_preview_shows_what_each_decision_needs_and_y_copies(held):
+    repo, ids, item_id, wt = held
+
+    async def go():
+        app = make_app(repo.root, start_mode="inbox")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            table = app.screen.query_one("#entries")
+            table.move_cursor(row=_inbox_row(app, item_id, "conflict"))
+            await pilot.pause()
+            text = _preview(app)
+            assert f"git -C {wt} rebase main" in text and "enter: the files and the command" in text
+            assert "README.md" in text  # the hold's reason names the files
+            await pilot.press("y")
+            assert app.clipboard == f"git -C {wt} rebase main"
+            table.move_cursor(row=_inbox_row(app, ids["development"], "question"))
+            await pilot.pause()
+            text = _preview(app)
+            assert "Keep the old cookie name?" in text and "a) yes" in text and "b) no" in text
+            assert "enter: answer it" in text
+            await pilot.press("y")
+            assert app.clipboard == ids["development"]
+            table.move_cursor(row=_inbox_row(app, ids["awaiting_you"], "ready?"))
+            await pilot.pause()
+            assert "The agent proposes it is ready" in _preview(app)
+            assert "enter: ready it" in _preview(app)
+            table.move_cursor(row=_inbox_row(app, ids["escalated"], "escalated"))
+            await pilot.pause()
+            assert "2 open findings" in _preview(app) and "enter: retry" in _preview(app)
+
+    run(go())

@@ -16,14 +16,18 @@ from hallmark.core.repo import Repo
 from hallmark.tui import triage
 from hallmark.tui.messages import CoreDone
 from hallmark.tui.widgets.lists import VimTable
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import TabbedContent, TabPane
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Static, TabbedContent, TabPane
 
+from . import inbox_preview
 from .base import HallScreen
 from .conflict import ConflictHold, ConflictModal
 from .modals import ConfirmModal, ReasonModal
+
+NARROW = 110  # below this many columns the preview goes under the list
 
 if TYPE_CHECKING:
     from hallmark.core.building import Building
@@ -44,6 +48,7 @@ class InboxScreen(HallScreen):
         Binding("x", "dismiss_entry", "Dismiss", id="inbox.dismiss"),
         Binding("u", "undo", "Undo dismiss", id="inbox.undo"),
         Binding("o", "open_item", "Open item", id="inbox.open"),
+        Binding("y", "copy", "Copy", id="inbox.copy"),
         Binding("tab", "next_tab", "Notices/Waiting", id="inbox.tab"),
     ]
 
@@ -56,8 +61,10 @@ class InboxScreen(HallScreen):
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
         with TabbedContent(id="inbox-tabs"):
-            with TabPane("Waiting for you", id="tab-escalations"):
+            with TabPane("Waiting for you", id="tab-escalations"), Horizontal(id="inbox-body"):
                 yield VimTable(id="entries")
+                with VerticalScroll(id="inbox-preview"):
+                    yield Static("", id="inbox-preview-text")
             with TabPane("Notices", id="tab-notices"):
                 yield VimTable(id="notices")
         yield from self.compose_footer()
@@ -68,7 +75,20 @@ class InboxScreen(HallScreen):
             ("#", 3), ("kind", 14), ("item", 7), ("since", 5), ("what", None)
         )
         self.query_one("#notices", VimTable).add_fixed_columns(("kind", 14), ("item", 7), ("since", 5), ("what", None))
+        self._fit(self.app.size.width)
         super().on_mount()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        self.query_one("#inbox-body").set_class(width < NARROW, "-narrow")
+
+    def _preview(self) -> None:
+        entry = self.selected()
+        view = self.building.by_id.get(entry.item) if entry and entry.item and self.building else None
+        text = inbox_preview.preview(entry, view, self.primary(entry) if entry else "open")
+        self.query_one("#inbox-preview-text", Static).update(text)
 
     # -- what waits: the Building's ------------------------------------------------------------
     def draw(self, building: Building) -> None:
@@ -88,6 +108,7 @@ class InboxScreen(HallScreen):
         self.query_one(TabbedContent).get_tab("tab-escalations").label = f"Waiting for you ({len(self.entries)})"
         if self.focused is None:
             table.focus()
+        self._preview()
 
     # -- notices: loaded -----------------------------------------------------------------------
     def load(self, repo: Repo) -> list[Notice]:
@@ -135,11 +156,15 @@ class InboxScreen(HallScreen):
             return True if entry and entry.item else None
         if action == "undo":
             return True if self.dismissed else None
+        if action == "copy":
+            entry = self.selected()
+            return True if entry and inbox_preview.copy_text(entry) else None
         return True
 
     @on(VimTable.RowHighlighted)
     def _moved(self) -> None:
         self.refresh_bindings()
+        self._preview()
 
     @on(VimTable.RowSelected, "#entries")
     def _selected(self, event: VimTable.RowSelected) -> None:
@@ -209,6 +234,14 @@ class InboxScreen(HallScreen):
             self.hall.open_item(item)
             return
         self.notify("  ·  ".join(entry.next) or entry.text, title=entry.kind)
+
+    def action_copy(self) -> None:
+        """y: a hold's command (the rebase, say), else the item id."""
+        entry = self.selected()
+        text = inbox_preview.copy_text(entry) if entry else ""
+        if text:
+            self.app.copy_to_clipboard(text)
+            self.notify(text, title="copied", timeout=4, markup=False)
 
     def action_open_item(self) -> None:
         entry = self.selected()
