@@ -66,11 +66,11 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
         table: ItemTable
         item: str
 
-    def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
+    def __init__(self, columns: Sequence[Column], *, id: str | None = None, sort_column: int = 0) -> None:
         super().__init__(id=id)
         self.columns = list(columns)
         self.rows: list[Row] = []
-        self.sort_column = 0
+        self.sort_column = sort_column
         self.sort_reverse = False
         self._index: dict[str, int] = {}
         self._widths: list[int] = []
