@@ -209,3 +209,21 @@ def test_the_triage_list_puts_waiting_items_first_and_hides_closed_ones_until_c(
             assert ids["dropped"] not in [row.item for row in screen.table.rows]
 
     run(go())
+
+
+def test_usage_opens_at_its_top_with_the_budgets_on_screen(busy):
+    """It opened scrolled past "Today against each budget": focusing the table scrolled it away."""
+    repo, _ids = busy
+
+    async def go():
+        app = make_app(repo.root, start_mode="usage")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.pause(0.1)
+            body = app.screen.query_one("#usage-body")
+            assert body.scroll_y == 0
+            budget = app.screen.query_one("#usage-budget")
+            assert budget.region.y >= 0 and budget.region.y < 5
+            assert "Today against each budget" in str(budget.render())
+
+    run(go())
