@@ -205,3 +205,28 @@ def test_the_preview_shows_what_each_decision_needs_and_y_copies(held):
             assert "2 open findings" in _preview(app) and "enter: retry" in _preview(app)
 
     run(go())
+
+
+def test_slash_filters_the_inbox_and_escape_clears_it(held):
+    repo, _ids, item_id, _wt = held
+
+    async def go():
+        app = make_app(repo.root, start_mode="inbox")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            every = len(app.screen.entries)
+            assert every >= 4
+            await pilot.press("slash", *"conflict", "enter")
+            await settle(pilot)
+            assert [e.item for e in app.screen.entries] == [item_id]
+            tabs = app.screen.query_one("#inbox-tabs")
+            assert f"(1 of {every})" in str(tabs.get_tab("tab-escalations").label)
+            await pilot.press("enter")  # the one left is the conflict: its own action
+            assert await until(pilot, lambda: isinstance(app.screen, ConflictModal))
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("escape")  # clears the filter
+            await settle(pilot)
+            assert len(app.screen.entries) == every
+
+    run(go())

@@ -20,11 +20,12 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from . import inbox_preview
 from .base import HallScreen
 from .conflict import ConflictHold, ConflictModal
+from .filtering import FilterKeys
 from .modals import ConfirmModal, ReasonModal
 
 NARROW = 110  # below this many columns the preview goes under the list
@@ -41,8 +42,9 @@ def _undismiss(repo: Repo, key: str) -> dict[str, Any]:
     return {"restored": inbox.undismiss(repo, key), "key": key}
 
 
-class InboxScreen(HallScreen):
+class InboxScreen(FilterKeys, HallScreen):
     AUTO_FOCUS = "#entries"
+    FILTER_ID = "inbox-filter"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "act", "Act", id="inbox.act"),
         Binding("x", "dismiss_entry", "Dismiss", id="inbox.dismiss"),
@@ -50,6 +52,8 @@ class InboxScreen(HallScreen):
         Binding("o", "open_item", "Open item", id="inbox.open"),
         Binding("y", "copy", "Copy", id="inbox.copy"),
         Binding("tab", "next_tab", "Notices/Waiting", id="inbox.tab"),
+        Binding("slash", "filter", "Filter", key_display="/", id="inbox.filter"),
+        Binding("escape", "clear", "Clear filter", show=False, id="inbox.clear"),
     ]
 
     def __init__(self) -> None:
@@ -60,6 +64,11 @@ class InboxScreen(HallScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
+        yield Input(
+            placeholder="filter: kind, item or words (enter keeps it, escape clears)",
+            id="inbox-filter",
+            classes="-hidden",
+        )
         with TabbedContent(id="inbox-tabs"):
             with TabPane("Waiting for you", id="tab-escalations"), Horizontal(id="inbox-body"):
                 yield VimTable(id="entries")
@@ -75,6 +84,7 @@ class InboxScreen(HallScreen):
             ("#", 3), ("kind", 14), ("item", 7), ("since", 5), ("what", None)
         )
         self.query_one("#notices", VimTable).add_fixed_columns(("kind", 14), ("item", 7), ("since", 5), ("what", None))
+        self.query_one("#inbox-filter", Input).cursor_blink = False
         self._fit(self.app.size.width)
         super().on_mount()
 
@@ -93,19 +103,24 @@ class InboxScreen(HallScreen):
     # -- what waits: the Building's ------------------------------------------------------------
     def draw(self, building: Building) -> None:
         keep = self.selected()
-        self.entries = list(building.waiting.entries)
+        needle = self.filter_text.lower()
+        every = building.waiting.entries
+        self.entries = [e for e in every if not needle or needle in f"{e.kind} {e.item or ''} {e.text}".lower()]
         table = self.query_one("#entries", VimTable)
         row = table.cursor_row
         table.clear()
         for n, entry in enumerate(self.entries, start=1):
             table.add_row(str(n), entry.kind, entry.item or "—", rooms.since(entry.since), entry.text, key=entry.key)
         if not self.entries:
-            table.add_row("", "", "", "", "✓ nothing waiting on you")
+            table.add_row(
+                "", "", "", "", f"nothing matches “{self.filter_text}”" if every else "✓ nothing waiting on you"
+            )
         else:
             keys = [e.key for e in self.entries]
             target = keys.index(keep.key) if keep and keep.key in keys else min(row, len(keys) - 1)
             table.move_cursor(row=max(0, target))
-        self.query_one(TabbedContent).get_tab("tab-escalations").label = f"Waiting for you ({len(self.entries)})"
+        shown = f"{len(self.entries)} of {len(every)}" if needle else str(len(every))
+        self.query_one(TabbedContent).get_tab("tab-escalations").label = f"Waiting for you ({shown})"
         if self.focused is None:
             table.focus()
         self._preview()
@@ -234,6 +249,12 @@ class InboxScreen(HallScreen):
             self.hall.open_item(item)
             return
         self.notify("  ·  ".join(entry.next) or entry.text, title=entry.kind)
+
+    def filter_done(self) -> None:
+        self.query_one("#entries", VimTable).focus()
+
+    def action_clear(self) -> None:
+        self.clear_filter()
 
     def action_copy(self) -> None:
         """y: a hold's command (the rebase, say), else the item id."""
