@@ -21,7 +21,8 @@ from hallmark.core.takeover import takeover
 from hallmark.core.takeover_results import Takeover
 from hallmark.tui import labels, programs
 from hallmark.tui.messages import CoreDone
-from hallmark.tui.widgets.trace_view import HitsChanged, TailChanged, TraceView
+from hallmark.tui.widgets.trace_scans import HitsChanged
+from hallmark.tui.widgets.trace_view import TailChanged, TraceView
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType

@@ -34,7 +34,8 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from .strips import text_strip
-from .trace_search import KIND_MARK, TraceSearch, body_of, mark_of
+from .trace_scans import Scanned, TraceScans
+from .trace_search import KIND_MARK, body_of, mark_of
 
 TAIL_FIRST_BYTES = 2 * 1024 * 1024  # a bigger file shows its newest lines before the full scan
 METER_MAX_BYTES = 16 * 1024 * 1024  # a bigger file is metered from what is appended (and its result line)
@@ -76,18 +77,6 @@ class RunState(Message):
 class TailChanged(Message):
     tail: bool
     pending: int = 0
-
-
-@dataclass
-class Scanned(Message):
-    """A search worker read on: what it found in the lines it read, for one generation."""
-
-    found: dict[str, tuple[TraceSearch, dict[str, list[int]]]]  # scan name -> (the scan, its new lines)
-
-
-@dataclass
-class HitsChanged(Message):
-    """The hits (or the error and call marks) grew or were replaced: the status line follows."""
 
 
 @dataclass
@@ -146,16 +135,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self.meter = Meter()
         self.expanded: dict[int, Expansion] = {}
         self._exp_keys: list[int] = []
-        self.hits: list[int] = []
-        self.needle = ""
         self.scanned = False
-        # search over the drawn text, read on as the run grows: "hits" for the needle, "marks" for
-        # the error and tool-call rows (read only once e or c asks); a worker owns them while it runs
-        self.marks: dict[str, list[int]] = {"errors": [], "calls": []}
-        self._scans: dict[str, TraceSearch] = {}  # results of a scan that was replaced are dropped
-        self._scanning = False
-        self._jump_after: tuple[str, bool] | None = None  # e/c pressed before the marks were read
-        self._step_first_hit = False
+        self.scans = TraceScans(self)
 
     # -- the index (TraceLines) ---------------------------------------------------------------
     @property
@@ -269,7 +250,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             self._exp_keys = []
             self.pending = 0
             self.saw_end = False
-            self._restart_scans()
+            self.scans.restart()
         added = len(message.ends)
         self.lines.extend(message.ends)
         if added:
@@ -293,7 +274,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self.refresh()
         self.post_message(TailChanged(self.tail, self.pending))
         if added:
-            self._scan_more()
+            self.scans.more()
 
     def on_run_state(self, message: RunState) -> None:
         message.stop()
@@ -467,146 +448,46 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self._resize()
         self.refresh()
 
-    # -- search ----------------------------------------------------------------------------
+    # -- search (widgets/trace_scans: the drawn rows, read on as the run grows) ------------
     def line_of_offset(self, offset: int) -> int:
         return self.lines.line_of_offset(offset)
 
-    def set_hits(self, lines: list[int], needle: str = "") -> None:
-        self.hits = lines
-        self.needle = needle
-        self.refresh()
+    @property
+    def hits(self) -> list[int]:
+        return self.scans.hits
 
-    def search(self, needle: str) -> None:
-        """Search the drawn rows for needle; the hits grow as the run streams (HitsChanged)."""
-        self.set_hits([], needle)
-        self._scans.pop("hits", None)
-        if needle:
-            self._scans["hits"] = TraceSearch(self.path, needle, self.base)
-        self._step_first_hit = bool(needle)
-        self.post_message(HitsChanged())
-        self._scan_more()
+    @property
+    def needle(self) -> str:
+        return self.scans.needle
 
-    def _restart_scans(self) -> None:
-        """The file was replaced or truncated: every scan reads it again from its first line."""
-        marking = "marks" in self._scans
-        self._scans = {}
-        self.marks = {"errors": [], "calls": []}
-        if marking:
-            self._scans["marks"] = TraceSearch(self.path, "", self.base)
-        self.search(self.needle)
-
-    def _scan_more(self) -> None:
-        """Bring every scan up to the lines indexed now: one worker at a time, run again for the
-        lines that arrived while it read."""
-        if self._scanning or self.partial:
-            return
-        behind = {n: s for n, s in self._scans.items() if s.searched < len(self.ends)}
-        if not behind:
-            return
-        first = min(s.searched for s in behind.values())
-        ends = array("q", self.ends[first:])
-        start = self.lines.start_of(first)
-        times = dict(self.lines.times) if self.lines.times else None
-        self._scanning = True
-        self._scan_worker(behind, first, start, ends, times)
-
-    @work(thread=True, group="search", exit_on_error=False)
-    def _scan_worker(
-        self, scans: dict[str, TraceSearch], first: int, start: int, ends: array, times: dict[int, int] | None
-    ) -> None:
-        found: dict[str, tuple[TraceSearch, dict[str, list[int]]]] = {}
-        try:
-            for name, scan in scans.items():
-                skip = scan.searched - first
-                begin = ends[skip - 1] if skip > 0 else start
-                if name == "hits":
-                    found[name] = (scan, {"hits": scan.scan(begin, ends[skip:], times)})
-                else:
-                    errors, calls = scan.scan_marks(begin, ends[skip:], times)
-                    found[name] = (scan, {"errors": errors, "calls": calls})
-        finally:
-            self.post_message(Scanned(found))
-
-    def on_scanned(self, message: Scanned) -> None:
-        message.stop()
-        self._scanning = False
-        for name, (scan, lines) in message.found.items():
-            if self._scans.get(name) is not scan:
-                continue  # replaced meanwhile (a new search, a truncated file)
-            if lines.get("hits"):
-                self.hits = self.hits + lines["hits"]
-            for kind in ("errors", "calls"):
-                if lines.get(kind):
-                    self.marks[kind] = self.marks[kind] + lines[kind]
-        done = {n: s.searched >= len(self.ends) for n, s in self._scans.items()}
-        if self._step_first_hit and done.get("hits"):
-            self._step_first_hit = False
-            if self.hits:
-                self.step_hit(True)
-        if self._jump_after is not None and done.get("marks"):
-            kind, forward = self._jump_after
-            self._jump_after = None
-            self._jump(kind, forward)
-        self.refresh()
-        self.post_message(HitsChanged())
-        self._scan_more()
+    @property
+    def marks(self) -> dict[str, list[int]]:
+        return self.scans.marks
 
     @property
     def searching(self) -> bool:
         """A scan is still reading lines the view already shows."""
-        return any(s.searched < len(self.ends) for s in self._scans.values())
+        return self.scans.searching
+
+    def set_hits(self, lines: list[int], needle: str = "") -> None:
+        self.scans.hits, self.scans.needle = lines, needle
+        self.refresh()
+
+    def search(self, needle: str) -> None:
+        """Search the drawn rows for needle; the hits grow as the run streams (HitsChanged)."""
+        self.scans.search(needle)
+
+    def on_scanned(self, message: Scanned) -> None:
+        message.stop()
+        self.scans.scanned(message)
 
     def action_jump(self, kind: str, forward: bool) -> None:
         """e / E: the next or previous error row; c / C: the next or previous tool call."""
-        if "marks" not in self._scans:
-            self._scans["marks"] = TraceSearch(self.path, "", self.base)
-            self._jump_after = (kind, forward)
-            self._scan_more()
-            return
-        if self._scans["marks"].searched < len(self.ends):
-            self._jump_after = (kind, forward)
-            self._scan_more()
-            return
-        self._jump(kind, forward)
-
-    def _jump(self, kind: str, forward: bool) -> None:
-        import bisect
-
-        lines = self.marks[kind]
-        word = "error" if kind == "errors" else "tool call"
-        if not lines:
-            self.app.notify(f"No {word} in this run (yet).", timeout=3)
-            return
-        if forward:
-            at = bisect.bisect_right(lines, self.cursor)
-            if at >= len(lines):
-                self.app.notify(f"No {word} after line {self.cursor + 1:,}; wrapped to the first.", timeout=3)
-                at = 0
-        else:
-            at = bisect.bisect_left(lines, self.cursor) - 1
-            if at < 0:
-                self.app.notify(f"No {word} before line {self.cursor + 1:,}; wrapped to the last.", timeout=3)
-                at = len(lines) - 1
-        self.go_to_line(lines[at])
-        self.post_message(TailChanged(self.tail, self.pending))
+        self.scans.jump(kind, forward)
 
     def hit_index(self) -> int | None:
         """Which hit (1-based) the cursor is on, when it is on one."""
-        import bisect
-
-        at = bisect.bisect_left(self.hits, self.cursor)
-        if at < len(self.hits) and self.hits[at] == self.cursor:
-            return at + 1
-        return None
+        return self.scans.hit_index()
 
     def step_hit(self, forward: bool) -> int | None:
-        import bisect
-
-        if not self.hits:
-            return None
-        if forward:
-            index = bisect.bisect_right(self.hits, self.cursor) % len(self.hits)
-        else:
-            index = (bisect.bisect_left(self.hits, self.cursor) - 1) % len(self.hits)
-        self.go_to_line(self.hits[index])
-        return index + 1
+        return self.scans.step_hit(forward)
