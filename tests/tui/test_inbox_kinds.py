@@ -230,3 +230,44 @@ def test_slash_filters_the_inbox_and_escape_clears_it(held):
             assert len(app.screen.entries) == every
 
     run(go())
+
+
+def test_space_marks_and_x_and_R_act_on_every_marked_entry_and_u_brings_them_back(held):
+    """Bulk dismiss (one confirmation), undo of the whole batch, and a bulk retry that leaves the
+    rebase conflict out."""
+    from hallmark.core import inbox
+
+    repo, ids, item_id, _wt = held
+
+    async def go():
+        app = make_app(repo.root, start_mode="inbox")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            table = screen.query_one("#entries")
+            before = len(screen.entries)
+            for kind, item in (("ready?", ids["awaiting_you"]), ("question", ids["development"])):
+                table.move_cursor(row=_inbox_row(app, item, kind))
+                await pilot.press("space")
+            assert len(screen.marked) == 2
+            assert str(table.get_row_at(_inbox_row(app, ids["development"], "question"))[0]).startswith("●")
+            await pilot.press("x")
+            assert await until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.press("y")
+            assert await until(pilot, lambda: len(app.screen.entries) == before - 2)
+            assert not screen.marked
+            await pilot.press("u")  # the whole batch comes back
+            assert await until(pilot, lambda: len(app.screen.entries) == before)
+            assert len(inbox.visible(repo)) == before
+            # R retries the marked escalation and leaves the conflict out
+            for kind, item in (("escalated", ids["escalated"]), ("conflict", item_id)):
+                table.move_cursor(row=_inbox_row(app, item, kind))
+                await pilot.press("space")
+            await pilot.press("R")
+            assert await until(pilot, lambda: isinstance(app.screen, ReasonModal))
+            assert "Left out" in str(app.screen.query_one("#modal-prompt").render())
+            await pilot.press(*"one more go", "enter")
+            assert await until(pilot, lambda: items.fold_item(repo, ids["escalated"]).state != "escalated")
+            assert items.fold_item(repo, item_id).hold == "conflict"
+
+    run(go())

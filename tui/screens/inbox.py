@@ -22,11 +22,18 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
+from . import inbox_bulk as bulk
 from . import inbox_preview
 from .base import HallScreen
 from .conflict import ConflictHold, ConflictModal
 from .filtering import FilterKeys
 from .modals import ConfirmModal, ReasonModal
+
+NARROW = 110  # below this many columns the preview goes under the list
+
+if TYPE_CHECKING:
+    from hallmark.core.building import Building
+
 
 NARROW = 110  # below this many columns the preview goes under the list
 
@@ -51,6 +58,8 @@ class InboxScreen(FilterKeys, HallScreen):
         Binding("u", "undo", "Undo dismiss", id="inbox.undo"),
         Binding("o", "open_item", "Open item", id="inbox.open"),
         Binding("y", "copy", "Copy", id="inbox.copy"),
+        Binding("space", "mark", "Mark", id="inbox.mark"),
+        Binding("R", "retry_marked", "Retry marked", id="inbox.retry_marked"),
         Binding("tab", "next_tab", "Notices/Waiting", id="inbox.tab"),
         Binding("slash", "filter", "Filter", key_display="/", id="inbox.filter"),
         Binding("escape", "clear", "Clear filter", show=False, id="inbox.clear"),
@@ -60,7 +69,8 @@ class InboxScreen(FilterKeys, HallScreen):
         super().__init__()
         self.entries: list[InboxEntry] = []
         self.notices: list[Notice] = []
-        self.dismissed: list[InboxEntry] = []  # this session's dismissals, newest last (u restores)
+        self.dismissed: list[list[InboxEntry]] = []  # this session's dismissals, newest last (u restores one batch)
+        self.marked: set[str] = set()  # entry keys marked with space (x and R act on all of them)
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -109,8 +119,16 @@ class InboxScreen(FilterKeys, HallScreen):
         table = self.query_one("#entries", VimTable)
         row = table.cursor_row
         table.clear()
+        self.marked &= {e.key for e in every}
         for n, entry in enumerate(self.entries, start=1):
-            table.add_row(str(n), entry.kind, entry.item or "—", rooms.since(entry.since), entry.text, key=entry.key)
+            table.add_row(
+                ("●" if entry.key in self.marked else "") + str(n),
+                entry.kind,
+                entry.item or "—",
+                rooms.since(entry.since),
+                entry.text,
+                key=entry.key,
+            )
         if not self.entries:
             table.add_row(
                 "", "", "", "", f"nothing matches “{self.filter_text}”" if every else "✓ nothing waiting on you"
@@ -171,6 +189,8 @@ class InboxScreen(FilterKeys, HallScreen):
             return True if entry and entry.item else None
         if action == "undo":
             return True if self.dismissed else None
+        if action == "retry_marked":
+            return True if any(bulk.retryable(e) for e in self._marked_entries()) else None
         if action == "copy":
             entry = self.selected()
             return True if entry and inbox_preview.copy_text(entry) else None
@@ -254,7 +274,45 @@ class InboxScreen(FilterKeys, HallScreen):
         self.query_one("#entries", VimTable).focus()
 
     def action_clear(self) -> None:
-        self.clear_filter()
+        """escape: the filter first, then the marks."""
+        if not self.clear_filter() and self.marked:
+            self.marked.clear()
+            if self.building is not None:
+                self.draw(self.building)
+
+    def _marked_entries(self) -> list[InboxEntry]:
+        return [e for e in (self.building.waiting.entries if self.building else ()) if e.key in self.marked]
+
+    def action_mark(self) -> None:
+        """space: mark or unmark the entry and step to the next one."""
+        entry = self.selected()
+        if entry is None:
+            return
+        self.marked ^= {entry.key}
+        table = self.query_one("#entries", VimTable)
+        row = table.cursor_row
+        if self.building is not None:
+            self.draw(self.building)
+        table.move_cursor(row=min(row + 1, len(self.entries) - 1))
+        self.refresh_bindings()
+
+    def action_retry_marked(self) -> None:
+        """R: one more round for every marked escalation and hold (never a rebase conflict)."""
+        marked = self._marked_entries()
+        chosen = [e.item for e in marked if bulk.retryable(e) and e.item]
+        skipped = [e.item or e.kind for e in marked if not bulk.retryable(e)]
+        if not chosen:
+            return
+        note = f"\nLeft out: {', '.join(skipped)} (a conflict needs its rebase first)." if skipped else ""
+
+        def done(reason: str | None) -> None:
+            if reason:
+                self.hall.core_call("retried", bulk.retry_many, chosen, reason=reason)
+                self.marked.clear()
+
+        self.app.push_screen(
+            ReasonModal(f"Retry {len(chosen)} items", f"{', '.join(chosen)}: one more round each. Why?{note}"), done
+        )
 
     def action_copy(self) -> None:
         """y: a hold's command (the rebase, say), else the item id."""
@@ -270,22 +328,37 @@ class InboxScreen(FilterKeys, HallScreen):
             self.hall.open_item(entry.item)
 
     def action_dismiss_entry(self) -> None:
+        """x: dismiss the entry, or every marked one; a question stays open, so that asks first."""
+        marked = self._marked_entries()
         entry = self.selected()
-        if entry is None:
+        batch = marked or ([entry] if entry else [])
+        if not batch:
             return
 
         def go(yes: bool | None = True) -> None:
             if yes:
-                self.hall.core_call("dismissed", _dismiss, entry.key, entry.fingerprint, item=entry.item)
-                self.dismissed.append(entry)
+                pairs = [(e.key, e.fingerprint) for e in batch]
+                label = "dismissed" if len(batch) == 1 else f"dismissed {len(batch)}"
+                self.hall.core_call(label, bulk.dismiss_many, pairs, item=batch[0].item if len(batch) == 1 else None)
+                self.dismissed.append(batch)
+                self.marked.clear()
 
-        if isinstance(entry, QuestionEntry):
+        questions = [e for e in batch if isinstance(e, QuestionEntry)]
+        if len(batch) > 1:
+            lines = [f"{e.item or '—'} {e.kind}: {e.text}" for e in batch]
+            if questions:
+                lines.append(f"{len(questions)} question(s) stay open: their agents wait until they are answered.")
+            lines.append("Each comes back if it changes; u brings them back now.")
+            self.app.push_screen(ConfirmModal(f"Dismiss {len(batch)} entries from your inbox?", lines), go)
+            return
+        if questions:
+            question = questions[0]
             self.app.push_screen(
                 ConfirmModal(
-                    f"Dismiss {entry.qid} from your inbox?",
+                    f"Dismiss {question.qid} from your inbox?",
                     [
-                        entry.text,
-                        f"The question stays open: {entry.item or 'the agent'} waits until it is answered.",
+                        question.text,
+                        f"The question stays open: {question.item or 'the agent'} waits until it is answered.",
                         "It comes back if it changes; u brings it back now.",
                     ],
                 ),
@@ -297,9 +370,14 @@ class InboxScreen(FilterKeys, HallScreen):
     def action_undo(self) -> None:
         if not self.dismissed:
             return
-        entry = self.dismissed.pop()
-        self.hall.core_call("back in your inbox", _undismiss, entry.key, item=entry.item)
+        batch = self.dismissed.pop()
+        item = batch[0].item if len(batch) == 1 else None
+        self.hall.core_call("back in your inbox", bulk.undismiss_many, [e.key for e in batch], item=item)
 
     def core_done(self, message: CoreDone) -> None:
-        if message.error is not None and message.label == "dismissed" and self.dismissed:
+        if message.error is not None and message.label.startswith("dismissed") and self.dismissed:
             self.dismissed.pop()  # it was not dismissed: nothing to undo
+        result = message.result
+        if message.label == "retried" and isinstance(result, dict) and result.get("refused"):
+            refused = "; ".join(f"{item}: {why}" for item, why in result["refused"].items())
+            self.notify(refused, title="not retried", severity="warning", timeout=10, markup=False)
