@@ -40,3 +40,49 @@ def test_help_is_context_first_filters_as_you_type_and_enter_runs_the_key(busy):
             assert await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
 
     run(go())
+
+
+def test_the_palette_ranks_what_starts_with_the_query_first(busy):
+    """`Runs of H-0003` typed in full opened "Go to H-0003": the fuzzy score put it first."""
+    from textual.command import CommandList, CommandPalette
+
+    repo, ids = busy
+    item = ids["review"]
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            for typed, first in ((f"Runs of {item}", f"Runs of {item}"), ("paginate the orders api", f"Go to {item}")):
+                await pilot.press("ctrl+p")
+                assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+                await pilot.press(*typed)
+                listed = app.screen.query_one(CommandList)
+                assert await until(pilot, lambda listed=listed: listed.option_count > 0)
+                await pilot.pause(0.3)
+                prompt = str(listed.get_option_at_index(0).prompt)
+                assert prompt.startswith(first), prompt
+                await pilot.press("escape")
+                await settle(pilot)
+
+    run(go())
+
+
+def test_enter_at_once_in_the_palette_acts_on_what_was_typed(busy):
+    """A fast typist's Enter acted on the results of an earlier prefix ("Go to" for "Runs of …")."""
+    from hallmark.tui.screens.runs import RunsScreen
+    from textual.command import CommandPalette
+
+    repo, ids = busy
+    item = ids["review"]
+
+    async def go():
+        app = make_app(repo.root)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            assert await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+            await pilot.press(*f"Runs of {item}", "enter")
+            assert await until(pilot, lambda: isinstance(app.screen, RunsScreen), timeout=5)
+
+    run(go())
