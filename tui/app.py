@@ -410,7 +410,7 @@ class HallmarkApp(App[None]):
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(HallmarkApp))
+            self.push_screen(HelpScreen(HallmarkApp, type(self.screen)))
 
     def open_item(self, item_id: str) -> None:
         from .screens.item import ItemScreen
