@@ -96,6 +96,8 @@ def freshness(paths: RepoPaths, where: str, session: str) -> list:
     """Everything the line is made of, as cheap stamps: equal stamps, equal line."""
     import time
 
+    from .ids import session_path
+
     state = str(paths.state_dir)
     items_dir = os.path.join(state, "items")
     try:
@@ -108,7 +110,7 @@ def freshness(paths: RepoPaths, where: str, session: str) -> list:
         time.strftime("%Y-%m-%d", time.gmtime()),
         _stamp(os.path.join(state, "events.jsonl")),
         _stamp(os.path.join(state, "inbox-dismissed.json")),
-        _stamp(os.path.join(state, "sessions", f"{session}.json")) if session.isalnum() else None,
+        _stamp(str(bound)) if (bound := session_path(paths.state_dir, session)) else None,
         [[name, _stamp(os.path.join(items_dir, name, "events.jsonl"))] for name in names],
     ]
 

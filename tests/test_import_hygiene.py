@@ -358,7 +358,13 @@ def test_session_start_stays_on_its_list(warm):
 
 # Claude Code's status line (`hall-hook statusline`) after every assistant message: a kept line reads
 # stamps and one JSON file; a line recomputed reads core/waiting's count like SessionStart does
-STATUSLINE_KEPT = HOOKS | {"hallmark.core", "hallmark.core.errors", "hallmark.core.paths", "hallmark.core.statusline"}
+STATUSLINE_KEPT = HOOKS | {
+    "hallmark.core",
+    "hallmark.core.errors",
+    "hallmark.core.ids",
+    "hallmark.core.paths",
+    "hallmark.core.statusline",
+}
 STATUSLINE = SESSION_START | {"hallmark.core.statusline", "hallmark.core.item_lookup"}
 
 
@@ -371,7 +377,13 @@ def _statusline(repo: GateRepo) -> tuple[str, set[str]]:
     )
     payload = json.dumps({"session_id": "s", "cwd": str(repo.wt), "workspace": {"current_dir": str(repo.wt)}})
     proc = subprocess.run(
-        [sys.executable, "-c", code], input=payload, capture_output=True, text=True, env=repo.env, check=True, timeout=120
+        [sys.executable, "-c", code],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=repo.env,
+        check=True,
+        timeout=120,
     )
     return proc.stdout, set(json.loads(proc.stderr))
 

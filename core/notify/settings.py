@@ -111,12 +111,12 @@ def effective(user: NotifyConfig, repo_table: dict[str, Any] | None = None) -> S
     """The user's settings narrowed by a repository's [notify] table (as written in .hallmark.toml)."""
     repo_table = repo_table or {}
     on = user.enabled and repo_table.get("enabled", True) is not False
-    wanted = [c for c in CHANNELS if c in user.channels]
+    wanted: list[str] = [c for c in CHANNELS if c in user.channels]
     if "channels" in repo_table:
         wanted = [c for c in wanted if c in (repo_table.get("channels") or [])]
     incomplete = {c: why for c in wanted if (why := missing(user, c))}
     channels = tuple(c for c in wanted if c not in incomplete) if on else ()
-    route = {kind: tuple(chosen) for kind, chosen in user.route.items()}
+    route: dict[str, tuple[str, ...]] = {kind: tuple(chosen) for kind, chosen in user.route.items()}
     for kind, chosen in (repo_table.get("route") or {}).items():
         narrower = tuple(c for c in route.get(kind, channels) if c in chosen)
         route[kind] = narrower
