@@ -30,12 +30,13 @@ class Sent:
 
 
 def _header(value: str) -> str:
-    """An HTTP header value: ASCII as is, anything else RFC 2047-encoded (ntfy decodes it)."""
+    """An HTTP header value: ASCII as is, anything else RFC 2047-encoded as ntfy's docs show
+    (`=?UTF-8?B?…?=`; ntfy decodes it)."""
     if value.isascii():
         return value
-    from email.header import Header
+    import base64
 
-    return Header(value, "utf-8").encode()
+    return f"=?UTF-8?B?{base64.b64encode(value.encode()).decode()}?="
 
 
 def _post(channel: str, url: str, body: bytes, headers: dict[str, str], timeout: float) -> Sent:
