@@ -23,7 +23,9 @@ def test_ntfy_setup_writes_a_random_topic_and_notify_test_reaches_it(hall, tmp_p
     config = Path(os.environ["HALLMARK_DATA_DIR"]) / "config.toml"
     data = tomllib.loads(config.read_text())
     assert data["notify"]["channels"] == ["ntfy"] and data["notify"]["ntfy"] == {"server": services.url, "topic": topic}
-    assert hall("notify", "ntfy", "--server", services.url, cwd=tmp_path).json["topic"] != topic  # random each time
+    again = hall("notify", "ntfy", "--server", services.url, cwd=tmp_path).json["topic"]
+    assert again != topic  # random each time
+    topic = again
     tested = hall("notify", "test", cwd=tmp_path)
     assert tested.code == 0, tested.stdout
     (result,) = tested.json["results"]
