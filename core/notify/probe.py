@@ -85,4 +85,5 @@ def doctor_check(state_dir: Path, main_checkout: Path) -> Check:
     problems += [f"{c} failing since {f.get('since')}: {f.get('answer')}" for c, f in failing.items()]
     on = ", ".join(settings.channels) or "none"
     detail = f"channels: {on}" + (f"; {'; '.join(problems)}" if problems else "")
-    return Check(check="notify", ok=not problems, detail=detail, fix="hall notify test", optional=True)
+    fix = None if not problems else "hall notify test"
+    return Check(check="notify", ok=not problems, detail=detail, fix=fix, optional=True)

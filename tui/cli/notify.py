@@ -10,6 +10,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from hallmark.core.notify.results import NotifyTested, NtfySetUp
+
 from .framework import Group, arg, command, with_next
 
 notify_group = Group("notify", dest="notify_cmd")
@@ -25,6 +27,7 @@ def _here() -> Path | None:
 @notify_group.command(
     "test",
     "Send one test message on every channel that is on (in a repository: as it narrows them) and print what each answered.",
+    replies=(NotifyTested,),
 )
 def cmd_notify_test(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.notify.probe import send_test
@@ -40,6 +43,7 @@ def cmd_notify_test(args: argparse.Namespace) -> dict[str, Any]:
 @notify_group.command(
     "ntfy",
     "Turn ntfy on in your config.toml with a random topic (subscribe to it in the ntfy app).",
+    replies=(NtfySetUp,),
     args=[
         arg("--server", help="the ntfy server (default: the one set, else https://ntfy.sh)"),
         arg("--topic", help="a topic of your own instead of a random one"),
