@@ -11,6 +11,7 @@ tight loop; each try is bounded by `timeout`, so a dead server never stalls the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -64,7 +65,7 @@ def notify_pass(repo: Repo, now: datetime | None = None) -> list[dict[str, Any]]
                 record["reminders"] += 1
                 record["channels"] = {}
             message = from_entry(entry, titles.get(entry.item or "", ""), repo.root.name)
-            message = Message(**{**message.__dict__, "reminder": record["reminders"]})
+            message = replace(message, reminder=record["reminders"])
             sent_to = []
             for channel in routed:
                 if record["channels"].get(channel) == entry.fingerprint:
@@ -105,7 +106,8 @@ def _send_digests(repo: Repo, settings: Settings, data: dict[str, Any], now: dat
         if not held:
             data["held"].pop(channel)
             continue
-        if channel not in settings.channels:
+        if channel not in settings.channels:  # turned off since: nothing to send it on
+            data["held"].pop(channel)
             continue
         one = digest([Message(**{**h, "options": tuple(h.get("options") or ())}) for h in held], repo.root.name)
         if _deliver(repo, settings, data, channel, one, now, steps):

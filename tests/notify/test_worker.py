@@ -236,3 +236,14 @@ def test_a_bad_user_config_is_an_error_naming_the_key(hall_repo, item):
     assert Path(user_config("x = [")).exists()
     with pytest.raises(HallError, match=r"config\.toml"):
         load()
+
+
+def test_a_failures_answer_never_repeats_the_webhook_url(hall_repo, item):
+    user_config(
+        '[notify]\nchannels = ["slack"]\n[notify.slack]\nwebhook = "hooks.example.invalid/services/T0/B0/s3cretPart"\n'
+    )
+    questions.ask(hall_repo, "Which way?", item_id=item)
+    (step,) = notify_pass(hall_repo)
+    assert step["outcome"] == "notify_failed" and "<the URL>" in step["answer"]
+    (notice,) = notices(hall_repo, "notify_failed")
+    assert "s3cretPart" not in json.dumps(notice) and "s3cretPart" not in json.dumps(state.read(hall_repo.state_dir))
