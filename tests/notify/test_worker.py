@@ -247,3 +247,15 @@ def test_a_failures_answer_never_repeats_the_webhook_url(hall_repo, item):
     assert step["outcome"] == "notify_failed" and "<the URL>" in step["answer"]
     (notice,) = notices(hall_repo, "notify_failed")
     assert "s3cretPart" not in json.dumps(notice) and "s3cretPart" not in json.dumps(state.read(hall_repo.state_dir))
+
+
+def test_the_demo_never_notifies_the_persons_channels(hall_repo, item, services):
+    """The demo copies the person's config.toml (their theme and keys) into its data dir; its own
+    .hallmark.toml turns notifications off, so demo items never reach a phone."""
+    from hallmark.core.demo import workspace
+
+    phone_config(services.url)
+    (hall_repo.root / ".hallmark.toml").write_text(workspace.config_text("/opt/venv/bin/hall-standin-claude"))
+    hall_repo.__dict__.pop("config", None)
+    questions.ask(hall_repo, "Which way?", item_id=item)
+    assert notify_pass(hall_repo) == [] and services.seen == []
