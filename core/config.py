@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import config_raw
+from .config_notify import NotifyConfig, repo_table_problem
 from .config_raw import CONFIG_NAME, DEFAULTS, config_path
 from .errors import HallError
 
@@ -245,6 +246,16 @@ class Config(_Strict):
     runner: RunnerConfig = Field(default_factory=RunnerConfig)
     extensions: dict[str, list[str]] = Field(default_factory=dict)
     tui: TuiConfig = Field(default_factory=TuiConfig)
+    # channels and URLs live in the user's config.toml; the repository's [notify] may only narrow
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
+
+    @field_validator("notify", mode="before")
+    @classmethod
+    def _notify_narrows(cls, value: Any) -> Any:
+        problem = repo_table_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("claude_args")
     @classmethod

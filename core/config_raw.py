@@ -28,6 +28,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "intake.split": ("auto", "off"),
     "library.search": ("builtin", "qmd"),
     "runner.sandbox": ("auto", "require", "off"),
+    "notify.terminal": ("bell", "osc9", "osc777", "off"),
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -81,6 +82,20 @@ DEFAULTS: dict[str, Any] = {
     "runner": {"claude": "", "timeout": "30m", "sandbox": "auto", "allowed_domains": []},
     "extensions": {},
     "tui": {"keymap": {}, "theme": ""},
+    # [notify] lives in <user data dir>/config.toml; the repo's [notify] may only narrow it
+    "notify": {
+        "enabled": True,
+        "channels": [],
+        "terminal": "bell",
+        "quiet_hours": "",
+        "remind": "",
+        "remind_count": 2,
+        "timeout": "5s",
+        "ntfy": {"server": "https://ntfy.sh", "topic": "", "token": ""},
+        "telegram": {"api": "https://api.telegram.org", "token": "", "chat_id": ""},
+        "slack": {"webhook": ""},
+        "route": {},
+    },
 }
 
 

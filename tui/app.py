@@ -257,6 +257,10 @@ class HallmarkApp(App[None]):
                 timeout=6,
                 markup=False,
             )
+        if new and not self.is_headless and self._driver is not None:  # [notify] terminal: bell or OSC 9/777
+            from hallmark.core.notify.terminal import alert, mode
+
+            self._driver.write(alert(mode(), new[0]))
 
     def action_next_waiting(self) -> None:
         """n: the next item waiting for you, oldest first (core.waiting, from the Building). A

@@ -38,7 +38,9 @@ DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 # not progress: --until-idle may stop
-IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "resume_paused", "distill_paused"})
+IDLE_OUTCOMES = frozenset(
+    {"question_defaulted", "error", "resume_paused", "distill_paused", "notified", "notify_held", "notify_failed"}
+)
 
 
 def _update_state(**fields: Any) -> dict[str, Any]:
@@ -267,7 +269,15 @@ def pass_repo(
         finally:
             leases.release(repo, view.id, lease["holder"])
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
+    done += _followup(repo, "notify", lambda: _notify(repo), log)
     return list(done)
+
+
+def _notify(repo: Repo) -> list[dict[str, Any]]:
+    """Last in the pass, so what the pass put in the inbox goes out now (core/notify/worker.py)."""
+    from hallmark.core.notify.worker import notify_pass
+
+    return notify_pass(repo)
 
 
 def _followup(
