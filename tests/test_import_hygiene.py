@@ -371,7 +371,7 @@ STATUSLINE_KEPT = HOOKS | {
     "hallmark.core.paths",
     "hallmark.core.statusline",
 }
-STATUSLINE = SESSION_START | {"hallmark.core.statusline", "hallmark.core.item_lookup"}
+STATUSLINE = SESSION_START | {"hallmark.core.statusline", "hallmark.core.item_lookup", "hallmark.core.journal"}
 
 
 def _statusline(repo: GateRepo) -> tuple[str, set[str]]:

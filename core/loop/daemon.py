@@ -124,23 +124,10 @@ STEPS: dict[str, tuple[str, Callable[[Repo, states.ItemView], dict[str, Any]], s
 
 
 def watchman(repo: Repo) -> list[str]:
-    """Flag stuck items (core.watchman, the floor plan's rule too) with a notice, once per quiet spell."""
-    from hallmark.core.watchman import stuck_items
+    """Flag stuck items with a notice, once per quiet spell (core/watchman.py's rule and record)."""
+    from hallmark.core.watchman import flag_stuck
 
-    flagged = []
-    for stuck in stuck_items(repo, stuck_after_s=clock.parse_duration(repo.config.stuck_after)):
-        if stuck.noticed:
-            continue
-        items.record(
-            repo,
-            stuck.item,
-            "notice",
-            actor="watchman",
-            kind="stuck",
-            text=f"{stuck.item} has had no new event for {int(stuck.quiet_s // 60)} min in {stuck.state}",
-        )
-        flagged.append(stuck.item)
-    return flagged
+    return flag_stuck(repo)
 
 
 def _prune_gate_checkouts(repo: Repo) -> None:
