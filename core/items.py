@@ -12,7 +12,7 @@ import shlex
 import subprocess
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
 from .errors import HallError
@@ -388,36 +388,72 @@ def pull_back(
 
 
 def drop(
-    repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None
+    repo: Repo,
+    item_id: str,
+    *,
+    reason: str,
+    keep_worktree: bool = False,
+    delete_ignored: bool = False,
+    actor: str | None = None,
 ) -> item_results.Dropped:
+    """Drop the item and remove its worktree unless something in it is the person's (uncommitted
+    work, or git-ignored files Hallmark did not put there); `delete_ignored` deletes the latter."""
     if not reason or not reason.strip():
         raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
     with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
-    removed, kept_why = False, "asked to keep it" if keep_worktree else ""
+    removal = Removal(False, "asked to keep it" if keep_worktree else "")
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
-        removed, kept_why = remove_worktree(repo, view, actor=actor)
+        removal = remove_worktree(repo, view, actor=actor, delete_ignored=delete_ignored)
+    removed = removal.removed
     stood_in = removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree)))
-    return item_results.Dropped.dropping(view, removed, kept_why, stood_in)
+    return item_results.Dropped.dropping(view, removed, removal.why, stood_in, removal.deleted)
 
 
-def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:
-    """Remove an item's worktree without --force: a dirty one is kept, and we say why."""
-    from .worktree_copy import person_dirt, remove_own_copies
+class Removal(NamedTuple):
+    """What removing a worktree did: removed or not, why it was kept, the ignored files deleted."""
+
+    removed: bool
+    why: str
+    deleted: tuple[str, ...] = ()
+
+
+def remove_worktree(
+    repo: Repo, view: states.ItemView, *, actor: str | None = None, delete_ignored: bool = False
+) -> Removal:
+    """Remove an item's worktree without --force: one with uncommitted changes is kept, and so is
+    one holding git-ignored files of the person's (which `git worktree remove` would delete without
+    asking) unless `delete_ignored`; we say why."""
+    from .worktree_copy import person_dirt, persons_ignored, remove_own_copies
 
     wt = Path(view.worktree)
     if os.path.realpath(wt) == os.path.realpath(repo.root):
-        return False, "it is the main checkout"
+        return Removal(False, "it is the main checkout")
     if person_dirt(repo, view):
-        return False, "it has uncommitted changes"
+        return Removal(False, "it has uncommitted changes")
+    theirs = persons_ignored(repo, view)
+    if theirs and not delete_ignored:
+        return Removal(False, kept_for_ignored(view.id, theirs))
     remove_own_copies(repo, view)  # Hallmark's own: git would refuse to remove a worktree holding them
     with worktree_lock(repo):
         proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
     if proc.returncode != 0:
-        return False, proc.stderr.strip() or "git worktree remove failed"
-    record(repo, view.id, "worktree_removed", actor=actor, worktree=str(wt))
-    return True, ""
+        return Removal(False, proc.stderr.strip() or "git worktree remove failed")
+    fields: dict[str, Any] = {"worktree": str(wt)}
+    if theirs:
+        fields["deleted_ignored"] = theirs
+    record(repo, view.id, "worktree_removed", actor=actor, **fields)
+    return Removal(True, "", tuple(theirs))
+
+
+def kept_for_ignored(item_id: str, theirs: list[str]) -> str:
+    """Why a worktree stays: the person's ignored files, named, and the flag that deletes them."""
+    shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+    return (
+        f"it holds files git ignores that are not Hallmark's: {shown}; removing the worktree would delete "
+        f"them (copy them out first, or run hall sweep {item_id} --delete-ignored to delete them with it)"
+    )
 
 
 def retry(

@@ -10,6 +10,7 @@ edited since is reported, named as a copy, with advice that never says "commit".
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -58,10 +59,14 @@ def _copies(repo: Any, item_id: str) -> dict[str, str | None]:
         return {}
 
 
-def status_entries(worktree: Path | str, *, every_file: bool) -> list[tuple[str, str]]:
-    """(XY, path) for every uncommitted change, ignored files left out; `-z` so no path is quoted."""
+def status_entries(worktree: Path | str, *, every_file: bool, ignored: bool = False) -> list[tuple[str, str]]:
+    """(XY, path) for every uncommitted change, ignored files left out unless asked for (then `!!`,
+    an ignored directory as one `dir/` entry); `-z` so no path is quoted."""
     mode = "all" if every_file else "normal"
-    raw = git.run(["status", "--porcelain", "-z", f"--untracked-files={mode}"], worktree).stdout
+    args = ["status", "--porcelain", "-z", f"--untracked-files={mode}"]
+    if ignored:
+        args.append("--ignored=traditional")
+    raw = git.run(args, worktree).stdout
     out: list[tuple[str, str]] = []
     parts = raw.split("\0")
     i = 0
@@ -111,6 +116,37 @@ def split_dirt(repo: Any, view: Any) -> tuple[list[str], list[str], list[str]]:
 def person_dirt(repo: Any, view: Any) -> list[str]:
     """Porcelain lines of the worktree's uncommitted changes, Hallmark's unchanged copies left out."""
     return split_dirt(repo, view)[0]
+
+
+def _only_own(folder: Path, prefix: str, own: set[str]) -> bool:
+    """Whether every file under an ignored folder is one of Hallmark's unchanged copies (the walk
+    stops at the first that is not, so a large build folder costs one step)."""
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in files:
+            rel = prefix + os.path.relpath(os.path.join(top, name), folder)
+            if rel.replace(os.sep, "/") not in own:
+                return False
+    return True
+
+
+def persons_ignored(repo: Any, view: Any) -> list[str]:
+    """The git-ignored files in the worktree that are the person's: every ignored file or folder
+    Hallmark did not copy in, and each copy edited since. `git status` never shows them, and
+    `git worktree remove` deletes them without asking, so removing the worktree would lose them."""
+    worktree = Path(view.worktree)
+    copies = _copies(repo, view.id)
+    own = set(unchanged_copies(repo, view)) if copies else set()
+    found = []
+    for code, path in status_entries(worktree, every_file=False, ignored=True):
+        if code != "!!":
+            continue
+        if path.endswith("/") and _only_own(worktree / path, path, own):
+            continue
+        if path in own:
+            continue
+        found.append(f"{path} (copied in by Hallmark, edited since)" if path in copies else path)
+    return found
 
 
 def dirty_advice(view: Any, dirty: list[str], edited: list[str]) -> list[str]:
