@@ -43,7 +43,9 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def read_json(path: Path, default: Any = None) -> Any:
+    from .bounded_read import STATE_LIMIT, read_bytes
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_bytes(path, STATE_LIMIT).decode("utf-8"))
     except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
         return default

@@ -27,6 +27,23 @@ def journal_health(state_dir: Path) -> list[dict[str, Any]]:
     return bad
 
 
+def _journal_check(bad: list[dict[str, Any]]) -> Check:
+    """Bad lines are skipped on read; a journal refused whole (line 0: a directory, a FIFO, too big)
+    damages its own item only, and its fix is to move it aside."""
+    detail = "all lines parse" if not bad else "; ".join(_where(b) + f": {b['reason']}" for b in bad[:20])
+    whole = [b for b in bad if b["line"] == 0]
+    fix = (
+        f"move {whole[0]['path']} aside and restore it from a backup; every other item keeps working"
+        if whole
+        else "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside"
+    )
+    return _check("journal", not bad, detail, fix, bad_lines=bad)
+
+
+def _where(bad: dict[str, Any]) -> str:
+    return f"{bad['path']}:{bad['line']}" if bad["line"] else str(bad["path"])
+
+
 def hooks_status(root: Path) -> dict[str, Any]:
     """Without our plugin: is `hall-hook` wired by hand into any settings or plugin hooks file?"""
     from .plugin_install import claude_config_dir
@@ -230,18 +247,7 @@ def run(start: Path) -> DoctorReport:
         checks.append(_check("config", False, exc.message, "fix the key it names in .hallmark.toml"))
     if paths.initialized:
         bad = journal_health(paths.state_dir)
-        detail = (
-            "all lines parse" if not bad else "; ".join(f"{b['path']}:{b['line']}: {b['reason']}" for b in bad[:20])
-        )
-        checks.append(
-            _check(
-                "journal",
-                not bad,
-                detail,
-                "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
-                bad_lines=bad,
-            )
-        )
+        checks.append(_journal_check(bad))
         checks.append(_items_check(paths))
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
         checks.append(_library_check(paths))

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from . import journal
+from . import bounded_read, journal
 from .errors import HallError
 
 # (patterns as text, compiled by `re` on first use: the hook path imports this module for the session rule)
@@ -102,7 +102,7 @@ def _highest_question(state_dir: Path) -> int:
     highest = 0
     for path in [state_dir / "events.jsonl", *(state_dir / "items").glob("*/events.jsonl")]:
         try:
-            data = path.read_bytes()
+            data = bounded_read.read_bytes(path, bounded_read.JOURNAL_LIMIT)
         except OSError:
             continue
         for match in re.finditer(_QID, data):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import journal, states
+from .bounded_read import open_regular
 from .derived_db import DerivedDatabase
 from .paths import RepoPaths
 
@@ -326,11 +327,15 @@ def _tail_of(path: Path, offset: int) -> bytes:
         return b""
     start = max(0, offset - TAIL_BYTES)
     try:
-        with open(path, "rb") as handle:
-            handle.seek(start)
-            return handle.read(offset - start)
+        fd = open_regular(path)  # a journal swapped for a FIFO never blocks the index
     except OSError:
         return b""
+    try:
+        return os.pread(fd, offset - start, start)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def _same_tail(path: Path, offset: int, tail: bytes | None) -> bool:

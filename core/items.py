@@ -12,7 +12,7 @@ import shlex
 import subprocess
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
 from .errors import HallError
@@ -32,9 +32,12 @@ def fold_item(repo: Repo, item_id: str) -> states.ItemView:
     path = repo.paths.item_journal(item_id)
     if not path.exists():
         raise HallError("ITEM_NOT_FOUND", f"There is no item {item_id}.", ["hall status --all", 'hall new --title "…"'])
-    view = states.fold(item_id, journal.read(path).events)
+    found = journal.read(path)
+    view = states.fold(item_id, found.events)
     if not view.created:
-        raise HallError("ITEM_NOT_FOUND", f"{item_id} has no creation event in its journal.", ["hall doctor"])
+        whole = [b.reason for b in found.bad if b.line == 0]  # refused whole: a directory, a FIFO, too big
+        why = f"{path}: {whole[0]}" if whole else f"{item_id} has no creation event in its journal"
+        raise HallError("ITEM_NOT_FOUND", f"{why}.", ["hall doctor", "hall status --all"])
     return view
 
 
@@ -403,57 +406,14 @@ def drop(
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
     with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
+    from .worktree_remove import Removal, remove_worktree
+
     removal = Removal(False, "asked to keep it" if keep_worktree else "")
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
         removal = remove_worktree(repo, view, actor=actor, delete_ignored=delete_ignored)
     removed = removal.removed
     stood_in = removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree)))
     return item_results.Dropped.dropping(view, removed, removal.why, stood_in, removal.deleted)
-
-
-class Removal(NamedTuple):
-    """What removing a worktree did: removed or not, why it was kept, the ignored files deleted."""
-
-    removed: bool
-    why: str
-    deleted: tuple[str, ...] = ()
-
-
-def remove_worktree(
-    repo: Repo, view: states.ItemView, *, actor: str | None = None, delete_ignored: bool = False
-) -> Removal:
-    """Remove an item's worktree without --force: one with uncommitted changes is kept, and so is
-    one holding git-ignored files of the person's (which `git worktree remove` would delete without
-    asking) unless `delete_ignored`; we say why."""
-    from .worktree_copy import person_dirt, persons_ignored, remove_own_copies
-
-    wt = Path(view.worktree)
-    if os.path.realpath(wt) == os.path.realpath(repo.root):
-        return Removal(False, "it is the main checkout")
-    if person_dirt(repo, view):
-        return Removal(False, "it has uncommitted changes")
-    theirs = persons_ignored(repo, view)
-    if theirs and not delete_ignored:
-        return Removal(False, kept_for_ignored(view.id, theirs))
-    remove_own_copies(repo, view)  # Hallmark's own: git would refuse to remove a worktree holding them
-    with worktree_lock(repo):
-        proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
-    if proc.returncode != 0:
-        return Removal(False, proc.stderr.strip() or "git worktree remove failed")
-    fields: dict[str, Any] = {"worktree": str(wt)}
-    if theirs:
-        fields["deleted_ignored"] = theirs
-    record(repo, view.id, "worktree_removed", actor=actor, **fields)
-    return Removal(True, "", tuple(theirs))
-
-
-def kept_for_ignored(item_id: str, theirs: list[str]) -> str:
-    """Why a worktree stays: the person's ignored files, named, and the flag that deletes them."""
-    shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
-    return (
-        f"it holds files git ignores that are not Hallmark's: {shown}; removing the worktree would delete "
-        f"them (copy them out first, or run hall sweep {item_id} --delete-ignored to delete them with it)"
-    )
 
 
 def retry(

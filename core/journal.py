@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from . import bounded_read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -209,9 +212,13 @@ def append_unlocked(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     """
     data = encode(record)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    bounded_read.check_regular(path)  # a FIFO would block the write, a device swallow it
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NONBLOCK", 0), 0o644)
     try:
-        size = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped in since the check
+            raise bounded_read.Refused(path, "is not a regular file; Hallmark does not write it")
+        size = info.st_size
         if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
         written = os.write(fd, data)
@@ -277,11 +284,12 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
     """
     result = ReadResult(offset=offset, lines=start_line)
     try:
-        with open(path, "rb") as handle:
-            if offset:
-                handle.seek(offset)
-            data = handle.read()
+        data = bounded_read.read_bytes(path, bounded_read.JOURNAL_LIMIT, offset=offset)
     except FileNotFoundError:
+        return result
+    except OSError as exc:  # a directory, a FIFO, a device, too big: this journal is damaged, not the repo
+        reason = exc.reason if isinstance(exc, bounded_read.Refused) else f"cannot be read ({exc.strerror or exc})"
+        result.bad.append(BadLine(str(path), start_line, f"the journal {reason}", ""))
         return result
     cut = data.rfind(b"\n") + 1
     whole, tail = data[:cut], data[cut:]

@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from . import git, items, states
+from . import git, states
 from .sweep_results import KeptWorktree, RemovedWorktree, SweepPreview, Swept
 from .worktree_copy import person_dirt, persons_ignored
+from .worktree_remove import kept_for_ignored, remove_worktree
 
 
 def _real(path: str | Path) -> str:
@@ -60,7 +61,7 @@ def plan(
             elif not delete_ignored:
                 theirs = persons_ignored(repo, view)  # what `git worktree remove` would delete unasked
                 if theirs:
-                    why = items.kept_for_ignored(view.id, theirs)
+                    why = kept_for_ignored(view.id, theirs)
         if why:
             kept.append(KeptWorktree(item=view.id, state=view.state, worktree=view.worktree, why=why))
         else:
@@ -84,7 +85,7 @@ def sweep(
         if dry_run:
             removed.append(_removed_row(view, tuple(persons_ignored(repo, view)) if delete_ignored else ()))
             continue
-        done = items.remove_worktree(repo, view, actor=actor, delete_ignored=delete_ignored)
+        done = remove_worktree(repo, view, actor=actor, delete_ignored=delete_ignored)
         if done.removed:
             removed.append(_removed_row(view, done.deleted))
         else:

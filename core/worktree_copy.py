@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from . import git
+from .bounded_read import COPY_LIMIT, read_bytes
 from .paths import is_within
 
 
 def sha256_of(path: Path) -> str | None:
+    """None when there is no regular file of a copy's size there (a FIFO there never blocks us)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_bytes(path, COPY_LIMIT)).hexdigest()
     except OSError:
         return None
 
@@ -34,8 +36,11 @@ def copy_into(main: Path, worktree: Path, wanted: list[str]) -> dict[str, str]:
         source = main / rel
         dest = worktree / rel
         if source.is_file() and not dest.exists() and is_within(dest.resolve(), worktree.resolve()):
+            try:
+                data = read_bytes(source, COPY_LIMIT)
+            except OSError:
+                continue  # not a regular file of a copy's size: not copied (doctor names copies)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            data = source.read_bytes()
             dest.write_bytes(data)
             copied[rel] = hashlib.sha256(data).hexdigest()
     return copied
