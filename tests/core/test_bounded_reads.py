@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from hallmark.core import bounded_read, journal
 
 BIN = Path(sys.executable).parent
@@ -131,7 +130,7 @@ def test_a_huge_config_is_refused(made):
     with (repo.root / ".hallmark.toml").open("a") as fh:
         fh.write("# " + "x" * (bounded_read.CONFIG_LIMIT + 10) + "\n")
     code, out = hook(wt, "pre-tool-use", _write(wt))
-    assert '"deny"' in out and "limit" in out
+    assert code == 0 and '"deny"' in out and "limit" in out
 
 
 # -- an item's journal (F6: one damaged item, every other keeps working) ---------------------------
