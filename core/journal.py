@@ -276,11 +276,34 @@ def _fast_parse(line: str) -> dict[str, Any] | None:
     return value
 
 
+def owner_of(path: Path | str) -> str | None:
+    """The item whose journal this is (`items/H-0009/events.jsonl` -> H-0009); None for the repo's."""
+    folder = os.path.dirname(path)
+    name = os.path.basename(folder)
+    if name.startswith("H-") and os.path.basename(os.path.dirname(folder)) == "items":
+        return name
+    return None
+
+
+def envelope_problem(record: dict[str, Any], owner: str | None) -> str:
+    """Why a parsed event does not belong in this journal ("" when it does): a journal version this
+    Hallmark does not know (a future one, or garbage), or another item's event in an item's journal.
+    Folding either would apply it to the wrong item or under the wrong rules."""
+    version = record.get("v", JOURNAL_VERSION)
+    if type(version) is not int or version != JOURNAL_VERSION:
+        return f"journal version {version!r}, not {JOURNAL_VERSION} (written by another Hallmark?); not folded"
+    item = record.get("item")
+    if owner is not None and item is not None and item != owner:
+        return f"an event of {item!r} in {owner}'s journal; not folded"
+    return ""
+
+
 def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool = True) -> ReadResult:
     """Read events from byte offset on.
 
     Only whole lines move the offset. A last line without its newline is a torn write: with
     include_tail it is reported as bad (a full read); without, it is left for the next catch-up.
+    A line whose envelope does not belong here (envelope_problem) is reported as bad, not folded.
     """
     result = ReadResult(offset=offset, lines=start_line)
     try:
@@ -299,6 +322,7 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
     except UnicodeDecodeError:  # some line is not UTF-8: take every line the slow, exact way
         lines = whole.split(b"\n")[:-1]
     events, numbers, bad = result.events, result.numbers, result.bad
+    owner = owner_of(name)
     lineno = start_line
     for line in lines:
         lineno += 1
@@ -310,6 +334,11 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
                 if reason != "empty line":
                     bad.append(BadLine(name, lineno, reason, raw.decode("utf-8", "replace")))
                 continue
+        problem = envelope_problem(record, owner)
+        if problem:
+            text = line if type(line) is str else line.decode("utf-8", "replace")
+            bad.append(BadLine(name, lineno, problem, text))
+            continue
         events.append(record)
         numbers.append(lineno)
     result.offset = offset + cut
