@@ -148,6 +148,20 @@ def _worktrees_check(paths: RepoPaths) -> Check:
     )
 
 
+def _git_checks(paths: RepoPaths) -> list[Check]:
+    """What a killed `hall new` or a renamed base leaves in git (core/doctor_leftovers.py); skipped
+    while the config is invalid (its own check says so)."""
+    from .doctor_leftovers import bases_check, leftovers_check
+    from .repo import Repo
+
+    repo = Repo(paths, paths.main_checkout)
+    try:
+        repo.config  # noqa: B018 - loads it, or raises what the config check reports
+    except HallError:
+        return []
+    return [leftovers_check(repo), bases_check(repo)]
+
+
 def ship_remotes(command: str) -> list[str]:
     """The remotes a ship command pushes to: the first plain word after each `git … push`."""
     import shlex
@@ -252,6 +266,7 @@ def run(start: Path) -> DoctorReport:
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
         checks.append(_library_check(paths))
         checks.append(_worktrees_check(paths))
+        checks.extend(_git_checks(paths))
         ship = _ship_check(paths)
         if ship is not None:
             checks.append(ship)

@@ -189,6 +189,12 @@ def new(
     if git.branch_exists(repo.root, branch):
         raise HallError("WRONG_STATE", f"Branch {branch} already exists.", ["hall adopt", f"git branch -D {branch}"])
     base_ok = git.run(["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], repo.root, check=False).returncode == 0
+    if not base_ok:  # an item on a base that does not exist could never be reviewed or shipped
+        raise HallError(
+            "WRONG_STATE",
+            f"The base branch {base!r} does not exist (renamed?); an item needs a base to be reviewed against.",
+            ["set base in .hallmark.toml", 'hall new --base <branch> --title "…"', "hall doctor"],
+        )
     command = _template(cfg.worktree, values)
     if base_ok and "-b {branch}" in cfg.worktree and "{base}" not in cfg.worktree:
         command += " " + shlex.quote(base)
