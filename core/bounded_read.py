@@ -25,6 +25,7 @@ CONFIG_LIMIT = 4 * MIB  # .hallmark.toml (20,000 gates are 250 KB)
 JOURNAL_LIMIT = 512 * MIB  # one journal read (an item's or the repo's)
 STATE_LIMIT = 16 * MIB  # Hallmark's own small state files (counters, sessions, caches, the item cache)
 COPY_LIMIT = 64 * MIB  # a `[worktree] copy` file (a .env), hashed or copied
+PERSON_FILE_LIMIT = 64 * MIB  # a person's file Hallmark edits a section of (CLAUDE.md, .claude/…)
 CHECKPOINT_LIMIT = 1 * MIB  # `hall checkpoint set --from-file`
 VERDICT_LIMIT = 16 * MIB  # `hall verdict --file`
 IMPORT_LIMIT = 64 * MIB  # `hall library import --from / --craft`

@@ -258,7 +258,10 @@ def run(start: Path) -> DoctorReport:
         load(paths.main_checkout)
         checks.append(_check("config", True, "valid"))
     except HallError as exc:
-        checks.append(_check("config", False, exc.message, "fix the key it names in .hallmark.toml"))
+        named = [step for step in exc.next if step != "hall doctor"]
+        checks.append(
+            _check("config", False, exc.message, named[0] if named else "fix the key it names in .hallmark.toml")
+        )
     if paths.initialized:
         bad = journal_health(paths.state_dir)
         checks.append(_journal_check(bad))

@@ -11,6 +11,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -22,6 +23,21 @@ from hallmark.core import bounded_read, journal
 BIN = Path(sys.executable).parent
 MEMORY = 2 * 1024**3  # a reader that slurps /dev/zero dies here instead of taking the machine
 TIMEOUT = 60
+
+
+@pytest.fixture
+def deadline():
+    """In-process reads too are bounded in time: a read that blocks (a FIFO opened without
+    O_NONBLOCK) is interrupted by SIGALRM and fails the test instead of hanging the run."""
+
+    def expired(_signum, _frame):
+        raise TimeoutError("a read blocked for 20 s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
 
 
 def _limited() -> None:
@@ -65,7 +81,7 @@ KINDS = ["fifo", "zero", "dir", "loop"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_reader_refuses_each_special_file_at_once(tmp_path, kind):
+def test_the_reader_refuses_each_special_file_at_once(tmp_path, kind, deadline):
     target = tmp_path / "f"
     _special(target, kind)
     started = time.monotonic()
@@ -84,7 +100,7 @@ def test_a_file_over_its_limit_is_refused_naming_it(tmp_path):
     assert bounded_read.read_bytes(big, 4096, offset=2000) == b"x" * 48
 
 
-def test_a_journal_that_is_a_fifo_reads_as_one_bad_entry_and_is_never_appended_to(tmp_path):
+def test_a_journal_that_is_a_fifo_reads_as_one_bad_entry_and_is_never_appended_to(tmp_path, deadline):
     path = tmp_path / "events.jsonl"
     os.mkfifo(path)
     found = journal.read(path)
@@ -221,3 +237,32 @@ def test_a_copied_file_that_is_a_fifo_never_blocks_drop(hall_repo):
     os.mkfifo(wt / ".env")
     code, out = hall(root, "drop", made["item"], "--reason", "x")
     assert code == 0 and json.loads(out)["state"] == "dropped"
+
+
+# -- a person's files Hallmark edits a section of ---------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_init_refuses_a_special_claude_md(git_repo, kind):
+    _special(git_repo / "CLAUDE.md", kind)
+    code, out = hall(git_repo, "init")
+    error = json.loads(out)["error"]
+    assert code == 4 and error["code"] == "WRONG_STATE" and "CLAUDE.md" in error["message"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_promotion_never_reads_a_special_file(tmp_path, kind):
+    """In a child process: a regression reading /dev/zero in this one would take the machine."""
+    target = tmp_path / "CLAUDE.md"
+    _special(target, kind)
+    probe = (
+        "import sys\n"
+        "from hallmark.core.errors import HallError\n"
+        "from hallmark.core.memory import safe_write\n"
+        "try:\n"
+        "    safe_write.read_text(__import__('pathlib').Path(sys.argv[1]))\n"
+        "except HallError as exc:\n"
+        "    print(exc.message)\n"
+    )
+    code, out = _run([sys.executable, "-c", probe, str(target)], tmp_path)
+    assert code == 0 and "not a regular file" in out
