@@ -2,7 +2,7 @@
 
 A person's file is theirs in every way, not only its bytes: a symlink (`CLAUDE.md -> AGENTS.md`)
 is written through to its target and stays a symlink, and a file keeps its permission bits (a new
-one gets the umask's, as any editor would give it; mkstemp's 0600 never leaks out).
+one gets the umask's, as any editor would give it; the temp file's 0600 never leaks out).
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ import contextlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def write_text(
@@ -33,7 +35,7 @@ def write_text(
     if mode is None:
         mode = mode_of(target)
     where = tmp_dir if tmp_dir is not None and _same_device(tmp_dir, target.parent) else target.parent
-    fd, tmp = tempfile.mkstemp(dir=where, prefix=f"{prefix}{target.name}.", suffix=".tmp")
+    fd, tmp = _mkstemp(where, f"{prefix}{target.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -76,6 +78,21 @@ def _same_device(folder: Path, other: Path) -> bool:
         return os.stat(folder).st_dev == os.stat(other).st_dev
     except OSError:
         return False
+
+
+_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _mkstemp(directory: Path, prefix: str) -> tuple[int, str]:
+    """tempfile.mkstemp's contract (a new file only this process opened, mode 0600), without
+    importing tempfile: it pulls random, shutil, bz2 and lzma into every hook that writes state."""
+    for _ in range(100):
+        tmp = os.path.join(directory, f"{prefix}{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, _FLAGS | getattr(os, "O_BINARY", 0), 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no unused temporary name in {directory}")
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -296,15 +296,9 @@ def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
 
 
 def _prepare(data: dict[str, Any]) -> dict[str, Any]:
-    """TOML's `[worktree]` table and the `worktree` template share a name; split them."""
-    data = dict(data)
-    if isinstance(data.get("worktree"), dict):
-        table = dict(data.pop("worktree"))
-        template = table.pop("command", None)
-        if template is not None:
-            data["worktree"] = template
-        data["worktree_opts"] = table
-    return data
+    """TOML's `[worktree]` table and the `worktree` template share a name; split them (config_raw
+    owns the split: `hall new` reads a known-valid file without this model)."""
+    return config_raw.split_worktree(data)
 
 
 def load(main_checkout: Path) -> Config:

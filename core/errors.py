@@ -30,6 +30,7 @@ EXIT_CODES: dict[str, int] = {
     "MERGE_CONFLICT": 4,
     "BUDGET_EXCEEDED": 4,
     "GATE_DENIED": 5,
+    "SIGNING_UNAVAILABLE": 5,
     "CHECKS_FAILED": 6,
     "CLAIMED": 7,
 }

@@ -10,7 +10,7 @@ from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
 from .errors import HallError
 from .paths import RepoPaths, discover, user_data_dir
-from .setup_results import Initialized, PrePushInstall, SetupWarning
+from .setup_results import Initialized, PrePushInstall, SetupWarning, SigningSetup
 
 CLAUDE_START = "<!-- hallmark:start -->"
 CLAUDE_END = "<!-- hallmark:end -->"
@@ -233,12 +233,14 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
     claude = write_claude_section(root) if claude_md else "skipped"
     register(root)
     pre_push = install_pre_push(paths)
+    compile_bytecode()
     if created_state:
         journal.append(paths.repo_journal, "initialized", item=None, actor="you", gates=gates)
     from .memory import identity as memory_identity
 
     project = memory_identity.write_proposal(paths)  # proposes .agentmemory-project; the person commits it
     return Initialized(
+        signing=_signing(paths),
         repo=str(root),
         state_dir=str(state),
         config=str(config_file),
@@ -251,6 +253,25 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         pre_push=pre_push,
         config_valid=_check_config(root),
     )
+
+
+def _signing(paths: RepoPaths) -> SigningSetup | None:
+    """This machine's hallmark key and its trust here (core/stamp_key.py); None where ssh-keygen
+    cannot make one (`hall doctor` says so, and no hallmark can be struck until it can)."""
+    from . import signing, stamp_key
+
+    try:
+        return stamp_key.set_up(paths)
+    except (signing.SigningError, OSError):
+        return None
+
+
+def compile_bytecode() -> None:
+    """The package's bytecode, so a hook under PYTHONDONTWRITEBYTECODE does not compile it on every
+    call (core/bytecode.py); best effort, `hall doctor` names what is missing."""
+    from .bytecode import setup_step
+
+    setup_step()
 
 
 def install_pre_push(paths: RepoPaths) -> PrePushInstall:

@@ -3,13 +3,16 @@
 Anyone with git can write a note, and anyone who can write a file can append a journal line, so a
 note is a hallmark only when the whole chain holds:
 
-1. the note parses as the hallmark's JSON, version 1;
-2. its `sha` is the commit itself (a note copied from an approved commit does not count);
-3. the journal of the item it names records `hallmarked` at that commit, folded through the
-   transition table (a later pull-back or reopen takes it away);
-4. that `hallmarked` was written by the loop: by the assayer for a `verdict` it recorded (approve,
-   same commit) from a run it launched (`run_started` for that run), or by a person's `hall
-   verdict` override, and carried to this commit only by clean rebases the shipper recorded;
+1. the note parses as the hallmark's JSON, version 2 (core/hallmark_note.py owns the format);
+2. its `sha` is the commit itself and its `tree` that commit's tree (a copied note does not count);
+3. it is signed by a key the base trusts (core/signers.py: `.hallmark/allowed_signers` on the
+   remote's base, else this repo's local list): an agent that cannot read the key cannot make one;
+4. where the loop's journal is here, the journal of the item it names records `hallmarked` at that
+   commit, folded through the transition table (a later pull-back or reopen takes it away), written
+   by the loop: by the assayer for a `verdict` it recorded (approve, same commit) from a run it
+   launched (`run_started` for that run), or by a person's `hall verdict` override, and carried to
+   this commit only by clean rebases the shipper recorded; in a clone without the journal (CI) the
+   signature alone speaks, and the answer says so;
 5. a hallmark struck by Hallmark's stand-in model (no model ran) counts only in a repository
    whose configuration runs the stand-in, which is how `hall demo` marks the repos it makes.
 
@@ -18,9 +21,7 @@ A denial says which link failed. Stdlib only: the hook path and the pre-push hoo
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 from hallmark.core import item_lookup
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hallmark.core.paths import RepoPaths
+    from hallmark.core.signers import Trusted
     from hallmark.core.states import ItemView
 
     from .run import Result
@@ -45,14 +47,29 @@ _FULL_SHA = r"[0-9a-f]{40}|[0-9a-f]{64}"
 
 
 class Verdict:
-    __slots__ = ("head", "item", "ok", "reason", "standin")
+    """ok, and why; signed: the note's signature verified (journal: "checked", "unavailable" in a
+    clone without Hallmark's journal, where the signature alone decides, or "" when not reached)."""
 
-    def __init__(self, ok: bool, reason: str, head: str = "", item: str = "", standin: bool = False) -> None:
+    __slots__ = ("head", "item", "journal", "ok", "reason", "signed", "standin")
+
+    def __init__(
+        self,
+        ok: bool,
+        reason: str,
+        head: str = "",
+        item: str = "",
+        standin: bool = False,
+        *,
+        signed: bool = False,
+        journal: str = "",
+    ) -> None:
         self.ok = ok
         self.reason = reason
         self.head = head
         self.item = item
         self.standin = standin
+        self.signed = signed
+        self.journal = journal
 
     def __repr__(self) -> str:
         return f"Verdict({self.ok}, {self.reason!r})"
@@ -83,6 +100,11 @@ def read_notes(where: str, revs: list[str], git_dir: str | None = None) -> dict[
 
     Raises LookupError naming the first rev that does not resolve to a commit.
     """
+    return {sha: note for sha, (_tree, note) in read_commits(where, revs, git_dir).items()}
+
+
+def read_commits(where: str, revs: list[str], git_dir: str | None = None) -> dict[str, tuple[str, str | None]]:
+    """{commit sha: (its tree, its hallmark note or None)}: read_notes with each commit's tree."""
     if not revs:
         return {}
     for rev in revs:
@@ -97,7 +119,7 @@ def read_notes(where: str, revs: list[str], git_dir: str | None = None) -> dict[
             "--no-show-signature",
             "--no-notes",
             f"--notes={NOTES_REF}",
-            "--format=%H%x00%N%x1e",
+            "--format=%H%x00%T%x00%N%x1e",
             "--end-of-options",
             *specs,
             "--",
@@ -110,25 +132,32 @@ def read_notes(where: str, revs: list[str], git_dir: str | None = None) -> dict[
             if one.returncode != 0:
                 raise LookupError(rev)
         raise LookupError(f"{' '.join(revs)} ({proc.stderr.decode('utf-8', 'replace').strip()[:200]})")
-    found: dict[str, str | None] = {}
+    found: dict[str, tuple[str, str | None]] = {}
     for record in proc.stdout.decode("utf-8", "replace").split("\x1e"):
         record = record.strip("\n")
         if not record.strip():
             continue
-        sha, _, note = record.partition("\x00")
+        sha, _, rest = record.partition("\x00")
+        tree, _, note = rest.partition("\x00")
         note = note.strip()
-        found[sha.strip()] = note or None
+        found[sha.strip()] = (tree.strip(), note or None)
     return found
 
 
 def read_head_and_note(where: str) -> tuple[str, str | None]:
     """HEAD's sha and its note under refs/notes/hallmark (None when there is none), in one git call."""
+    head, _tree, note = read_head(where)
+    return head, note
+
+
+def read_head(where: str) -> tuple[str, str, str | None]:
+    """HEAD's sha, its tree and its note (None when there is none), in one git call."""
     try:
-        found = read_notes(where, ["HEAD"])
+        found = read_commits(where, ["HEAD"])
     except LookupError as exc:
         raise RuntimeError(f"git log HEAD failed in {where}: {exc}") from None
-    ((head, note),) = found.items()
-    return head, note
+    ((head, (tree, note)),) = found.items()
+    return head, tree, note
 
 
 # -- the chain ---------------------------------------------------------------------------------------
@@ -223,51 +252,54 @@ def demo_repo(paths: RepoPaths) -> bool:
     )
 
 
-def check_commit(sha: str, note: str | None, paths: RepoPaths, *, label: str = "") -> Verdict:
-    """Is commit sha (with its note text, None for none) hallmarked in the repo at paths?"""
+def check_commit(
+    sha: str,
+    note: str | None,
+    paths: RepoPaths,
+    *,
+    label: str = "",
+    tree: str | None = None,
+    trusted: Trusted | None = None,
+) -> Verdict:
+    """Is commit sha (with its note text, None for none; tree, its tree when the caller read it) a
+    hallmarked commit in the repo at paths, signed by a key trusted (default: signers.trusted)?"""
+    from hallmark.core import hallmark_note
+
     short = sha[:7]
     what = label or short
     if note is None:
         return Verdict(False, f"{what} has no hallmark (no note under {NOTES_REF})", sha)
-    try:
-        data = json.loads(note)
-    except ValueError:
+    data = hallmark_note.parse(note)
+    if data is None:
         return Verdict(False, f"the note on {what} is not a hallmark: it is not JSON", sha)
-    if not isinstance(data, dict) or data.get("v") != 1:
-        return Verdict(False, f"the note on {what} is not a version-1 hallmark", sha)
+    if data.get("v") == 1:
+        return Verdict(
+            False,
+            f"the note on {what} is an unsigned version-1 hallmark, which no longer counts (`hall setup git` "
+            "re-signs the ones the journal proves the loop struck)",
+            sha,
+        )
+    if data.get("v") != hallmark_note.VERSION:
+        return Verdict(False, f"the note on {what} is not a version-{hallmark_note.VERSION} hallmark", sha)
     noted = data.get("sha")
-    if not isinstance(noted, str) or not re.fullmatch(_SHA, noted.lower()):
+    if not isinstance(noted, str) or not hallmark_note.SHA.fullmatch(noted):
         return Verdict(False, f"the note on {what} names no commit", sha)
-    if not _same(noted, sha):
+    if noted != sha:
         return Verdict(False, f"its note is for {noted[:7]}, not {short}", sha)
     item = data.get("item")
-    if not isinstance(item, str) or not re.fullmatch(_ITEM, item):
+    if not isinstance(item, str) or not hallmark_note.ITEM.fullmatch(item):
         return Verdict(False, f"the note on {what} names no item", sha)
-    found = item_lookup.fold_item_events(paths, item)
-    if found is None:
-        return Verdict(False, f"its note names {item}, which has no journal here", sha, item)
-    view, events = found
-    if not _same(view.hallmark_sha, sha):
-        return Verdict(
-            False,
-            f"the journal of {item} records no hallmarked at {short}"
-            + (f" (it is {view.state})" if view.state != "hallmarked" else ""),
-            sha,
-            item,
-        )
-    why, standin = chain(view, events, sha)
-    if why:
-        return Verdict(False, f"the hallmark of {item} on {short} is not the loop's: {why}", sha, item, standin)
-    struck = events[view.hallmark_chain[0]]
-    if data.get("run") != struck.get("run") and struck.get("actor") == ASSAYER:
-        return Verdict(
-            False,
-            f"the note on {short} names run {data.get('run')!r}, the journal {struck.get('run')!r}",
-            sha,
-            item,
-            standin,
-        )
-    standin = standin or bool(data.get("standin"))
+    tree = tree if tree is not None else _tree_of(str(paths.toplevel), sha)
+    if not tree or data.get("tree") != tree:
+        return Verdict(False, f"the note on {what} is for another tree than this commit's", sha, item)
+    if trusted is None:
+        from hallmark.core import signers
+
+        trusted = signers.trusted(str(paths.toplevel), paths)
+    unsigned = hallmark_note.signature_problem(data, trusted)
+    if unsigned:
+        return Verdict(False, f"the note on {what} is no hallmark: {unsigned}", sha, item)
+    standin = bool(data.get("standin"))
     if standin and not demo_repo(paths):
         return Verdict(
             False,
@@ -276,26 +308,93 @@ def check_commit(sha: str, note: str | None, paths: RepoPaths, *, label: str = "
             sha,
             item,
             True,
+            signed=True,
         )
-    return Verdict(True, f"{short} is hallmarked for {item}", sha, item, standin)
+    if not paths.initialized:
+        return Verdict(
+            True,
+            f"{short} carries a hallmark for {item} signed by {data.get('signer')} ({trusted.source}); "
+            "no Hallmark journal is here to follow",
+            sha,
+            item,
+            standin,
+            signed=True,
+            journal="unavailable",
+        )
+    return _journal_agrees(sha, data, paths, item, standin)
+
+
+def _journal_agrees(sha: str, data: dict[str, Any], paths: RepoPaths, item: str, standin: bool) -> Verdict:
+    """The signed note's item journal, where the loop ran: it must still stand behind the hallmark."""
+    short = sha[:7]
+    found = item_lookup.fold_item_events(paths, item)
+    if found is None:
+        return Verdict(False, f"its note names {item}, which has no journal here", sha, item, signed=True)
+    view, events = found
+    if not _same(view.hallmark_sha, sha):
+        return Verdict(
+            False,
+            f"the journal of {item} records no hallmarked at {short}"
+            + (f" (it is {view.state})" if view.state != "hallmarked" else ""),
+            sha,
+            item,
+            signed=True,
+        )
+    why, journal_standin = chain(view, events, sha)
+    standin = standin or journal_standin
+    if why:
+        return Verdict(
+            False, f"the hallmark of {item} on {short} is not the loop's: {why}", sha, item, standin, signed=True
+        )
+    struck = events[view.hallmark_chain[0]]
+    if data.get("run") != struck.get("run") and struck.get("actor") == ASSAYER:
+        return Verdict(
+            False,
+            f"the note on {short} names run {data.get('run')!r}, the journal {struck.get('run')!r}",
+            sha,
+            item,
+            standin,
+            signed=True,
+        )
+    if standin and not demo_repo(paths):
+        return Verdict(
+            False,
+            f"the hallmark of {item} on {short} was struck by Hallmark's stand-in model (no model "
+            "reviewed it); it opens no gate outside a repository made by `hall demo`",
+            sha,
+            item,
+            True,
+            signed=True,
+        )
+    return Verdict(True, f"{short} is hallmarked for {item}", sha, item, standin, signed=True, journal="checked")
+
+
+def _tree_of(where: str, sha: str) -> str:
+    proc = _git(where, ["rev-parse", "--verify", "-q", "--end-of-options", f"{sha}^{{tree}}"])
+    return proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
 
 
 def check(where: str, fallback: RepoPaths) -> Verdict:
     """Check HEAD of the checkout at where; journals come from that repo (or fallback's)."""
-    head, note = read_head_and_note(where)
-    return check_commit(head, note, _paths_for(where, fallback), label=f"HEAD {head[:7]}")
+    head, tree, note = read_head(where)
+    return check_commit(head, note, _paths_for(where, fallback), label=f"HEAD {head[:7]}", tree=tree)
 
 
 def check_revs(where: str, revs: list[str], fallback: RepoPaths, git_dir: str | None = None) -> Verdict:
     """Every commit the revs name must be hallmarked; the first that is not decides (one git read)."""
     try:
-        notes = read_notes(where, revs, git_dir)
+        commits = read_commits(where, revs, git_dir)
     except LookupError as exc:
         return Verdict(False, f"{exc.args[0]!r} does not name a commit the gate can check")
     paths = _paths_for(where, fallback)
+    trusted = None
     last = Verdict(True, "nothing to send")
-    for sha, note in notes.items():
-        last = check_commit(sha, note, paths)
+    for sha, (tree, note) in commits.items():
+        if note is not None and trusted is None:
+            from hallmark.core import signers
+
+            trusted = signers.trusted(where, paths, git_dir)
+        last = check_commit(sha, note, paths, tree=tree, trusted=trusted)
         if not last.ok:
             return last
     return last

@@ -97,14 +97,17 @@ def check(
     if not sending:
         return refusals
     try:
-        notes = hallmark.read_notes(where, [sha for _, sha in sending], git_dir)
+        commits = hallmark.read_commits(where, [sha for _, sha in sending], git_dir)
     except LookupError as exc:
         ref = next((r for r, s in sending if s == exc.args[0]), sending[0][0])
         return [*refusals, Refusal(ref, str(exc.args[0]), "it is not a commit Hallmark can check")]
+    from hallmark.core import signers
+
+    trusted = signers.trusted(where, paths, git_dir)
     for ref, sha in sending:
-        peeled = sha if sha in notes else _peel(where, sha, git_dir)  # an annotated tag: the commit it names
-        note = notes.get(peeled)
-        verdict = hallmark.check_commit(peeled, note, paths, label=peeled[:7])
+        peeled = sha if sha in commits else _peel(where, sha, git_dir)  # an annotated tag: the commit it names
+        tree, note = commits.get(peeled, ("", None))
+        verdict = hallmark.check_commit(peeled, note, paths, label=peeled[:7], tree=tree, trusted=trusted)
         if not verdict.ok:
             item = verdict.item or _item_of(paths, (ref, remote_of.get(ref, "")), where)
             refusals.append(Refusal(ref, peeled or sha, verdict.reason, item))

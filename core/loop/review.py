@@ -39,8 +39,19 @@ def base_ref(repo: Repo, view: states.ItemView) -> str:
     return view.base or repo.config.base
 
 
+def rules_ref(repo: Repo, base: str) -> str:
+    """Where the reviewer's rules are read: the base as the remote has it (`origin/<base>`, which no
+    commit on this machine can move without a push the loop stamped), else the local base branch (a
+    repository with no remote)."""
+    remote = f"refs/remotes/origin/{base}"
+    found = git.run(["rev-parse", "--verify", "-q", f"{remote}^{{commit}}"], repo.root, check=False)
+    return remote if found.returncode == 0 else base
+
+
 def base_rules(repo: Repo, base: str) -> list[tuple[str, str]]:
-    """(path, text) of each rule file on the base branch, and of the files they list (one level)."""
+    """(path, text) of each rule file on the base branch as the remote has it (rules_ref), and of the
+    files they list (one level)."""
+    base = rules_ref(repo, base)
     names = [*list(repo.config.rules), ".hallmark/review.md"]
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
@@ -408,24 +419,35 @@ def strike(
     sha: str | None = None,
     carried_from: str | None = None,
 ) -> dict[str, Any]:
-    """Write the hallmark note on the approved SHA (or `sha`: a rebased commit whose checks passed,
-    `carried_from` the approved one), as the assayer."""
+    """Write the signed hallmark note on the approved SHA (or `sha`: a rebased commit whose checks
+    passed, `carried_from` the approved one), as the assayer. Raises SIGNING_UNAVAILABLE when this
+    process cannot sign (no key it can read): then no hallmark is struck."""
+    from hallmark.core import hallmark_note, signing, stamp_key
+
     sha = sha or view.sha
-    note = {
-        "v": 1,
-        "item": view.id,
-        "sha": sha,
-        "round": view.round,
-        "model": model,
-        "open_findings": open_findings,
-        "actor": actor,
-        "run": run,
-        "standin": standin,
-    }
-    if carried_from:
-        note["carried_from"] = carried_from
+    tree = git.run(["rev-parse", "--verify", "-q", f"{sha}^{{tree}}"], repo.root, check=False).stdout.strip()
+    try:
+        stamp_key.ensure_signer(repo.paths)
+        note = hallmark_note.make(
+            item=view.id,
+            sha=sha,
+            tree=tree,
+            round=view.round,
+            run=run,
+            actor=actor,
+            model=model,
+            standin=standin,
+            open_findings=open_findings,
+            carried_from=carried_from,
+        )
+    except signing.SigningError as exc:
+        raise HallError(
+            "SIGNING_UNAVAILABLE",
+            f"No hallmark was struck on {sha[:12]} for {view.id}: {exc}.",
+            ["hall setup git", "hall doctor"],
+        ) from None
     git.run(
-        ["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", json.dumps(note, separators=(",", ":")), sha],
+        ["notes", f"--ref={NOTES_REF}", "add", "-f", "-m", hallmark_note.encode(note), sha],
         repo.root,
         env={"HALL_ACTOR": "assayer"},
     )

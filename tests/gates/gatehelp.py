@@ -212,11 +212,34 @@ def loop_events(
 def strike_note(
     r: GateRepo, sha: str, *, run: str | None = RUN, standin: bool = False, where: Path | None = None, **extra: object
 ) -> None:
-    """The note the assayer writes on the approved commit (as the loop does: HALL_ACTOR=assayer)."""
-    body = {
-        "v": 1,
+    """The signed note the assayer writes on the approved commit (as the loop does: HALL_ACTOR=assayer,
+    this machine's key, trusted by the repo's local list)."""
+    body = signed_note(r, sha, run=run, standin=standin, **extra)
+    git(where or r.wt, "notes", "--ref=hallmark", "add", "-f", "-m", json.dumps(body), sha, env=r.env)
+
+
+def signed_note(r: GateRepo, sha: str, *, run: str | None = RUN, standin: bool = False, **extra: object) -> dict:
+    """A version-2 note for sha as the loop signs it; extra fields are signed with it."""
+    from hallmark.core import hallmark_note, signing, stamp_key
+    from hallmark.core.paths import discover
+
+    paths = discover(r.main)
+    assert paths is not None
+    with _environ(r.env):  # the key of the repo's own data dir, the one `hall init` trusted
+        key = stamp_key.ensure_signer(paths)
+        tree = git(r.main, "rev-parse", f"{sha}^{{tree}}").strip()
+        body = _note_body(r, sha, tree, run=run, standin=standin, **extra)
+        body["signer"] = key.principal
+        body["sig"] = signing.sign(hallmark_note.payload(body), signing.NOTE_NAMESPACE)
+    return body
+
+
+def _note_body(r: GateRepo, sha: str, tree: str, *, run: str | None, standin: bool, **extra: object) -> dict:
+    body: dict = {
+        "v": 2,
         "item": r.item,
         "sha": sha,
+        "tree": tree,
         "round": 1,
         "model": "opus",
         "open_findings": [],
@@ -225,7 +248,7 @@ def strike_note(
         "standin": standin,
         **extra,
     }
-    git(where or r.wt, "notes", "--ref=hallmark", "add", "-f", "-m", json.dumps(body), sha, env=r.env)
+    return body
 
 
 def hallmark_commit(r: GateRepo, sha: str, **kwargs: object) -> None:

@@ -142,7 +142,7 @@ def test_a_hallmark_cannot_be_forged_with_plumbing(repo):
             + "\n"
         )
     verdict = hallmark.check(str(repo.wt), discover(repo.main))
-    assert not verdict.ok and "names no review run" in verdict.reason
+    assert not verdict.ok and "unsigned version-1" in verdict.reason
     assert decide("git push origin HEAD", repo.wt)[0] == "deny"
 
 

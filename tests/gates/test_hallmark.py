@@ -15,6 +15,7 @@ from gatehelp import (
     loop_events,
     make_repo,
     run_hook,
+    signed_note,
     strike_note,
 )
 from hallmark.core import journal
@@ -90,8 +91,8 @@ def test_a_note_that_is_not_json(repo):
 
 def test_a_note_of_another_version(repo):
     sha = commit(repo)
-    note(repo, json.dumps({"v": 2, "item": repo.item, "sha": sha}))
-    assert "not a version-1 hallmark" in message(push_answer(repo))
+    note(repo, json.dumps({"v": 3, "item": repo.item, "sha": sha}))
+    assert "not a version-2 hallmark" in message(push_answer(repo))
 
 
 def test_a_note_written_by_hand_with_a_forged_journal_line(repo):
@@ -105,7 +106,7 @@ def test_a_note_written_by_hand_with_a_forged_journal_line(repo):
 
 def test_a_note_naming_an_item_that_does_not_exist(repo):
     sha = commit(repo)
-    note(repo, json.dumps({"v": 1, "item": "H-0999", "sha": sha, "round": 1, "model": "x", "actor": "assayer"}))
+    note(repo, json.dumps(signed_note(repo, sha, item="H-0999")))
     assert "H-0999, which has no journal" in message(push_answer(repo))
 
 
