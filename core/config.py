@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import bounded_read, config_raw
+from .config_notify import NotifyConfig, repo_table_problem
 from .config_raw import CONFIG_NAME, DEFAULTS, config_path
 from .errors import HallError
 
@@ -187,6 +188,9 @@ class RunnerConfig(_Strict):
     # warns and runs them unsandboxed), require (a run refuses to start without it:
     # sandbox.failIfUnavailable), off (permission rules only)
     sandbox: Literal["auto", "require", "off"] = _default("runner.sandbox")
+    # the hosts an agent's sandboxed commands may reach (Claude Code's sandbox.network.allowedDomains,
+    # e.g. "pypi.org"); none by default, and never the git remote or the forge: only the shipper pushes
+    allowed_domains: list[str] = Field(default_factory=lambda: _default("runner.allowed_domains"))
 
     @field_validator("timeout")
     @classmethod
@@ -200,11 +204,13 @@ class TuiConfig(_Strict):
 
 
 class WorktreeOptions(_Strict):
-    """`[worktree]` as a table: `command` (the template) and `copy` (untracked files to copy in)."""
+    """`[worktree]` as a table: `command` (the template), `copy` (untracked files to copy in) and
+    `setup` (the project's install, run once per checkout before its gates or its fixer, e.g. `npm ci`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     files: list[str] = Field(default_factory=lambda: _default("worktree_opts.copy"), alias="copy")
+    setup: str = _default("worktree_opts.setup")
 
 
 _LOOSENING_ARGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--permission-mode")
@@ -240,6 +246,16 @@ class Config(_Strict):
     runner: RunnerConfig = Field(default_factory=RunnerConfig)
     extensions: dict[str, list[str]] = Field(default_factory=dict)
     tui: TuiConfig = Field(default_factory=TuiConfig)
+    # channels and URLs live in the user's config.toml; the repository's [notify] may only narrow
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
+
+    @field_validator("notify", mode="before")
+    @classmethod
+    def _notify_narrows(cls, value: Any) -> Any:
+        problem = repo_table_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("claude_args")
     @classmethod
@@ -258,6 +274,11 @@ class Config(_Strict):
     def worktree_copy(self) -> list[str]:
         """`[worktree] copy`: untracked files copied into each new worktree."""
         return list(self.worktree_opts.files)
+
+    @property
+    def worktree_setup(self) -> str:
+        """`[worktree] setup`: the project's install, run once per checkout (core/worktree_setup.py)."""
+        return self.worktree_opts.setup
 
 
 _HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")

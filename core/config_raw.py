@@ -28,6 +28,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "intake.split": ("auto", "off"),
     "library.search": ("builtin", "qmd"),
     "runner.sandbox": ("auto", "require", "off"),
+    "notify.terminal": ("bell", "osc9", "osc777", "off"),
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -55,7 +56,7 @@ DEFAULTS: dict[str, Any] = {
         "push_guard": "strict",
         "push_allow": [],
     },
-    "worktree_opts": {"copy": []},
+    "worktree_opts": {"copy": [], "setup": ""},
     "merge": {
         "mode": "off",
         "command": "gh pr merge {pr} --squash --match-head-commit {pr_head}",
@@ -78,9 +79,23 @@ DEFAULTS: dict[str, Any] = {
         "auto_accept": [],
         "retire_after": "90d",
     },
-    "runner": {"claude": "", "timeout": "30m", "sandbox": "auto"},
+    "runner": {"claude": "", "timeout": "30m", "sandbox": "auto", "allowed_domains": []},
     "extensions": {},
     "tui": {"keymap": {}, "theme": ""},
+    # [notify] lives in <user data dir>/config.toml; the repo's [notify] may only narrow it
+    "notify": {
+        "enabled": True,
+        "channels": [],
+        "terminal": "bell",
+        "quiet_hours": "",
+        "remind": "",
+        "remind_count": 2,
+        "timeout": "5s",
+        "ntfy": {"server": "https://ntfy.sh", "topic": "", "token": ""},
+        "telegram": {"api": "https://api.telegram.org", "token": "", "chat_id": ""},
+        "slack": {"webhook": ""},
+        "route": {},
+    },
 }
 
 

@@ -280,6 +280,9 @@ def run(start: Path) -> DoctorReport:
         from .doctor_loop import loop_checks
 
         checks.extend(loop_checks(paths.main_checkout))
+        from .notify.probe import doctor_check as notify_check
+
+        checks.append(notify_check(paths.state_dir, paths.main_checkout))
     from .plugin_install import installed_status
 
     status = installed_status()

@@ -7,7 +7,6 @@ import os
 import re
 from pathlib import Path
 
-from . import bounded_read, journal
 from .errors import HallError
 
 # (patterns as text, compiled by `re` on first use: the hook path imports this module for the session rule)
@@ -60,7 +59,7 @@ def allocate(state_dir: Path, kind: str) -> int:
     backup) can never hand out an ID twice; and a counter past what an ID can be typed as (over
     nine digits, Infinity, garbage) is not trusted, so it cannot make every later item unaddressable.
     """
-    from . import atomic
+    from . import atomic, journal  # here, not at the top: the status line reads session ids only
 
     path = state_dir / "counters.json"
     with journal.locked(path):
@@ -112,6 +111,8 @@ _QID = rb'"qid":\s*"Q-(\d+)"'
 
 def _highest_question(state_dir: Path) -> int:
     """The highest Q-N any journal mentions (a question's number is checked against it each time)."""
+    from . import bounded_read
+
     highest = 0
     for path in [state_dir / "events.jsonl", *(state_dir / "items").glob("*/events.jsonl")]:
         try:

@@ -430,6 +430,11 @@ def retry(
 ) -> item_results.ItemResult:
     if not reason or not reason.strip():
         raise HallError("USAGE", "retry needs --reason.", [f'hall retry {item_id} --reason "…"'])
+    held = fold_item(repo, item_id)
+    if held.hold == "conflict" and held.worktree and Path(held.worktree).is_dir():
+        # retry would release the hold with the branch still off its base: nothing rebased, the
+        # steps gone from the inbox, and the next ship conflicting again
+        _require_rebased(repo, held, git.head_sha(held.worktree))
     fields: dict[str, Any] = {"reason": reason}
     if tokens:
         fields["tokens"] = tokens

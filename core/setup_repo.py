@@ -158,7 +158,13 @@ def _toml_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
-def render_config(base: str, gates: list[str], capture: str) -> str:
+def render_config(base: str, gates: list[str], capture: str, setup: str = "") -> str:
+    worktree = (
+        "\n[worktree]\n# the project's install, run once in each checkout the gates or the fixer use "
+        f"(detected from its lockfile)\nsetup = {json.dumps(setup)}\n"
+        if setup
+        else ""
+    )
     return (
         "# Hallmark's configuration. Every key has a default; see `hall schema config`.\n"
         "# Read from the main checkout only, so an item cannot loosen its own gates.\n"
@@ -169,7 +175,7 @@ def render_config(base: str, gates: list[str], capture: str) -> str:
         "\n[capture]\n"
         f"mode = {json.dumps(capture)}\n"
         f"free = {_toml_list(DEFAULTS['capture']['free'])}\n"
-        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n"
+        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n" + worktree
     )
 
 
@@ -228,7 +234,11 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
     gates = detect_gates(root)
     wrote_config = False
     if not config_file.exists():
-        atomic.write_text(config_file, render_config(base or git.default_base(root), gates, capture))
+        from .worktree_setup import detect as detect_setup
+
+        atomic.write_text(
+            config_file, render_config(base or git.default_base(root), gates, capture, detect_setup(root))
+        )
         wrote_config = True
     claude = write_claude_section(root) if claude_md else "skipped"
     register(root)

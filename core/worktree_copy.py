@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import stat
 from pathlib import Path
 from typing import Any
 
 from . import git
 from .bounded_read import COPY_LIMIT, read_bytes
 from .paths import is_within
+from .sandbox_placeholders import sandbox_placeholder
 
 
 def sha256_of(path: Path) -> str | None:
@@ -83,8 +85,31 @@ def status_entries(worktree: Path | str, *, every_file: bool, ignored: bool = Fa
         code, path = entry[:2], entry[3:]
         if code[0] in "RC":  # a rename carries its source as the next field
             i += 1
+        if code == "??" and sandbox_placeholder(Path(worktree), path):
+            continue  # the sandbox's mount point while a sandboxed command runs, not the work
         out.append((code, path))
-    return out
+    return [(code, path) for code, path in out if code != "??" or not sandbox_device(Path(worktree) / path)]
+
+
+def sandbox_device(path: Path, budget: int = 200) -> bool:
+    """Is this untracked entry one of the placeholders Claude Code's sandbox mounts over protected
+    dotfiles (`.bashrc`, `.gitconfig`, `.mcp.json`, `.claude/` …)? They are character devices (or
+    folders holding only such), which git cannot even add: never anyone's work, never dirt."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    if stat.S_ISCHR(mode):
+        return True
+    if not stat.S_ISDIR(mode):
+        return False
+    seen = 0
+    for folder, _dirs, names in os.walk(path):
+        for name in names:
+            seen += 1
+            if seen > budget or not sandbox_device(Path(folder) / name, 0):
+                return False
+    return seen > 0
 
 
 def unchanged_copies(repo: Any, view: Any) -> list[str]:

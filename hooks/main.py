@@ -180,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         from hallmark.hooks.git_pre_push import main as git_pre_push
 
         return git_pre_push(args[1:])
+    if event == "statusline":  # Claude Code's statusLine command, not a hook: one line on stdout
+        from hallmark.core.statusline import run_stdin
+
+        return run_stdin()
     if normalise(event) is None:
         return 0
     try:

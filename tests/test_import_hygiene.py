@@ -363,6 +363,47 @@ def test_session_start_stays_on_its_list(warm):
     assert answer is not None and warm.item in answer["hookSpecificOutput"]["additionalContext"]
 
 
+# Claude Code's status line (`hall-hook statusline`) after every assistant message: a kept line reads
+# stamps and one JSON file; a line recomputed reads core/waiting's count like SessionStart does
+STATUSLINE_KEPT = HOOKS | {
+    "hallmark.core",
+    "hallmark.core.errors",
+    "hallmark.core.ids",
+    "hallmark.core.paths",
+    "hallmark.core.statusline",
+}
+STATUSLINE = SESSION_START | {"hallmark.core.statusline", "hallmark.core.item_lookup"}
+
+
+def _statusline(repo: GateRepo) -> tuple[str, set[str]]:
+    code = (
+        "import io, json, sys\n"
+        "from hallmark.hooks.main import main\n"
+        "main(['statusline'])\n"
+        "sys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
+    payload = json.dumps({"session_id": "s", "cwd": str(repo.wt), "workspace": {"current_dir": str(repo.wt)}})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=repo.env,
+        check=True,
+        timeout=120,
+    )
+    return proc.stdout, set(json.loads(proc.stderr))
+
+
+def test_the_status_line_stays_on_its_list(warm):
+    (warm.main / ".git" / "hallmark" / "statusline.json").unlink(missing_ok=True)
+    first, modules = _statusline(warm)
+    _check(modules, STATUSLINE, SESSION_FORBIDDEN)
+    again, kept = _statusline(warm)
+    _check(kept, STATUSLINE_KEPT, PER_CALL_FORBIDDEN)
+    assert first == again and warm.item in first and "waiting" in first
+
+
 def test_the_static_contract_covers_every_core_module_on_the_hook_path():
     """import-linter's hook-path contract checks, statically, the same core modules these lists allow
     at run time: a module joining the hook path must join the contract too."""
@@ -371,7 +412,7 @@ def test_the_static_contract_covers_every_core_module_on_the_hook_path():
     sources = set(hook_path["source_modules"])
     on_path = {
         m
-        for m in SESSION_START | LIGHT_CORE | GATES | set().union(*PER_CALL.values())
+        for m in SESSION_START | LIGHT_CORE | GATES | STATUSLINE | set().union(*PER_CALL.values())
         if m.startswith("hallmark.core.")
     }
     covered = {m for m in on_path if any(m == s or m.startswith(s + ".") for s in sources)}

@@ -12,6 +12,7 @@ so it works the same everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -37,7 +38,9 @@ DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 # not progress: --until-idle may stop
-IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "resume_paused", "distill_paused"})
+IDLE_OUTCOMES = frozenset(
+    {"question_defaulted", "error", "resume_paused", "distill_paused", "notified", "notify_held", "notify_failed"}
+)
 
 
 def _update_state(**fields: Any) -> dict[str, Any]:
@@ -58,9 +61,14 @@ def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
 
 
 def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from hallmark.core import worktree_setup
+
     from . import checks
 
-    outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    try:
+        outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    except worktree_setup.SetupFailed as failed:  # nobody's change failed: hold, never the fixer
+        return worktree_setup.hold(repo, view.id, failed)
     if outcome.passed:
         items.transition(
             repo, view.id, "checks_passed", actor="assayer", sha=view.sha, gates=[r.command for r in outcome.results]
@@ -135,6 +143,14 @@ def watchman(repo: Repo) -> list[str]:
     return flagged
 
 
+def _prune_gate_checkouts(repo: Repo) -> None:
+    """The clean checkouts the gates ran in go once their item's worktree is gone (drop, sweep)."""
+    from hallmark.core import gate_checkout
+
+    with contextlib.suppress(HallError, OSError):  # housekeeping: never a reason for a pass to fail
+        gate_checkout.prune(repo)
+
+
 def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
     """Items with loop work, oldest in their state first; a role keeps only its states."""
     found = []
@@ -203,6 +219,7 @@ def pass_repo(
     )
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
     watchman(repo)
+    _prune_gate_checkouts(repo)
     for view in repo.index.items(include_terminal=False):
         recovered = runs.recover_dead(repo, view.id)
         if recovered:
@@ -252,7 +269,15 @@ def pass_repo(
         finally:
             leases.release(repo, view.id, lease["holder"])
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
+    done += _followup(repo, "notify", lambda: _notify(repo), log)
     return list(done)
+
+
+def _notify(repo: Repo) -> list[dict[str, Any]]:
+    """Last in the pass, so what the pass put in the inbox goes out now (core/notify/worker.py)."""
+    from hallmark.core.notify.worker import notify_pass
+
+    return notify_pass(repo)
 
 
 def _followup(
@@ -332,6 +357,11 @@ def run(
 
     threading.Thread(target=beat, name="hall-daemon-heartbeat", daemon=True).start()
     old_handlers = lifecycle.stop_on_signals()  # SIGTERM unwinds: every run ends its group and its line
+    from hallmark.core.agent_channel_server import daemon_channel
+
+    channel = contextlib.ExitStack()
+    if not until_idle:  # a resident daemon serves plain sandboxed sessions' agent verbs (the channel)
+        channel.enter_context(daemon_channel(list(repos if repos is not None else registered_repos())))
     try:
         while True:
             if read_state().get("stop"):
@@ -360,6 +390,7 @@ def run(
             if not until_idle:
                 _sleep_unless_stopped(interval)
     finally:
+        channel.close()
         lifecycle.restore_signals(old_handlers)
         beating.set()
         _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False, stop=False)
