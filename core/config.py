@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from . import config_raw
+from . import bounded_read, config_raw
 from .config_notify import NotifyConfig, repo_table_problem
 from .config_raw import CONFIG_NAME, DEFAULTS, config_path
 from .errors import HallError
@@ -331,7 +331,7 @@ def load(main_checkout: Path) -> Config:
         loc = tuple(first.get("loc", ()))
         key = ".".join("worktree" if p == "worktree_opts" else str(p) for p in loc) or "(top level)"
         try:
-            text = config_path(main_checkout).read_text(encoding="utf-8")
+            text = bounded_read.read_text(config_path(main_checkout), bounded_read.CONFIG_LIMIT)
         except (OSError, UnicodeDecodeError):
             text = ""
         line = _line_of(text, loc)

@@ -118,13 +118,16 @@ def merge_defaults(data: dict[str, Any], defaults: dict[str, Any] = DEFAULTS) ->
 def read(main_checkout: Path) -> dict[str, Any]:
     """The file's own tables, parsed (absent means {}); an unreadable or malformed file raises
     INVALID_CONFIG naming the file and the line, and `hall doctor`."""
+    from .bounded_read import CONFIG_LIMIT, Refused, read_bytes
     from .errors import HallError
 
     path = config_path(main_checkout)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bytes(path, CONFIG_LIMIT).decode("utf-8")  # never a FIFO or /dev/zero (a tracked file)
     except FileNotFoundError:
         return {}
+    except Refused as exc:
+        raise HallError("INVALID_CONFIG", f"{path} {exc.reason}.", [f"restore {CONFIG_NAME}", "hall doctor"]) from exc
     except OSError as exc:
         raise HallError("INVALID_CONFIG", f"{path}: cannot read ({exc}).", ["hall doctor"]) from exc
     except UnicodeDecodeError as exc:
@@ -193,8 +196,10 @@ def known_valid_new_settings(main_checkout: Path, state_dir: Path) -> NewSetting
 def _fingerprint(main_checkout: Path) -> str:
     import hashlib
 
+    from .bounded_read import CONFIG_LIMIT, read_bytes
+
     try:
-        return hashlib.sha256(config_path(main_checkout).read_bytes()).hexdigest()
+        return hashlib.sha256(read_bytes(config_path(main_checkout), CONFIG_LIMIT)).hexdigest()
     except FileNotFoundError:
         return "absent"
     except OSError as exc:
@@ -205,7 +210,9 @@ def known_valid(main_checkout: Path, state_dir: Path) -> bool:
     """True when this exact .hallmark.toml passed the full (pydantic) check before: read-only
     commands then skip it and stay on the stdlib path. Any edit changes the fingerprint."""
     try:
-        return (state_dir / "config.valid").read_text(encoding="utf-8") == _fingerprint(main_checkout)
+        from .bounded_read import STATE_LIMIT, read_text
+
+        return read_text(state_dir / "config.valid", STATE_LIMIT) == _fingerprint(main_checkout)
     except OSError:
         return False
 

@@ -21,6 +21,7 @@ import json
 import os
 
 from . import journal, states
+from .bounded_read import open_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def folded(journal_path: Path, item_id: str) -> states.ItemView | None:
     """The item's view, equal to `states.fold(item_id, journal.read(journal_path).events)`; None
     when there is no journal. Reads only what was appended since the snapshot was written."""
     try:
-        fd = os.open(journal_path, os.O_RDONLY)
+        fd = open_regular(journal_path)  # a FIFO never blocks, a directory is not folded (bounded_read)
     except FileNotFoundError:
         return None
     except OSError:  # not readable: the plain read says why, as it always has

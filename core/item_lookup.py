@@ -18,6 +18,7 @@ import json
 import os
 
 from . import journal, states
+from .bounded_read import open_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def fold_item_events(paths: RepoPaths, item_id: str) -> tuple[ItemView, list[dic
 def _creation(path: Path) -> dict[str, Any] | None:
     """The creation event: the journal's first whole line (or, if that line is torn, a full read)."""
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:  # never blocks on a FIFO
             first = handle.readline()
     except OSError:
         return None

@@ -32,9 +32,12 @@ def fold_item(repo: Repo, item_id: str) -> states.ItemView:
     path = repo.paths.item_journal(item_id)
     if not path.exists():
         raise HallError("ITEM_NOT_FOUND", f"There is no item {item_id}.", ["hall status --all", 'hall new --title "…"'])
-    view = states.fold(item_id, journal.read(path).events)
+    found = journal.read(path)
+    view = states.fold(item_id, found.events)
     if not view.created:
-        raise HallError("ITEM_NOT_FOUND", f"{item_id} has no creation event in its journal.", ["hall doctor"])
+        whole = [b.reason for b in found.bad if b.line == 0]  # refused whole: a directory, a FIFO, too big
+        why = f"{path}: {whole[0]}" if whole else f"{item_id} has no creation event in its journal"
+        raise HallError("ITEM_NOT_FOUND", f"{why}.", ["hall doctor", "hall status --all"])
     return view
 
 
@@ -189,6 +192,12 @@ def new(
     if git.branch_exists(repo.root, branch):
         raise HallError("WRONG_STATE", f"Branch {branch} already exists.", ["hall adopt", f"git branch -D {branch}"])
     base_ok = git.run(["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], repo.root, check=False).returncode == 0
+    if not base_ok:  # an item on a base that does not exist could never be reviewed or shipped
+        raise HallError(
+            "WRONG_STATE",
+            f"The base branch {base!r} does not exist (renamed?); an item needs a base to be reviewed against.",
+            ["set base in .hallmark.toml", 'hall new --base <branch> --title "…"', "hall doctor"],
+        )
     command = _template(cfg.worktree, values)
     if base_ok and "-b {branch}" in cfg.worktree and "{base}" not in cfg.worktree:
         command += " " + shlex.quote(base)
@@ -391,36 +400,29 @@ def pull_back(
 
 
 def drop(
-    repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None
+    repo: Repo,
+    item_id: str,
+    *,
+    reason: str,
+    keep_worktree: bool = False,
+    delete_ignored: bool = False,
+    actor: str | None = None,
 ) -> item_results.Dropped:
+    """Drop the item and remove its worktree unless something in it is the person's (uncommitted
+    work, or git-ignored files Hallmark did not put there); `delete_ignored` deletes the latter."""
     if not reason or not reason.strip():
         raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
     with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
-    removed, kept_why = False, "asked to keep it" if keep_worktree else ""
+    from .worktree_remove import Removal, remove_worktree
+
+    removal = Removal(False, "asked to keep it" if keep_worktree else "")
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
-        removed, kept_why = remove_worktree(repo, view, actor=actor)
+        removal = remove_worktree(repo, view, actor=actor, delete_ignored=delete_ignored)
+    removed = removal.removed
     stood_in = removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree)))
-    return item_results.Dropped.dropping(view, removed, kept_why, stood_in)
-
-
-def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:
-    """Remove an item's worktree without --force: a dirty one is kept, and we say why."""
-    from .worktree_copy import person_dirt, remove_own_copies
-
-    wt = Path(view.worktree)
-    if os.path.realpath(wt) == os.path.realpath(repo.root):
-        return False, "it is the main checkout"
-    if person_dirt(repo, view):
-        return False, "it has uncommitted changes"
-    remove_own_copies(repo, view)  # Hallmark's own: git would refuse to remove a worktree holding them
-    with worktree_lock(repo):
-        proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
-    if proc.returncode != 0:
-        return False, proc.stderr.strip() or "git worktree remove failed"
-    record(repo, view.id, "worktree_removed", actor=actor, worktree=str(wt))
-    return True, ""
+    return item_results.Dropped.dropping(view, removed, removal.why, stood_in, removal.deleted)
 
 
 def retry(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
+from .errors import HallError
 from .paths import RepoPaths, discover, user_data_dir
 from .setup_results import Initialized, PrePushInstall, SetupWarning, SigningSetup
 
@@ -180,12 +181,18 @@ def render_config(base: str, gates: list[str], capture: str, setup: str = "") ->
 
 def write_claude_section(root: Path) -> str:
     """Insert or replace only the marked section of CLAUDE.md. Returns what it did."""
+    from .bounded_read import PERSON_FILE_LIMIT, Refused, read_text
+
     path = root / "CLAUDE.md"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, PERSON_FILE_LIMIT)  # a regular file only: never a FIFO or /dev/zero
     except FileNotFoundError:
         atomic.write_text(path, CLAUDE_SECTION)
         return "created"
+    except Refused as exc:
+        raise HallError(
+            "WRONG_STATE", f"{path} {exc.reason}; nothing was written to it.", ["hall init --no-claude-md"]
+        ) from None
     start, end = text.find(CLAUDE_START), text.find(CLAUDE_END)
     if start != -1 and end != -1 and end > start:
         updated = text[:start] + CLAUDE_SECTION.rstrip("\n") + text[end + len(CLAUDE_END) :]

@@ -161,6 +161,7 @@ def test_read_commands_import_no_heavy_library(hall_repo):
 HOOKS = {"hallmark", "hallmark.hooks", "hallmark.hooks.main", "hallmark.hooks.reply", "hallmark.hooks.common"}
 LIGHT_CORE = {
     "hallmark.core",
+    "hallmark.core.bounded_read",
     "hallmark.core.clock",
     "hallmark.core.errors",
     "hallmark.core.fold_cache",
