@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
+from . import atomic, clock, git, ids, item_lookup, item_results, journal, person_cap, states
 from .errors import HallError
 from .next_steps import next_for
 from .paths import is_within
@@ -109,10 +109,10 @@ def transition(
         allowed = states.target(view.state, action) is not None or (action == "retried" and bool(view.hold))
         if not allowed:
             raise wrong_state(view, action)
-        record = journal.append_unlocked(path, journal.make_event(action, item_id, who, fields))
+        record = journal.append_unlocked(path, sealed(repo, journal.make_event(action, item_id, who, fields)))
         states.apply(view, record)
         for name, more in extra_events or []:
-            rec = journal.append_unlocked(path, journal.make_event(name, item_id, who, more))
+            rec = journal.append_unlocked(path, sealed(repo, journal.make_event(name, item_id, who, more)))
             states.apply(view, rec)
         write_cache(repo, view)  # under the lock, so the cache never goes back in time
     return view
@@ -123,7 +123,21 @@ def record(repo: Repo, item_id: str | None, event: str, *, actor: str | None = N
     path = repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
     if item_id and event in states.TRANSITIONS:
         raise ValueError(f"{event} is a transition; use transition()")
-    return journal.append(path, event, item=item_id, actor=actor or current_actor(), **fields)
+    who = actor or current_actor()
+    if not person_cap.needs_cap({"event": event, "actor": who, **fields}):
+        return journal.append(path, event, item=item_id, actor=who, **fields)
+    with journal.locked(path):
+        return journal.append_unlocked(path, sealed(repo, journal.make_event(event, item_id, who, fields)))
+
+
+def sealed(repo: Repo, event: dict[str, Any]) -> dict[str, Any]:
+    """A person's decision signed with this machine's key (person_cap.py); GATE_DENIED, and nothing
+    recorded, when this process cannot sign (an agent without the key)."""
+    try:
+        return person_cap.seal_if_person(event, repo.paths)
+    except person_cap.CapError as exc:
+        verb = VERB_OF_ACTION.get(str(event.get("event")), str(event.get("event")))
+        raise person_cap.refusal(f"hall {verb}", exc) from None
 
 
 # -- verbs ------------------------------------------------------------------------------

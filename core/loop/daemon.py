@@ -37,7 +37,7 @@ DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 # not progress: --until-idle may stop
-IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "resume_paused", "distill_paused"})
+IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "resume_paused", "distill_paused", "unsigned"})
 
 
 def _update_state(**fields: Any) -> dict[str, Any]:
@@ -237,6 +237,10 @@ def pass_repo(
             fresh = items.fold_item(repo, view.id)
             if fresh.state != view.state or fresh.hold:
                 continue
+            attempt = unsigned_step(repo, fresh)
+            if attempt:
+                done.append({"item": view.id, "outcome": "unsigned", "reason": attempt})
+                continue
             if log:
                 log(f"{repo.root.name} {view.id}: {role} ({view.state})")
             try:
@@ -253,6 +257,18 @@ def pass_repo(
             leases.release(repo, view.id, lease["holder"])
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
     return list(done)
+
+
+def unsigned_step(repo: Repo, view: states.ItemView) -> str | None:
+    """The loop acts only on a person's signed decisions (core/person_cap.py): an item whose state
+    rests on an unsigned or copied `ready`/`retry` is not worked, and a notice says so, once."""
+    from hallmark.core import person_cap
+
+    events = items.item_events(repo, view.id)
+    attempt = person_cap.loop_attempt(repo.paths, events, view, auto_ready=repo.config.auto_ready)
+    if attempt and not any(e.get("event") == "notice" and e.get("text") == attempt for e in events):
+        items.record(repo, view.id, "notice", actor="assayer", kind="unsigned_decision", text=attempt)
+    return attempt
 
 
 def _followup(
