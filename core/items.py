@@ -461,9 +461,15 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
     every = views if include_terminal else repo.index.items(include_terminal=True)
     damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
     counts = {state: len(found) for state, found in by_state.items()}
+    from .person_report import stalled
+
+    attempts = stalled(repo.paths, views, repo.config.auto_ready)  # an agent's unsigned `ready`, shown as such
     if not damaged:
         return item_results.StatusAll(
-            items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state
+            items=tuple(item_results.ItemResult.of(v) for v in views),
+            counts=counts,
+            by_state=by_state,
+            warnings=attempts or None,
         )
     counts["damaged"] = len(damaged)  # shown, never hidden: the journal is the truth and these have lost theirs
     warning = (
@@ -474,7 +480,7 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
         counts=counts,
         by_state=by_state,
         damaged=damaged,
-        warnings=[warning],
+        warnings=[warning, *attempts],
     )
 
 

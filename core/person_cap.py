@@ -195,7 +195,7 @@ def counts(event: dict[str, Any], paths: RepoPaths | None) -> bool:
 
 
 def describe(event: dict[str, Any], why: str) -> str:
-    """"an agent's attempt: unsigned `ready` by you (2026-…)" — for status, doctor and the inbox."""
+    """ "an agent's attempt: unsigned `ready` by you (2026-…)" — for status, doctor and the inbox."""
     actor = event.get("actor") or "?"
     where = f" on {event['item']}" if event.get("item") else ""
     return f"an agent's attempt: {why} `{event.get('event')}` by {actor}{where} at {event.get('t', '?')}"
@@ -232,7 +232,7 @@ def attempts(events: Iterable[dict[str, Any]], paths: RepoPaths | None, *, auto_
 
 def _int(value: object) -> int:
     try:
-        return int(value)  # type: ignore[call-overload, no-any-return]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return 0
 

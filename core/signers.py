@@ -128,5 +128,3 @@ def write_working_tree(paths: RepoPaths, key: signing.PublicKey) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, header + text + key.allowed_line() + "\n", mode=0o644)
     return True
-
-

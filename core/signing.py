@@ -185,7 +185,9 @@ def verify(data: bytes, signature: object, principal: object, allowed_signers: s
         signers.write_text(allowed_signers[:SIGNERS_LIMIT], encoding="utf-8")
         sig.write_text(signature + "\n", encoding="ascii", errors="replace")
         try:
-            proc = _run([exe, "-Y", "verify", "-f", str(signers), "-I", principal, "-n", namespace, "-s", str(sig)], data)
+            proc = _run(
+                [exe, "-Y", "verify", "-f", str(signers), "-I", principal, "-n", namespace, "-s", str(sig)], data
+            )
         except SigningError as exc:
             return str(exc)
     if proc.returncode == 0:

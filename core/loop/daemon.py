@@ -327,6 +327,7 @@ def run(
     on_step gets each step the moment it is taken (with its repo's name)."""
     from hallmark.core.setup_repo import registered_repos
 
+    require_key("hall daemon run")
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
     started = clock.stamp()
     _update_state(
@@ -444,7 +445,29 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
     return info.stale
 
 
+def require_key(action: str) -> None:
+    """Running, starting or stopping the loop is a person's decision, made by capability: the
+    process must hold this machine's signing key (made here on first use), which no sandboxed
+    agent can read; the environment check before it (core/actor.py) is only the friendly refusal."""
+    from hallmark.core import signing
+
+    try:
+        signing.ensure_key()
+    except (signing.SigningError, OSError) as exc:
+        why = str(exc)
+    else:
+        why = "" if signing.can_sign() else f"{signing.key_path()} cannot be read"
+    if why:
+        raise HallError(
+            "GATE_DENIED",
+            f"{action} is a person's decision and needs this machine's signing key, which this process "
+            f"cannot use ({why}). Run it in your own terminal or from the app (`hall`).",
+            ["hall doctor", "hall setup git"],
+        )
+
+
 def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
+    require_key("hall daemon start")
     info = status()
     if info.running:
         return DaemonAlreadyRunning(**info.field_values())
@@ -467,6 +490,7 @@ def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
 
 
 def stop(wait_s: float = 10.0) -> DaemonStopped:
+    require_key("hall daemon stop")
     info = status()
     if not info.running:
         _update_state(stop=False, expected=False)
