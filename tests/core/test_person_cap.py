@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from hallmark.core import items, journal, person_cap, questions, signers, stamp_key, states
 from hallmark.core.loop import budget
 
