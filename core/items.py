@@ -106,8 +106,9 @@ def transition(
     who = actor or current_actor()
     with journal.locked(path):
         view = fold_item(repo, item_id)
-        allowed = states.target(view.state, action) is not None or (action == "retried" and bool(view.hold))
-        if not allowed:
+        if not _allowed(view, action) and person_cap.needs_cap({"event": action, "actor": who, **fields}):
+            view = fair_view(repo, view)  # an agent's unsigned line must not keep the person from deciding
+        if not _allowed(view, action):
             raise wrong_state(view, action)
         record = journal.append_unlocked(path, sealed(repo, journal.make_event(action, item_id, who, fields)))
         states.apply(view, record)
@@ -116,6 +117,18 @@ def transition(
             states.apply(view, rec)
         write_cache(repo, view)  # under the lock, so the cache never goes back in time
     return view
+
+
+def _allowed(view: states.ItemView, action: str) -> bool:
+    return states.target(view.state, action) is not None or (action == "retried" and bool(view.hold))
+
+
+def fair_view(repo: Repo, view: states.ItemView) -> states.ItemView:
+    """The item as the person's signed decisions leave it (person_cap.honest): an unsigned `ready`
+    or `retry` an agent appended moves nothing here. The raw view when nothing is left out."""
+    events = item_events(repo, view.id)
+    kept = person_cap.honest(events, repo.paths, auto_ready=repo.config.auto_ready)
+    return view if kept is events else states.fold(view.id, kept)
 
 
 def record(repo: Repo, item_id: str | None, event: str, *, actor: str | None = None, **fields: Any) -> dict[str, Any]:
@@ -342,6 +355,8 @@ def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | Non
         raise wrong_state(view, "ready")
     sha = _require_clean(repo, view)
     _require_rebased(repo, view, sha)
+    if view.state in LOOP_STATES:
+        view = fair_view(repo, view)  # in the loop on an agent's unsigned `ready`: the person's counts
     if view.state in LOOP_STATES:
         return _ready_again(view, sha)
     fields: dict[str, Any] = {"sha": sha, "round": view.round + 1}
