@@ -51,7 +51,12 @@ def signed_acceptances(
         if not auto and (not person_cap.needs_cap(event) or not person_cap.counts(event, paths)):
             continue
         found.setdefault(lid, set()).add(
-            _shape(record.get("kind"), record.get("pattern"), record.get("rationale"), record.get("paths"))
+            _shape(
+                record.get("kind"),
+                record.get("pattern"),
+                record.get("rationale"),
+                (record.get("scope") or {}).get("paths") if isinstance(record.get("scope"), dict) else None,
+            )
         )
     return found
 

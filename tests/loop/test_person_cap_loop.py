@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from hallmark.core import inbox, items, journal, states
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed")
