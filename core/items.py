@@ -478,7 +478,7 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
     counts = {state: len(found) for state, found in by_state.items()}
     from .person_report import stalled
 
-    attempts = stalled(repo.paths, views, repo.config.auto_ready)  # an agent's unsigned `ready`, shown as such
+    attempts = stalled(repo.paths, views)  # an agent's unsigned `ready`, shown as such (reads a broken config too)
     if not damaged:
         return item_results.StatusAll(
             items=tuple(item_results.ItemResult.of(v) for v in views),

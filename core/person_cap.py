@@ -207,7 +207,7 @@ def attempts(events: Iterable[dict[str, Any]], paths: RepoPaths | None, *, auto_
     Only the events the loop acts on are checked (ACTED_ON and a person's verdict)."""
     found: dict[int, str] = {}
     seen: set[str] = set()
-    last_round = 0
+    last_round = -1  # no ready counted yet
     for index, event in enumerate(events):
         name = event.get("event")
         if name == "ready" and event.get("auto"):

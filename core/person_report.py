@@ -30,11 +30,12 @@ def _auto_ready(paths: RepoPaths) -> bool:
 def stalled(paths: RepoPaths, views: list[Any], auto_ready: bool | None = None) -> list[str]:
     """For each item in the loop whose state rests on a person decision that counts for nothing:
     "H-0001 stays in checks: an agent's attempt: unsigned `ready` by you …"."""
-    auto = _auto_ready(paths) if auto_ready is None else auto_ready
+    auto = auto_ready
     out = []
     for view in views:
         if view.state not in STALLED_STATES:
             continue
+        auto = _auto_ready(paths) if auto is None else auto  # read once, and only when an item is in the loop
         events = journal.read(paths.item_journal(view.id)).events
         why = person_cap.loop_attempt(paths, events, view, auto_ready=auto)
         if why:
