@@ -221,3 +221,20 @@ def test_a_copied_person_override_chain_does_not_stand_behind_a_hallmark(hall_re
     assert "no verdict of theirs" in (hallmark.chain(view, copied, other_sha, hall_repo.paths)[0] or "")
     unsigned = [{k: v for k, v in e.items() if k != "cap"} for e in events]
     assert "no verdict of theirs" in (hallmark.chain(view, unsigned, sha, hall_repo.paths)[0] or "")
+
+
+def test_a_dismissal_written_by_hand_hides_nothing_and_the_persons_does(hall_repo, person_key):
+    from hallmark.core import inbox
+
+    item_id, _wt = _item(hall_repo)
+    questions.ask(hall_repo, "which way?", item_id=item_id, actor="agent")
+    hall_repo.index.catch_up()
+    [entry] = inbox.visible(hall_repo)
+    path = hall_repo.state_dir / "inbox-dismissed.json"
+    path.write_text(json.dumps({entry.key: entry.fingerprint}))  # the old format, written by an agent
+    assert [e.key for e in inbox.visible(hall_repo)] == [entry.key]
+    forged = {"event": "inbox_dismissed", "actor": "you", "t": "x", "key": entry.key, "fingerprint": entry.fingerprint}
+    path.write_text(json.dumps({entry.key: forged}))
+    assert [e.key for e in inbox.visible(hall_repo)] == [entry.key]
+    inbox.dismiss(hall_repo, 1)
+    assert inbox.visible(hall_repo) == []
