@@ -53,8 +53,6 @@ PERSON_EVENTS = frozenset(
         "inbox_cleared",
         "inbox_dismissed",
         "library",
-        "daemon_started",
-        "daemon_stopped",
     }
 )
 # The events the loop acts on only when they carry a valid cap, whoever the journal says wrote them.
