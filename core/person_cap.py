@@ -15,7 +15,8 @@ an event is acted on, and each answer is kept by event hash in the state dir (`p
 folds, status and the hook path never pay for it twice. That cache is the state dir's, which the
 sandbox denies to the agent, like the journal it speaks for.
 
-Stdlib only.
+Stdlib only, and light to import (signing's ssh-keygen machinery loads only when a cap is made or
+checked): the hook path imports this through gates/hallmark.py.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import signers, signing
 from .actor import PERSON_ACTORS
 
 TYPE_CHECKING = False
@@ -88,7 +88,7 @@ def seal(event: dict[str, Any], paths: RepoPaths) -> dict[str, Any]:
     The key is made on first use and trusted locally only while no local list exists
     (stamp_key.ensure_signer); a key that list does not name is refused here, so a process pointed
     at another data dir records nothing rather than a decision that would count for nothing."""
-    from . import stamp_key
+    from . import signers, signing, stamp_key
 
     try:
         key = stamp_key.ensure_signer(paths)
@@ -144,6 +144,8 @@ def _cache(paths: RepoPaths) -> Path:
 
 def _cached(paths: RepoPaths, key: str) -> str | None:
     """'' for a cached pass, the reason for a cached failure, None when not checked before."""
+    from . import signing
+
     base = _cache(paths) / key[:2] / key
     if base.with_suffix(".ok").exists():
         return ""
@@ -173,6 +175,8 @@ def why_not(event: dict[str, Any], paths: RepoPaths | None) -> str | None:
         return "its signature is malformed"
     if paths is None or not paths.initialized:
         return "no signer list to check it against"
+    from . import signers, signing
+
     text = signing.read_small(signers.local_path(paths)) or ""
     if not text.strip():
         return "this repository trusts no signer yet"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from hallmark.core import item_lookup, person_cap
+from hallmark.core import item_lookup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -186,6 +186,8 @@ def _struck_by_the_loop(
     run = event.get("run")
     earlier = events[:index]
     if actor in PERSON_ACTORS:
+        from hallmark.core import person_cap
+
         override = [
             e
             for e in earlier
