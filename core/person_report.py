@@ -27,16 +27,21 @@ def _auto_ready(paths: RepoPaths) -> bool:
         return False
 
 
-def stalled(paths: RepoPaths, views: list[Any], auto_ready: bool | None = None) -> list[str]:
+def stalled(paths: RepoPaths, views: list[Any], index: Any, auto_ready: bool | None = None) -> list[str]:
     """For each item in the loop whose state rests on a person decision that counts for nothing:
-    "H-0001 stays in checks: an agent's attempt: unsigned `ready` by you …"."""
+    "H-0001 is not worked by the loop in checks: an agent's attempt: unsigned `ready` by you …".
+    Read from the index (status never reads a journal it has caught up with): first the item's
+    decisions only, and all its events only when one of them counts for nothing."""
     auto = auto_ready
     out = []
     for view in views:
         if view.state not in STALLED_STATES:
             continue
         auto = _auto_ready(paths) if auto is None else auto  # read once, and only when an item is in the loop
-        events = journal.read(paths.item_journal(view.id)).events
+        decisions = index.events(item=view.id, kinds=[*sorted(person_cap.ACTED_ON), "verdict"])
+        if not person_cap.attempts(decisions, paths, auto_ready=auto):
+            continue
+        events = index.events(item=view.id)
         why = person_cap.loop_attempt(paths, events, view, auto_ready=auto)
         if why:
             out.append(f"{view.id} is not worked by the loop in {view.state}: {why}")

@@ -28,7 +28,7 @@ from hallmark.core.paths import user_data_dir
 from hallmark.core.repo import Repo, open_repo
 from hallmark.core.runner import lifecycle
 
-from . import bounds, budget, leases, librarian, resume, runs
+from . import bounds, budget, leases, librarian, person_checks, resume, runs
 from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
 from .results import DaemonAlreadyRunning, DaemonRun, DaemonStarted, DaemonStatus, DaemonStopped
 
@@ -237,7 +237,7 @@ def pass_repo(
             fresh = items.fold_item(repo, view.id)
             if fresh.state != view.state or fresh.hold:
                 continue
-            attempt = unsigned_step(repo, fresh)
+            attempt = person_checks.unsigned_step(repo, fresh)
             if attempt:
                 done.append({"item": view.id, "outcome": "unsigned", "reason": attempt})
                 continue
@@ -257,18 +257,6 @@ def pass_repo(
             leases.release(repo, view.id, lease["holder"])
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
     return list(done)
-
-
-def unsigned_step(repo: Repo, view: states.ItemView) -> str | None:
-    """The loop acts only on a person's signed decisions (core/person_cap.py): an item whose state
-    rests on an unsigned or copied `ready`/`retry` is not worked, and a notice says so, once."""
-    from hallmark.core import person_cap
-
-    events = items.item_events(repo, view.id)
-    attempt = person_cap.loop_attempt(repo.paths, events, view, auto_ready=repo.config.auto_ready)
-    if attempt and not any(e.get("event") == "notice" and e.get("text") == attempt for e in events):
-        items.record(repo, view.id, "notice", actor="assayer", kind="unsigned_decision", text=attempt)
-    return attempt
 
 
 def _followup(
@@ -327,7 +315,7 @@ def run(
     on_step gets each step the moment it is taken (with its repo's name)."""
     from hallmark.core.setup_repo import registered_repos
 
-    require_key("hall daemon run")
+    person_checks.require_key("hall daemon run")
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
     started = clock.stamp()
     _update_state(
@@ -445,29 +433,8 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
     return info.stale
 
 
-def require_key(action: str) -> None:
-    """Running, starting or stopping the loop is a person's decision, made by capability: the
-    process must hold this machine's signing key (made here on first use), which no sandboxed
-    agent can read; the environment check before it (core/actor.py) is only the friendly refusal."""
-    from hallmark.core import signing
-
-    try:
-        signing.ensure_key()
-    except (signing.SigningError, OSError) as exc:
-        why = str(exc)
-    else:
-        why = "" if signing.can_sign() else f"{signing.key_path()} cannot be read"
-    if why:
-        raise HallError(
-            "GATE_DENIED",
-            f"{action} is a person's decision and needs this machine's signing key, which this process "
-            f"cannot use ({why}). Run it in your own terminal or from the app (`hall`).",
-            ["hall doctor", "hall setup git"],
-        )
-
-
 def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
-    require_key("hall daemon start")
+    person_checks.require_key("hall daemon start")
     info = status()
     if info.running:
         return DaemonAlreadyRunning(**info.field_values())
@@ -490,7 +457,7 @@ def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
 
 
 def stop(wait_s: float = 10.0) -> DaemonStopped:
-    require_key("hall daemon stop")
+    person_checks.require_key("hall daemon stop")
     info = status()
     if not info.running:
         _update_state(stop=False, expected=False)
