@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def write_text(
@@ -22,7 +24,7 @@ def write_text(
     """tmp_dir: where the temp file goes (default: beside path); mode: the file's permission bits
     (default: mkstemp's 0600); sync: fsync before the rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=tmp_dir or path.parent, prefix=f"{prefix}{path.name}.", suffix=".tmp")
+    fd, tmp = _mkstemp(tmp_dir or path.parent, f"{prefix}{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -36,6 +38,21 @@ def write_text(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _mkstemp(directory: Path, prefix: str) -> tuple[int, str]:
+    """tempfile.mkstemp's contract (a new file only this process opened, mode 0600), without
+    importing tempfile: it pulls random, shutil, bz2 and lzma into every hook that writes state."""
+    for _ in range(100):
+        tmp = os.path.join(directory, f"{prefix}{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, _FLAGS | getattr(os, "O_BINARY", 0), 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no unused temporary name in {directory}")
 
 
 def write_json(path: Path, data: Any) -> None:

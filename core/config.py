@@ -200,11 +200,13 @@ class TuiConfig(_Strict):
 
 
 class WorktreeOptions(_Strict):
-    """`[worktree]` as a table: `command` (the template) and `copy` (untracked files to copy in)."""
+    """`[worktree]` as a table: `command` (the template), `copy` (untracked files to copy in) and
+    `setup` (the project's install, run once per checkout before its gates or its fixer, e.g. `npm ci`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     files: list[str] = Field(default_factory=lambda: _default("worktree_opts.copy"), alias="copy")
+    setup: str = _default("worktree_opts.setup")
 
 
 _LOOSENING_ARGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--permission-mode")
@@ -259,6 +261,11 @@ class Config(_Strict):
         """`[worktree] copy`: untracked files copied into each new worktree."""
         return list(self.worktree_opts.files)
 
+    @property
+    def worktree_setup(self) -> str:
+        """`[worktree] setup`: the project's install, run once per checkout (core/worktree_setup.py)."""
+        return self.worktree_opts.setup
+
 
 _HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 
@@ -296,15 +303,9 @@ def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
 
 
 def _prepare(data: dict[str, Any]) -> dict[str, Any]:
-    """TOML's `[worktree]` table and the `worktree` template share a name; split them."""
-    data = dict(data)
-    if isinstance(data.get("worktree"), dict):
-        table = dict(data.pop("worktree"))
-        template = table.pop("command", None)
-        if template is not None:
-            data["worktree"] = template
-        data["worktree_opts"] = table
-    return data
+    """TOML's `[worktree]` table and the `worktree` template share a name; split them (config_raw
+    owns the split: `hall new` reads a known-valid file without this model)."""
+    return config_raw.split_worktree(data)
 
 
 def load(main_checkout: Path) -> Config:

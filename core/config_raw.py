@@ -55,7 +55,7 @@ DEFAULTS: dict[str, Any] = {
         "push_guard": "strict",
         "push_allow": [],
     },
-    "worktree_opts": {"copy": []},
+    "worktree_opts": {"copy": [], "setup": ""},
     "merge": {
         "mode": "off",
         "command": "gh pr merge {pr} --squash --match-head-commit {pr_head}",
@@ -134,6 +134,45 @@ def load_raw(main_checkout: Path) -> dict[str, Any]:
     """The configuration with every default filled in, unvalidated (the hook path's view; the rest
     validate through config.load). Raises INVALID_CONFIG as read() does."""
     return merge_defaults(read(main_checkout))
+
+
+def split_worktree(data: dict[str, Any]) -> dict[str, Any]:
+    """TOML's `[worktree]` table and the `worktree` template share a name: the table's `command` is
+    the template, the rest (`copy`) goes to `worktree_opts` (config.Config reads it so too)."""
+    data = dict(data)
+    if isinstance(data.get("worktree"), dict):
+        table = dict(data.pop("worktree"))
+        template = table.pop("command", None)
+        if template is not None:
+            data["worktree"] = template
+        data["worktree_opts"] = table
+    return data
+
+
+class NewSettings:
+    """What `hall new` reads of a configuration (the names config.Config gives them)."""
+
+    __slots__ = ("base", "branch", "worktree", "worktree_copy")
+
+    def __init__(self, base: str, branch: str, worktree: str, worktree_copy: list[str]) -> None:
+        self.base = base
+        self.branch = branch
+        self.worktree = worktree
+        self.worktree_copy = worktree_copy
+
+
+def known_valid_new_settings(main_checkout: Path, state_dir: Path) -> NewSettings | None:
+    """`hall new`'s settings without the pydantic model (80 ms of the verb) when this exact file
+    passed its full check before (known_valid); None otherwise: then validate through config.load.
+    A valid file's strings and lists are what the model holds, defaults filled in the same way."""
+    if not known_valid(main_checkout, state_dir):
+        return None
+    data = merge_defaults(split_worktree(read(main_checkout)))
+    copy = data.get("worktree_opts", {}).get("copy")
+    base, branch, worktree = data.get("base"), data.get("branch"), data.get("worktree")
+    if not (isinstance(base, str) and isinstance(branch, str) and isinstance(worktree, str) and isinstance(copy, list)):
+        return None
+    return NewSettings(base, branch, worktree, [str(c) for c in copy])
 
 
 def _fingerprint(main_checkout: Path) -> str:

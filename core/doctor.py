@@ -253,6 +253,9 @@ def run(start: Path) -> DoctorReport:
         if ship is not None:
             checks.append(ship)
         checks.append(_pre_push_check(paths))
+        from .stamp_key import doctor_check as signing_check
+
+        checks.append(signing_check(paths))
         from .doctor_loop import loop_checks
 
         checks.extend(loop_checks(paths.main_checkout))
@@ -264,6 +267,7 @@ def run(start: Path) -> DoctorReport:
         if manual["ok"]:
             status = {"ok": True, "detail": f"{manual['detail']} (not through the plugin: {status['detail']})"}
     checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
+    checks.append(_bytecode_check())
     from .doctor_claude import checks as claude_checks
 
     checks += claude_checks(_sandbox_mode(paths))
@@ -276,6 +280,14 @@ def run(start: Path) -> DoctorReport:
             )
         )
     return _finish(checks)
+
+
+def _bytecode_check() -> Check:
+    """The package's bytecode (core/bytecode.py): without it, hooks under PYTHONDONTWRITEBYTECODE compile it every call."""
+    from .bytecode import doctor_row
+
+    ok, detail = doctor_row()
+    return _check("bytecode", ok, detail, "hall setup claude (it compiles the package)", optional=True)
 
 
 def _sandbox_mode(paths: RepoPaths) -> str:

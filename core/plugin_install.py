@@ -302,6 +302,10 @@ def install(*, dry_run: bool = False, sandbox_at: Path | None = None) -> PluginI
     """`hall setup claude`: stage, validate and (unless a dry run) make current the plugin release;
     with sandbox_at, then write the sandbox profile for the repos (core/sandbox_profile.py)."""
     fields = _install_plugin(dry_run)
+    if not dry_run:
+        from .bytecode import setup_step
+
+        setup_step()  # the package's bytecode, for hooks under PYTHONDONTWRITEBYTECODE
     if sandbox_at is not None:
         from . import sandbox_profile
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
 from .paths import RepoPaths, discover, user_data_dir
-from .setup_results import Initialized, PrePushInstall, SetupWarning
+from .setup_results import Initialized, PrePushInstall, SetupWarning, SigningSetup
 
 CLAUDE_START = "<!-- hallmark:start -->"
 CLAUDE_END = "<!-- hallmark:end -->"
@@ -157,7 +157,13 @@ def _toml_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
-def render_config(base: str, gates: list[str], capture: str) -> str:
+def render_config(base: str, gates: list[str], capture: str, setup: str = "") -> str:
+    worktree = (
+        "\n[worktree]\n# the project's install, run once in each checkout the gates or the fixer use "
+        f"(detected from its lockfile)\nsetup = {json.dumps(setup)}\n"
+        if setup
+        else ""
+    )
     return (
         "# Hallmark's configuration. Every key has a default; see `hall schema config`.\n"
         "# Read from the main checkout only, so an item cannot loosen its own gates.\n"
@@ -168,7 +174,7 @@ def render_config(base: str, gates: list[str], capture: str) -> str:
         "\n[capture]\n"
         f"mode = {json.dumps(capture)}\n"
         f"free = {_toml_list(DEFAULTS['capture']['free'])}\n"
-        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n"
+        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n" + worktree
     )
 
 
@@ -221,17 +227,23 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
     gates = detect_gates(root)
     wrote_config = False
     if not config_file.exists():
-        atomic.write_text(config_file, render_config(base or git.default_base(root), gates, capture))
+        from .worktree_setup import detect as detect_setup
+
+        atomic.write_text(
+            config_file, render_config(base or git.default_base(root), gates, capture, detect_setup(root))
+        )
         wrote_config = True
     claude = write_claude_section(root) if claude_md else "skipped"
     register(root)
     pre_push = install_pre_push(paths)
+    compile_bytecode()
     if created_state:
         journal.append(paths.repo_journal, "initialized", item=None, actor="you", gates=gates)
     from .memory import identity as memory_identity
 
     project = memory_identity.write_proposal(paths)  # proposes .agentmemory-project; the person commits it
     return Initialized(
+        signing=_signing(paths),
         repo=str(root),
         state_dir=str(state),
         config=str(config_file),
@@ -244,6 +256,25 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
         pre_push=pre_push,
         config_valid=_check_config(root),
     )
+
+
+def _signing(paths: RepoPaths) -> SigningSetup | None:
+    """This machine's hallmark key and its trust here (core/stamp_key.py); None where ssh-keygen
+    cannot make one (`hall doctor` says so, and no hallmark can be struck until it can)."""
+    from . import signing, stamp_key
+
+    try:
+        return stamp_key.set_up(paths)
+    except (signing.SigningError, OSError):
+        return None
+
+
+def compile_bytecode() -> None:
+    """The package's bytecode, so a hook under PYTHONDONTWRITEBYTECODE does not compile it on every
+    call (core/bytecode.py); best effort, `hall doctor` names what is missing."""
+    from .bytecode import setup_step
+
+    setup_step()
 
 
 def install_pre_push(paths: RepoPaths) -> PrePushInstall:

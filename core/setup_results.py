@@ -15,6 +15,36 @@ from .memory.move_results import IdentityWritten
 from .results import Result
 
 
+# -- the signing key (hall init, hall setup git) ---------------------------------------------------
+class ResignedNote(Result):
+    """A version-1 (unsigned) hallmark found by `hall setup git`: re-signed when the journal proves
+    the loop struck it, else left invalid with the reason."""
+
+    sha: str
+    item: str | None
+    resigned: bool
+    reason: str
+
+
+class SigningSetup(Result):
+    """This machine's hallmark key and whom the repository trusts: the key (made now or before),
+    whether this repo's local list trusts it, the main checkout's `.hallmark/allowed_signers` (for
+    the person to commit to the base) and whether the remote's base already lists the key."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"resigned"})
+
+    principal: str
+    public_key: str
+    key: str
+    key_made: bool
+    trusted_here: bool
+    allowed_signers: str
+    allowed_signers_written: bool
+    base_trusts: bool
+    trust: str
+    resigned: tuple[ResignedNote, ...] | None = None
+
+
 # -- hall setup git ---------------------------------------------------------------------------------
 class HookDir(Result):
     """One hooks directory a checkout uses: Hallmark's pre-push hook there, its state (installed,
@@ -34,12 +64,13 @@ class HookDir(Result):
 class GitHooksInstalled(Result):
     """`hall setup git`: the hook in every hooks dir (ok is false where the repo tracks its own)."""
 
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"detail"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"detail", "signing"})
 
     ok: bool
     dirs: tuple[HookDir, ...]
     dry_run: bool
     detail: str | None = None
+    signing: SigningSetup | None = None
 
 
 class RestoredHook(Result):
@@ -145,6 +176,8 @@ class Initialized(Result):
     """`hall init`: the state directory, the config, the CLAUDE.md section, the project identity
     and the pre-push hook. (The CLI prints `config_valid` after `next`, as it always has.)"""
 
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"signing"})
+
     repo: str
     state_dir: str
     config: str
@@ -156,6 +189,7 @@ class Initialized(Result):
     project_identity: IdentityWritten  # the memory store's project identity file: kept, or proposed
     pre_push: PrePushInstall
     config_valid: bool
+    signing: SigningSetup | None = None
 
 
 # -- hall setup claude ------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ def remote_base_ref(base: str) -> str:
     return f"refs/remotes/{REMOTE}/{base}"
 
 
-def _base_name(paths: RepoPaths | None) -> str:
+def base_name(paths: RepoPaths | None) -> str:
     if paths is None:
         return "main"
     try:
@@ -74,7 +74,7 @@ def from_remote_base(where: str, base: str, git_dir: str | None = None) -> str |
 
 def trusted(where: str, paths: RepoPaths | None, git_dir: str | None = None) -> Trusted:
     """The signers a hallmark in this repository is checked against."""
-    base = _base_name(paths)
+    base = base_name(paths)
     text = from_remote_base(where, base, git_dir)
     if text is not None:
         return Trusted(text, f"{SIGNERS_PATH} on {REMOTE}/{base}")

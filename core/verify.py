@@ -1,10 +1,11 @@
 """`hall verify <ref>`: does this commit carry a valid hallmark? The check a CI job or a reviewer runs.
 
-It resolves the ref to one commit and calls the one validity check, core/gates/hallmark.py (the
-note parses as a version-1 hallmark, names this very commit, and the journal of the item it names
-records `hallmarked` there). A CI clone has the notes (fetched from the remote) but not the
-journal, which is private to the machine that ran the loop: there, the journal step cannot run,
-and the answer says so plainly (`journal: "unavailable"`); `--strict` makes that a failure.
+It resolves the ref to one commit and calls the one validity check, core/gates/hallmark.py: the
+note is a version-2 hallmark for this very commit and tree, signed by a key the base trusts
+(`.hallmark/allowed_signers` on origin/<base>), and, where the loop ran, the journal of the item it
+names still records `hallmarked` there. A CI clone has the notes and the base (fetched from the
+remote) but not the journal, which is private to the machine that ran the loop: there the signature
+alone decides, and the answer says so (`journal: "unavailable"`); `--strict` requires the journal.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .results import Result
 
 NOTES_REF = "refs/notes/hallmark"
 FETCH_NOTES = f"git fetch origin '+{NOTES_REF}:{NOTES_REF}'"
+FETCH_BASE = "git fetch origin main  (the base, whose .hallmark/allowed_signers says whom to trust)"
 
 
 def _resolve(where: Path, ref: str) -> str:
@@ -73,35 +75,26 @@ def verify(start: Path, ref: str = "HEAD", *, strict: bool = False) -> Verified:
         "round": note.get("round"),
         "carried_from": note.get("carried_from"),
     }
-    if verdict.ok:
+    if verdict.ok and verdict.journal == "checked":
         return Verified(**answer, reason=verdict.reason, ok=True, journal="checked")
-    journal_missing = not paths.initialized
-    standin_elsewhere = bool(note.get("standin")) and not hallmark.demo_repo(paths)
-    if verdict.item and journal_missing and standin_elsewhere:
+    if verdict.ok and not strict:
+        return Verified(**answer, reason=verdict.reason + " (--strict requires it)", ok=True, journal="unavailable")
+    if verdict.ok:
         raise HallError(
             "GATE_DENIED",
-            f"{ref} ({sha[:12]}) carries no valid hallmark: its note says Hallmark's "
-            "stand-in model struck it (no model reviewed it), and this repository is not "
-            "one `hall demo` made.",
-            [f"hall log {verdict.item}  (where the loop ran)"],
-        )
-    if verdict.item and journal_missing and not strict:
-        # the note passed its own checks (the item is named only then); the journal is not here
-        return Verified(
-            **answer,
-            ok=True,
-            journal="unavailable",
-            reason=(
-                f"{ref} ({sha[:12]}) carries a version-1 hallmark note for itself, naming {verdict.item}; "
-                "this clone has no Hallmark journal to confirm it was struck by the loop (--strict "
-                "requires it)"
-            ),
+            f"{ref} ({sha[:12]}) carries a signed hallmark, but --strict requires the loop's journal, which "
+            "is not in this clone.",
+            [f"hall verify {ref}  (without --strict)"],
         )
     hint = (
         [FETCH_NOTES, f"hall verify {ref}"]
         if "no note" in verdict.reason
+        else [FETCH_BASE, f"hall verify {ref}"]
+        if "no signer is trusted" in verdict.reason
+        else ["hall setup git"]
+        if "version-1" in verdict.reason
         else [f"hall log {verdict.item}"]
-        if verdict.item
+        if verdict.item and paths.initialized
         else ["hall status --all"]
     )
     raise HallError("GATE_DENIED", f"{ref} ({sha[:12]}) carries no valid hallmark: {verdict.reason}.", hint)

@@ -10,7 +10,9 @@ edited since is reported, named as a copy, with advice that never says "commit".
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +76,28 @@ def status_entries(worktree: Path | str, *, every_file: bool) -> list[tuple[str,
         if code[0] in "RC":  # a rename carries its source as the next field
             i += 1
         out.append((code, path))
-    return out
+    return [(code, path) for code, path in out if code != "??" or not sandbox_device(Path(worktree) / path)]
+
+
+def sandbox_device(path: Path, budget: int = 200) -> bool:
+    """Is this untracked entry one of the placeholders Claude Code's sandbox mounts over protected
+    dotfiles (`.bashrc`, `.gitconfig`, `.mcp.json`, `.claude/` …)? They are character devices (or
+    folders holding only such), which git cannot even add: never anyone's work, never dirt."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    if stat.S_ISCHR(mode):
+        return True
+    if not stat.S_ISDIR(mode):
+        return False
+    seen = 0
+    for folder, _dirs, names in os.walk(path):
+        for name in names:
+            seen += 1
+            if seen > budget or not sandbox_device(Path(folder) / name, 0):
+                return False
+    return seen > 0
 
 
 def unchanged_copies(repo: Any, view: Any) -> list[str]:

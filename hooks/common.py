@@ -40,10 +40,8 @@ def log(paths: RepoPaths | None, event: str, message: str) -> None:
                 os.replace(path, path.with_name(LOG_NAME + ".1"))
         except OSError:
             pass
-        from hallmark.core.secrets import redact
-
         line = json.dumps(
-            {"t": clock.stamp(), "event": event, "pid": os.getpid(), "message": redact(message[:2000])},
+            {"t": clock.stamp(), "event": event, "pid": os.getpid(), "message": clip(message, 2000)},
             ensure_ascii=False,
         )
         with open(path, "a", encoding="utf-8") as handle:
@@ -101,6 +99,13 @@ def update_session(paths: RepoPaths, session_id: str, **changes: Any) -> dict[st
     return data
 
 
+def clip(text: str, limit: int) -> str:
+    """Redact, THEN cut (core/secrets.clip): a cut first would keep the head of a secret across it."""
+    from hallmark.core.secrets import clip as redact_then_cut  # only when there is text to keep
+
+    return redact_then_cut(text, limit)
+
+
 def text_field(payload: dict[str, Any], key: str, limit: int = 4000) -> str:
     value = payload.get(key)
-    return value[:limit] if isinstance(value, str) else ""
+    return clip(value, limit) if isinstance(value, str) else ""

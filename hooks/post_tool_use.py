@@ -70,16 +70,18 @@ def _record_commit(paths: RepoPaths, directory: str, session: str) -> None:
 
     if not os.path.isdir(directory):
         return
-    result = capture(["git", "-C", directory, "log", "-1", "--format=%H%x00%s"])
+    result = capture(["git", "-C", directory, "log", "-1", "--format=%H%x00%B"])
     if result.returncode != 0:
         return
-    sha, _, subject = result.stdout.decode("utf-8", "replace").strip().partition("\x00")
+    sha, _, message = result.stdout.decode("utf-8", "replace").strip().partition("\x00")
     if not sha:
         return
+    # the subject is the first paragraph with its lines joined (as git's %s): redacted as written,
+    # before the join, so a token wrapped over two lines is still one token when judged
+    paragraph = common.clip(message.strip().split("\n\n", 1)[0], 2000)
+    subject = common.clip(" ".join(paragraph.split()), 300)
     view = item_lookup.item_for_session(paths, directory, session)
-    common.record(
-        paths, view.id if view else None, "commit", sha=sha, subject=subject[:300], session=session, cwd=directory
-    )
+    common.record(paths, view.id if view else None, "commit", sha=sha, subject=subject, session=session, cwd=directory)
 
 
 def _memory_capture(paths: RepoPaths, payload: dict[str, Any]) -> None:

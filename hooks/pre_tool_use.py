@@ -23,7 +23,7 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
         return None
     try:
         from hallmark.core.item_lookup import item_for_path
-        from hallmark.hooks.common import record
+        from hallmark.hooks.common import clip, record
 
         view = item_for_path(paths, cwd)
         tool_input = raw if isinstance(raw := payload.get("tool_input"), dict) else {}
@@ -33,8 +33,8 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
             view.id if view else None,
             "gate_denied" if gate.decision == "deny" else "gate_asked",
             tool=str(payload.get("tool_name")),
-            message=gate.message[:500],
-            input=str(what)[:500],
+            message=clip(gate.message, 500),
+            input=clip(str(what), 500),
             session=str(payload.get("session_id") or ""),
         )
     except Exception:  # noqa: BLE001 - recording a decision must not change it

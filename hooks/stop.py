@@ -32,7 +32,7 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     summary = payload.get("last_assistant_message")
     fields: dict[str, Any] = {"session": session}
     if isinstance(summary, str) and summary.strip():
-        fields["summary"] = summary.strip()[:SUMMARY_LIMIT]
+        fields["summary"] = common.clip(summary.strip(), SUMMARY_LIMIT)
     common.record(paths, item, "turn", **fields)
     if usage["responses"] or any(usage[f] for _, f in FIELDS):
         common.record(

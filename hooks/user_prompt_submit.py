@@ -30,7 +30,7 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
         item,
         "prompt",
         actor=common.person_actor(),
-        prompt=prompt[:PROMPT_LIMIT],
+        prompt=common.clip(prompt, PROMPT_LIMIT),
         truncated=len(prompt) > PROMPT_LIMIT,
         session=session,
     )

@@ -43,7 +43,9 @@ def pre_tool_use(payload: dict[str, Any], paths: RepoPaths, cwd: str) -> Gate | 
     if tool in edit.EDIT_TOOLS:
         for given in edit.tool_paths(str(tool), tool_input):
             owner = _owner(paths, cwd, given)
-            gate = edit.file_gate(owner, settings.capture(settings.load(owner)), cwd, [given])
+            config = settings.load(owner)
+            capture = {**settings.capture(config), "never_free": settings.never_free(config)}
+            gate = edit.file_gate(owner, capture, cwd, [given])
             if gate is not None:
                 return gate
         return None
@@ -70,11 +72,12 @@ def _owner(paths: RepoPaths, cwd: str, given: str) -> RepoPaths:
 
 def bash_gate(paths: RepoPaths, cwd: str, command: str) -> Gate | None:
     config = settings.load(paths)
-    capture = settings.capture(config)
+    capture = {**settings.capture(config), "never_free": settings.never_free(config)}
     from . import push
 
     ship = raw if isinstance(raw := config.get("ship"), str) else ""
-    findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths))
+    base = raw if isinstance(raw := config.get("base"), str) and raw else "main"
+    findings = push.analyze(command, push.Context(cwd, ship=ship, paths=paths, base=base))
     if not findings:
         return None
     return (

@@ -1,7 +1,8 @@
 """The edit gate: work inside the repo happens in an active item's worktree.
 
 Paths are compared as real paths, component by component (symlinks, `..`, relative paths against
-the payload's cwd, `/repo` versus `/repo-other`). `[capture] free` globs need no item; files
+the payload's cwd, `/repo` versus `/repo-other`). `[capture] free` globs need no item (never for
+`.hallmark/` and the `rules` files); files
 outside the repository are never gated; git's own directory (Hallmark's state lives there) is
 never edited by hand, whatever the mode.
 """
@@ -57,9 +58,6 @@ def tool_paths(tool_name: str, tool_input: dict[str, Any]) -> list[str]:
     return found
 
 
-_SELF = ("/proc/self/", "/proc/thread-self/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
-
-
 class Unresolvable(ValueError):
     """A path that means something else in the tool's process than in this hook's (/proc/self/fd/3)."""
 
@@ -71,19 +69,13 @@ def real(path: str, cwd: str) -> str:
         path = os.path.expanduser(path)
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
-    path = os.path.normpath(path)
-    if path.startswith(_SELF) or path in ("/proc/self", "/proc/thread-self"):
-        for prefix in ("/proc/self/cwd", "/proc/thread-self/cwd"):
-            if path == prefix or path.startswith(prefix + "/"):
-                path = cwd + path[len(prefix) :]
-                break
-        else:
-            for prefix in ("/proc/self/root", "/proc/thread-self/root"):
-                if path == prefix or path.startswith(prefix + "/"):
-                    path = "/" + path[len(prefix) :].lstrip("/")
-                    break
-            else:
-                raise Unresolvable(path)
+    if "/proc/" in path or "/dev/" in path:  # before any normpath: `/dev/fd/..` is /proc/self, not /dev
+        from .self_paths import UNKNOWN_PROCESS, resolve
+
+        resolved = resolve(path, cwd)
+        if resolved is None or resolved == UNKNOWN_PROCESS:
+            raise Unresolvable(path)
+        path = resolved
     return os.path.realpath(path)
 
 
@@ -116,6 +108,21 @@ def is_free(rel: str, patterns: list[str]) -> bool:
         elif fnmatch.fnmatchcase(parts[-1], core):  # a file pattern matches the file's own name, never
             return True  # a directory's: `*.md` does not free everything inside a folder named x.md
     return False
+
+
+RULES_DEFAULT = (".hallmark/", "CLAUDE.md", "AGENTS.md")  # settings.never_free of the default config
+
+
+def free_path(rel: str, capture: dict[str, Any]) -> bool:
+    """Is this path (relative to its checkout) free of the item rule? Never for `.hallmark/` and the
+    configured rules files (settings.never_free), whatever `[capture] free` says: `*.md` must not
+    free the reviewer's rubric `.hallmark/review.md` or CLAUDE.md."""
+    rel = rel.replace(os.sep, "/").lstrip("/")
+    for fixed in capture.get("never_free", RULES_DEFAULT):
+        anchored = fixed.replace(os.sep, "/").strip("/")
+        if anchored and (rel == anchored or rel.startswith(anchored + "/")):
+            return False
+    return is_free(rel, capture["free"])
 
 
 def _outside(paths: RepoPaths, target: str) -> tuple[str | None, str | None]:
@@ -183,7 +190,7 @@ def file_gate(paths: RepoPaths, capture: dict[str, Any], cwd: str, file_paths: l
             continue
         if item_lookup.item_for_path(paths, target) is not None:
             continue
-        if is_free(rel, capture["free"]):
+        if free_path(rel, capture):
             continue
         message = (
             f"{given} is in the repository but not in an active item's worktree. Start an item "
@@ -288,7 +295,7 @@ def commit_gate(
             files = None if tracked is None else files + tracked
     if files is not None:
         files = files + list(staged_in_command or [])
-        if all(is_free(f, capture["free"]) for f in files):
+        if all(free_path(f, capture) for f in files):
             return None
     message = (
         f"git commit in {directory} is outside an active item's worktree. Start an item "

@@ -346,7 +346,7 @@ def registry(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
     """A package publish or image push (True when it is one, recorded as a push)."""
     words = [w.text for w in args if w.literal and not w.text.startswith("-")]
     actions = REGISTRY.get(name)
-    if actions is None:
+    if actions is None or only_pretends(name, args):
         return False
     if name in ("mvn", "gradle", "gradlew", "./gradlew"):
         hit = any(w == "deploy" or w.startswith("publish") for w in words)
@@ -369,6 +369,33 @@ def registry(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str |
     if hit:
         an.add("push", f"{name} {' '.join(words[:2])} (publishes to a registry)", cmd, cwd)
     return hit
+
+
+# registries whose options read a separate `true`/`false` after a flag (npm's nopt: `--dry-run false`)
+_NOPT = frozenset({"npm", "pnpm", "yarn", "bun"})
+
+
+def only_pretends(name: str, args: list[Word]) -> bool:
+    """`--help`/`-h` (the tool prints its usage) or `--dry-run` (it checks and uploads nothing; the
+    last of `--dry-run`/`--no-dry-run`/`--dry-run=false` wins): no publish. A computed word might undo
+    it, so then it is not. Lifecycle scripts a dry run still runs are the runner path's (runners.py)."""
+    dry = False
+    for index, word in enumerate(args):
+        if not word.literal:
+            return False
+        text = word.text
+        if text == "--":
+            break
+        if text in ("--help", "-h"):
+            return True
+        after = args[index + 1].text.lower() if index + 1 < len(args) and args[index + 1].literal else ""
+        if text == "--dry-run":
+            dry = not (name in _NOPT and after == "false")
+        elif text.startswith("--dry-run="):
+            dry = text.split("=", 1)[1].lower() not in ("false", "0", "no", "off")
+        elif text == "--no-dry-run":
+            dry = False
+    return dry
 
 
 def http_client(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | None) -> None:

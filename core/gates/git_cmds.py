@@ -12,6 +12,9 @@ refs, configuration that runs commands, and the hooks a subcommand runs.
   `core.hooksPath`, `--exec-path`, another config file and `protocol.*` are always denied.
 - Writes to `refs/notes/` by any command (notes, update-ref, symbolic-ref, fetch and push
   refspecs, fast-import, replace, `notes.*` config) are "note" findings.
+- The environment is the command's as bash gives it: what earlier commands exported, then its own
+  prefixes; `--work-tree` is exported as GIT_WORK_TREE (as git does), a computed GIT_DIR or
+  GIT_WORK_TREE is denied, and a subcommand word that is a pattern (`git pu?h`) is expanded first.
 """
 
 from __future__ import annotations
@@ -230,7 +233,13 @@ def run_git(
     alias_depth: int = 0,
     git_dir: str | None = None,
 ) -> None:
-    if env.get("GIT_DIR") and env["GIT_DIR"] != UNKNOWN:
+    for name in ("GIT_DIR", "GIT_WORK_TREE"):
+        if env.get(name) == UNKNOWN:
+            an.add(
+                "strict", f"git with a computed {name} (the gate cannot know which repository)", cmd, cwd, always=True
+            )
+            return
+    if env.get("GIT_DIR"):
         git_dir = _join(cwd, Word(env["GIT_DIR"]))
     for name in git_config.ENV_DENIED:
         if name in env:
@@ -245,13 +254,20 @@ def run_git(
         return
     sub = args[i].text
     rest = args[i + 1 :]
+    if any(ch in sub for ch in "*?["):  # bash expands it against the files where the command runs
+        from .globs import expand
+
+        matches = expand(sub, cwd)
+        if matches and matches[0] != sub:
+            run_git(an, [*args[:i], *(Word(m) for m in matches), *rest], cmd, cwd, env, alias_depth + 1, git_dir)
+            return
     if sub == "send-email":  # mails the commits as patches: code leaves like a push (installed or not)
         an.add("push", "git send-email", cmd, git_cwd, revs=None, git_dir=git_dir)
         return
     if sub in own_commands(an.ctx):
         git_sub(an, sub, rest, cmd, git_cwd, env, git_dir)
         return
-    aliases = {k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}
+    aliases = {**an.git_aliases, **{k.lower()[6:]: v for k, v in settings if k.lower().startswith("alias.")}}
     alias = aliases.get(sub.lower())
     if alias is None:
         program = on_path(sub, {**an.ctx.env, **env})
@@ -346,3 +362,6 @@ def _global_value(an: Analyzer, name: str, value: Word, env: dict[str, str], fou
         found.inline.append((key, env.get(var, an.ctx.env.get(var, UNKNOWN))))
     elif name == "--git-dir":
         found.git_dir = _join(found.cwd, value)
+    elif name == "--work-tree":  # git exports it as GIT_WORK_TREE for the subcommand
+        tree = _join(found.cwd, value)
+        env["GIT_WORK_TREE"] = tree if tree is not None else UNKNOWN

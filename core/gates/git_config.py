@@ -25,14 +25,42 @@ RUNS_COMMAND = re.compile(
     r"(diff|merge)\..+\.(textconv|command|driver|cmd)|filter\..+\.(clean|smudge|process)|"
     r"remote\..+\.(receivepack|uploadpack|vcs)|uploadpack\.packobjectshook|"
     r"sendemail\..*(smtpserver|tocmd|cccmd|validate)|(difftool|mergetool)\..+\.cmd|"
-    r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|alias\..+)$"
+    r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|alias\..+|"
+    r"trailer\..+\.(cmd|command)|tar\..+\.command|gpg\.ssh\.defaultkeycommand|interactive\.difffilter|"
+    r"core\.alternaterefscommand|imap\.tunnel|submodule\..+\.update|(difftool|mergetool)\..+\.path)$"
 )
 # configuration the gate denies outright: another hooks dir, another config file, other transports,
 # git's own programs elsewhere, where a push goes or what it sends by default
 DENIED_CONFIG = re.compile(
     r"(?i)^(core\.hookspath|include\.path|includeif\..+|protocol\..+|"
     r"remote\..+\.(push|pushurl|mirror)|push\.(default|pushoption)|"
-    r"core\.worktree|core\.bare|extensions\..+|safe\.directory)$"
+    r"core\.worktree|core\.bare|extensions\..+|safe\.directory|init\.templatedir|hook\..+)$"
+)
+# a plain git alias (not `!shell`) to one of these subcommands is denied: it publishes, writes the
+# record or changes the configuration the gate reads (an alias to `status` or `checkout` is fine)
+ALIAS_DENIED = frozenset(
+    {
+        "push",
+        "send-pack",
+        "http-push",
+        "send-email",
+        "notes",
+        "update-ref",
+        "symbolic-ref",
+        "fast-import",
+        "replace",
+        "filter-branch",
+        "config",
+        "remote",
+        "subtree",
+        "svn",
+        "p4",
+        "lfs",
+        "fetch",
+        "pull",
+        "init",
+        "clone",
+    }
 )
 NOTES_CONFIG = re.compile(r"(?i)^(notes\..+|core\.notesref)$")
 BOOLISH = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
@@ -111,6 +139,28 @@ def _command_value(an: Analyzer, key: str, value: str, cmd: Command, cwd: str | 
     return True
 
 
+def may_write_notes(value: str) -> bool:
+    """A configured refspec (or URL rewrite) whose destination names or can match refs/notes/."""
+    from .refspecs import dest_may_be_notes
+
+    return "notes" in value or dest_may_be_notes(value.lstrip("+").partition(":")[2])
+
+
+def plain_alias(an: Analyzer, name: str, value: str) -> bool:
+    """`git config alias.co checkout`: a plain git alias runs git again with those words, read when
+    it is used (and at once, when this same command uses it). True when it is one the gate lets be
+    written: not `!shell`, and not to a subcommand that publishes or writes the record."""
+    from .git_cmds import shell_split
+
+    if value.startswith("!"):
+        return False
+    words = shell_split(value)
+    if not words or words[0].startswith("-") or words[0].lower() in ALIAS_DENIED:
+        return False
+    an.git_aliases[name.lower()] = value
+    return True
+
+
 def _config_operands(lits: list[str]) -> list[str]:
     """`git config`'s key and value words: options and their values left out, and the verb of the
     newer syntax (`git config set key value`) too."""
@@ -171,6 +221,8 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
         return  # `git config key`: a read
     key = words[0] if words else ""
     value = words[1] if len(words) > 1 else ""
+    if key.lower().startswith("alias.") and len(words) > 1 and plain_alias(an, key[6:], value):
+        return
     if NOTES_CONFIG.match(key):
         an.add("note", f"git config {key} (moves hallmark notes)", cmd, cwd)
     elif DENIED_CONFIG.match(key) or (RUNS_COMMAND.match(key) and value.strip().lower() not in BOOLISH):
@@ -180,6 +232,6 @@ def config_write(an: Analyzer, rest: list[Word], cmd: Command, cwd: str | None) 
     elif (
         key.lower().startswith(("remote.", "url."))
         and key.lower().endswith(("fetch", "insteadof", "pushinsteadof"))
-        and ("notes" in value or key.lower().endswith("pushinsteadof"))
+        and (may_write_notes(value) or key.lower().endswith("pushinsteadof"))
     ):
         an.add("note", f"git config {key} {value}", cmd, cwd)

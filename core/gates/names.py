@@ -131,6 +131,7 @@ WRITERS = frozenset(
         "mv",
         "install",
         "ln",
+        "link",
         "rsync",
         "tee",
         "rm",
@@ -168,3 +169,15 @@ WRITERS = frozenset(
     }
 )
 NETWORK_SHELLS = frozenset({"ssh", "nc", "ncat", "netcat", "socat", "telnet", "openssl"})
+
+# the command words the gate reads: a pattern matching one of them as a command word is denied
+COMMAND_WORDS = (
+    frozenset({"git", "gh", "hall", "hall-hook", "eval", "source", "env", "xargs", "sudo", "exec", "command"})
+    | FORGES
+    | REGISTRIES
+    | RUNNERS
+    | INTERPRETERS
+    | HTTP_CLIENTS
+    | REMOTE_COPY
+    | frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "busybox"})
+)

@@ -116,8 +116,10 @@ class Context:
         alias_lookup: Callable[..., str | None] | None = None,
         env: dict[str, str] | None = None,
         paths: RepoPaths | None = None,
+        base: str | None = None,
     ) -> None:
         self.cwd = cwd
+        self.base = base  # the base branch's name (config `base`); None: base moves are not read
         self.paths = paths
         self.ship = ship
         self.alias_lookup = alias_lookup or git_cmds.config_alias
@@ -234,7 +236,10 @@ class Analyzer:
         self.written: dict[str, str | None] = {}  # real path -> what this command wrote there (None: unknown)
         self.vars: dict[str, str] = {}  # shell variables assigned earlier in the command
         self.exported: set[str] = set()
+        self.allexport = False  # `set -a`: every later assignment is exported
         self.aliases: dict[str, str] = {}  # `alias name=…` earlier in the command
+        self.git_aliases: dict[str, str] = {}  # `git config alias.x …` earlier in the command
+        self.remote_urls: dict[tuple[str, str], str] = {}  # `git remote add name url` earlier, by repository
         self.seen = 0  # simple commands walked so far
         self.movers: list[int] = []  # where (in findings) a command ran that may move refs
         self.walker = shell.Walker(self.command, self.problem, self.write, self.assign, self.read_input)
@@ -293,7 +298,7 @@ class Analyzer:
     def assign(self, env: dict[str, str], exported: bool = False) -> None:
         for key, value in env.items():
             self.vars[key] = value
-            if exported or key.startswith(("HALL_", "HALLMARK_")):
+            if exported or self.allexport or key.startswith(("HALL_", "HALLMARK_")):
                 self.exported.add(key)
 
     def read_input(self, word: Word, cwd: str | None) -> str | None:
@@ -315,8 +320,12 @@ class Analyzer:
     # -- one simple command -------------------------------------------------------------
 
     def command(self, cmd: Command) -> None:
+        """One simple command, in the environment it runs with: what earlier commands in the line
+        exported (`export GIT_DIR=…`, `set -a`), then its own `VAR=value` prefixes."""
         self.seen += 1
-        self.exec(cmd.words, cmd, cmd.cwd, dict(cmd.env), cmd.stdin)
+        env = {key: self.vars[key] for key in self.exported if key in self.vars}
+        env.update(cmd.env)
+        self.exec(cmd.words, cmd, cmd.cwd, env, cmd.stdin)
 
     def moves_refs(self) -> None:
         """A command that may commit, tag or move a branch ran here: a push after it in the same
@@ -337,6 +346,16 @@ class Analyzer:
                 self.add("strict", f"computed command word {head.text!r}", cmd, cwd, always=True)
                 return
             raw = head.text
+            if "\x01glob" not in expanded and ("*" in raw or "?" in raw or "[" in raw):
+                expanded.add("\x01glob")
+                from .globs import head_words
+
+                globbed = head_words(self, words, cmd, cwd)
+                if globbed is None:
+                    return
+                if globbed is not words:
+                    words = globbed
+                    continue
             if raw in self.aliases and raw not in expanded:
                 expanded.add(raw)
                 split = git_cmds.shell_split(self.aliases[raw])
@@ -396,6 +415,8 @@ class Analyzer:
                     self.add("strict", f"alias {key} to a computed value", cmd, cwd, always=True)
         elif name in DECLARE:
             self._declare(name, args)
+        elif name == "set":
+            self._set(args)
         elif name == "git":
             git_cmds.run_git(self, args, cmd, cwd, env)
         elif name == "gh":
@@ -451,6 +472,16 @@ class Analyzer:
                 self.assign(
                     {key: value if (eq and word.literal) else (UNKNOWN if eq else self.vars.get(key, ""))}, exported
                 )
+
+    def _set(self, args: list[Word]) -> None:
+        """`set -a` / `set -o allexport` export every later assignment (`set +a` ends it)."""
+        for index, word in enumerate(args):
+            text = word.text if word.literal else ""
+            after = args[index + 1].text if index + 1 < len(args) else ""
+            if (text.startswith("-") and "a" in text[1:] and text != "--") or (text == "-o" and after == "allexport"):
+                self.allexport = True
+            elif (text.startswith("+") and "a" in text[1:]) or (text == "+o" and after == "allexport"):
+                self.allexport = False
 
     def _ship(self, name: str, raw: str, args: list[Word], cmd: Command, cwd: str | None) -> bool:
         """The configured ship command (`make ship`) is a push before it is a runner."""

@@ -5,7 +5,8 @@ refspec's source (`src`, `+src:dst`, `tag v1`), `--all`/`--branches` (every bran
 and, with no refspec, the configured ones (`remote.<name>.push`, `push.default = matching`) or
 HEAD. `resolve` (called by decide.py) turns those into commits to check. What cannot be known
 (a computed refspec, a glob that matches nothing readable, `--mirror`) is denied with a reason.
-A destination under `refs/notes/` is a note write, on a push and on a fetch.
+A destination under `refs/notes/`, or a pattern that can match one (`refs/*`), is a note write, on a push
+and on a fetch. A fetch run by another repository from one of this repo's checkouts is a push of what it takes.
 """
 
 from __future__ import annotations
@@ -34,10 +35,20 @@ PUSH_VALUE = frozenset(
 PUSH_FLAGS_NEED_EQ = frozenset({"--signed", "--force-with-lease", "--recurse-submodules"})  # value only with =
 ALL_BRANCHES = "\x00branches"
 ALL_TAGS = "\x00tags"
+MIRROR = "\x00mirror"  # the remote is configured as a mirror: every ref goes
 
 
-def _dest_is_notes(dst: str) -> bool:
-    return dst.startswith(("refs/notes", "notes/")) or "refs/notes/" in dst
+def dest_may_be_notes(dst: str) -> bool:
+    """Does a refspec's destination name refs/notes/, or is it a pattern that can match a ref there
+    (`refs/*`, `*`, `refs/n*`: `git fetch . 'refs/heads/*:refs/*'` maps refs/heads/notes/x to
+    refs/notes/x)?"""
+    dst = dst.lstrip("+")
+    if dst.startswith(("refs/notes", "notes/")) or "refs/notes/" in dst:
+        return True
+    if "*" in dst:
+        prefix = dst.split("*", 1)[0]
+        return "refs/notes/".startswith(prefix) or prefix.startswith("refs/notes")
+    return False
 
 
 class _PushWords:
@@ -56,6 +67,13 @@ def push_finding(
 ) -> None:
     """Read a push: what it sends (a "push" finding with its sources), or why it is denied outright."""
     label = f"git {sub}"
+    if dry_run(rest):  # `--dry-run`/`-n`: git reports what it would send and sends nothing
+        transport = next((w.text for w in rest if w.literal and w.text.startswith(("ext::", "fd::"))), None)
+        if transport:
+            an.add(
+                "strict", f"{label} over the {transport.split('::')[0]} transport runs a command", cmd, cwd, always=True
+            )
+        return
     words = _push_words(an, label, rest, cmd, cwd, git_dir)
     if words is None:
         return
@@ -88,7 +106,7 @@ def push_finding(
         if text.startswith("^"):
             continue  # a negative refspec sends nothing
         src, colon, dst = text.lstrip("+").partition(":")
-        if colon and _dest_is_notes(dst):
+        if colon and dest_may_be_notes(dst):
             an.add("note", f"{label} into {dst}", cmd, cwd)
             return
         if (colon and not src) or words.deleting:
@@ -96,8 +114,42 @@ def push_finding(
         previous = refspecs[refspecs.index(spec) - 1].text if refspecs.index(spec) > 0 else ""
         sources.append(f"refs/tags/{src}" if previous == "tag" else src)
     if not refspecs and ALL_BRANCHES not in sources and ALL_TAGS not in sources:
-        sources.append(_configured(an, repo.text if repo else "", cwd, env, git_dir))
+        configured = _configured(an, repo.text if repo else "", cwd, env, git_dir)
+        if configured == MIRROR:
+            an.add(
+                "push",
+                f"{label} (to a remote configured as a mirror)",
+                cmd,
+                cwd,
+                revs=None,
+                unresolved="remote.<name>.mirror makes it send every ref, the hallmark notes included",
+                git_dir=git_dir,
+            )
+            return
+        sources.append(configured)
     an.add("push", label, cmd, cwd, revs=sources, git_dir=git_dir)
+
+
+def dry_run(rest: list[Word]) -> bool:
+    """Does this push only pretend (`--dry-run`, `-n` in a cluster of short options; the last of
+    `--dry-run`/`--no-dry-run` wins)? A computed word may be `--no-dry-run`: then it is not."""
+    dry = False
+    for index, word in enumerate(rest):
+        if not word.literal:
+            return False
+        text = word.text
+        if text == "--":
+            break
+        before = rest[index - 1].text if index else ""
+        if before == "-o" or (before in PUSH_VALUE and before not in PUSH_FLAGS_NEED_EQ):
+            continue  # the value of the option before it
+        if text == "--dry-run":
+            dry = True
+        elif text == "--no-dry-run":
+            dry = False
+        elif text.startswith("-") and not text.startswith("--") and len(text) > 1:
+            dry = dry or "n" in text[1:].split("o", 1)[0]
+    return dry
 
 
 def _push_words(
@@ -175,16 +227,39 @@ def _long_option(
 
 def _configured(an: Analyzer, remote: str, cwd: str | None, env: dict[str, str], git_dir: str | None) -> str:
     """What `git push [<remote>]` with no refspec sends: HEAD, unless push.default is matching or the
-    remote has push refspecs, when it is (at most) every branch."""
+    remote has push refspecs, when it is (at most) every branch; MIRROR when the remote (any remote,
+    when none is named) is configured as a mirror."""
     from .run import capture
 
     where = cwd or an.ctx.cwd
     base = ["git", "--git-dir", git_dir] if git_dir else ["git", "-C", where]
     try:
-        proc = capture([*base, "config", "--get-regexp", r"^(push\.default|remote\..*\.push)$"], env=_probe_env(env))
+        proc = capture(
+            [
+                *base,
+                "config",
+                "--get-regexp",
+                r"^(push\.default|remote\..*\.(push|mirror)|remote\.pushdefault|branch\..*\.(pushremote|remote))$",
+            ],
+            env=_probe_env(env),
+        )
     except OSError:
         return ALL_BRANCHES
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    # with no remote named, git pushes to a branch's pushRemote, remote.pushDefault, its remote or
+    # origin: each of those a branch may use counts
+    defaults = {"origin"} | {
+        line.partition(" ")[2].strip().lower()
+        for line in lines
+        if line.lower().startswith(("remote.pushdefault ", "branch.")) and not line.lower().startswith("branch.*")
+    }
+    wanted = {remote.lower()} if remote else defaults
+    for line in lines:
+        key, _, value = line.partition(" ")
+        name = key[len("remote.") : -len(".mirror")].lower() if key.startswith("remote.") else ""
+        if key.endswith(".mirror") and value.strip().lower() not in ("false", "no", "off", "0") and name in wanted:
+            return MIRROR
+    for line in lines:
         key, _, value = line.partition(" ")
         if key == "push.default" and value.strip() == "matching":
             return ALL_BRANCHES
@@ -224,24 +299,78 @@ def resolve(where: str, sources: list[str], git_dir: str | None) -> tuple[list[s
     return revs, None
 
 
-def fetch_into_notes(
-    an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None, env: dict[str, str]
-) -> None:
-    """A fetch or pull whose refspec (given, `--refmap`, or configured for the remote) writes refs/notes/."""
+def _moves_base(an: Analyzer, sub: str, operands: list[Word], cmd: Command, cwd: str | None) -> bool:
+    """A fetch whose refspec writes the base branch (`git fetch . work:main`): a "state" finding,
+    unless it takes the base from a remote by name (`git fetch origin main:main`)."""
+    base = an.ctx.base
+    if not base:
+        return False
+    named_remote = bool(operands) and not any(ch in operands[0].text for ch in "/:.")
+    for spec in operands[1:]:
+        src, colon, dst = spec.text.lstrip("+").partition(":")
+        if colon and dst in (base, f"refs/heads/{base}") and not (named_remote and src in (base, f"refs/heads/{base}")):
+            an.add(
+                "state",
+                f"git {sub} {spec.text} moves the base branch {base} (it moves only when a person merges "
+                "hallmarked work); fetch into a branch of your own",
+                cmd,
+                cwd,
+            )
+            return True
+    return False
+
+
+def _fetch_operands(an: Analyzer, sub: str, rest: list[Word], cmd: Command, cwd: str | None) -> list[Word] | None:
+    """A fetch's operands (the repository, then its refspecs), options and their values left out;
+    None when a computed word or a `--refmap` into the notes decides it (recorded in an)."""
+    from .git_options import takes_value
+
     operands: list[Word] = []
+    skip = False
     for word in rest:
+        if skip:
+            skip = False
+            continue
         if not word.literal:
             an.add("note", f"git {sub} with a computed refspec (it may write refs/notes)", cmd, cwd)
-            return
+            return None
         text = word.text
-        if text.startswith("--refmap=") and _dest_is_notes(text.partition(":")[2]):
+        if text.startswith("--refmap=") and dest_may_be_notes(text.partition(":")[2]):
             an.add("note", f"git {sub} {text}", cmd, cwd)
-            return
+            return None
+        if text in ("-j", "-o", "-s", "-X") or (
+            text.startswith("--") and "=" not in text and takes_value(sub, text[2:])
+        ):
+            skip = True  # the option's value is the next word
+            continue
         if not text.startswith("-"):
             operands.append(word)
+    return operands
+
+
+def fetch_into_notes(
+    an: Analyzer,
+    sub: str,
+    rest: list[Word],
+    cmd: Command,
+    cwd: str | None,
+    env: dict[str, str],
+    git_dir: str | None = None,
+) -> None:
+    """A fetch or pull whose refspec (given, `--refmap`, or configured for the remote) writes
+    refs/notes/; and one run by another repository from this one's checkouts (fetch_from.py)."""
+    from .fetch_from import taken_from_here
+
+    operands = _fetch_operands(an, sub, rest, cmd, cwd)
+    if operands is None:
+        return
+    if taken_from_here(an, sub, operands, cmd, cwd, env, git_dir):
+        return
+    if _moves_base(an, sub, operands, cmd, cwd):
+        return
     for spec in operands[1:]:
         _src, colon, dst = spec.text.lstrip("+").partition(":")
-        if colon and _dest_is_notes(dst):
+        if colon and dest_may_be_notes(dst):
             an.add("note", f"git {sub} into {dst}", cmd, cwd)
             return
     if len(operands) <= 1:
@@ -256,6 +385,6 @@ def fetch_into_notes(
             return
         for line in proc.stdout.decode("utf-8", "replace").splitlines():
             _, _, value = line.partition(" ")
-            if _dest_is_notes(value.partition(":")[2]):
+            if dest_may_be_notes(value.partition(":")[2]):
                 an.add("note", f"git {sub} (a configured fetch refspec writes {value.partition(':')[2]})", cmd, cwd)
                 return

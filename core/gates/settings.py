@@ -82,3 +82,12 @@ def capture(config: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
             raise ValueError(f"[capture] {key} is not a list of strings")
     return table
+
+
+def never_free(config: dict[str, Any]) -> list[str]:
+    """Paths no `[capture] free` glob frees (anchored at the checkout's root): `.hallmark/` (the
+    reviewer's rubric, the allowed signers) and the configured `rules` files, which the reviewer and
+    the sessions read from the base, so a commit of them outside an item would rewrite the rules."""
+    rules = config.get("rules")
+    listed = [r for r in rules if isinstance(r, str) and r.strip()] if isinstance(rules, list) else []
+    return [".hallmark/", *listed]

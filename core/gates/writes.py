@@ -47,12 +47,20 @@ def check(
             )
         )
         return
-    if path.startswith(("/proc/self/", "/proc/thread-self/", "/dev/fd/")):
-        path = _proc_self(path, cwd or ctx.cwd)
-        if path is None:
-            return
     if not os.path.isabs(path):
         path = os.path.join(cwd or ctx.cwd, path)
+    if "/proc/" in path or "/dev/" in path:
+        from .self_paths import UNKNOWN_PROCESS, resolve
+
+        resolved = resolve(path, cwd or ctx.cwd)
+        if resolved is None:
+            return  # a file descriptor: writing it writes whatever it already is
+        if resolved == UNKNOWN_PROCESS:
+            an.findings.append(
+                _finding("strict", f"a write through another process's directory {path!r}", source, cwd, always=True)
+            )
+            return
+        path = resolved
     try:
         real = os.path.realpath(path)
     except ValueError:  # a NUL in the name: nothing can be written there
@@ -63,16 +71,6 @@ def check(
         why = holds_protected(ctx.paths, real)
     if why:
         an.findings.append(_finding("state", f"a write to {target.text} ({why})", source, cwd))
-
-
-def _proc_self(path: str, cwd: str) -> str | None:
-    """/proc/self/cwd in the command is the shell's directory, not the hook's."""
-    for prefix in ("/proc/self/cwd", "/proc/thread-self/cwd"):
-        if path == prefix or path.startswith(prefix + "/"):
-            return cwd + path[len(prefix) :]
-    if path.startswith(("/proc/self/root/", "/proc/thread-self/root/")):
-        return "/" + path.split("/root/", 1)[1]
-    return None  # a file descriptor: writing it writes whatever it already is
 
 
 def _finding(kind: str, detail: str, source: str, cwd: str | None, always: bool = False) -> Finding:
@@ -155,6 +153,7 @@ VALUE_OPTIONS = {
     "mv": "tS",
     "install": "tmogS",
     "ln": "tS",
+    "link": "",
     "rsync": "efT",
     "tee": "",
     "rm": "",
@@ -268,9 +267,12 @@ def writes(an: Analyzer, name: str, args: list[Word], cmd: Command, cwd: str | N
         return
     operands, values = _operands(name, args)
     targets, content = _targets(an, name, args, operands, values, cwd, stdin)
-    linking = name == "ln" or (name == "cp" and any(k in values for k in ("-s", "-l", "--symbolic-link", "--link")))
+    linking = name in ("ln", "link") or (
+        name == "cp" and any(k in values for k in ("-s", "-l", "--symbolic-link", "--link"))
+    )
     if linking:
         sources = operands if (values.get("-t") or values.get("--target-directory")) is not None else operands[:-1]
+        sources = operands[:1] if name == "link" else sources
         for source in sources:
             link_source(an, source, cwd, cmd.source)
     recursive = (
@@ -373,7 +375,7 @@ def _targets(  # noqa: C901 - one table: where each command names the files it w
         )
     elif name == "mktemp":
         targets = [v for k, v in values.items() if k in ("-p", "--tmpdir")]
-    elif name == "split":
+    elif name in ("split", "link"):  # split IN PREFIX; link FILE1 FILE2 (FILE2 a new name for FILE1)
         targets = operands[1:2]
     return targets, content
 
@@ -389,6 +391,10 @@ def link_source(an: Analyzer, source: Word, cwd: str | None, text: str) -> None:
         return
     if not os.path.isabs(path):
         path = os.path.join(cwd or an.ctx.cwd, path)
+    if "/proc/" in path or "/dev/" in path:
+        from .self_paths import resolve
+
+        path = resolve(path, cwd or an.ctx.cwd) or path
     try:
         real = os.path.realpath(path)
     except ValueError:

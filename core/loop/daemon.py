@@ -12,6 +12,7 @@ so it works the same everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -58,9 +59,14 @@ def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
 
 
 def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from hallmark.core import worktree_setup
+
     from . import checks
 
-    outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    try:
+        outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    except worktree_setup.SetupFailed as failed:  # nobody's change failed: hold, never the fixer
+        return worktree_setup.hold(repo, view.id, failed)
     if outcome.passed:
         items.transition(
             repo, view.id, "checks_passed", actor="assayer", sha=view.sha, gates=[r.command for r in outcome.results]
@@ -135,6 +141,14 @@ def watchman(repo: Repo) -> list[str]:
     return flagged
 
 
+def _prune_gate_checkouts(repo: Repo) -> None:
+    """The clean checkouts the gates ran in go once their item's worktree is gone (drop, sweep)."""
+    from hallmark.core import gate_checkout
+
+    with contextlib.suppress(HallError, OSError):  # housekeeping: never a reason for a pass to fail
+        gate_checkout.prune(repo)
+
+
 def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
     """Items with loop work, oldest in their state first; a role keeps only its states."""
     found = []
@@ -203,6 +217,7 @@ def pass_repo(
     )
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
     watchman(repo)
+    _prune_gate_checkouts(repo)
     for view in repo.index.items(include_terminal=False):
         recovered = runs.recover_dead(repo, view.id)
         if recovered:

@@ -39,8 +39,19 @@ def base_ref(repo: Repo, view: states.ItemView) -> str:
     return view.base or repo.config.base
 
 
+def rules_ref(repo: Repo, base: str) -> str:
+    """Where the reviewer's rules are read: the base as the remote has it (`origin/<base>`, which no
+    commit on this machine can move without a push the loop stamped), else the local base branch (a
+    repository with no remote)."""
+    remote = f"refs/remotes/origin/{base}"
+    found = git.run(["rev-parse", "--verify", "-q", f"{remote}^{{commit}}"], repo.root, check=False)
+    return remote if found.returncode == 0 else base
+
+
 def base_rules(repo: Repo, base: str) -> list[tuple[str, str]]:
-    """(path, text) of each rule file on the base branch, and of the files they list (one level)."""
+    """(path, text) of each rule file on the base branch as the remote has it (rules_ref), and of the
+    files they list (one level)."""
+    base = rules_ref(repo, base)
     names = [*list(repo.config.rules), ".hallmark/review.md"]
     seen: set[str] = set()
     out: list[tuple[str, str]] = []

@@ -177,10 +177,12 @@ def capture(paths: RepoPaths, payload: dict[str, Any]) -> None:
         return
     found = classify(text)
     tool_input = raw if isinstance(raw := payload.get("tool_input"), dict) else {}
-    command = str(tool_input.get("command") or tool_input.get("file_path") or "")[:300]
-    excerpt = text.strip()[:400]
-    if secrets.scan({"command": command, "excerpt": excerpt}):
-        return  # never store a secret, not even in the failure log
+    whole_command = str(tool_input.get("command") or tool_input.get("file_path") or "")
+    command, excerpt = whole_command[:300], text.strip()[:400]
+    # judged before the cut (a secret across it would keep its head) and never stored
+    margin = secrets.CLIP_MARGIN
+    if secrets.scan({"command": whole_command[: 300 + margin], "excerpt": text.strip()[: 400 + margin]}):
+        return
     item = _item_for(paths, payload)
     session = str(payload.get("session_id") or "") or None
     record = {

@@ -60,6 +60,7 @@ class RunSpec:
     allowed_tools: list[str] = field(default_factory=list)
     permission_mode: str | None = None
     write_dirs: list[Path] = field(default_factory=list)
+    add_dirs: list[Path] = field(default_factory=list)  # `--add-dir`: more folders the file tools work in
     extra_env: dict[str, str] = field(default_factory=dict)
     validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
     resume: str | None = None  # a session id: `claude -p --resume <id> <prompt>` continues that session
@@ -165,6 +166,8 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     if agent:
         args += ["--agent", f"hallmark:{agent}"]
     args += ["--plugin-dir", str(_run_plugin_dir(repo))]
+    for folder in spec.add_dirs:  # after the prompt: the variadic --add-dir cannot swallow it
+        args += ["--add-dir", str(folder)]
     if spec.json_schema is not None:  # Claude Code accepts draft-07 only
         from hallmark.core.draft7 import to_draft7
 

@@ -115,7 +115,10 @@ def judge(spec: RunSpec, exit_code: int | None, timed_out: bool, tracker: _Track
         return f"the stream has no result line{detail}"
     subtype = result.get("subtype", "success")
     if subtype != "success" or result.get("is_error"):
-        return f"the run ended with {subtype}"
+        # a limit or an API error ends `success` with is_error: say what the CLI said, not "with success"
+        said = " ".join(str(result.get("result") or "").split())[:200]
+        head = f"the run ended with {subtype}" if subtype != "success" else "the run ended in an error"
+        return f"{head}: {said}" if said else head
     if exit_code not in (0, None):
         return f"claude exited with code {exit_code}{': ' + stderr_tail if stderr_tail else ''}"
     if spec.json_schema is not None:
@@ -315,7 +318,7 @@ def _finish(
             stderr_path.unlink()
     except OSError:
         pass
-    rows = run_usage(repo, tracker)
+    rows = run_usage(repo, tracker, resumed=bool(spec.resume))
     limit = limits.limit_of(tracker.result, tracker.facts, _tail(stderr_path)) if failure else None
     limited, resets = limit is not None, limit.resets_at if limit else None
     result = tracker.result or {}

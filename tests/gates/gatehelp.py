@@ -225,8 +225,16 @@ def signed_note(r: GateRepo, sha: str, *, run: str | None = RUN, standin: bool =
 
     paths = discover(r.main)
     assert paths is not None
-    key = stamp_key.ensure_signer(paths)
-    tree = git(r.main, "rev-parse", f"{sha}^{{tree}}").strip()
+    with _environ(r.env):  # the key of the repo's own data dir, the one `hall init` trusted
+        key = stamp_key.ensure_signer(paths)
+        tree = git(r.main, "rev-parse", f"{sha}^{{tree}}").strip()
+        body = _note_body(r, sha, tree, run=run, standin=standin, **extra)
+        body["signer"] = key.principal
+        body["sig"] = signing.sign(hallmark_note.payload(body), signing.NOTE_NAMESPACE)
+    return body
+
+
+def _note_body(r: GateRepo, sha: str, tree: str, *, run: str | None, standin: bool, **extra: object) -> dict:
     body: dict = {
         "v": 2,
         "item": r.item,
@@ -240,8 +248,6 @@ def signed_note(r: GateRepo, sha: str, *, run: str | None = RUN, standin: bool =
         "standin": standin,
         **extra,
     }
-    body["signer"] = key.principal
-    body["sig"] = signing.sign(hallmark_note.payload(body), signing.NOTE_NAMESPACE)
     return body
 
 

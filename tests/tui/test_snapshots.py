@@ -37,6 +37,7 @@ def stable_repo(git_repo, at):
 
     (git_repo / ".agentmemory-project").write_text("github.com/example/demo\n")
     setup_repo.init(git_repo)
+    (git_repo / ".hallmark" / "allowed_signers").unlink()  # this run's key: another every run
     subprocess.run(["git", "add", "-A"], cwd=git_repo, check=True)
     subprocess.run(["git", "commit", "-qm", "hall init"], cwd=git_repo, check=True)
     return open_repo(git_repo)

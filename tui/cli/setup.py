@@ -34,6 +34,8 @@ def init_next(result: Initialized) -> list[str]:
         written.append("CLAUDE.md")
     if result.project_identity.written:
         written.append(Path(result.project_identity.file or ".agentmemory-project").name)
+    if result.signing is not None and result.signing.allowed_signers_written and not result.signing.base_trusts:
+        written.append(".hallmark/allowed_signers")  # CI's `hall verify` trusts the keys the base lists
     nxt = ['hall new --title "…"', "hall setup claude", "hall doctor"]
     if written:
         nxt.insert(0, f"git add {' '.join(written)} && git commit -m 'Set up Hallmark'")
@@ -128,7 +130,20 @@ def cmd_setup_git(args: argparse.Namespace) -> dict[str, Any]:
     if args.remove:
         return {**githooks.remove(paths, dry_run=args.dry_run).to_dict(), "next": ["hall setup git", "hall doctor"]}
     done = githooks.install(paths, dry_run=args.dry_run)
+    if not args.dry_run:
+        done = GitHooksInstalled(**{**done.field_values(), "signing": _signing_setup(paths)})
     return {**done.to_dict(), "next": ["hall doctor"] if done.ok else ["hall doctor", "edit the tracked hook it names"]}
+
+
+def _signing_setup(paths: Any) -> Any:
+    """The hallmark key, its local trust and re-signed version-1 notes (core/stamp_key.py); None
+    where ssh-keygen cannot make a key (doctor says so)."""
+    from hallmark.core import signing, stamp_key
+
+    try:
+        return stamp_key.set_up(paths, resign=True)
+    except (signing.SigningError, OSError):
+        return None
 
 
 @command(

@@ -341,7 +341,8 @@ def make_plan(args: list[str | None], cwd: str | None) -> list[Step]:
     if isinstance(loaded, list):
         return loaded
     mk, label_file = loaded
-    steps = _parse_time_steps(mk, label_file, directory)
+    steps = _parse_time_steps(mk, label_file, directory)  # `$(shell …)` runs even under -n
+    dry = dry_run(args)
     if not targets:
         goal = mk.goal or mk.default
         if goal is None:
@@ -351,10 +352,31 @@ def make_plan(args: list[str | None], cwd: str | None) -> list[Step]:
                 )
             return steps
         targets = [goal]
-    return steps + _follow(mk, targets, label_file, directory)
+    return steps + _follow(mk, targets, label_file, directory, dry)
 
 
-def _follow(mk: Makefile, targets: list[str | None], label_file: str, directory: str) -> list[Step]:
+_MAKE_SHORT_WITH_VALUE = "CfIjloWO"
+
+
+def dry_run(args: list[str | None]) -> bool:
+    """`make -n` (`--dry-run`, `--just-print`, `--recon`, `n` in a cluster of short options): make
+    prints the recipes instead of running them, except lines marked `+` or naming $(MAKE)."""
+    for arg in args:
+        if arg is None or arg == "--":
+            break
+        if arg in ("--dry-run", "--just-print", "--recon"):
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 1:
+            letters = arg[1:]
+            for letter in letters:
+                if letter == "n":
+                    return True
+                if letter in _MAKE_SHORT_WITH_VALUE:
+                    break
+    return False
+
+
+def _follow(mk: Makefile, targets: list[str | None], label_file: str, directory: str, dry: bool = False) -> list[Step]:
     """The targets' recipes and their prerequisites', breadth first, each target once."""
 
     def unknown() -> Step | None:
@@ -365,7 +387,7 @@ def _follow(mk: Makefile, targets: list[str | None], label_file: str, directory:
     def visit(target: str, queue: list[str | None]) -> list[Step]:
         rule, stem = _rule_for(mk, target)
         if rule is not None:
-            return _target_steps(mk, target, rule, stem, f"{label_file} target {target}", directory, queue)
+            return _target_steps(mk, target, rule, stem, f"{label_file} target {target}", directory, queue, dry)
         if mk.opaque and (mentions(target) or mentions(" ".join(mk.opaque))):
             return [
                 Step(
@@ -394,7 +416,14 @@ def _rule_for(mk: Makefile, target: str) -> tuple[list | None, str]:
 
 
 def _target_steps(
-    mk: Makefile, target: str, rule: list, stem: str, label: str, directory: str, queue: list[str | None]
+    mk: Makefile,
+    target: str,
+    rule: list,
+    stem: str,
+    label: str,
+    directory: str,
+    queue: list[str | None],
+    dry: bool = False,
 ) -> list[Step]:
     """One target's recipe lines, expanded with its automatic variables; its prerequisites join the
     queue (None for one that cannot be expanded)."""
@@ -415,12 +444,20 @@ def _target_steps(
             queue.append(None)
         queue.extend(name.split())
     unresolved = []
+    if dry:  # under -n only `+` lines and lines naming $(MAKE) run
+        recipe = [line for line in recipe if "+" in _prefix(line) or re.search(r"\$[({]MAKE[)}]", line)]
     body = [expand(line.lstrip(" @-+").lstrip(), mk, auto, unresolved) for line in recipe]
     steps = []
     if unresolved and mentions("\n".join(recipe) + " " + " ".join(mk.vars.values())):
         steps.append(Step("strict", f"{label} cannot be followed ({unresolved[0]}), and it mentions push or release"))
     steps += [Step("run", label, line, directory) for line in body if line.strip()]
     return steps
+
+
+def _prefix(line: str) -> str:
+    """A recipe line's prefix characters (`@`, `-`, `+`, blanks)."""
+    stripped = line.lstrip(" \t@-+")
+    return line[: len(line) - len(stripped)]
 
 
 def text_of(mk: Makefile) -> str:
