@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 
-from . import identity, person_audit
+from . import identity
 from .search_index import SearchIndex
 from .store import Learning, Store
 
@@ -102,6 +102,8 @@ def build(
 
         moment = as_of_stamp(as_of) or moment
         then = believed(paths, as_of)
+
+    from . import person_audit  # only a briefing reads the signed audit (session start never builds one)
 
     signed = person_audit.signed_acceptances(paths, _auto_kinds(paths))
     header = HEADER.format(cap=cap, method=TOKEN_METHOD)

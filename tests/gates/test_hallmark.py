@@ -216,13 +216,17 @@ def test_a_stand_in_hallmark_counts_in_a_repo_that_runs_the_stand_in(tmp_path):
 
 def _override(repo, sha: str, *, signed: bool) -> None:
     """A person's `hall verdict` override: the verdict line signed by this machine's key (person_cap)."""
+    from gatehelp import _environ
     from hallmark.core import person_cap
 
     path = _journal(repo)
     fields = {"sha": sha, "decision": "approve", "human_override": True, "model": "human override", "run": None}
     line = journal.make_event("verdict", repo.item, "you", fields)
+    if signed:
+        with _environ(repo.env):  # the key of the repo's own data dir, the one `hall init` trusted
+            person_cap.seal(line, discover(repo.main))
     with journal.locked(path):
-        journal.append_unlocked(path, person_cap.seal(line, discover(repo.main)) if signed else line)
+        journal.append_unlocked(path, line)
     journal.append(path, "hallmarked", item=repo.item, actor="you", sha=sha, round=1, run=None, human_override=True)
 
 
