@@ -266,6 +266,9 @@ def run(start: Path) -> DoctorReport:
         bad = journal_health(paths.state_dir)
         checks.append(_journal_check(bad))
         checks.append(_items_check(paths))
+        from .person_report import doctor_check as decisions_check
+
+        checks.append(decisions_check(paths))  # unsigned person decisions: an agent's attempts
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
         checks.append(_library_check(paths))
         checks.append(_worktrees_check(paths))

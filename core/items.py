@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
+from . import atomic, clock, git, ids, item_lookup, item_results, journal, person_items, states
 from .errors import HallError
 from .next_steps import next_for
 from .paths import is_within
@@ -108,14 +108,13 @@ def transition(
     path = repo.paths.item_journal(item_id)
     who = actor or current_actor()
     with journal.locked(path):
-        view = fold_item(repo, item_id)
-        allowed = states.target(view.state, action) is not None or (action == "retried" and bool(view.hold))
-        if not allowed:
+        view = person_items.view_for(repo, fold_item(repo, item_id), action, who, fields)
+        if not person_items.allowed(view, action):
             raise wrong_state(view, action)
-        record = journal.append_unlocked(path, journal.make_event(action, item_id, who, fields))
+        record = journal.append_unlocked(path, person_items.line(repo, action, item_id, who, fields))
         states.apply(view, record)
         for name, more in extra_events or []:
-            rec = journal.append_unlocked(path, journal.make_event(name, item_id, who, more))
+            rec = journal.append_unlocked(path, person_items.line(repo, name, item_id, who, more))
             states.apply(view, rec)
         write_cache(repo, view)  # under the lock, so the cache never goes back in time
     return view
@@ -126,7 +125,7 @@ def record(repo: Repo, item_id: str | None, event: str, *, actor: str | None = N
     path = repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
     if item_id and event in states.TRANSITIONS:
         raise ValueError(f"{event} is a transition; use transition()")
-    return journal.append(path, event, item=item_id, actor=actor or current_actor(), **fields)
+    return person_items.append(repo, path, event, item_id, actor or current_actor(), fields)  # a person's: signed
 
 
 # -- verbs ------------------------------------------------------------------------------
@@ -341,6 +340,8 @@ def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | Non
     sha = _require_clean(repo, view)
     _require_rebased(repo, view, sha)
     if view.state in LOOP_STATES:
+        view = person_items.fair_view(repo, view)  # in the loop on an agent's unsigned `ready`: the person's counts
+    if view.state in LOOP_STATES:
         return _ready_again(view, sha)
     fields: dict[str, Any] = {"sha": sha, "round": view.round + 1}
     if note:
@@ -457,10 +458,12 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
     every = views if include_terminal else repo.index.items(include_terminal=True)
     damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
     counts = {state: len(found) for state, found in by_state.items()}
+    from .person_report import stalled  # an agent's unsigned `ready`, shown as what it is
+
+    attempts = stalled(repo.paths, views, repo.index)
     if not damaged:
-        return item_results.StatusAll(
-            items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state
-        )
+        items_ = tuple(item_results.ItemResult.of(v) for v in views)
+        return item_results.StatusAll(items=items_, counts=counts, by_state=by_state, warnings=attempts or None)
     counts["damaged"] = len(damaged)  # shown, never hidden: the journal is the truth and these have lost theirs
     warning = (
         f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)"
@@ -470,7 +473,7 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
         counts=counts,
         by_state=by_state,
         damaged=damaged,
-        warnings=[warning],
+        warnings=[warning, *attempts],
     )
 
 

@@ -29,7 +29,7 @@ from hallmark.core.paths import user_data_dir
 from hallmark.core.repo import Repo, open_repo
 from hallmark.core.runner import lifecycle
 
-from . import bounds, budget, leases, librarian, resume, runs
+from . import bounds, budget, leases, librarian, person_checks, resume, runs
 from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
 from .results import DaemonAlreadyRunning, DaemonRun, DaemonStarted, DaemonStatus, DaemonStopped
 
@@ -38,9 +38,8 @@ DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 # not progress: --until-idle may stop
-IDLE_OUTCOMES = frozenset(
-    {"question_defaulted", "error", "resume_paused", "distill_paused", "notified", "notify_held", "notify_failed"}
-)
+_NOT_PROGRESS = ("question_defaulted", "error", "resume_paused", "distill_paused", "unsigned")
+IDLE_OUTCOMES = frozenset((*_NOT_PROGRESS, "notified", "notify_held", "notify_failed"))
 
 
 def _update_state(**fields: Any) -> dict[str, Any]:
@@ -241,6 +240,10 @@ def pass_repo(
             fresh = items.fold_item(repo, view.id)
             if fresh.state != view.state or fresh.hold:
                 continue
+            attempt = person_checks.unsigned_step(repo, fresh)
+            if attempt:
+                done.append({"item": view.id, "outcome": "unsigned", "reason": attempt})
+                continue
             if log:
                 log(f"{repo.root.name} {view.id}: {role} ({view.state})")
             try:
@@ -323,6 +326,7 @@ def run(
     on_step gets each step the moment it is taken (with its repo's name)."""
     from hallmark.core.setup_repo import registered_repos
 
+    person_checks.require_key("hall daemon run")
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
     started = clock.stamp()
     _update_state(
@@ -392,9 +396,6 @@ def _sleep_unless_stopped(interval: float) -> None:
         time.sleep(min(0.5, max(0.0, end - time.monotonic())))
 
 
-# -- start, stop, status ---------------------------------------------------------------------
-
-
 def status() -> DaemonStatus:
     data = read_state()
     info = liveness(data)
@@ -447,6 +448,7 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
 
 
 def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
+    person_checks.require_key("hall daemon start")
     info = status()
     if info.running:
         return DaemonAlreadyRunning(**info.field_values())
@@ -469,6 +471,7 @@ def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
 
 
 def stop(wait_s: float = 10.0) -> DaemonStopped:
+    person_checks.require_key("hall daemon stop")
     info = status()
     if not info.running:
         _update_state(stop=False, expected=False)

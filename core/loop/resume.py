@@ -27,7 +27,7 @@ from typing import Any
 from hallmark.core import atomic, clock, git, journal
 from hallmark.core.errors import HallError
 from hallmark.core.ids import session_path, valid_session
-from hallmark.core.questions import DELIVERY_EVENTS
+from hallmark.core.questions import DELIVERY_EVENTS, answer_counts
 from hallmark.core.repo import Repo
 from hallmark.core.runner import command, spawn
 
@@ -62,8 +62,8 @@ def owed(repo: Repo) -> list[dict[str, Any]]:
         if (now - clock.parse_time(q["answered"])).total_seconds() > STALE_AFTER_S:
             continue
         last = claims.get(q["qid"])
-        if last is None or last.get("event") == "resume_released":
-            out.append(q)
+        if (last is None or last.get("event") == "resume_released") and answer_counts(repo, q):
+            out.append(q)  # an agent's unsigned `answered` resumes nothing (core/person_cap.py)
     return out
 
 
