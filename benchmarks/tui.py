@@ -321,7 +321,7 @@ def _at_edge(app: Any, key: str) -> bool:
         return (key == "k" and table.cursor == 0) or (key == "j" and table.cursor >= len(table.rows) - 1)
     column = screen.current_column() if hasattr(screen, "current_column") else None
     if column is not None:
-        lst = column.list
+        lst = column.options
         return (key == "k" and lst.highlighted == 0) or (key == "j" and lst.highlighted == lst.option_count - 1)
     return True
 

@@ -4,6 +4,11 @@ One owner for the question every person-only action asks (approve, verdict, answ
 learning, start the daemon …). The CLI, the memory store and the hook gate all call
 `require_person`; none of them trusts `HALL_ACTOR` alone, because an agent can set it.
 
+This is the first, friendly refusal, not the wall: `env -u CLAUDECODE -u HALL_SESSION_ID` removes
+every variable read here. The wall is the capability (core/person_cap.py): a person's decision is
+recorded with this machine's signature, which a process without the key (a sandboxed agent) cannot
+make, and the loop acts only on decisions that carry it.
+
 Stdlib only: the hook path imports this.
 """
 

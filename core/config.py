@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from . import config_raw
+from . import bounded_read, config_raw
+from .config_notify import NotifyConfig, repo_table_problem
 from .config_raw import CONFIG_NAME, DEFAULTS, config_path
 from .errors import HallError
 
@@ -205,6 +206,9 @@ class RunnerConfig(_Strict):
     # warns and runs them unsandboxed), require (a run refuses to start without it:
     # sandbox.failIfUnavailable), off (permission rules only)
     sandbox: Literal["auto", "require", "off"] = _default("runner.sandbox")
+    # the hosts an agent's sandboxed commands may reach (Claude Code's sandbox.network.allowedDomains,
+    # e.g. "pypi.org"); none by default, and never the git remote or the forge: only the shipper pushes
+    allowed_domains: list[str] = Field(default_factory=lambda: _default("runner.allowed_domains"))
 
     @field_validator("timeout")
     @classmethod
@@ -218,11 +222,13 @@ class TuiConfig(_Strict):
 
 
 class WorktreeOptions(_Strict):
-    """`[worktree]` as a table: `command` (the template) and `copy` (untracked files to copy in)."""
+    """`[worktree]` as a table: `command` (the template), `copy` (untracked files to copy in) and
+    `setup` (the project's install, run once per checkout before its gates or its fixer, e.g. `npm ci`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     files: list[str] = Field(default_factory=lambda: _default("worktree_opts.copy"), alias="copy")
+    setup: str = _default("worktree_opts.setup")
 
 
 _LOOSENING_ARGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--permission-mode")
@@ -266,6 +272,16 @@ class Config(_Strict):
         default_factory=dict, description="not built yet: any entry is refused as not yet supported"
     )
     tui: TuiConfig = Field(default_factory=TuiConfig)
+    # channels and URLs live in the user's config.toml; the repository's [notify] may only narrow
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
+
+    @field_validator("notify", mode="before")
+    @classmethod
+    def _notify_narrows(cls, value: Any) -> Any:
+        problem = repo_table_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("claude_args")
     @classmethod
@@ -284,6 +300,11 @@ class Config(_Strict):
     def worktree_copy(self) -> list[str]:
         """`[worktree] copy`: untracked files copied into each new worktree."""
         return list(self.worktree_opts.files)
+
+    @property
+    def worktree_setup(self) -> str:
+        """`[worktree] setup`: the project's install, run once per checkout (core/worktree_setup.py)."""
+        return self.worktree_opts.setup
 
 
 _HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -322,15 +343,9 @@ def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
 
 
 def _prepare(data: dict[str, Any]) -> dict[str, Any]:
-    """TOML's `[worktree]` table and the `worktree` template share a name; split them."""
-    data = dict(data)
-    if isinstance(data.get("worktree"), dict):
-        table = dict(data.pop("worktree"))
-        template = table.pop("command", None)
-        if template is not None:
-            data["worktree"] = template
-        data["worktree_opts"] = table
-    return data
+    """TOML's `[worktree]` table and the `worktree` template share a name; split them (config_raw
+    owns the split: `hall new` reads a known-valid file without this model)."""
+    return config_raw.split_worktree(data)
 
 
 def _refuse_unsupported(main_checkout: Path, data: dict[str, Any]) -> None:
@@ -364,7 +379,7 @@ def load(main_checkout: Path) -> Config:
         loc = tuple(first.get("loc", ()))
         key = ".".join("worktree" if p == "worktree_opts" else str(p) for p in loc) or "(top level)"
         try:
-            text = config_path(main_checkout).read_text(encoding="utf-8")
+            text = bounded_read.read_text(config_path(main_checkout), bounded_read.CONFIG_LIMIT)
         except (OSError, UnicodeDecodeError):
             text = ""
         line = _line_of(text, loc)

@@ -28,6 +28,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "intake.split": ("auto", "off"),
     "library.search": ("builtin", "qmd"),
     "runner.sandbox": ("auto", "require", "off"),
+    "notify.terminal": ("bell", "osc9", "osc777", "off"),
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -56,7 +57,7 @@ DEFAULTS: dict[str, Any] = {
         "push_guard": "strict",
         "push_allow": [],
     },
-    "worktree_opts": {"copy": []},
+    "worktree_opts": {"copy": [], "setup": ""},
     "merge": {
         "mode": "off",
         "command": "gh pr merge {pr} --squash --match-head-commit {pr_head}",
@@ -80,9 +81,23 @@ DEFAULTS: dict[str, Any] = {
         "auto_accept": [],
         "retire_after": "90d",
     },
-    "runner": {"claude": "", "timeout": "30m", "sandbox": "auto"},
+    "runner": {"claude": "", "timeout": "30m", "sandbox": "auto", "allowed_domains": []},
     "extensions": {},
     "tui": {"keymap": {}, "theme": ""},
+    # [notify] lives in <user data dir>/config.toml; the repo's [notify] may only narrow it
+    "notify": {
+        "enabled": True,
+        "channels": [],
+        "terminal": "bell",
+        "quiet_hours": "",
+        "remind": "",
+        "remind_count": 2,
+        "timeout": "5s",
+        "ntfy": {"server": "https://ntfy.sh", "topic": "", "token": ""},
+        "telegram": {"api": "https://api.telegram.org", "token": "", "chat_id": ""},
+        "slack": {"webhook": ""},
+        "route": {},
+    },
 }
 
 
@@ -105,13 +120,16 @@ def merge_defaults(data: dict[str, Any], defaults: dict[str, Any] = DEFAULTS) ->
 def read(main_checkout: Path) -> dict[str, Any]:
     """The file's own tables, parsed (absent means {}); an unreadable or malformed file raises
     INVALID_CONFIG naming the file and the line, and `hall doctor`."""
+    from .bounded_read import CONFIG_LIMIT, Refused, read_bytes
     from .errors import HallError
 
     path = config_path(main_checkout)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bytes(path, CONFIG_LIMIT).decode("utf-8")  # never a FIFO or /dev/zero (a tracked file)
     except FileNotFoundError:
         return {}
+    except Refused as exc:
+        raise HallError("INVALID_CONFIG", f"{path} {exc.reason}.", [f"restore {CONFIG_NAME}", "hall doctor"]) from exc
     except OSError as exc:
         raise HallError("INVALID_CONFIG", f"{path}: cannot read ({exc}).", ["hall doctor"]) from exc
     except UnicodeDecodeError as exc:
@@ -138,11 +156,52 @@ def load_raw(main_checkout: Path) -> dict[str, Any]:
     return merge_defaults(read(main_checkout))
 
 
+def split_worktree(data: dict[str, Any]) -> dict[str, Any]:
+    """TOML's `[worktree]` table and the `worktree` template share a name: the table's `command` is
+    the template, the rest (`copy`) goes to `worktree_opts` (config.Config reads it so too)."""
+    data = dict(data)
+    if isinstance(data.get("worktree"), dict):
+        table = dict(data.pop("worktree"))
+        template = table.pop("command", None)
+        if template is not None:
+            data["worktree"] = template
+        data["worktree_opts"] = table
+    return data
+
+
+class NewSettings:
+    """What `hall new` reads of a configuration (the names config.Config gives them)."""
+
+    __slots__ = ("base", "branch", "worktree", "worktree_copy")
+
+    def __init__(self, base: str, branch: str, worktree: str, worktree_copy: list[str]) -> None:
+        self.base = base
+        self.branch = branch
+        self.worktree = worktree
+        self.worktree_copy = worktree_copy
+
+
+def known_valid_new_settings(main_checkout: Path, state_dir: Path) -> NewSettings | None:
+    """`hall new`'s settings without the pydantic model (80 ms of the verb) when this exact file
+    passed its full check before (known_valid); None otherwise: then validate through config.load.
+    A valid file's strings and lists are what the model holds, defaults filled in the same way."""
+    if not known_valid(main_checkout, state_dir):
+        return None
+    data = merge_defaults(split_worktree(read(main_checkout)))
+    copy = data.get("worktree_opts", {}).get("copy")
+    base, branch, worktree = data.get("base"), data.get("branch"), data.get("worktree")
+    if not (isinstance(base, str) and isinstance(branch, str) and isinstance(worktree, str) and isinstance(copy, list)):
+        return None
+    return NewSettings(base, branch, worktree, [str(c) for c in copy])
+
+
 def _fingerprint(main_checkout: Path) -> str:
     import hashlib
 
+    from .bounded_read import CONFIG_LIMIT, read_bytes
+
     try:
-        return hashlib.sha256(config_path(main_checkout).read_bytes()).hexdigest()
+        return hashlib.sha256(read_bytes(config_path(main_checkout), CONFIG_LIMIT)).hexdigest()
     except FileNotFoundError:
         return "absent"
     except OSError as exc:
@@ -153,7 +212,9 @@ def known_valid(main_checkout: Path, state_dir: Path) -> bool:
     """True when this exact .hallmark.toml passed the full (pydantic) check before: read-only
     commands then skip it and stay on the stdlib path. Any edit changes the fingerprint."""
     try:
-        return (state_dir / "config.valid").read_text(encoding="utf-8") == _fingerprint(main_checkout)
+        from .bounded_read import STATE_LIMIT, read_text
+
+        return read_text(state_dir / "config.valid", STATE_LIMIT) == _fingerprint(main_checkout)
     except OSError:
         return False
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from typing import Any
 
 from . import journal
+from .bounded_read import STATE_LIMIT, not_regular, read_bytes
 from .paths import RepoPaths
 
 _ITEM = re.compile(r"^H-\d{4,}$")
@@ -21,8 +23,7 @@ CREATION = ("created", "adopted")
 
 def _cached(folder: str) -> dict[str, Any]:
     try:
-        with open(os.path.join(folder, "item.json"), encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(read_bytes(os.path.join(folder, "item.json"), STATE_LIMIT))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -55,18 +56,29 @@ def damaged_items(paths: RepoPaths, known: set[str] | None = None) -> list[dict[
         folder = os.path.join(items_dir, name)
         path = os.path.join(folder, "events.jsonl")
         try:
-            size = os.stat(path).st_size
+            info = os.stat(path)
         except FileNotFoundError:
             if os.path.isdir(folder):
                 out.append(_entry(name, folder, "its journal (events.jsonl) is missing"))
             continue
+        except OSError as exc:  # a symlink loop, a folder we may not enter
+            out.append(_entry(name, folder, f"its journal cannot be read ({exc.strerror or exc})"))
+            continue
+        if not stat.S_ISREG(info.st_mode):  # a directory or a FIFO: never opened (it would hang or fail)
+            out.append(_entry(name, folder, f"its journal {not_regular(info.st_mode)}"))
+            continue
+        size = info.st_size
         if size == 0:
             out.append(_entry(name, folder, "its journal is empty"))
             continue
         from pathlib import Path
 
-        events = journal.read(Path(path)).events
-        if not any(e.get("event") in CREATION for e in events):
+        found = journal.read(Path(path))
+        events = found.events
+        whole = [b.reason for b in found.bad if b.line == 0]  # the file itself was refused (too big)
+        if whole:
+            out.append(_entry(name, folder, whole[0].replace("the journal", "its journal", 1)))
+        elif not any(e.get("event") in CREATION for e in events):
             what = "holds no readable event" if not events else "has lost its creation event"
             out.append(_entry(name, folder, f"its journal {what}"))
     return out

@@ -27,6 +27,23 @@ def journal_health(state_dir: Path) -> list[dict[str, Any]]:
     return bad
 
 
+def _journal_check(bad: list[dict[str, Any]]) -> Check:
+    """Bad lines are skipped on read; a journal refused whole (line 0: a directory, a FIFO, too big)
+    damages its own item only, and its fix is to move it aside."""
+    detail = "all lines parse" if not bad else "; ".join(_where(b) + f": {b['reason']}" for b in bad[:20])
+    whole = [b for b in bad if b["line"] == 0]
+    fix = (
+        f"move {whole[0]['path']} aside and restore it from a backup; every other item keeps working"
+        if whole
+        else "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside"
+    )
+    return _check("journal", not bad, detail, fix, bad_lines=bad)
+
+
+def _where(bad: dict[str, Any]) -> str:
+    return f"{bad['path']}:{bad['line']}" if bad["line"] else str(bad["path"])
+
+
 def hooks_status(root: Path) -> dict[str, Any]:
     """Without our plugin: is `hall-hook` wired by hand into any settings or plugin hooks file?"""
     from .plugin_install import claude_config_dir
@@ -131,6 +148,20 @@ def _worktrees_check(paths: RepoPaths) -> Check:
     )
 
 
+def _git_checks(paths: RepoPaths) -> list[Check]:
+    """What a killed `hall new` or a renamed base leaves in git (core/doctor_leftovers.py); skipped
+    while the config is invalid (its own check says so)."""
+    from .doctor_leftovers import bases_check, leftovers_check
+    from .repo import Repo
+
+    repo = Repo(paths, paths.main_checkout)
+    try:
+        repo.config  # noqa: B018 - loads it, or raises what the config check reports
+    except HallError:
+        return []
+    return [leftovers_check(repo), bases_check(repo)]
+
+
 def ship_remotes(command: str) -> list[str]:
     """The remotes a ship command pushes to: the first plain word after each `git … push`."""
     import shlex
@@ -227,25 +258,21 @@ def run(start: Path) -> DoctorReport:
         load(paths.main_checkout)
         checks.append(_check("config", True, "valid"))
     except HallError as exc:
-        checks.append(_check("config", False, exc.message, "fix the key it names in .hallmark.toml"))
+        named = [step for step in exc.next if step != "hall doctor"]
+        checks.append(
+            _check("config", False, exc.message, named[0] if named else "fix the key it names in .hallmark.toml")
+        )
     if paths.initialized:
         bad = journal_health(paths.state_dir)
-        detail = (
-            "all lines parse" if not bad else "; ".join(f"{b['path']}:{b['line']}: {b['reason']}" for b in bad[:20])
-        )
-        checks.append(
-            _check(
-                "journal",
-                not bad,
-                detail,
-                "the bad lines are skipped on read; nothing was lost after them. Leave them or move the journal aside",
-                bad_lines=bad,
-            )
-        )
+        checks.append(_journal_check(bad))
         checks.append(_items_check(paths))
+        from .person_report import doctor_check as decisions_check
+
+        checks.append(decisions_check(paths))  # unsigned person decisions: an agent's attempts
         checks.append(_index_check(paths.state_dir / "index.sqlite"))
         checks.append(_library_check(paths))
         checks.append(_worktrees_check(paths))
+        checks.extend(_git_checks(paths))
         ship = _ship_check(paths)
         if ship is not None:
             checks.append(ship)
@@ -256,6 +283,9 @@ def run(start: Path) -> DoctorReport:
         from .doctor_loop import loop_checks
 
         checks.extend(loop_checks(paths.main_checkout))
+        from .notify.probe import doctor_check as notify_check
+
+        checks.append(notify_check(paths.state_dir, paths.main_checkout))
     from .plugin_install import installed_status
 
     status = installed_status()
@@ -264,6 +294,7 @@ def run(start: Path) -> DoctorReport:
         if manual["ok"]:
             status = {"ok": True, "detail": f"{manual['detail']} (not through the plugin: {status['detail']})"}
     checks.append(_check("hooks", status["ok"], status["detail"], "hall setup claude"))
+    checks.append(_bytecode_check())
     from .doctor_claude import checks as claude_checks
 
     checks += claude_checks(_sandbox_mode(paths))
@@ -273,6 +304,14 @@ def run(start: Path) -> DoctorReport:
     gh_ok, gh_detail = doctor_check()
     checks.append(_check("gh", gh_ok, gh_detail, f"install gh {MIN_GH} or newer", optional=True))
     return _finish(checks)
+
+
+def _bytecode_check() -> Check:
+    """The package's bytecode (core/bytecode.py): without it, hooks under PYTHONDONTWRITEBYTECODE compile it every call."""
+    from .bytecode import doctor_row
+
+    ok, detail = doctor_row()
+    return _check("bytecode", ok, detail, "hall setup claude (it compiles the package)", optional=True)
 
 
 def _sandbox_mode(paths: RepoPaths) -> str:

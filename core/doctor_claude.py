@@ -188,7 +188,10 @@ def probe_checks(claude: list[str], sandbox_mode: str = "auto") -> list[Check]:
         sandbox = _check(
             "sandbox",
             False,
-            f"Claude Code's sandbox cannot run here: {reason}" + (unsandboxed if sandbox_mode == "auto" else ""),
+            f"Claude Code's sandbox cannot run here: {reason}"
+            + (unsandboxed if sandbox_mode == "auto" else "")
+            + ". Without it an agent holds your keys and can write Hallmark's record: the hook gate and"
+            " git's pre-push hook are then a courtesy, not a wall",
             'install bubblewrap and socat (Linux), or set [runner] sandbox = "off" to run headless '
             "commands under permission rules only",
             optional=sandbox_mode != "require",

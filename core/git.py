@@ -57,11 +57,16 @@ def branch_exists(cwd: Path | str, branch: str) -> bool:
 
 
 def worktrees(cwd: Path | str) -> list[dict[str, str]]:
-    """`git worktree list --porcelain` as dicts with path, head, branch (short)."""
-    text = run(["worktree", "list", "--porcelain"], cwd).stdout
+    """`git worktree list --porcelain` as dicts with path, head, branch (short). With -z (git 2.36+)
+    so a path holding a newline is one path; older git, without it."""
+    proc = run(["worktree", "list", "--porcelain", "-z"], cwd, check=False)
+    if proc.returncode == 0:
+        lines = proc.stdout.split("\0")
+    else:
+        lines = run(["worktree", "list", "--porcelain"], cwd).stdout.splitlines()
     entries: list[dict[str, str]] = []
     current: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in lines:
         if not line.strip():
             if current:
                 entries.append(current)

@@ -7,7 +7,6 @@ import os
 import re
 from pathlib import Path
 
-from . import journal
 from .errors import HallError
 
 # (patterns as text, compiled by `re` on first use: the hook path imports this module for the session rule)
@@ -55,10 +54,12 @@ def parse_question_id(text: str) -> str:
 def allocate(state_dir: Path, kind: str) -> int:
     """Next number for kind ('item', 'question'), under the counters' lock: unique across processes.
 
-    The counter never goes below what the journals already hold, so a lost or stale
-    counters.json can never hand out an ID twice.
+    The counter is checked against what exists every time: it never goes below what the item
+    folders and journals already hold, so a lost or stale counters.json (one restored from an older
+    backup) can never hand out an ID twice; and a counter past what an ID can be typed as (over
+    nine digits, Infinity, garbage) is not trusted, so it cannot make every later item unaddressable.
     """
-    from . import atomic
+    from . import atomic, journal  # here, not at the top: the status line reads session ids only
 
     path = state_dir / "counters.json"
     with journal.locked(path):
@@ -66,22 +67,33 @@ def allocate(state_dir: Path, kind: str) -> int:
         if not isinstance(counters, dict):
             counters = {}
         current = _as_int(counters.get(kind))
+        if current >= MAX_NUMBER:
+            current = 0  # an ID no one could type: the journals decide
         if kind == "item":
             current = max(current, _highest_item(state_dir))
-        elif kind == "question" and not current:
-            current = _highest_question(state_dir)
+        elif kind == "question":
+            current = max(current, _highest_question(state_dir))
         number = current + 1
+        if number > MAX_NUMBER:
+            raise HallError(
+                "WRONG_STATE",
+                f"{path}: the {kind} numbers have reached {MAX_NUMBER:,}; no further ID can be typed.",
+                ["hall doctor"],
+            )
         counters[kind] = number
         atomic.write_json(path, counters)
     return number
 
 
+MAX_NUMBER = 999_999_999  # the largest number an item or question ID parses as (nine digits)
+
+
 def _as_int(value: object) -> int:
-    if not isinstance(value, (int, float, str)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return 0
     try:
         return max(0, int(value))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # Infinity, NaN, "1e999"
         return 0
 
 
@@ -91,22 +103,26 @@ def _highest_item(state_dir: Path) -> int:
     except FileNotFoundError:
         return 0
     numbers = [int(m.group(1)) for name in names if (m := re.match(_ITEM_DIR, name))]
-    return max(numbers, default=0)
+    return max((n for n in numbers if n <= MAX_NUMBER), default=0)
 
 
 _QID = rb'"qid":\s*"Q-(\d+)"'
 
 
 def _highest_question(state_dir: Path) -> int:
-    """Only when counters.json lost its question number: the highest Q-N any journal mentions."""
+    """The highest Q-N any journal mentions (a question's number is checked against it each time)."""
+    from . import bounded_read
+
     highest = 0
     for path in [state_dir / "events.jsonl", *(state_dir / "items").glob("*/events.jsonl")]:
         try:
-            data = path.read_bytes()
+            data = bounded_read.read_bytes(path, bounded_read.JOURNAL_LIMIT)
         except OSError:
             continue
         for match in re.finditer(_QID, data):
-            highest = max(highest, int(match.group(1)))
+            number = int(match.group(1))
+            if number <= MAX_NUMBER:
+                highest = max(highest, number)
     return highest
 
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import atomic, journal, states
 from .errors import HallError
 from .inbox_results import InboxEntry, Notice, QuestionEntry
-from .repo import Repo
+from .repo import Repo, current_actor
 
 if TYPE_CHECKING:
     from .item_results import InboxReport
@@ -150,7 +150,31 @@ def visible(repo: Repo, *, show_all: bool = False, views: list[states.ItemView] 
     if show_all:
         return all_entries
     dismissed = atomic.read_json(_dismissed_path(repo), {}) or {}
-    return [e for e in all_entries if dismissed.get(e.key) != e.fingerprint]
+    return [e for e in all_entries if not _dismissed(repo, dismissed.get(e.key), e.fingerprint)]
+
+
+def _dismissal(repo: Repo, key: str, fingerprint: str) -> dict[str, Any]:
+    """A person's dismissal, signed (core/person_cap.py): one an agent writes into the file by
+    hand hides nothing. GATE_DENIED, and nothing hidden, when this process cannot sign."""
+    from . import person_cap
+
+    made = journal.make_event("inbox_dismissed", None, current_actor(), {"key": key, "fingerprint": fingerprint})
+    try:
+        return person_cap.seal(made, repo.paths)
+    except person_cap.CapError as exc:
+        raise person_cap.refusal("hall inbox --dismiss", exc) from None
+
+
+def _dismissed(repo: Repo, value: Any, fingerprint: str) -> bool:
+    from . import person_cap
+
+    if (
+        not isinstance(value, dict)
+        or value.get("fingerprint") != fingerprint
+        or value.get("event") != "inbox_dismissed"
+    ):
+        return False  # a bare fingerprint (written by hand, or before dismissals were signed) hides nothing
+    return person_cap.why_not(value, repo.paths) is None
 
 
 def dismiss(repo: Repo, number: int | None = None, *, clear: bool = False) -> list[InboxEntry]:
@@ -162,10 +186,10 @@ def dismiss(repo: Repo, number: int | None = None, *, clear: bool = False) -> li
             raise HallError("USAGE", f"There is no inbox entry {number}; there are {len(shown)}.", ["hall inbox"])
         chosen = [shown[number - 1]]
     path = _dismissed_path(repo)
+    signed = {entry.key: _dismissal(repo, entry.key, entry.fingerprint) for entry in chosen}
     with journal.locked(path):
         data = atomic.read_json(path, {}) or {}
-        for entry in chosen:
-            data[entry.key] = entry.fingerprint
+        data.update(signed)
         atomic.write_json(path, data)
     return chosen
 
@@ -183,9 +207,10 @@ def dismiss_entry(repo: Repo, key: str, fingerprint: str) -> InboxEntry:
             "WRONG_STATE", f"The inbox entry {key!r} changed since it was shown; look again.", ["hall inbox"]
         )
     path = _dismissed_path(repo)
+    signed = _dismissal(repo, key, fingerprint)
     with journal.locked(path):
         data = atomic.read_json(path, {}) or {}
-        data[key] = fingerprint
+        data[key] = signed
         atomic.write_json(path, data)
     return entry
 

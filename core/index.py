@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import journal, states
+from .bounded_read import open_regular
 from .derived_db import DerivedDatabase
 from .paths import RepoPaths
 
@@ -49,6 +50,7 @@ class Index(DerivedDatabase):
         self.path = paths.state_dir / "index.sqlite"
         self._db: sqlite3.Connection | None = None
         self._settled = False  # inside settled(): queries skip the catch-up
+        self._in_memory = False  # the state dir cannot hold the index: this process folds into memory
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         row = None
@@ -76,39 +78,61 @@ class Index(DerivedDatabase):
         return files
 
     def catch_up(self) -> int:
-        """Read what was appended since last time. Returns the number of new events."""
+        """Read what was appended since last time. Returns the number of new events.
+
+        The index is derived, so a read never needs a writable state dir: when the lock or the
+        database cannot be written (read-only, full, an index that is a directory), this process
+        folds every journal into an index in memory instead, and answers from that."""
         if self._settled:
             return 0
-        with journal.locked(self.path):
-            db = self.db()
-            known = {row[0]: row[1:] for row in db.execute("SELECT path, offset, lines, inode, mtime, tail FROM files")}
-            changed: list[tuple[str | None, str, tuple[Any, ...] | None]] = []
-            for item_id, path in self._journal_paths():
-                seen = known.pop(path, None)
-                if seen is not None:
-                    try:
-                        st = os.stat(path)
-                    except FileNotFoundError:
-                        st = None
-                    if st is not None and (st.st_size, st.st_ino, st.st_mtime_ns) == (seen[0], seen[2], seen[3]):
-                        continue  # the common case: nothing appended (one stat, no open)
-                changed.append((item_id, path, seen))
-            gone = [(path, row) for path, row in known.items()]  # journals whose folder went away
-            if not changed and not gone:
-                return 0
-            added = 0
-            db.execute("BEGIN")
-            try:
-                for item_id, path, seen in changed:
-                    added += self._catch_up_file(db, item_id, Path(path), seen)
-                for path, _ in gone:
-                    item_id = Path(path).parent.name if Path(path).parent != self.paths.state_dir else None
-                    self._forget(db, item_id, Path(path))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            return added
+        if self._in_memory:
+            return self._catch_up_locked()
+        try:
+            with journal.locked(self.path):
+                return self._catch_up_locked()
+        except (OSError, sqlite3.Error):
+            self._to_memory()
+            return self._catch_up_locked()
+
+    def _to_memory(self) -> None:
+        with suppress(sqlite3.Error):
+            self.close()
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        self._prepare(db)
+        self._db = db
+        self._in_memory = True
+
+    def _catch_up_locked(self) -> int:
+        """The catch-up itself (the caller holds the lock, or the index is in memory)."""
+        db = self.db()
+        known = {row[0]: row[1:] for row in db.execute("SELECT path, offset, lines, inode, mtime, tail FROM files")}
+        changed: list[tuple[str | None, str, tuple[Any, ...] | None]] = []
+        for item_id, path in self._journal_paths():
+            seen = known.pop(path, None)
+            if seen is not None:
+                try:
+                    st = os.stat(path)
+                except FileNotFoundError:
+                    st = None
+                if st is not None and (st.st_size, st.st_ino, st.st_mtime_ns) == (seen[0], seen[2], seen[3]):
+                    continue  # the common case: nothing appended (one stat, no open)
+            changed.append((item_id, path, seen))
+        gone = [(path, row) for path, row in known.items()]  # journals whose folder went away
+        if not changed and not gone:
+            return 0
+        added = 0
+        db.execute("BEGIN")
+        try:
+            for item_id, path, seen in changed:
+                added += self._catch_up_file(db, item_id, Path(path), seen)
+            for path, _ in gone:
+                item_id = Path(path).parent.name if Path(path).parent != self.paths.state_dir else None
+                self._forget(db, item_id, Path(path))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return added
 
     def _catch_up_file(
         self, db: sqlite3.Connection, item_id: str | None, path: Path, known: tuple[Any, ...] | None
@@ -326,11 +350,15 @@ def _tail_of(path: Path, offset: int) -> bytes:
         return b""
     start = max(0, offset - TAIL_BYTES)
     try:
-        with open(path, "rb") as handle:
-            handle.seek(start)
-            return handle.read(offset - start)
+        fd = open_regular(path)  # a journal swapped for a FIFO never blocks the index
     except OSError:
         return b""
+    try:
+        return os.pread(fd, offset - start, start)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def _same_tail(path: Path, offset: int, tail: bytes | None) -> bool:

@@ -103,14 +103,23 @@ class AlreadyReady(ItemResult):
 class Dropped(ItemResult):
     """`hall drop`: the item, and whether its worktree went (or why it was kept)."""
 
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"deleted_ignored"})
+
     worktree_removed: bool
     worktree_kept: str | None
+    deleted_ignored: list[str] | None = None  # only with --delete-ignored: the person's ignored files that went
     stood_in_worktree: bool = hidden(default=False)  # the cwd is gone with it
 
     @classmethod
-    def dropping(cls, view: ItemView, removed: bool, kept_why: str, stood_in: bool) -> Dropped:
+    def dropping(
+        cls, view: ItemView, removed: bool, kept_why: str, stood_in: bool, deleted: tuple[str, ...] = ()
+    ) -> Dropped:
         return cls(
-            **cls.fields_of(view), worktree_removed=removed, worktree_kept=kept_why or None, stood_in_worktree=stood_in
+            **cls.fields_of(view),
+            worktree_removed=removed,
+            worktree_kept=kept_why or None,
+            deleted_ignored=list(deleted) or None,
+            stood_in_worktree=stood_in,
         )
 
 

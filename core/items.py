@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from . import atomic, clock, git, ids, item_lookup, item_results, journal, states
+from . import atomic, clock, git, ids, item_lookup, item_results, journal, person_items, states
 from .errors import HallError
 from .next_steps import next_for
 from .paths import is_within
@@ -32,9 +32,12 @@ def fold_item(repo: Repo, item_id: str) -> states.ItemView:
     path = repo.paths.item_journal(item_id)
     if not path.exists():
         raise HallError("ITEM_NOT_FOUND", f"There is no item {item_id}.", ["hall status --all", 'hall new --title "…"'])
-    view = states.fold(item_id, journal.read(path).events)
+    found = journal.read(path)
+    view = states.fold(item_id, found.events)
     if not view.created:
-        raise HallError("ITEM_NOT_FOUND", f"{item_id} has no creation event in its journal.", ["hall doctor"])
+        whole = [b.reason for b in found.bad if b.line == 0]  # refused whole: a directory, a FIFO, too big
+        why = f"{path}: {whole[0]}" if whole else f"{item_id} has no creation event in its journal"
+        raise HallError("ITEM_NOT_FOUND", f"{why}.", ["hall doctor", "hall status --all"])
     return view
 
 
@@ -105,14 +108,13 @@ def transition(
     path = repo.paths.item_journal(item_id)
     who = actor or current_actor()
     with journal.locked(path):
-        view = fold_item(repo, item_id)
-        allowed = states.target(view.state, action) is not None or (action == "retried" and bool(view.hold))
-        if not allowed:
+        view = person_items.view_for(repo, fold_item(repo, item_id), action, who, fields)
+        if not person_items.allowed(view, action):
             raise wrong_state(view, action)
-        record = journal.append_unlocked(path, journal.make_event(action, item_id, who, fields))
+        record = journal.append_unlocked(path, person_items.line(repo, action, item_id, who, fields))
         states.apply(view, record)
         for name, more in extra_events or []:
-            rec = journal.append_unlocked(path, journal.make_event(name, item_id, who, more))
+            rec = journal.append_unlocked(path, person_items.line(repo, name, item_id, who, more))
             states.apply(view, rec)
         write_cache(repo, view)  # under the lock, so the cache never goes back in time
     return view
@@ -123,7 +125,7 @@ def record(repo: Repo, item_id: str | None, event: str, *, actor: str | None = N
     path = repo.paths.item_journal(item_id) if item_id else repo.paths.repo_journal
     if item_id and event in states.TRANSITIONS:
         raise ValueError(f"{event} is a transition; use transition()")
-    return journal.append(path, event, item=item_id, actor=actor or current_actor(), **fields)
+    return person_items.append(repo, path, event, item_id, actor or current_actor(), fields)  # a person's: signed
 
 
 # -- verbs ------------------------------------------------------------------------------
@@ -151,10 +153,10 @@ def _template(text: str, values: dict[str, str]) -> str:
     return out
 
 
-def _copy_untracked(repo: Repo, worktree: Path) -> dict[str, str]:
+def _copy_untracked(repo: Repo, worktree: Path, paths: list[str]) -> dict[str, str]:
     from .worktree_copy import copy_into
 
-    return copy_into(repo.root, worktree, repo.config.worktree_copy)
+    return copy_into(repo.root, worktree, paths)
 
 
 def new(
@@ -169,7 +171,10 @@ def new(
     title = redact((title or request or "").strip())  # a title names a branch: never a secret in it
     if not title:
         raise HallError("USAGE", "An item needs a title or a request.", ['hall new --title "…"'])
-    cfg = repo.config
+    from .config_raw import known_valid_new_settings
+
+    # a file that passed its full check before is read without the pydantic model (80 ms of `hall new`)
+    cfg = known_valid_new_settings(repo.paths.main_checkout, repo.state_dir) or repo.config
     base = base or cfg.base
     if git.try_head_sha(repo.root) is None:
         raise HallError(
@@ -186,6 +191,12 @@ def new(
     if git.branch_exists(repo.root, branch):
         raise HallError("WRONG_STATE", f"Branch {branch} already exists.", ["hall adopt", f"git branch -D {branch}"])
     base_ok = git.run(["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], repo.root, check=False).returncode == 0
+    if not base_ok:  # an item on a base that does not exist could never be reviewed or shipped
+        raise HallError(
+            "WRONG_STATE",
+            f"The base branch {base!r} does not exist (renamed?); an item needs a base to be reviewed against.",
+            ["set base in .hallmark.toml", 'hall new --base <branch> --title "…"', "hall doctor"],
+        )
     command = _template(cfg.worktree, values)
     if base_ok and "-b {branch}" in cfg.worktree and "{base}" not in cfg.worktree:
         command += " " + shlex.quote(base)
@@ -203,7 +214,7 @@ def new(
         raise HallError(
             "COMMAND_FAILED", f"The worktree command ran but no worktree has branch {branch}.", ["git worktree list"]
         )
-    copied = _copy_untracked(repo, Path(worktree))
+    copied = _copy_untracked(repo, Path(worktree), cfg.worktree_copy)
     from . import githooks
 
     githooks.cover(repo.paths, Path(worktree))  # git's pre-push wall in a worktree with its own hooks dir
@@ -329,6 +340,8 @@ def ready(repo: Repo, item_id: str, *, note: str | None = None, actor: str | Non
     sha = _require_clean(repo, view)
     _require_rebased(repo, view, sha)
     if view.state in LOOP_STATES:
+        view = person_items.fair_view(repo, view)  # in the loop on an agent's unsigned `ready`: the person's counts
+    if view.state in LOOP_STATES:
         return _ready_again(view, sha)
     fields: dict[str, Any] = {"sha": sha, "round": view.round + 1}
     if note:
@@ -388,36 +401,29 @@ def pull_back(
 
 
 def drop(
-    repo: Repo, item_id: str, *, reason: str, keep_worktree: bool = False, actor: str | None = None
+    repo: Repo,
+    item_id: str,
+    *,
+    reason: str,
+    keep_worktree: bool = False,
+    delete_ignored: bool = False,
+    actor: str | None = None,
 ) -> item_results.Dropped:
+    """Drop the item and remove its worktree unless something in it is the person's (uncommitted
+    work, or git-ignored files Hallmark did not put there); `delete_ignored` deletes the latter."""
     if not reason or not reason.strip():
         raise HallError("USAGE", "drop needs --reason.", [f'hall drop {item_id} --reason "…"'])
     view = transition(repo, item_id, "dropped", actor=actor, reason=reason)
     with contextlib.suppress(FileNotFoundError):
         (repo.state_dir / "queue" / f"{item_id}.json").unlink()
-    removed, kept_why = False, "asked to keep it" if keep_worktree else ""
+    from .worktree_remove import Removal, remove_worktree
+
+    removal = Removal(False, "asked to keep it" if keep_worktree else "")
     if not keep_worktree and view.worktree and Path(view.worktree).is_dir():
-        removed, kept_why = remove_worktree(repo, view, actor=actor)
+        removal = remove_worktree(repo, view, actor=actor, delete_ignored=delete_ignored)
+    removed = removal.removed
     stood_in = removed and is_within(Path(os.path.realpath(repo.cwd)), Path(os.path.realpath(view.worktree)))
-    return item_results.Dropped.dropping(view, removed, kept_why, stood_in)
-
-
-def remove_worktree(repo: Repo, view: states.ItemView, *, actor: str | None = None) -> tuple[bool, str]:
-    """Remove an item's worktree without --force: a dirty one is kept, and we say why."""
-    from .worktree_copy import person_dirt, remove_own_copies
-
-    wt = Path(view.worktree)
-    if os.path.realpath(wt) == os.path.realpath(repo.root):
-        return False, "it is the main checkout"
-    if person_dirt(repo, view):
-        return False, "it has uncommitted changes"
-    remove_own_copies(repo, view)  # Hallmark's own: git would refuse to remove a worktree holding them
-    with worktree_lock(repo):
-        proc = git.run(["worktree", "remove", str(wt)], repo.root, check=False)
-    if proc.returncode != 0:
-        return False, proc.stderr.strip() or "git worktree remove failed"
-    record(repo, view.id, "worktree_removed", actor=actor, worktree=str(wt))
-    return True, ""
+    return item_results.Dropped.dropping(view, removed, removal.why, stood_in, removal.deleted)
 
 
 def retry(
@@ -425,6 +431,11 @@ def retry(
 ) -> item_results.ItemResult:
     if not reason or not reason.strip():
         raise HallError("USAGE", "retry needs --reason.", [f'hall retry {item_id} --reason "…"'])
+    held = fold_item(repo, item_id)
+    if held.hold == "conflict" and held.worktree and Path(held.worktree).is_dir():
+        # retry would release the hold with the branch still off its base: nothing rebased, the
+        # steps gone from the inbox, and the next ship conflicting again
+        _require_rebased(repo, held, git.head_sha(held.worktree))
     fields: dict[str, Any] = {"reason": reason}
     if tokens:
         fields["tokens"] = tokens
@@ -447,10 +458,12 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
     every = views if include_terminal else repo.index.items(include_terminal=True)
     damaged = damaged_items(repo.paths, known={v.id for v in every if v.created})
     counts = {state: len(found) for state, found in by_state.items()}
+    from .person_report import stalled  # an agent's unsigned `ready`, shown as what it is
+
+    attempts = stalled(repo.paths, views, repo.index)
     if not damaged:
-        return item_results.StatusAll(
-            items=tuple(item_results.ItemResult.of(v) for v in views), counts=counts, by_state=by_state
-        )
+        items_ = tuple(item_results.ItemResult.of(v) for v in views)
+        return item_results.StatusAll(items=items_, counts=counts, by_state=by_state, warnings=attempts or None)
     counts["damaged"] = len(damaged)  # shown, never hidden: the journal is the truth and these have lost theirs
     warning = (
         f"{len(damaged)} item(s) have a damaged journal: {', '.join(d['item'] for d in damaged[:10])} (hall doctor)"
@@ -460,7 +473,7 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
         counts=counts,
         by_state=by_state,
         damaged=damaged,
-        warnings=[warning],
+        warnings=[warning, *attempts],
     )
 
 

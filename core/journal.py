@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from . import bounded_read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -209,9 +212,13 @@ def append_unlocked(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     """
     data = encode(record)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    bounded_read.check_regular(path)  # a FIFO would block the write, a device swallow it
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NONBLOCK", 0), 0o644)
     try:
-        size = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped in since the check
+            raise bounded_read.Refused(path, "is not a regular file; Hallmark does not write it")
+        size = info.st_size
         if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
         written = os.write(fd, data)
@@ -269,19 +276,43 @@ def _fast_parse(line: str) -> dict[str, Any] | None:
     return value
 
 
+def owner_of(path: Path | str) -> str | None:
+    """The item whose journal this is (`items/H-0009/events.jsonl` -> H-0009); None for the repo's."""
+    folder = os.path.dirname(path)
+    name = os.path.basename(folder)
+    if name.startswith("H-") and os.path.basename(os.path.dirname(folder)) == "items":
+        return name
+    return None
+
+
+def envelope_problem(record: dict[str, Any], owner: str | None) -> str:
+    """Why a parsed event does not belong in this journal ("" when it does): a journal version this
+    Hallmark does not know (a future one, or garbage), or another item's event in an item's journal.
+    Folding either would apply it to the wrong item or under the wrong rules."""
+    version = record.get("v", JOURNAL_VERSION)
+    if type(version) is not int or version != JOURNAL_VERSION:
+        return f"journal version {version!r}, not {JOURNAL_VERSION} (written by another Hallmark?); not folded"
+    item = record.get("item")
+    if owner is not None and item is not None and item != owner:
+        return f"an event of {item!r} in {owner}'s journal; not folded"
+    return ""
+
+
 def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool = True) -> ReadResult:
     """Read events from byte offset on.
 
     Only whole lines move the offset. A last line without its newline is a torn write: with
     include_tail it is reported as bad (a full read); without, it is left for the next catch-up.
+    A line whose envelope does not belong here (envelope_problem) is reported as bad, not folded.
     """
     result = ReadResult(offset=offset, lines=start_line)
     try:
-        with open(path, "rb") as handle:
-            if offset:
-                handle.seek(offset)
-            data = handle.read()
+        data = bounded_read.read_bytes(path, bounded_read.JOURNAL_LIMIT, offset=offset)
     except FileNotFoundError:
+        return result
+    except OSError as exc:  # a directory, a FIFO, a device, too big: this journal is damaged, not the repo
+        reason = exc.reason if isinstance(exc, bounded_read.Refused) else f"cannot be read ({exc.strerror or exc})"
+        result.bad.append(BadLine(str(path), start_line, f"the journal {reason}", ""))
         return result
     cut = data.rfind(b"\n") + 1
     whole, tail = data[:cut], data[cut:]
@@ -291,6 +322,7 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
     except UnicodeDecodeError:  # some line is not UTF-8: take every line the slow, exact way
         lines = whole.split(b"\n")[:-1]
     events, numbers, bad = result.events, result.numbers, result.bad
+    owner = owner_of(name)
     lineno = start_line
     for line in lines:
         lineno += 1
@@ -302,6 +334,11 @@ def read(path: Path, offset: int = 0, start_line: int = 0, *, include_tail: bool
                 if reason != "empty line":
                     bad.append(BadLine(name, lineno, reason, raw.decode("utf-8", "replace")))
                 continue
+        problem = envelope_problem(record, owner)
+        if problem:
+            text = line if type(line) is str else line.decode("utf-8", "replace")
+            bad.append(BadLine(name, lineno, problem, text))
+            continue
         events.append(record)
         numbers.append(lineno)
     result.offset = offset + cut

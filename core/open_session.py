@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import items
+from .agent_channel import ENV as CHANNEL_ENV
 from .errors import HallError
 from .item_results import SessionOpened, SessionPlan
 from .launch_env import launch_env
@@ -40,8 +41,11 @@ def _plugin_installed() -> bool:
         return False
 
 
-def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> SessionPlan:
-    """The command, directory and environment that start Claude Code on the item (nothing runs)."""
+def open_command(
+    repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None, channel: Path | None = None
+) -> SessionPlan:
+    """The command, directory and environment that start Claude Code on the item (nothing runs).
+    `channel` is the agent-verb spool the session's sandboxed `hall` records through."""
     view = items.fold_item(repo, item_id)
     if not view.worktree or not Path(view.worktree).is_dir():
         raise HallError(
@@ -54,26 +58,36 @@ def open_command(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | N
         command.append(YOLO_FLAG)
     from .sandbox_profile import session_args  # the sandbox wall, where it can run here
 
-    sandbox_args, sandbox = session_args(repo.paths)
+    sandbox_args, sandbox = session_args(repo.paths, worktree=Path(view.worktree), channel=channel)
     command += sandbox_args
     if prompt:
         command.append(prompt)
-    return SessionPlan(
-        item=item_id, command=command, cwd=view.worktree, env=launch_env(repo, item_id), yolo=yolo, sandbox=sandbox
-    )
+    env = launch_env(repo, item_id)
+    if channel is not None and sandbox.get("enabled"):
+        env[CHANNEL_ENV] = str(channel)
+    return SessionPlan(item=item_id, command=command, cwd=view.worktree, env=env, yolo=yolo, sandbox=sandbox)
 
 
 def open_session(repo: Any, item_id: str, *, yolo: bool = False, prompt: str | None = None) -> SessionOpened:
-    """Start Claude Code in the foreground in the item's worktree; returns when it exits."""
-    plan = open_command(repo, item_id, yolo=yolo, prompt=prompt)
+    """Start Claude Code in the foreground in the item's worktree, serving its agent verbs (the
+    channel) for as long as it runs; returns when it exits."""
+    from .agent_channel_server import serving
+
     env = dict(os.environ)
-    env.update(plan.env)
+    with serving(repo.paths, env) as server:
+        plan = open_command(repo, item_id, yolo=yolo, prompt=prompt, channel=server.spool)
+        env.update(plan.env)
+        server.env = dict(env)
+        code = _call(plan.command, plan.cwd, env)
+    return SessionOpened(**plan.field_values(), exit_code=code)
+
+
+def _call(command: list[str], cwd: str, env: dict[str, str]) -> int:
     try:
-        code = subprocess.call(plan.command, cwd=plan.cwd, env=env)
+        return subprocess.call(command, cwd=cwd, env=env)
     except FileNotFoundError as exc:
         raise HallError(
             "COMMAND_FAILED",
-            f"{plan.command[0]} is not installed or not on PATH.",
+            f"{command[0]} is not installed or not on PATH.",
             ["install Claude Code", "set HALL_CLAUDE to its path"],
         ) from exc
-    return SessionOpened(**plan.field_values(), exit_code=code)

@@ -9,11 +9,14 @@ session, SessionStart whenever a session starts. Stdlib only and import-light (t
 
 from __future__ import annotations
 
+import os
+
 from . import states
 from .next_steps import next_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from .states import ItemView
@@ -93,4 +96,24 @@ def inbox_line(count: int) -> str:
         f"The inbox has {count} entr{'y' if count == 1 else 'ies'} waiting for the person (hall inbox)."
         if count
         else ""
+    )
+
+
+SESSION_NOTE = "worktree-code.json"  # in the state dir, kept by core/worktree_env.py (checks, init, doctor)
+
+
+def session_hint(state_dir: Path) -> str:
+    """For a session in an item's worktree: how to run the worktree's code when the environment
+    imports the main checkout's (an editable install); "" when it does not. Reads one small file."""
+    from . import atomic
+
+    data = atomic.read_json(state_dir / SESSION_NOTE, None)
+    found = [p for p in (data or {}).get("paths") or [] if isinstance(p, str)] if isinstance(data, dict) else []
+    if not found:
+        return ""
+    where = os.pathsep.join(found)
+    return (
+        f"This environment imports the package from the main checkout ({', '.join(found)} there, an editable "
+        f"install): a bare `pytest` (or `python -m …`) in this worktree tests the MAIN checkout's code. Run the "
+        f"worktree's own code with `PYTHONPATH={where} pytest …`, as Hallmark's checks do."
     )

@@ -2,7 +2,8 @@
 
 The CLI refuses these under an agent (`core/actor.require_person`, exit 5 GATE_DENIED) and the
 push gate denies them wherever they appear in a parsed Bash command; the two read the same table,
-so they cannot drift. The agent's own verbs (propose-ready, ask, fixed, findings, status, log,
+so they cannot drift. Both read what an agent can change (its environment, its command line); what
+it cannot is the signature each of these decisions is recorded with (core/person_cap.py). The agent's own verbs (propose-ready, ask, fixed, findings, status, log,
 library propose|search|briefing, checkpoint set …) are not here and stay open.
 
 Stdlib only: the hook path imports this.

@@ -35,7 +35,7 @@ from typing import Any
 from . import atomic, clock
 from .claude_code import find_claude
 from .errors import HallError
-from .setup_results import PluginInstalled
+from .setup_results import PluginInstalled, StatusLineSet
 
 MARKETPLACE = "hallmark-local"
 PLUGIN = "hallmark"
@@ -298,15 +298,62 @@ def _prune(root: Path, keep: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def install(*, dry_run: bool = False, sandbox_at: Path | None = None) -> PluginInstalled:
+def install(*, dry_run: bool = False, sandbox_at: Path | None = None, statusline: bool = False) -> PluginInstalled:
     """`hall setup claude`: stage, validate and (unless a dry run) make current the plugin release;
-    with sandbox_at, then write the sandbox profile for the repos (core/sandbox_profile.py)."""
+    with sandbox_at, then write the sandbox profile for the repos (core/sandbox_profile.py); with
+    statusline, Hallmark's status line where the user has none."""
     fields = _install_plugin(dry_run)
+    if not dry_run:
+        from .bytecode import setup_step
+
+        setup_step()  # the package's bytecode, for hooks under PYTHONDONTWRITEBYTECODE
     if sandbox_at is not None:
         from . import sandbox_profile
 
         fields["sandbox"] = sandbox_profile.install(sandbox_at, dry_run=dry_run)
+    if statusline:
+        fields["statusline"] = install_statusline(dry_run=dry_run)
     return PluginInstalled(**fields)
+
+
+def statusline_command() -> str:
+    """`<hall-hook> statusline`: the same line as `hall statusline`, without the CLI's imports."""
+    return f"{_quote(hook_binary())} statusline"
+
+
+def install_statusline(*, dry_run: bool = False) -> StatusLineSet:
+    """Set statusLine in the user's settings.json to Hallmark's, unless one is set (never replaced:
+    the reply names it, and the person decides)."""
+    settings = settings_path()
+    try:
+        text = settings.read_text(encoding="utf-8")
+        data = json.loads(text) if text.strip() else {}
+    except FileNotFoundError:
+        data = {}
+    except (OSError, ValueError) as exc:
+        raise HallError(
+            "COMMAND_FAILED", f"{settings} is not valid JSON ({exc}); nothing was changed.", [f"fix {settings}"]
+        ) from exc
+    if not isinstance(data, dict):
+        raise HallError("COMMAND_FAILED", f"{settings} is not a JSON object; nothing was changed.", [f"fix {settings}"])
+    command = statusline_command()
+    current = data.get("statusLine")
+    existing = current.get("command") if isinstance(current, dict) else current
+    if current is not None and existing != command:
+        return StatusLineSet(
+            settings=str(settings), command=command, installed=False, existing=str(existing), dry_run=dry_run
+        )
+    if current is None and not dry_run:
+        data["statusLine"] = {"type": "command", "command": command, "padding": 0}
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(settings, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return StatusLineSet(
+        settings=str(settings),
+        command=command,
+        installed=current is None and not dry_run,
+        existing=None,
+        dry_run=dry_run,
+    )
 
 
 def _install_plugin(dry_run: bool) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from . import clock, ids, item_results, journal
+from . import clock, ids, item_results, journal, person_cap
 from .errors import HallError
 from .items import fold_item, record
 from .repo import Repo, current_actor
@@ -59,7 +59,7 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> item
     entry = repo.index.question(qid)
     if entry is None:
         raise HallError("QUESTION_NOT_FOUND", f"There is no question {qid}.", ["hall inbox"])
-    if entry["answered"]:
+    if entry["answered"] and answer_counts(repo, entry):
         raise HallError("ALREADY_ANSWERED", f"{qid} was answered already: {entry['answer']!r}.", ["hall inbox"])
     text = redact(text)
     chosen = text
@@ -72,13 +72,34 @@ def answer(repo: Repo, qid: str, text: str, *, actor: str | None = None) -> item
     with journal.locked(path):
         # re-check under the lock so two answers can't both land
         for event in journal.read(path).events:
-            if event.get("event") in ("answered", "question_defaulted") and event.get("qid") == qid:
+            if _settles(event, qid, repo):
                 raise HallError("ALREADY_ANSWERED", f"{qid} was answered already.", ["hall inbox"])
-        journal.append_unlocked(
-            path,
-            journal.make_event("answered", entry["item"], actor or current_actor(), {"qid": qid, "answer": chosen}),
-        )
+        made = journal.make_event("answered", entry["item"], actor or current_actor(), {"qid": qid, "answer": chosen})
+        try:
+            person_cap.seal_if_person(made, repo.paths)
+        except person_cap.CapError as exc:
+            raise person_cap.refusal("hall answer", exc) from None
+        journal.append_unlocked(path, made)
     return item_results.Answered(qid=qid, item=entry["item"], answer=chosen)
+
+
+def _settles(event: dict[str, Any], qid: str, repo: Repo) -> bool:
+    """Does this line settle question qid? A default does; an answer only with a person's valid cap
+    (an agent's unsigned `answered` settles nothing: the person can still answer)."""
+    if event.get("qid") != qid:
+        return False
+    if event.get("event") == "question_defaulted":
+        return True
+    return event.get("event") == "answered" and person_cap.counts(event, repo.paths)
+
+
+def answer_counts(repo: Repo, q: dict[str, Any]) -> bool:
+    """Does the recorded answer of question q count (a default, or a person's signed answer)?
+    Checked where the answer is acted on: resuming the session that asked, a blocked `ask`."""
+    if q.get("answered_by") == "default":
+        return True
+    path = repo.paths.item_journal(q["item"]) if q.get("item") else repo.paths.repo_journal
+    return any(_settles(e, str(q["qid"]), repo) for e in journal.read(path).events)
 
 
 def apply_expired_defaults(repo: Repo) -> list[dict[str, Any]]:
@@ -92,10 +113,7 @@ def apply_expired_defaults(repo: Repo) -> list[dict[str, Any]]:
             continue
         path = repo.paths.item_journal(q["item"]) if q["item"] else repo.paths.repo_journal
         with journal.locked(path):
-            done = any(
-                e.get("qid") == q["qid"] and e.get("event") in ("answered", "question_defaulted")
-                for e in journal.read(path).events
-            )
+            done = any(_settles(e, q["qid"], repo) for e in journal.read(path).events)
             if not done:
                 journal.append_unlocked(
                     path,
@@ -126,7 +144,7 @@ def wait_for_answer(
         entry = repo.index.question(asked.qid)
         if entry is None:
             raise HallError("QUESTION_NOT_FOUND", f"There is no question {asked.qid}.", ["hall inbox"])
-        if entry["answered"]:
+        if entry["answered"] and answer_counts(repo, entry):
             delivered = mark_delivered(repo, entry)
             return item_results.AskedAndWaited(
                 **question,

@@ -1,30 +1,21 @@
-"""The sandbox wall: a Claude Code sandbox profile for interactive sessions in Hallmark repos.
+"""The sandbox wall in the user's settings and for the sessions Hallmark opens.
 
 The hook gate reads commands and git's pre-push hook reads pushes; neither stops an agent that holds
 the person's keys and finds a way neither sees. Claude Code's sandbox is enforced by the operating
-system (bubblewrap on Linux, Seatbelt on macOS) for every Bash command and its children. Hallmark's
-profile uses only documented settings keys (`sandbox.enabled`, `allowUnsandboxedCommands`,
-`failIfUnavailable`, `excludedCommands`, `filesystem.allowWrite/denyWrite/denyRead`,
-`credentials.envVars`):
+system (bubblewrap on Linux, Seatbelt on macOS) for every Bash command and its children. What the
+wall allows is decided in one place, core/sandbox_wall.py, for every agent process; this module
+writes it where Claude Code reads it: `hall setup claude --sandbox` into the user's settings for
+every registered repo (plain `claude` sessions; `--dry-run` shows it), and `session_file` into a
+`--settings` file for `hall new --open` and `hall takeover --run`, confined to the item's worktree.
 
-- writes: the session's directory (Claude Code's default) and the git objects and refs a commit
-  needs, never Hallmark's state, `refs/notes/`, `refs/replace/`, packed-refs, hooks, git's config,
-  the main checkout's `.hallmark.toml` and `.claude/`, Claude Code's settings, or `hall-hook`;
-- reads: no credential store (`~/.ssh`, `~/.config/gh`, `~/.git-credentials`, `~/.netrc`, …);
-- environment: no credential variables (`GH_TOKEN`, `NPM_TOKEN`, `TWINE_PASSWORD`, …);
-- no way out: `allowUnsandboxedCommands: false`, and `failIfUnavailable` where the sandbox runs;
-- `hall` itself runs outside it (`excludedCommands`): the agent's verbs write the journal, and the
-  CLI and the hook gate refuse it a person's decisions.
-
-So only the daemon's shipper, outside any sandbox, holds what a push needs. `hall setup claude
---sandbox` writes the profile into the user's settings for every registered repo (`--dry-run`
-shows it); `hall new --open` passes it to the session it starts (`--settings`).
+`hall` runs inside the sandbox like any command (no `excludedCommands`): the agent verbs that write
+Hallmark's state go through the agent-verb channel (core/agent_channel.py), served by the process
+that opened the session, or by the daemon for plain sessions.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -34,162 +25,30 @@ from typing import Any
 from . import atomic
 from .errors import HallError
 from .paths import RepoPaths, discover, user_data_dir
+from .sandbox_wall import CREDENTIAL_ENV, CREDENTIAL_PATHS, Scope, block, file_rules, git_rules, own_paths, prepare
 from .setup_results import SandboxProfile
 
-CREDENTIAL_PATHS = (
-    "~/.ssh",
-    "~/.gnupg",
-    "~/.config/gh",
-    "~/.config/hub",
-    "~/.config/glab-cli",
-    "~/.config/tea",
-    "~/.git-credentials",
-    "~/.config/git/credentials",
-    "~/.netrc",
-    "~/.npmrc",
-    "~/.yarnrc.yml",
-    "~/.pypirc",
-    "~/.config/pip/pip.conf",
-    "~/.cargo/credentials",
-    "~/.cargo/credentials.toml",
-    "~/.gem/credentials",
-    "~/.aws",
-    "~/.config/gcloud",
-    "~/.azure",
-    "~/.kube",
-    "~/.docker/config.json",
-    "~/.terraform.d",
-    "~/.config/op",
-    "~/.password-store",
-    "~/.local/share/keyrings",
-    "~/.config/sops",
-)
-CREDENTIAL_ENV = (
-    "GH_TOKEN",
-    "GITHUB_TOKEN",
-    "GH_ENTERPRISE_TOKEN",
-    "GITHUB_ENTERPRISE_TOKEN",
-    "GITLAB_TOKEN",
-    "GL_TOKEN",
-    "GITLAB_PRIVATE_TOKEN",
-    "CI_JOB_TOKEN",
-    "GITEA_TOKEN",
-    "BITBUCKET_TOKEN",
-    "NPM_TOKEN",
-    "NODE_AUTH_TOKEN",
-    "YARN_NPM_AUTH_TOKEN",
-    "TWINE_PASSWORD",
-    "TWINE_USERNAME",
-    "PYPI_TOKEN",
-    "PYPI_API_TOKEN",
-    "UV_PUBLISH_TOKEN",
-    "UV_PUBLISH_PASSWORD",
-    "POETRY_PYPI_TOKEN_PYPI",
-    "FLIT_PASSWORD",
-    "HATCH_INDEX_AUTH",
-    "CARGO_REGISTRY_TOKEN",
-    "GEM_HOST_API_KEY",
-    "NUGET_API_KEY",
-    "VSCE_PAT",
-    "OVSX_PAT",
-    "DOCKER_PASSWORD",
-    "DOCKER_AUTH_CONFIG",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "AZURE_CLIENT_SECRET",
-    "AZURE_DEVOPS_EXT_PAT",
-    "SSH_AUTH_SOCK",
-    "GIT_ASKPASS",
-    "SSH_ASKPASS",
-)
-# inside git's directory: what a commit in a worktree needs is written; these never are. The runtime
-# puts /dev/null where a denied path does not exist, which git would misread, so `prepare` makes the
-# ones git expects to find (empty), and the ones whose mere presence means something to git are
-# denied only when they are there.
-GIT_DENIED = ("hallmark", "refs/notes", "refs/replace", "packed-refs", "hooks", "config", "info")
-GIT_DENIED_IF_PRESENT = ("modules", "shallow", "config.worktree")
-WORKTREE_DENIED = ("commondir", "gitdir", "config.worktree")  # in each worktree's git dir: where it points
-PACKED_REFS_HEADER = "# pack-refs with: peeled fully-peeled sorted \n"
-EXCLUDED_COMMANDS = ("hall",)
+__all__ = ["CREDENTIAL_ENV", "CREDENTIAL_PATHS", "prepare", "profile", "session_args", "session_file"]
 STATE_FILE = "sandbox-profile.json"  # in the user data dir: what Hallmark wrote into the user settings
 
 
-def _abs(path: str | os.PathLike[str]) -> str:
-    """An absolute path in Claude Code's settings notation (`//` from the root; `/x` is relative to
-    the settings file's directory)."""
-    return "//" + os.path.realpath(path).lstrip("/")
-
-
 def repo_rules(paths: RepoPaths) -> dict[str, list[str]]:
-    """allowWrite and denyWrite for sessions in one repository's checkouts."""
-    from .gates.git_hooks import hooks_dir
+    """allowWrite and denyWrite for plain sessions in one repository's checkouts (any worktree)."""
+    from .sandbox_wall import checkout_rules
 
-    common = os.path.realpath(paths.common_dir)
-    main = os.path.realpath(paths.main_checkout)
-    deny = [_abs(os.path.join(common, name)) for name in GIT_DENIED]
-    deny += [
-        _abs(os.path.join(common, name))
-        for name in GIT_DENIED_IF_PRESENT
-        if os.path.lexists(os.path.join(common, name))
-    ]
-    try:
-        worktree_dirs = sorted(os.listdir(os.path.join(common, "worktrees")))
-    except OSError:
-        worktree_dirs = []
-    for name in worktree_dirs:
-        deny += [
-            _abs(os.path.join(common, "worktrees", name, leaf))
-            for leaf in WORKTREE_DENIED
-            if os.path.lexists(os.path.join(common, "worktrees", name, leaf))
-        ]
-    deny += [_abs(os.path.join(main, ".hallmark.toml")), _abs(os.path.join(main, ".claude"))]
-    for checkout in _checkouts(paths):
-        deny += [_abs(os.path.join(checkout, ".claude", name)) for name in ("settings.json", "settings.local.json")]
-        if checkout != main:  # a worktree's .git file says where its git directory is
-            deny.append(_abs(os.path.join(checkout, ".git")))
-    hooks = hooks_dir(main, {}, common)
-    if hooks and not os.path.realpath(hooks).startswith(common + os.sep):
-        deny.append(_abs(hooks))
-    return {"allowWrite": [_abs(common)], "denyWrite": _unique(deny)}
-
-
-def prepare(paths: RepoPaths) -> None:
-    """Make the denied places git expects to read exist (empty), so the runtime's /dev/null stand-in
-    for a missing path never meets git: refs/notes and refs/replace as directories, info/, and a
-    packed-refs with only its header."""
-    common = Path(paths.common_dir)
-    for folder in ("refs/notes", "refs/replace", "info"):
-        (common / folder).mkdir(parents=True, exist_ok=True)
-    packed = common / "packed-refs"
-    if not packed.exists():
-        packed.write_text(PACKED_REFS_HEADER, encoding="utf-8")
-
-
-def _checkouts(paths: RepoPaths) -> list[str]:
-    from .item_lookup import checkouts
-
-    return _unique([os.path.realpath(p) for p in checkouts(paths)])
+    allow, deny = git_rules(paths, None)
+    return {"allowWrite": allow, "denyWrite": deny + checkout_rules(paths, None)}
 
 
 def _unique(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def own_paths() -> list[str]:
-    """Claude Code's settings and plugins (they load Hallmark's hooks) and Hallmark's own programs."""
-    from .plugin_install import claude_config_dir
-
-    config = claude_config_dir()
-    found = [_abs(config / name) for name in ("settings.json", "settings.local.json", "hallmark", "plugins")]
-    bin_dir = Path(sys.executable).parent
-    found += [_abs(bin_dir / name) for name in ("hall", "hall-hook") if (bin_dir / name).exists()]
-    return found
-
-
 def profile(repos: list[RepoPaths], *, fail_if_unavailable: bool = True) -> dict[str, Any]:
-    """The `sandbox` settings block for sessions in these repositories."""
+    """The `sandbox` settings block for plain sessions in these repositories (no item known yet:
+    each session writes its own directory, the commits' git entries, and the channel)."""
+    from .agent_channel_server import DAEMON_SPOOL, channel_root_path
+
     allow: list[str] = []
     deny: list[str] = []
     for paths in repos:
@@ -197,12 +56,30 @@ def profile(repos: list[RepoPaths], *, fail_if_unavailable: bool = True) -> dict
         allow += rules["allowWrite"]
         deny += rules["denyWrite"]
     deny += own_paths()
+    first = repos[0] if repos else None
+    box = block(Scope(paths=first, cwd=Path(first.main_checkout), editing=True)) if first else block_without_repo()
+    box["filesystem"]["allowWrite"] = _unique([*allow, _rule(channel_root_path() / DAEMON_SPOOL)])
+    box["filesystem"]["denyWrite"] = _unique(deny)
+    box["failIfUnavailable"] = bool(fail_if_unavailable)
+    return box
+
+
+def _rule(path: Path) -> str:
+    from .sandbox_wall import rule_path
+
+    return rule_path(path)
+
+
+def block_without_repo() -> dict[str, Any]:
+    """The block when no repository is registered yet: credentials, keys and Hallmark's own files."""
+    from .sandbox_wall import deny_read
+
     return {
         "enabled": True,
+        "autoAllowBashIfSandboxed": True,
         "allowUnsandboxedCommands": False,
-        "failIfUnavailable": fail_if_unavailable,
-        "excludedCommands": list(EXCLUDED_COMMANDS),
-        "filesystem": {"allowWrite": _unique(allow), "denyWrite": _unique(deny), "denyRead": list(CREDENTIAL_PATHS)},
+        "network": {"allowedDomains": [], "allowUnixSockets": [], "allowLocalBinding": False},
+        "filesystem": {"allowWrite": [], "denyWrite": own_paths(), "denyRead": deny_read()},
         "credentials": {"envVars": [{"name": name, "mode": "deny"} for name in CREDENTIAL_ENV]},
     }
 
@@ -295,6 +172,17 @@ def _merge(current: dict[str, Any], ours: dict[str, Any], previous: dict[str, An
             merged[key] = kept + value
         else:
             merged[key] = value
+    for key, was in previous.items():  # what an older Hallmark wrote and this one no longer does
+        if key in ours or key not in merged:
+            continue
+        if isinstance(was, list) and isinstance(merged[key], list):
+            kept = [v for v in merged[key] if v not in was]  # `excludedCommands: ["hall"]`: no longer
+            if kept:
+                merged[key] = kept
+            else:
+                del merged[key]
+        elif merged[key] == was:
+            del merged[key]
     return merged
 
 
@@ -345,21 +233,68 @@ def install(start: Path | None = None, *, dry_run: bool = False) -> SandboxProfi
     )
 
 
-def session_file(paths: RepoPaths) -> Path:
-    """The profile for one repository's sessions, for `claude --settings` (in the state dir, which no
-    agent can write)."""
-    path = paths.state_dir / "sandbox" / "claude-settings.json"
+def session_file(
+    paths: RepoPaths,
+    *,
+    worktree: Path | None = None,
+    cwd: Path | None = None,
+    channel: Path | None = None,
+    name: str = "claude-settings.json",
+) -> Path:
+    """The wall for one session, for `claude --settings` (in the state dir, which no agent can
+    write): writes only in `worktree`, the channel's spool through which its `hall` records."""
+    domains, require = _runner_wall(paths)
+    scope = Scope(
+        paths=paths,
+        cwd=Path(cwd or worktree or paths.main_checkout),
+        worktree=worktree,
+        editing=True,
+        channel=channel,
+        allowed_domains=domains,
+        fail_if_unavailable=require,
+    )
+    path = paths.state_dir / "sandbox" / name
     prepare(paths)
-    atomic.write_json(path, {"sandbox": profile([paths])})
+    rules = file_rules(scope)
+    settings = {
+        "sandbox": block(scope),
+        # the file tools as the commands: no credential store or key read, no edit outside the worktree
+        # unless the person says so at the prompt (Read and Edit elsewhere ask, as Claude Code does)
+        "permissions": {"deny": rules["deny"] if worktree is not None else [r for r in rules["deny"] if "(" in r]},
+        "env": {name: "" for name in CREDENTIAL_ENV},
+    }
+    atomic.write_json(path, settings)
     return path
 
 
-def session_args(paths: RepoPaths) -> tuple[list[str], dict[str, Any]]:
-    """(`--settings <file>` for `hall new --open`, what was decided): empty where it cannot run."""
+def _runner_wall(paths: RepoPaths) -> tuple[list[str], bool]:
+    """(`[runner] allowed_domains`, whether `[runner] sandbox = "require"`)."""
+    from .config import load
+
+    try:
+        runner = load(paths.main_checkout).runner
+    except Exception:  # noqa: BLE001 - an unreadable config: no hosts, and the sandbox where it runs
+        return [], False
+    return list(runner.allowed_domains), runner.sandbox == "require"
+
+
+def _required(paths: RepoPaths) -> bool:
+    """`require`: a session where the sandbox cannot start gets the wall anyway, with
+    failIfUnavailable, so Claude Code refuses to run its commands rather than run them bare."""
+    return _runner_wall(paths)[1]
+
+
+def session_args(
+    paths: RepoPaths, *, worktree: Path | None = None, cwd: Path | None = None, channel: Path | None = None
+) -> tuple[list[str], dict[str, Any]]:
+    """(`--settings <file>` for a session Hallmark opens, what was decided): empty where it cannot run."""
     available = availability()
-    if not available["ok"]:
+    if not available["ok"] and not _required(paths):  # `auto`: Claude Code would only warn; nothing to pass
         return [], {"enabled": False, "detail": available["detail"]}
-    path = session_file(paths)
+    name = f"claude-settings-{Path(worktree).name}.json" if worktree else "claude-settings.json"
+    path = session_file(paths, worktree=worktree, cwd=cwd, channel=channel, name=name)
+    if not available["ok"]:
+        return ["--settings", str(path)], {"enabled": False, "settings": str(path), "detail": available["detail"]}
     return ["--settings", str(path)], {"enabled": True, "settings": str(path)}
 
 
@@ -373,9 +308,11 @@ def status() -> dict[str, Any]:
     except (OSError, ValueError):
         data = {}
     sandbox = data.get("sandbox") if isinstance(data, dict) else None
+    fs = sandbox.get("filesystem") if isinstance(sandbox, dict) else None
     installed = (
         isinstance(sandbox, dict)
         and sandbox.get("enabled") is True
-        and "hall" in (sandbox.get("excludedCommands") or [])
+        and isinstance(fs, dict)
+        and _rule(user_data_dir()) in (fs.get("denyWrite") or [])
     )
     return {"available": available, "installed": installed}

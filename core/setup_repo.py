@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import atomic, clock, git, journal
 from .config_raw import CONFIG_NAME, DEFAULTS
+from .errors import HallError
 from .paths import RepoPaths, discover, user_data_dir
 from .setup_results import Initialized, PrePushInstall, SetupWarning, SigningSetup
 
@@ -157,7 +158,13 @@ def _toml_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
-def render_config(base: str, gates: list[str], capture: str) -> str:
+def render_config(base: str, gates: list[str], capture: str, setup: str = "") -> str:
+    worktree = (
+        "\n[worktree]\n# the project's install, run once in each checkout the gates or the fixer use "
+        f"(detected from its lockfile)\nsetup = {json.dumps(setup)}\n"
+        if setup
+        else ""
+    )
     return (
         "# Hallmark's configuration. Every key has a default; see `hall schema config`.\n"
         "# Read from the main checkout only, so an item cannot loosen its own gates.\n"
@@ -168,18 +175,24 @@ def render_config(base: str, gates: list[str], capture: str) -> str:
         "\n[capture]\n"
         f"mode = {json.dumps(capture)}\n"
         f"free = {_toml_list(DEFAULTS['capture']['free'])}\n"
-        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n"
+        f"push_guard = {json.dumps(DEFAULTS['capture']['push_guard'])}\n" + worktree
     )
 
 
 def write_claude_section(root: Path) -> str:
     """Insert or replace only the marked section of CLAUDE.md. Returns what it did."""
+    from .bounded_read import PERSON_FILE_LIMIT, Refused, read_text
+
     path = root / "CLAUDE.md"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, PERSON_FILE_LIMIT)  # a regular file only: never a FIFO or /dev/zero
     except FileNotFoundError:
         atomic.write_text(path, CLAUDE_SECTION)
         return "created"
+    except Refused as exc:
+        raise HallError(
+            "WRONG_STATE", f"{path} {exc.reason}; nothing was written to it.", ["hall init --no-claude-md"]
+        ) from None
     start, end = text.find(CLAUDE_START), text.find(CLAUDE_END)
     if start != -1 and end != -1 and end > start:
         updated = text[:start] + CLAUDE_SECTION.rstrip("\n") + text[end + len(CLAUDE_END) :]
@@ -221,11 +234,16 @@ def init(start: Path, *, capture: str = "gate", base: str | None = None, claude_
     gates = detect_gates(root)
     wrote_config = False
     if not config_file.exists():
-        atomic.write_text(config_file, render_config(base or git.default_base(root), gates, capture))
+        from .worktree_setup import detect as detect_setup
+
+        atomic.write_text(
+            config_file, render_config(base or git.default_base(root), gates, capture, detect_setup(root))
+        )
         wrote_config = True
     claude = write_claude_section(root) if claude_md else "skipped"
     register(root)
     pre_push = install_pre_push(paths)
+    compile_bytecode()
     if created_state:
         journal.append(paths.repo_journal, "initialized", item=None, actor="you", gates=gates)
     from .memory import identity as memory_identity
@@ -256,6 +274,14 @@ def _signing(paths: RepoPaths) -> SigningSetup | None:
         return stamp_key.set_up(paths)
     except (signing.SigningError, OSError):
         return None
+
+
+def compile_bytecode() -> None:
+    """The package's bytecode, so a hook under PYTHONDONTWRITEBYTECODE does not compile it on every
+    call (core/bytecode.py); best effort, `hall doctor` names what is missing."""
+    from .bytecode import setup_step
+
+    setup_step()
 
 
 def install_pre_push(paths: RepoPaths) -> PrePushInstall:

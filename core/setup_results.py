@@ -207,13 +207,24 @@ class SandboxProfile(Result):
     warning: str | None = None
 
 
+class StatusLineSet(Result):
+    """`hall setup claude --statusline`: Claude Code's statusLine in the user's settings.json. One
+    already there is never replaced: `existing` names it and `installed` stays false."""
+
+    settings: str
+    command: str  # what Hallmark's status line runs
+    installed: bool  # written now (false on a dry run, or when one was there)
+    existing: str | None  # the user's own statusLine command, left alone
+    dry_run: bool
+
+
 class PluginInstalled(Result):
     """`hall setup claude`: the plugin release staged, validated and (unless a dry run) made current,
     through `claude plugin` (route claude) or the user's settings (route settings). (The CLI prints
     `sandbox` after `next`, as it always has.)"""
 
     OPTIONAL: ClassVar[frozenset[str]] = frozenset(
-        {"claude", "would_run", "ran", "would_register", "settings_changed", "sandbox"}
+        {"claude", "would_run", "ran", "would_register", "settings_changed", "sandbox", "statusline"}
     )
 
     dry_run: bool
@@ -231,3 +242,4 @@ class PluginInstalled(Result):
     would_register: bool | None = None
     settings_changed: bool | None = None
     sandbox: SandboxProfile | None = None
+    statusline: StatusLineSet | None = None

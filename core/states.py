@@ -371,8 +371,15 @@ def _on_other(view: ItemView, name: Any, event: dict[str, Any]) -> None:
 
 def counts_as_failed_run(event: dict[str, Any]) -> bool:
     """A failed run counts against the item, unless the loop itself cut it short: a daemon that
-    died (`recovered`) or stopped (`interrupted`) is not the item's failure."""
-    return bool(event.get("failed")) and not event.get("recovered") and not event.get("interrupted")
+    died (`recovered`) or stopped (`interrupted`) is not the item's failure, nor a plan limit, an
+    API rate limit or an overloaded API (`rate_limited`: the loop pauses; such a run neither counts
+    nor ends a streak)."""
+    return (
+        bool(event.get("failed"))
+        and not event.get("recovered")
+        and not event.get("interrupted")
+        and not event.get("rate_limited")
+    )
 
 
 def usage_tokens(event: dict[str, Any]) -> int:

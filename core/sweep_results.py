@@ -3,7 +3,7 @@ remove) and the ones kept, each with why. The CLI adds `next` (tui/cli/items.py:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from .results import Result
 
@@ -11,10 +11,13 @@ from .results import Result
 class RemovedWorktree(Result):
     """A closed or dropped item's worktree that went (or would go, in a dry run)."""
 
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"deleted_ignored"})
+
     item: str
     state: str
     worktree: str
     branch: str
+    deleted_ignored: list[str] | None = None  # with --delete-ignored: the person's ignored files that went (would go)
 
 
 class KeptWorktree(Result):

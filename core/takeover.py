@@ -170,7 +170,11 @@ def takeover(repo: Any, item_id: str, run: int | str | None = None, *, actor: st
     if not view.terminal and view.state != states.DEVELOPMENT:
         items.pull_back(repo, item_id, reason="taken over", actor=actor)
         pulled = True
-    command = [*claude_command(), "--resume", str(session_id)]
+    from .sandbox_profile import session_args  # the same wall as the run had, where it can run
+
+    worktree = Path(view.worktree) if view.worktree and Path(view.worktree).is_dir() else None
+    sandbox_args, _sandbox = session_args(repo.paths, worktree=worktree, cwd=Path(cwd))
+    command = [*claude_command(), *sandbox_args, "--resume", str(session_id)]
     env = launch_env(repo, item_id)
     return Takeover(
         item=item_id,
@@ -197,16 +201,39 @@ def _started_cwd(repo: Any, item_id: str, run_path: Path) -> str | None:
 
 
 def run_command(result: Takeover) -> int:
-    """Run the resume command in the foreground, inheriting the terminal; returns its exit code."""
-    import subprocess
+    """Run the resume command in the foreground, inheriting the terminal, serving the session's
+    agent verbs (the channel) while it runs; returns its exit code."""
+
+    from .agent_channel import ENV as CHANNEL_ENV
+    from .agent_channel_server import serving
+    from .paths import discover
 
     env = dict(os.environ)
     env.update(result.env)
+    paths = discover(Path(result.cwd), required=False)
+    if paths is None or "--settings" not in result.command:
+        return _call(result.command, result.cwd, env)
+    from .repo import open_repo
+    from .sandbox_profile import session_file
+
+    view = items.fold_item(open_repo(Path(paths.main_checkout)), result.item)
+    worktree = Path(view.worktree) if view.worktree and Path(view.worktree).is_dir() else None
+    settings = Path(result.command[result.command.index("--settings") + 1])
+    with serving(paths, env) as server:
+        session_file(paths, worktree=worktree, cwd=Path(result.cwd), channel=server.spool, name=settings.name)
+        env[CHANNEL_ENV] = str(server.spool)
+        server.env = dict(env)
+        return _call(result.command, result.cwd, env)
+
+
+def _call(command: list[str], cwd: str, env: dict[str, str]) -> int:
+    import subprocess
+
     try:
-        return subprocess.call(result.command, cwd=result.cwd, env=env)
+        return subprocess.call(command, cwd=cwd, env=env)
     except FileNotFoundError as exc:
         raise HallError(
             "COMMAND_FAILED",
-            f"{result.command[0]} is not installed or not on PATH.",
+            f"{command[0]} is not installed or not on PATH.",
             ["install Claude Code", "set HALL_CLAUDE"],
         ) from exc

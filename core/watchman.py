@@ -82,3 +82,24 @@ def stuck_items(
         found.append(Stuck(view.id, view.state, quiet, progress, bool(noticed) and noticed >= progress))
     found.sort(key=lambda s: (-s.quiet_s, s.item))
     return found
+
+
+def flag_stuck(repo: Any) -> list[str]:
+    """The daemon's side: a `stuck` notice on each stuck item not yet flagged in its quiet spell;
+    the items flagged now."""
+    from . import items
+
+    flagged = []
+    for stuck in stuck_items(repo, stuck_after_s=clock.parse_duration(repo.config.stuck_after)):
+        if stuck.noticed:
+            continue
+        items.record(
+            repo,
+            stuck.item,
+            "notice",
+            actor="watchman",
+            kind="stuck",
+            text=f"{stuck.item} has had no new event for {int(stuck.quiet_s // 60)} min in {stuck.state}",
+        )
+        flagged.append(stuck.item)
+    return flagged

@@ -10,17 +10,22 @@ edited since is reported, named as a copy, with advice that never says "commit".
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
+import stat
 from pathlib import Path
 from typing import Any
 
 from . import git
+from .bounded_read import COPY_LIMIT, read_bytes
 from .paths import is_within
+from .sandbox_placeholders import sandbox_placeholder
 
 
 def sha256_of(path: Path) -> str | None:
+    """None when there is no regular file of a copy's size there (a FIFO there never blocks us)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_bytes(path, COPY_LIMIT)).hexdigest()
     except OSError:
         return None
 
@@ -33,8 +38,11 @@ def copy_into(main: Path, worktree: Path, wanted: list[str]) -> dict[str, str]:
         source = main / rel
         dest = worktree / rel
         if source.is_file() and not dest.exists() and is_within(dest.resolve(), worktree.resolve()):
+            try:
+                data = read_bytes(source, COPY_LIMIT)
+            except OSError:
+                continue  # not a regular file of a copy's size: not copied (doctor names copies)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            data = source.read_bytes()
             dest.write_bytes(data)
             copied[rel] = hashlib.sha256(data).hexdigest()
     return copied
@@ -58,10 +66,14 @@ def _copies(repo: Any, item_id: str) -> dict[str, str | None]:
         return {}
 
 
-def status_entries(worktree: Path | str, *, every_file: bool) -> list[tuple[str, str]]:
-    """(XY, path) for every uncommitted change, ignored files left out; `-z` so no path is quoted."""
+def status_entries(worktree: Path | str, *, every_file: bool, ignored: bool = False) -> list[tuple[str, str]]:
+    """(XY, path) for every uncommitted change, ignored files left out unless asked for (then `!!`,
+    an ignored directory as one `dir/` entry); `-z` so no path is quoted."""
     mode = "all" if every_file else "normal"
-    raw = git.run(["status", "--porcelain", "-z", f"--untracked-files={mode}"], worktree).stdout
+    args = ["status", "--porcelain", "-z", f"--untracked-files={mode}"]
+    if ignored:
+        args.append("--ignored=traditional")
+    raw = git.run(args, worktree).stdout
     out: list[tuple[str, str]] = []
     parts = raw.split("\0")
     i = 0
@@ -73,8 +85,31 @@ def status_entries(worktree: Path | str, *, every_file: bool) -> list[tuple[str,
         code, path = entry[:2], entry[3:]
         if code[0] in "RC":  # a rename carries its source as the next field
             i += 1
+        if code == "??" and sandbox_placeholder(Path(worktree), path):
+            continue  # the sandbox's mount point while a sandboxed command runs, not the work
         out.append((code, path))
-    return out
+    return [(code, path) for code, path in out if code != "??" or not sandbox_device(Path(worktree) / path)]
+
+
+def sandbox_device(path: Path, budget: int = 200) -> bool:
+    """Is this untracked entry one of the placeholders Claude Code's sandbox mounts over protected
+    dotfiles (`.bashrc`, `.gitconfig`, `.mcp.json`, `.claude/` …)? They are character devices (or
+    folders holding only such), which git cannot even add: never anyone's work, never dirt."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    if stat.S_ISCHR(mode):
+        return True
+    if not stat.S_ISDIR(mode):
+        return False
+    seen = 0
+    for folder, _dirs, names in os.walk(path):
+        for name in names:
+            seen += 1
+            if seen > budget or not sandbox_device(Path(folder) / name, 0):
+                return False
+    return seen > 0
 
 
 def unchanged_copies(repo: Any, view: Any) -> list[str]:
@@ -111,6 +146,37 @@ def split_dirt(repo: Any, view: Any) -> tuple[list[str], list[str], list[str]]:
 def person_dirt(repo: Any, view: Any) -> list[str]:
     """Porcelain lines of the worktree's uncommitted changes, Hallmark's unchanged copies left out."""
     return split_dirt(repo, view)[0]
+
+
+def _only_own(folder: Path, prefix: str, own: set[str]) -> bool:
+    """Whether every file under an ignored folder is one of Hallmark's unchanged copies (the walk
+    stops at the first that is not, so a large build folder costs one step)."""
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in files:
+            rel = prefix + os.path.relpath(os.path.join(top, name), folder)
+            if rel.replace(os.sep, "/") not in own:
+                return False
+    return True
+
+
+def persons_ignored(repo: Any, view: Any) -> list[str]:
+    """The git-ignored files in the worktree that are the person's: every ignored file or folder
+    Hallmark did not copy in, and each copy edited since. `git status` never shows them, and
+    `git worktree remove` deletes them without asking, so removing the worktree would lose them."""
+    worktree = Path(view.worktree)
+    copies = _copies(repo, view.id)
+    own = set(unchanged_copies(repo, view)) if copies else set()
+    found = []
+    for code, path in status_entries(worktree, every_file=False, ignored=True):
+        if code != "!!":
+            continue
+        if path.endswith("/") and _only_own(worktree / path, path, own):
+            continue
+        if path in own:
+            continue
+        found.append(f"{path} (copied in by Hallmark, edited since)" if path in copies else path)
+    return found
 
 
 def dirty_advice(view: Any, dirty: list[str], edited: list[str]) -> list[str]:

@@ -190,6 +190,7 @@ def gate_environment(repo: Any, worktree: Path | str, commands: list[str] | None
     gates = list(repo.config.gates if commands is None else commands)
     outside = into_main(main, worktree, gates)
     if not outside:
+        remember(main, [])  # (an editable install removed since: the sessions' hint goes too)
         return env
     env.outside = outside
     first: list[str] = []
@@ -209,6 +210,7 @@ def gate_environment(repo: Any, worktree: Path | str, commands: list[str] | None
     existing = os.environ.get("PYTHONPATH", "")
     env.extra["PYTHONPATH"] = os.pathsep.join(first + ([existing] if existing else []))
     env.key = "PYTHONPATH=" + os.pathsep.join(relative)
+    remember(main, outside)
     what = ", ".join(sorted({f"{e['path']} (via {Path(e['via']).name})" for e in outside}))
     env.notes.append(f"hall: {outside[0]['python']} imports from the main checkout: {what}")
     env.notes.append(f"hall: so this gate runs with PYTHONPATH={env.extra['PYTHONPATH']}, to test this worktree's code")
@@ -237,7 +239,9 @@ def init_warnings(main: Path, gates: list[str]) -> list[dict[str, str]]:
     checkout, so that tests in an item's worktree would test the main checkout's code."""
     warnings = []
     seen: set[tuple[str, str]] = set()
-    for entry in into_main(main, None, gates):
+    found = into_main(main, None, gates)
+    remember(main, found)
+    for entry in found:
         key = (entry["python"], entry["path"])
         if key in seen:
             continue
@@ -257,3 +261,23 @@ def init_warnings(main: Path, gates: list[str]) -> list[dict[str, str]]:
             }
         )
     return warnings
+
+
+def remember(main: Path | str, outside: list[dict[str, str]]) -> None:
+    """Keep what was found for the SessionStart hook, which must stay light (it never probes an
+    interpreter): the main checkout's folders the environment imports, worktree-relative."""
+    from . import atomic
+    from .orientation import SESSION_NOTE
+    from .paths import discover
+
+    paths = discover(main, required=False)
+    if paths is None or not paths.state_dir.is_dir():
+        return
+    real_main = Path(os.path.realpath(main))
+    relative = sorted(
+        {str(Path(e["path"]).relative_to(real_main)) for e in outside if is_within(Path(e["path"]), real_main)}
+    )
+    note = paths.state_dir / SESSION_NOTE
+    data = {"paths": relative, "via": sorted({Path(e["via"]).name for e in outside})}
+    if atomic.read_json(note, None) != data:
+        atomic.write_json(note, data)

@@ -76,8 +76,10 @@ def read_session(paths: RepoPaths, session_id: str) -> dict[str, Any]:
     path = session_file(paths, session_id)
     if path is None:
         return {}
+    from hallmark.core.bounded_read import STATE_LIMIT, read_bytes
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path, STATE_LIMIT))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -80,14 +80,21 @@ def run(event: str, raw: bytes) -> dict | None:
                 return None
             cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
         if not os.path.isdir(cwd):
-            return None
-        from hallmark.core.paths import discover
+            # the session's directory is gone (its worktree dropped under it): a gate finds the
+            # repository from the call's other paths, and denies when it cannot tell
+            if not gated:
+                return None
+            paths = _nearby(cwd, payload)
+            if paths is None:
+                return _cwd_gone(cwd)
+        else:
+            from hallmark.core.paths import discover
 
-        paths = discover(cwd, required=False)
-        if paths is None or not paths.initialized:
-            paths = _nearby(cwd, payload) if gated else None  # a gate never switches off near a repo
-        if paths is None or not paths.initialized:
-            return None
+            paths = discover(cwd, required=False)
+            if paths is None or not paths.initialized:
+                paths = _nearby(cwd, payload) if gated else None  # a gate never switches off near a repo
+            if paths is None or not paths.initialized:
+                return None
         import importlib
 
         module = importlib.import_module(f"hallmark.hooks.{EVENTS[name]}")
@@ -104,10 +111,29 @@ def run(event: str, raw: bytes) -> dict | None:
 _PATHISH = r"(?:^|[\s=:'\"(;&|<>])((?:~|\.{1,2})?/[^\s'\";&|()<>`$]*|\.\.?)(?=$|[\s'\";&|()<>])"
 
 
+def _cwd_gone(cwd: str) -> dict:
+    """A gated call from a directory that no longer exists, aimed at no repository we can find:
+    the gate cannot decide, so it denies (fail closed), saying what to do."""
+    from hallmark.core.errors import HallError
+
+    from .reply import deny
+
+    _log_quietly(None, "pre-tool-use", "cwd does not exist; no repository found in the call; denied")
+    error = HallError(
+        "GATE_DENIED",
+        f"This session's working directory {cwd} no longer exists (was its worktree dropped?), and "
+        "Hallmark cannot tell which repository the call is aimed at; it denies until the session "
+        "works from an existing directory.",
+        ["cd <an existing checkout>", "hall doctor"],
+    )
+    return deny(error.to_json())
+
+
 def _nearby(cwd: str, payload: dict) -> RepoPaths | None:
     """The Hallmark repo a gated call is aimed at when its cwd finds none: above the cwd past nested
-    repos and submodules, above the file an edit tool writes, or above a path the command names
-    (`git -C <worktree> push`, `cd <repo> && …`, `--git-dir=…`, absolute paths)."""
+    repos and submodules, above the file an edit tool writes, above the session's transcript, or
+    above a path the command names (`git -C <worktree> push`, `cd <repo> && …`, `--git-dir=…`,
+    absolute paths)."""
     import re
 
     from hallmark.core.paths import hallmark_above
@@ -125,6 +151,9 @@ def _nearby(cwd: str, payload: dict) -> RepoPaths | None:
     if isinstance(command, str):
         candidates += re.findall(_PATHISH, command[:16384])[:32]
         candidates += re.findall(r"-C(/[^\s'\";&|()<>`$]+)", command[:16384])[:8]
+    transcript = payload.get("transcript_path")
+    if isinstance(transcript, str) and os.path.isabs(transcript):
+        candidates.append(transcript)
     for candidate in candidates:
         path = os.path.expanduser(candidate)
         if not os.path.isabs(path):
@@ -151,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         from hallmark.hooks.git_pre_push import main as git_pre_push
 
         return git_pre_push(args[1:])
+    if event == "statusline":  # Claude Code's statusLine command, not a hook: one line on stdout
+        from hallmark.core.statusline import run_stdin
+
+        return run_stdin()
     if normalise(event) is None:
         return 0
     try:

@@ -48,6 +48,7 @@ def handle(payload: dict[str, Any], paths: RepoPaths, cwd: str, event: str) -> d
     parts: list[str] = []
     if view is not None:
         parts.append(orientation.item_summary(view))
+        parts.append(orientation.session_hint(paths.state_dir))  # a src layout installed editable
         if orientation.listens_to_person(view):
             events = journal.read(paths.item_journal(view.id)).events
             parts.append(orientation.said_text(orientation.person_said(events)))

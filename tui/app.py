@@ -257,6 +257,10 @@ class HallmarkApp(App[None]):
                 timeout=6,
                 markup=False,
             )
+        if new and not self.is_headless and self._driver is not None:  # [notify] terminal: bell or OSC 9/777
+            from hallmark.core.notify.terminal import alert, mode
+
+            self._driver.write(alert(mode(), new[0]))
 
     def action_next_waiting(self) -> None:
         """n: the next item waiting for you, oldest first (core.waiting, from the Building). A
@@ -410,7 +414,7 @@ class HallmarkApp(App[None]):
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(HallmarkApp))
+            self.push_screen(HelpScreen(HallmarkApp, type(self.screen)))
 
     def open_item(self, item_id: str) -> None:
         from .screens.item import ItemScreen

@@ -32,6 +32,15 @@ def _title(view: ItemView) -> str:
     return view.title or "(untitled)"
 
 
+def ranked(matcher_score: float, query: str, text: str, title: str = "") -> float:
+    """The fuzzy score, except that a hit whose text starts with what was typed, or whose item's
+    title is exactly it, comes first ("runs of 8" is Runs of H-0008, not Go to H-0008)."""
+    typed = " ".join(query.lower().split())
+    if typed and (text.lower().startswith(typed) or typed == title.lower()):
+        return 1.0
+    return min(matcher_score, 0.99)
+
+
 class ItemCommands(Provider):
     @property
     def hall(self) -> HallmarkApp:
@@ -60,6 +69,7 @@ class ItemCommands(Provider):
             text = f"Go to {view.id}: {_title(view)}"
             score = matcher.match(text)
             if score > 0:
+                score = ranked(score, query, text, _title(view))
                 matched.append((score, view))
                 yield Hit(
                     score,
@@ -77,6 +87,7 @@ class ItemCommands(Provider):
                 text = action.palette.format(id=view.id, title=_title(view)) + f" ({_title(view)})"
                 score = matcher.match(text)
                 if score > 0:
+                    score = ranked(score, query, text)
                     yield Hit(
                         score,
                         matcher.highlight(text),

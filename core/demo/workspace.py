@@ -213,6 +213,8 @@ def config_text(standin: str) -> str:
         "\n[runner]\n"
         f"claude = {json.dumps(standin)}\n"
         'timeout = "5m"\n'
+        "\n# your config.toml is copied in for the app's theme and keys; its notifications stay off here\n"
+        "[notify]\nenabled = false\n"
     )
 
 

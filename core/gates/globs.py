@@ -31,12 +31,17 @@ def expand(text: str, cwd: str | None) -> list[str] | None:
     relative); None when nothing matches or the directory is unknown."""
     import glob
 
-    if os.path.isabs(text):
-        found = sorted(glob.glob(text))
-    elif cwd is not None and os.path.isdir(cwd):
-        found = sorted(glob.glob(text, root_dir=cwd))
-    else:
-        return None
+    if "\x00" in text:
+        return None  # no path holds a NUL: bash would match nothing
+    try:
+        if os.path.isabs(text):
+            found = sorted(glob.glob(text))
+        elif cwd is not None and os.path.isdir(cwd):
+            found = sorted(glob.glob(text, root_dir=cwd))
+        else:
+            return None
+    except (OSError, ValueError):
+        return None  # an unreadable directory or a name the OS refuses: nothing to expand
     return found or None
 
 

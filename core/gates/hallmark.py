@@ -177,13 +177,17 @@ def run_was_standin(events: list[dict[str, Any]], run: str) -> bool:
     return False
 
 
-def _struck_by_the_loop(events: list[dict[str, Any]], index: int, sha: str) -> tuple[str | None, bool]:
+def _struck_by_the_loop(
+    events: list[dict[str, Any]], index: int, sha: str, paths: RepoPaths | None = None
+) -> tuple[str | None, bool]:
     """(why the `hallmarked` at index is not the loop's, or None; whether the stand-in struck it)."""
     event = events[index]
     actor = event.get("actor")
     run = event.get("run")
     earlier = events[:index]
     if actor in PERSON_ACTORS:
+        from hallmark.core import person_cap
+
         override = [
             e
             for e in earlier
@@ -192,6 +196,7 @@ def _struck_by_the_loop(events: list[dict[str, Any]], index: int, sha: str) -> t
             and e.get("human_override") is True
             and e.get("decision") == "approve"
             and _same(str(e.get("sha") or ""), sha)
+            and person_cap.counts(e, paths)  # signed by this machine's key: a copied chain is not
         ]
         if not override:
             return "its hallmarked line names a person but no verdict of theirs approves it", False
@@ -214,14 +219,16 @@ def _struck_by_the_loop(events: list[dict[str, Any]], index: int, sha: str) -> t
     return None, standin
 
 
-def chain(view: ItemView, events: list[dict[str, Any]], sha: str) -> tuple[str | None, bool]:
+def chain(
+    view: ItemView, events: list[dict[str, Any]], sha: str, paths: RepoPaths | None = None
+) -> tuple[str | None, bool]:
     """Follow the current hallmark back to the run that struck it: (failure or None, stand-in?)."""
     links = view.hallmark_chain
     if not links:
         return "no hallmarked line stands behind it", False
     first = events[links[0]]
     struck_at = str(first.get("sha") or view.sha or "")
-    why, standin = _struck_by_the_loop(events, links[0], struck_at)
+    why, standin = _struck_by_the_loop(events, links[0], struck_at, paths)
     if why:
         return why, standin
     previous = struck_at
@@ -340,7 +347,7 @@ def _journal_agrees(sha: str, data: dict[str, Any], paths: RepoPaths, item: str,
             item,
             signed=True,
         )
-    why, journal_standin = chain(view, events, sha)
+    why, journal_standin = chain(view, events, sha, paths)
     standin = standin or journal_standin
     if why:
         return Verdict(

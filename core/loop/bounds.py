@@ -32,13 +32,15 @@ def max_runs_per_round(repo: Repo) -> int:
 
 
 def runs_this_round(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The review and fixer `run_started` lines since the round began."""
+    """The review and fixer `run_started` lines since the round began; a run a rate or plan limit
+    ended is not the item's (the loop paused), so it is not counted."""
+    limited = {e.get("run") for e in events if e.get("event") == "run_ended" and e.get("rate_limited") and e.get("run")}
     found: list[dict[str, Any]] = []
     for event in events:
         name = event.get("event")
         if name in ROUND_STARTS:
             found = []
-        elif name == "run_started" and event.get("role") in LOOP_ROLES:
+        elif name == "run_started" and event.get("role") in LOOP_ROLES and event.get("run") not in limited:
             found.append(event)
     return found
 

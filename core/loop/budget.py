@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from hallmark.core import clock, journal, states
+from hallmark.core import clock, journal, person_cap, states
 from hallmark.core.config import parse_tokens
 from hallmark.core.errors import HallError
 from hallmark.core.repo import Repo
@@ -65,8 +65,8 @@ def room_cap(repo: Repo, role: str) -> int | None:
 def granted_today(repo: Repo) -> int:
     total = 0
     for event in repo.index.events(kinds=["budget_granted"], repo_level=True):
-        if event.get("day") == today():
-            total += int(event.get("tokens") or 0)
+        if event.get("day") == today() and person_cap.counts(event, repo.paths):
+            total += int(event.get("tokens") or 0)  # an agent's unsigned grant raises nothing
     return total
 
 
@@ -84,7 +84,7 @@ def item_allowance(repo: Repo, item_id: str) -> int | None:
             hold = str(event.get("kind", ""))
         elif name in ("released",):
             hold = ""
-        elif name == "retried":
+        elif name == "retried" and person_cap.counts(event, repo.paths):
             if event.get("tokens"):
                 allowance += int(event["tokens"])
             elif hold == "budget":
@@ -192,9 +192,24 @@ def gate(repo: Repo, view: states.ItemView, role: str) -> Block | None:
 
 def grant(repo: Repo, tokens: int | None = None, actor: str = "you") -> BudgetStatus:
     amount = tokens if tokens is not None else (daily_cap(repo) or 0)
-    journal.append(repo.paths.repo_journal, "budget_granted", item=None, actor=actor, day=today(), tokens=amount)
-    journal.append(repo.paths.repo_journal, "inbox_cleared", item=None, actor=actor, key=f"budget:daily:{today()}")
+    _append_sealed(repo, "hall budget --grant", "budget_granted", actor, day=today(), tokens=amount)
+    _append_sealed(repo, "hall budget --grant", "inbox_cleared", actor, key=f"budget:daily:{today()}")
     return status(repo)
+
+
+def _append_sealed(repo: Repo, action: str, event: str, actor: str, **fields: Any) -> dict[str, Any]:
+    """Append a person's budget decision to the repo journal, signed (core/person_cap.py)."""
+    path = repo.paths.repo_journal
+    with journal.locked(path):
+        return journal.append_unlocked(path, _sealed(repo, action, event, actor, **fields))
+
+
+def _sealed(repo: Repo, action: str, event: str, actor: str, **fields: Any) -> dict[str, Any]:
+    made = journal.make_event(event, None, actor, fields)
+    try:
+        return person_cap.seal_if_person(made, repo.paths)
+    except person_cap.CapError as exc:
+        raise person_cap.refusal(action, exc) from None
 
 
 def status(repo: Repo) -> BudgetStatus:
@@ -273,6 +288,7 @@ def set_value(repo: Repo, assignment: str) -> BudgetStatus:
     from hallmark.core.config_raw import config_path
 
     path = config_path(repo.root)
+    decision = _sealed(repo, "hall budget --set", "budget_set", "you", key=key, value=value)  # before any edit
     with journal.locked(path):
         try:
             text = path.read_text(encoding="utf-8")
@@ -282,7 +298,8 @@ def set_value(repo: Repo, assignment: str) -> BudgetStatus:
     from hallmark.core.config import load
 
     load(repo.root)  # the edit must leave a valid file
-    journal.append(repo.paths.repo_journal, "budget_set", item=None, actor="you", key=key, value=value)
+    with journal.locked(repo.paths.repo_journal):
+        journal.append_unlocked(repo.paths.repo_journal, decision)
     repo.__dict__.pop("config", None)
     return status(repo)
 

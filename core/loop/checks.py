@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hallmark.core import clock, git, journal, worktree_env
+from hallmark.core import clock, gate_checkout, git, journal, worktree_env
 from hallmark.core.errors import HallError
 from hallmark.core.repo import Repo
 from hallmark.core.runner import lifecycle
@@ -29,6 +29,7 @@ from hallmark.core.runner import lifecycle
 from . import condense as _condense
 
 TIMEOUT_EXIT = 124  # what `timeout(1)` reports; a gate that ran out of time
+REWROTE_EXIT = 1  # a gate that exited 0 but changed the commit's files: what `git diff --exit-code` says
 # The condensed text of each failing gate is kept whole in its `check_run` event: condense.py keeps it
 # within its budget (condense.BUDGET characters) by dropping whole blocks, never by cutting.
 ACTOR = "assayer"
@@ -48,6 +49,9 @@ class GateResult:
     measure: dict[str, Any] | None = None  # bytes/lines in and out of the condensing, for a failure
     env: dict[str, str] = field(default_factory=dict)  # what Hallmark added to the gate's environment
     foreign_paths: list[str] = field(default_factory=list)  # main-checkout files the output names
+    gate_exit: int | None = None  # the gate's own exit code, when Hallmark's verdict differs (it rewrote files)
+    rewrote: list[str] = field(default_factory=list)  # tracked files the gate changed (put back after it)
+    wrote: list[str] = field(default_factory=list)  # untracked files it left in the checkout (never the worktree's)
 
     @property
     def passed(self) -> bool:
@@ -64,7 +68,8 @@ class ChecksOutcome:
     sha: str
     tree: str | None
     results: list[GateResult] = field(default_factory=list)
-    cacheable: bool = True  # false when the worktree was not exactly the frozen commit
+    cacheable: bool = True  # false when the commit has no tree (nothing to key a pass on)
+    checkout: str = ""  # the clean checkout of the commit the gates ran in (core/gate_checkout.py)
 
     @property
     def passed(self) -> bool:
@@ -101,6 +106,7 @@ class ChecksOutcome:
             "tree": self.tree,
             "passed": self.passed,
             "cacheable": self.cacheable,
+            "checkout": self.checkout,
             "results": [r.to_dict() for r in self.results],
             "condensed": self.condensed,
         }
@@ -256,26 +262,6 @@ def tree_of(worktree: Path, sha: str) -> str | None:
     return proc.stdout.strip() or None
 
 
-def _worktree_is_frozen_commit(repo: Repo, item_id: str | None, worktree: Path, sha: str) -> bool:
-    """True when the worktree's HEAD is sha and nothing differs from it: no changed tracked file and
-    no untracked one (a test file the fixer forgot to add would pass here and fail for everyone
-    else). Files git ignores do not count, nor the files Hallmark copied in, unchanged."""
-    head = git.run(["rev-parse", "--verify", "-q", "HEAD"], worktree, check=False).stdout.strip()
-    full = git.run(["rev-parse", "--verify", "-q", f"{sha}^{{commit}}"], worktree, check=False).stdout.strip()
-    if not head or head != full:
-        return False
-    if item_id:
-        from hallmark.core.items import fold_item
-        from hallmark.core.worktree_copy import person_dirt
-
-        try:
-            return not person_dirt(repo, fold_item(repo, item_id))
-        except HallError:
-            pass
-    status = git.run(["status", "--porcelain", "--untracked-files=normal"], worktree, check=False)
-    return status.returncode == 0 and not status.stdout.strip()
-
-
 def default_timeout(repo: Repo) -> float | None:
     try:
         return clock.parse_duration(repo.config.runner.timeout)
@@ -295,16 +281,19 @@ def run_checks(
 ) -> ChecksOutcome:
     """Run every configured gate in order on the frozen commit and record each run.
 
-    All gates run (a fixer wants every failure at once). A gate listed in `gates_no_cache` is
-    always rerun; any other gate whose pass is cached for this tree is served as `cached`.
-    Passes are cached only when the worktree is exactly the frozen commit.
+    The gates run in the item's clean checkout of sha (core/gate_checkout.py), never in its
+    worktree: whatever they build, write or rewrite is theirs, and never the agent's dirt. All gates
+    run (a fixer wants every failure at once). A gate listed in `gates_no_cache` is always rerun;
+    any other gate whose pass is cached for this tree is served as `cached`, and when every gate
+    is, the checkout is not even touched. A failing `[worktree] setup` raises SetupFailed before
+    any gate runs (the caller holds the item: not the change's failure).
     """
     worktree = Path(worktree)
     if not worktree.is_dir():
         where = f" of {item_id}" if item_id else ""
         raise HallError(
             "COMMAND_FAILED",
-            f"The worktree{where} is missing: {worktree}. The checks run there.",
+            f"The worktree{where} is missing: {worktree}. The checks run on its commit.",
             [f"hall status {item_id}" if item_id else "hall status", "git worktree list"],
         )
     config = repo.config
@@ -312,58 +301,37 @@ def run_checks(
     no_cache = set(config.gates_no_cache)
     timeout_s = default_timeout(repo) if timeout_s is None else timeout_s
     tree = tree_of(worktree, sha)
-    cacheable = tree is not None and _worktree_is_frozen_commit(repo, item_id, worktree, sha)
-    outcome = ChecksOutcome(sha=sha, tree=tree, cacheable=cacheable)
+    outcome = ChecksOutcome(sha=sha, tree=tree, cacheable=tree is not None)
     moment = clock.now()
     stamp = moment.strftime("%Y%m%dT%H%M%S") + f"{moment.microsecond // 1000:03d}Z"
     logs_dir = (repo.paths.item_dir(item_id) / "checks") if item_id else (repo.state_dir / "checks")
-    gate_env = worktree_env.gate_environment(repo, worktree, gate_list)
-    for number, command in enumerate(gate_list, start=1):
-        key = cache_key(tree, command, gate_list, gate_env.key) if tree else None
-        hit = cached_pass(repo, key) if (key and cacheable and command not in no_cache) else None
-        if hit is not None:
-            result = GateResult(
-                command=command,
-                exit_code=0,
-                duration_ms=0,
-                cached=True,
-                log_path=str(hit.get("log", "")),
-                condensed="",
-                cache_key=key,
-                measure={"original_duration_ms": int(hit.get("duration_ms") or 0), "original_t": hit.get("t")},
+    # the key's part of the environment is worktree-relative (PYTHONPATH=src): the same for the
+    # worktree and the checkout of its commit, so it is known before the checkout is touched
+    env_key = worktree_env.gate_environment(repo, worktree, gate_list).key
+    keys = [cache_key(tree, command, gate_list, env_key) if tree else None for command in gate_list]
+    hits = [
+        cached_pass(repo, key) if (key and command not in no_cache) else None
+        for key, command in zip(keys, gate_list, strict=True)
+    ]
+    checkout, gate_env = None, worktree_env.GateEnv()
+    if any(hit is None for hit in hits):
+        checkout = gate_checkout.prepare(repo, worktree, sha, item_id=item_id, timeout_s=timeout_s)
+        outcome.checkout = str(checkout.path)
+        gate_env = worktree_env.gate_environment(repo, checkout.path, gate_list)
+    for number, (command, key, hit) in enumerate(zip(gate_list, keys, hits, strict=True), start=1):
+        if hit is None and checkout is not None:  # (prepared above whenever some gate is not cached)
+            result = _run_one(
+                repo,
+                checkout,
+                worktree,
+                command,
+                number,
+                logs_dir / f"{stamp}-{number}-{_slug(command)}.log",
+                timeout_s,
+                gate_env,
             )
-        else:
-            log_path = _fresh(logs_dir / f"{stamp}-{number}-{_slug(command)}.log")
-            code, duration_ms, timed_out = run_gate(
-                command, worktree, log_path, timeout_s, env=gate_env.extra, header=gate_env.notes
-            )
-            foreign = _note_foreign_paths(repo, worktree, log_path)
-            text = ""
-            family = "verbatim"
-            measure = None
-            if code != 0:
-                squeezed = _condense.condense(command, _read_log(log_path), code, str(log_path))
-                text, family = squeezed.text, squeezed.family
-                measure = {
-                    k: v
-                    for k, v in squeezed.to_dict().items()
-                    if k in ("bytes_in", "bytes_out", "lines_in", "lines_out", "tokens_saved_estimate")
-                }
-            result = GateResult(
-                command=command,
-                exit_code=code,
-                duration_ms=duration_ms,
-                cached=False,
-                log_path=str(log_path),
-                condensed=text,
-                family=family,
-                timed_out=timed_out,
-                cache_key=key,
-                measure=measure,
-                env=dict(gate_env.extra),
-                foreign_paths=foreign,
-            )
-            if key and cacheable:
+            result.cache_key = key
+            if key and result.passed:
                 _append_cache(
                     repo,
                     key,
@@ -373,19 +341,87 @@ def run_checks(
                         actor,
                         {
                             "command": command,
-                            "exit_code": code,
-                            "duration_ms": duration_ms,
+                            "exit_code": result.exit_code,
+                            "duration_ms": result.duration_ms,
                             "tree": tree,
                             "sha": sha,
                             "gates": gate_list,
                             "os": os_tag(),
-                            "log": str(log_path),
+                            "log": result.log_path,
                         },
                     ),
                 )
+        else:
+            result = _cached_result(command, key, hit or {})
         outcome.results.append(result)
         _record(repo, item_id, actor, outcome, result, number, len(gate_list))
     return outcome
+
+
+def _cached_result(command: str, key: str | None, hit: dict[str, Any]) -> GateResult:
+    return GateResult(
+        command=command,
+        exit_code=0,
+        duration_ms=0,
+        cached=True,
+        log_path=str(hit.get("log", "")),
+        condensed="",
+        cache_key=key,
+        measure={"original_duration_ms": int(hit.get("duration_ms") or 0), "original_t": hit.get("t")},
+    )
+
+
+def _run_one(
+    repo: Repo,
+    checkout: gate_checkout.GateCheckout,
+    worktree: Path,
+    command: str,
+    number: int,
+    log_path: Path,
+    timeout_s: float | None,
+    gate_env: worktree_env.GateEnv,
+) -> GateResult:
+    """One gate in the clean checkout: its log, what it rewrote (a failure: the commit is not what it
+    accepts), its condensed failure with the checkout's paths written as the worktree's."""
+    log_path = _fresh(log_path)
+    code, duration_ms, timed_out = run_gate(
+        command, checkout.path, log_path, timeout_s, env=gate_env.extra, header=gate_env.notes
+    )
+    left = gate_checkout.after_gate(checkout)
+    gate_exit = code
+    if left.rewrote:
+        with open(log_path, "ab") as log:
+            log.write(("\n" + left.report(command)).encode("utf-8"))
+        if code == 0:
+            code = REWROTE_EXIT
+    foreign = _note_foreign_paths(repo, checkout.path, log_path)
+    text, family, measure = "", "verbatim", None
+    if code != 0:
+        squeezed = _condense.condense(command, _read_log(log_path), code, str(log_path))
+        text, family = checkout.to_worktree(squeezed.text, worktree), squeezed.family
+        if left.rewrote and left.report(command) not in squeezed.text:
+            text = text.rstrip("\n") + "\n\n" + checkout.to_worktree(left.report(command), worktree)
+        measure = {
+            k: v
+            for k, v in squeezed.to_dict().items()
+            if k in ("bytes_in", "bytes_out", "lines_in", "lines_out", "tokens_saved_estimate")
+        }
+    return GateResult(
+        command=command,
+        exit_code=code,
+        duration_ms=duration_ms,
+        cached=False,
+        log_path=str(log_path),
+        condensed=text,
+        family=family,
+        timed_out=timed_out,
+        measure=measure,
+        env=dict(gate_env.extra),
+        foreign_paths=foreign,
+        gate_exit=gate_exit,
+        rewrote=left.rewrote,
+        wrote=left.wrote,
+    )
 
 
 def _record(
@@ -408,6 +444,13 @@ def _record(
         fields["env"] = result.env
     if result.foreign_paths:
         fields["foreign_paths"] = result.foreign_paths
+    if outcome.checkout and not result.cached:
+        fields["ran_in"] = outcome.checkout  # the clean checkout of sha (core/gate_checkout.py)
+    if result.rewrote:
+        fields["rewrote"] = result.rewrote[:50]
+        fields["gate_exit"] = result.gate_exit
+    if result.wrote:
+        fields["wrote"] = result.wrote[:20]  # by-products, left in the gate checkout
     if result.cached and result.measure:
         fields["original_duration_ms"] = result.measure.get("original_duration_ms")
         fields["original_t"] = result.measure.get("original_t")

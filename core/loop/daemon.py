@@ -12,6 +12,7 @@ so it works the same everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -29,7 +30,7 @@ from hallmark.core.paths import user_data_dir
 from hallmark.core.repo import Repo, open_repo
 from hallmark.core.runner import lifecycle
 
-from . import bounds, budget, leases, librarian, resume, runs
+from . import bounds, budget, leases, librarian, person_checks, resume, runs
 from .daemon_state import HEARTBEAT_STALE_S, liveness, read_state, state_path  # noqa: F401 - re-exported
 from .results import DaemonAlreadyRunning, DaemonRun, DaemonStarted, DaemonStatus, DaemonStopped
 
@@ -38,7 +39,8 @@ DEFAULT_INTERVAL_S = 10.0
 MAX_IDLE_PASSES = 500  # a guard for --until-idle: a loop that never settles stops here
 WORK_STATES = (states.CHECKS, states.REVIEW, states.FIXING, states.HALLMARKED)
 # not progress: --until-idle may stop
-IDLE_OUTCOMES = frozenset({"question_defaulted", "error", "resume_paused", "distill_paused"})
+_NOT_PROGRESS = ("question_defaulted", "error", "resume_paused", "distill_paused", "unsigned")
+IDLE_OUTCOMES = frozenset((*_NOT_PROGRESS, "notified", "notify_held", "notify_failed"))
 
 
 def _update_state(**fields: Any) -> dict[str, Any]:
@@ -59,9 +61,14 @@ def hold_after_failed_runs(repo: Repo, item_id: str) -> bool:
 
 
 def do_checks(repo: Repo, view: states.ItemView) -> dict[str, Any]:
+    from hallmark.core import worktree_setup
+
     from . import checks
 
-    outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    try:
+        outcome = checks.run_checks(repo, view.id, view.sha, view.worktree)
+    except worktree_setup.SetupFailed as failed:  # nobody's change failed: hold, never the fixer
+        return worktree_setup.hold(repo, view.id, failed)
     if outcome.passed:
         items.transition(
             repo, view.id, "checks_passed", actor="assayer", sha=view.sha, gates=[r.command for r in outcome.results]
@@ -117,23 +124,18 @@ STEPS: dict[str, tuple[str, Callable[[Repo, states.ItemView], dict[str, Any]], s
 
 
 def watchman(repo: Repo) -> list[str]:
-    """Flag stuck items (core.watchman, the floor plan's rule too) with a notice, once per quiet spell."""
-    from hallmark.core.watchman import stuck_items
+    """Flag stuck items with a notice, once per quiet spell (core/watchman.py's rule and record)."""
+    from hallmark.core.watchman import flag_stuck
 
-    flagged = []
-    for stuck in stuck_items(repo, stuck_after_s=clock.parse_duration(repo.config.stuck_after)):
-        if stuck.noticed:
-            continue
-        items.record(
-            repo,
-            stuck.item,
-            "notice",
-            actor="watchman",
-            kind="stuck",
-            text=f"{stuck.item} has had no new event for {int(stuck.quiet_s // 60)} min in {stuck.state}",
-        )
-        flagged.append(stuck.item)
-    return flagged
+    return flag_stuck(repo)
+
+
+def _prune_gate_checkouts(repo: Repo) -> None:
+    """The clean checkouts the gates ran in go once their item's worktree is gone (drop, sweep)."""
+    from hallmark.core import gate_checkout
+
+    with contextlib.suppress(HallError, OSError):  # housekeeping: never a reason for a pass to fail
+        gate_checkout.prune(repo)
 
 
 def candidates(repo: Repo, role: str | None = None) -> list[states.ItemView]:
@@ -204,6 +206,7 @@ def pass_repo(
     )
     done += _followup(repo, "resume", lambda: resume.resume_answers(repo, holder), log)
     watchman(repo)
+    _prune_gate_checkouts(repo)
     for view in repo.index.items(include_terminal=False):
         recovered = runs.recover_dead(repo, view.id)
         if recovered:
@@ -238,6 +241,10 @@ def pass_repo(
             fresh = items.fold_item(repo, view.id)
             if fresh.state != view.state or fresh.hold:
                 continue
+            attempt = person_checks.unsigned_step(repo, fresh)
+            if attempt:
+                done.append({"item": view.id, "outcome": "unsigned", "reason": attempt})
+                continue
             if log:
                 log(f"{repo.root.name} {view.id}: {role} ({view.state})")
             try:
@@ -254,7 +261,15 @@ def pass_repo(
             leases.release(repo, view.id, lease["holder"])
     done += _followup(repo, "delivery", lambda: delivery_watch.watch(repo), log)
     done += _followup(repo, "librarian", lambda: librarian.distill_closed(repo, holder), log)
+    done += _followup(repo, "notify", lambda: _notify(repo), log)
     return list(done)
+
+
+def _notify(repo: Repo) -> list[dict[str, Any]]:
+    """Last in the pass, so what the pass put in the inbox goes out now (core/notify/worker.py)."""
+    from hallmark.core.notify.worker import notify_pass
+
+    return notify_pass(repo)
 
 
 def _followup(
@@ -313,6 +328,7 @@ def run(
     on_step gets each step the moment it is taken (with its repo's name)."""
     from hallmark.core.setup_repo import registered_repos
 
+    person_checks.require_key("hall daemon run")
     holder = f"daemon@{socket.gethostname()}:{os.getpid()}"
     started = clock.stamp()
     _update_state(
@@ -334,6 +350,11 @@ def run(
 
     threading.Thread(target=beat, name="hall-daemon-heartbeat", daemon=True).start()
     old_handlers = lifecycle.stop_on_signals()  # SIGTERM unwinds: every run ends its group and its line
+    from hallmark.core.agent_channel_server import daemon_channel
+
+    channel = contextlib.ExitStack()
+    if not until_idle:  # a resident daemon serves plain sandboxed sessions' agent verbs (the channel)
+        channel.enter_context(daemon_channel(list(repos if repos is not None else registered_repos())))
     try:
         while True:
             if read_state().get("stop"):
@@ -362,6 +383,7 @@ def run(
             if not until_idle:
                 _sleep_unless_stopped(interval)
     finally:
+        channel.close()
         lifecycle.restore_signals(old_handlers)
         beating.set()
         _update_state(pid=None, heartbeat=clock.stamp(), stopped=clock.stamp(), expected=False, stop=False)
@@ -374,9 +396,6 @@ def _sleep_unless_stopped(interval: float) -> None:
         if read_state().get("stop"):
             return
         time.sleep(min(0.5, max(0.0, end - time.monotonic())))
-
-
-# -- start, stop, status ---------------------------------------------------------------------
 
 
 def status() -> DaemonStatus:
@@ -431,6 +450,7 @@ def report_heartbeat(repos: list[Path] | None = None) -> bool:
 
 
 def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
+    person_checks.require_key("hall daemon start")
     info = status()
     if info.running:
         return DaemonAlreadyRunning(**info.field_values())
@@ -453,6 +473,7 @@ def start(log_path: Path | None = None) -> DaemonAlreadyRunning | DaemonStarted:
 
 
 def stop(wait_s: float = 10.0) -> DaemonStopped:
+    person_checks.require_key("hall daemon stop")
     info = status()
     if not info.running:
         _update_state(stop=False, expected=False)

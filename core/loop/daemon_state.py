@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +35,22 @@ def pid_alive(pid: int | None) -> bool:
     return True
 
 
+def hostname() -> str:
+    """socket.gethostname() without importing socket where os.uname() gives the same name (POSIX:
+    both are the kernel's nodename); SessionStart asks on every session."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
+
+
 def liveness(data: dict[str, Any] | None = None) -> dict[str, Any]:
     """running: a live daemon process on this host; stale: one should run but has no heartbeat."""
     data = read_state() if data is None else data
     pid = data.get("pid")
-    running = pid_alive(pid) and data.get("host", socket.gethostname()) == socket.gethostname()
+    host = hostname()
+    running = pid_alive(pid) and data.get("host", host) == host
     age = None
     if data.get("heartbeat"):
         try:

@@ -38,6 +38,8 @@ def build_prompt(repo: Repo, view: states.ItemView) -> str:
         "Address the findings and the failing checks below. Commit your changes, then record what the",
         "commits fix with `hall fixed <finding ids>`; dispute a finding you believe is wrong with",
         '`hall fixed --dispute <id> --reason "…"`. You can never approve, push or ship.',
+        "Stage the files of the fix by name (`git add <file> …`), never `git add -A`: build and test",
+        "outputs and the sandbox's placeholder files are not part of a fix. The checks run on the commit alone.",
         "",
     ]
     if failing:
@@ -87,6 +89,12 @@ def run_fixer(repo: Repo, item_id: str) -> dict[str, Any]:
     ceiling = bounds.ceiling_reached(repo, item_id)
     if ceiling:
         return ceiling
+    from hallmark.core import worktree_setup
+
+    try:  # the fixer runs the project's tests too: its worktree needs the project's set-up
+        worktree_setup.ensure(repo, item_id, worktree, default_timeout(repo))
+    except worktree_setup.SetupFailed as failed:
+        return worktree_setup.hold(repo, item_id, failed, actor=ACTOR)
     before = git.head_sha(worktree)
 
     def effect() -> str | None:
@@ -212,20 +220,22 @@ def tree_of(cwd: Path | str, rev: str) -> str:
 
 def judge_effect(repo: Repo, item_id: str, before: str) -> str | None:
     """What a fixer run that ended well failed to do, or None: it resubmitted itself (`hall fixed`),
-    or it left a new commit that changes the tree."""
+    or it left a new commit that changes the tree. A new commit is judged on the commit: files the
+    run left uncommitted beside it (a build the fixer ran itself) are named when the loop resubmits,
+    and the checks never see them (they run on the commit, in a clean checkout)."""
     view = items.fold_item(repo, item_id)
     if view.state != states.FIXING:
         return None
     worktree = Path(view.worktree)
+    head = git.head_sha(worktree)
+    if head != before and tree_of(worktree, head) != tree_of(worktree, before):
+        return None
     dirty = item_dirt(repo, view)
     if dirty:
         return f"the fixer left uncommitted changes ({', '.join(d[3:] for d in dirty[:3])})"
-    head = git.head_sha(worktree)
     if head == before:
         return "the fixer made no commit and disputed nothing"
-    if tree_of(worktree, head) == tree_of(worktree, before):
-        return "the fixer's commit changes nothing (its tree is the one it started from)"
-    return None
+    return "the fixer's commit changes nothing (its tree is the one it started from)"
 
 
 def item_dirt(repo: Repo, view: states.ItemView) -> list[str]:
@@ -236,15 +246,18 @@ def item_dirt(repo: Repo, view: states.ItemView) -> list[str]:
 
 
 def settle(repo: Repo, item_id: str, before: str, run_name: str | None) -> dict[str, Any]:
-    """After a fixer run judged good: it resubmitted itself, or we resubmit its commits."""
+    """After a fixer run judged good: it resubmitted itself, or we resubmit its commits (naming
+    what it left uncommitted: not part of the commit, so never checked, reviewed or shipped)."""
     view = items.fold_item(repo, item_id)
     if view.state != states.FIXING:
         return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": view.sha, "run": run_name}
     head = git.head_sha(Path(view.worktree))
+    left = [line[3:] for line in item_dirt(repo, view)]
+    extra: dict[str, Any] = {"left_uncommitted": left[:20]} if left else {}
     view = items.transition(
-        repo, item_id, "fix_submitted", actor=ACTOR, sha=head, round=view.round + 1, by="loop", claims=[]
+        repo, item_id, "fix_submitted", actor=ACTOR, sha=head, round=view.round + 1, by="loop", claims=[], **extra
     )
-    return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": head, "run": run_name}
+    return {"item": item_id, "outcome": "resubmitted", "state": view.state, "sha": head, "run": run_name, **extra}
 
 
 def mark_fixed(
@@ -288,8 +301,9 @@ def mark_fixed(
     if dirty:
         raise HallError(
             "DIRTY_WORKTREE",
-            f"{item_id}'s worktree has uncommitted changes; commit them first.",
-            [f"git -C {shlex.quote(str(worktree))} status"],
+            f"{item_id}'s worktree has uncommitted changes ({', '.join(d[3:] for d in dirty[:5])}); commit the "
+            "ones that are part of the fix first.",
+            dirty_steps(worktree, dirty),
         )
     head = git.head_sha(worktree)
     if submit and head == view.sha and not disputes:
@@ -322,6 +336,23 @@ def mark_fixed(
             disputes=disputed,
         )
     return FixRecorded(item=item_id, fixed=wanted, disputed=disputed, sha=head, state=view.state, submitted=submit)
+
+
+def dirty_steps(worktree: Path, dirty: list[str]) -> list[str]:
+    """What to do about uncommitted files before `hall fixed`: commit the fix's own files; a build's
+    or a test run's outputs are deleted, never committed (Hallmark's checks run on the commit alone)."""
+    where = shlex.quote(str(worktree))
+    steps = [f"git -C {where} status"]
+    untracked = [line[3:] for line in dirty if line.startswith("??")]
+    if len(untracked) < len(dirty):
+        steps.append(f'git -C {where} commit -am "…" (the edits that are part of the fix)')
+    if untracked:
+        names = " ".join(shlex.quote(p) for p in untracked[:5])
+        steps.append(
+            f"untracked: {', '.join(untracked[:5])}: git add and commit the ones the fix needs; delete what a build "
+            f"or a test run made (git -C {where} clean -n lists them; rm {names}); never commit build outputs"
+        )
+    return steps
 
 
 def findings_report(repo: Repo, item_id: str) -> _findings.FindingsReport:

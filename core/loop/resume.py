@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 from pathlib import Path
 from typing import Any
 
-from hallmark.core import atomic, clock, journal
+from hallmark.core import atomic, clock, git, journal
 from hallmark.core.errors import HallError
 from hallmark.core.ids import session_path, valid_session
-from hallmark.core.questions import DELIVERY_EVENTS
+from hallmark.core.questions import DELIVERY_EVENTS, answer_counts
 from hallmark.core.repo import Repo
 from hallmark.core.runner import command, spawn
 
@@ -61,8 +62,8 @@ def owed(repo: Repo) -> list[dict[str, Any]]:
         if (now - clock.parse_time(q["answered"])).total_seconds() > STALE_AFTER_S:
             continue
         last = claims.get(q["qid"])
-        if last is None or last.get("event") == "resume_released":
-            out.append(q)
+        if (last is None or last.get("event") == "resume_released") and answer_counts(repo, q):
+            out.append(q)  # an agent's unsigned `answered` resumes nothing (core/person_cap.py)
     return out
 
 
@@ -291,6 +292,58 @@ def resume_answers(repo: Repo, holder: str | None = None) -> list[dict[str, Any]
     return [d for d in done if d]
 
 
+def dev_tools(repo: Repo, worktree: Path) -> list[str]:
+    """What a resumed session may run without asking (`-p` cannot ask): the fixer's kind of list, for
+    the item's worktree (git by `-C <worktree>` too: Claude Code asks about `cd … && git …`), plus
+    `hall propose-ready` and `hall ask`. No bare Edit or Write: acceptEdits with the worktree as a
+    working folder keeps every edit inside it."""
+    wt = shlex.quote(str(worktree))
+    git_verbs = ("add", "commit", "status", "diff", "log")
+    return [
+        "Read",
+        "Glob",
+        "Grep",
+        *(f"Bash(git {verb}:*)" for verb in git_verbs),
+        *(f"Bash(git -C {wt} {verb}:*)" for verb in git_verbs),
+        "Bash(hall propose-ready:*)",
+        "Bash(hall ask:*)",
+        "Bash(hall status:*)",
+        "Bash(hall findings:*)",
+        *(f"Bash({c}:*)" for c in repo.config.gates),
+        *(f"Bash({c}:*)" for c in repo.config.dev_commands),
+    ]
+
+
+def resume_spec(repo: Repo, q: dict[str, Any], session: str, cwd: Path) -> spawn.RunSpec:
+    """The resumed run: in the session's own folder (where Claude Code keeps it), and, for an item's
+    question, able to edit, commit and propose the item ready with the fixer's confinement."""
+    spec = spawn.RunSpec(role="dev", prompt=message(q), cwd=cwd, item_id=q["item"], resume=session)
+    view = repo.index.item(q["item"]) if q["item"] else None
+    if view is None or not view.worktree or not Path(view.worktree).is_dir():
+        return spec
+    worktree = Path(view.worktree)
+    spec.permission_mode = "acceptEdits"
+    spec.allowed_tools = dev_tools(repo, worktree)
+    spec.write_dirs = [worktree, repo.paths.common_dir]
+    if os.path.realpath(worktree) != os.path.realpath(cwd):
+        spec.add_dirs = [worktree]  # a session started in the main checkout works in the worktree
+    return spec
+
+
+def _denials(result: dict[str, Any] | None) -> list[str]:
+    """The tools the run's result line says were denied (Claude Code's `permission_denials`)."""
+    found = (result or {}).get("permission_denials") or []
+    names = []
+    for entry in found if isinstance(found, list) else []:
+        if isinstance(entry, dict):
+            tool = str(entry.get("tool_name") or "a tool")
+            command = (
+                (entry.get("tool_input") or {}).get("command") if isinstance(entry.get("tool_input"), dict) else None
+            )
+            names.append(f"{tool}({command})" if command else tool)
+    return names
+
+
 def deliver(repo: Repo, q: dict[str, Any]) -> dict[str, Any]:
     session = str(q["session"])
     found = session_dir(repo, session, q["item"]) if valid_session(session) else None
@@ -304,14 +357,20 @@ def deliver(repo: Repo, q: dict[str, Any]) -> dict[str, Any]:
     if cwd is None:
         undelivered(repo, q, "no directory is known for the session (no worktree, binding or transcript)", None)
         return dict(step, outcome="resume_failed")
+    spec = resume_spec(repo, q, session, cwd)
+    worktree = spec.add_dirs[0] if spec.add_dirs else (cwd if spec.allowed_tools else None)
+    before = git.try_head_sha(worktree) if worktree else None
     try:
-        result = spawn.run(
-            repo, spawn.RunSpec(role="dev", prompt=message(q), cwd=cwd, item_id=q["item"], resume=session)
-        )
+        result = spawn.run(repo, spec)
     except Exception as exc:  # noqa: BLE001 - e.g. no `claude` on PATH: this answer waits for a person
         reason = getattr(exc, "message", None) or repr(exc)
         undelivered(repo, q, reason, cwd)
         return dict(step, outcome="resume_failed", error=reason)
+    denied = _denials(result.result)
+    if result.ok and denied and (worktree is None or git.try_head_sha(worktree) == before):
+        reason = f"the resumed session was denied {', '.join(denied[:5])} and committed nothing"
+        undelivered(repo, q, reason, cwd, run=result.name)
+        return dict(step, outcome="resume_failed", run=result.name, denied=denied)
     if result.ok:
         _record(repo, q, "resumed", run=result.name, cwd=str(cwd), found_by=found[1] if found else None)
         return dict(step, outcome="resumed", run=result.name)

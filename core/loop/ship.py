@@ -78,10 +78,15 @@ def _hold_conflict(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> 
 
 def _recheck(repo: Repo, view: states.ItemView, moved: dict[str, Any]) -> dict[str, Any] | None:
     """The gates on the rebased commit; None when they pass, else the item goes back to fixing."""
+    from hallmark.core import worktree_setup
+
     from . import checks
     from . import findings as _findings
 
-    outcome = checks.run_checks(repo, view.id, moved["sha"], Path(view.worktree), actor="assayer")
+    try:
+        outcome = checks.run_checks(repo, view.id, moved["sha"], Path(view.worktree), actor="assayer")
+    except worktree_setup.SetupFailed as setup_failed:
+        return worktree_setup.hold(repo, view.id, setup_failed, actor=ACTOR)
     if outcome.passed:
         moved["checks"] = [{"command": r.command, "cached": r.cached} for r in outcome.results]
         return None
@@ -382,16 +387,37 @@ def ship(repo: Repo, item_id: str) -> dict[str, Any]:
         if recovered is not None:
             return recovered
     _rebase.abort_stale(worktree)  # a rebase a crashed shipper left half-done
-    if person_dirt(repo, view):
+    dirty = person_dirt(repo, view)
+    changed = [line[3:] for line in dirty if not line.startswith("??")]
+    if changed:  # edits to tracked files: the rebase would refuse them, and they are not what was approved
         items.record(
             repo,
             item_id,
             "held",
             actor=ACTOR,
             kind="ship_failed",
-            reason="the worktree has uncommitted changes; the shipper will not push them",
+            files=changed[:20],
+            next=[f"git -C {shlex.quote(view.worktree)} status", f'hall retry {item_id} --reason "…"'],
+            reason=(
+                f"the worktree has uncommitted changes to {', '.join(changed[:5])}"
+                + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+                + "; they are not part of the approved commit, and the shipper will not push or discard them. "
+                "Commit them on a new item or discard them, then hall retry"
+            ),
         )
-        return {"item": item_id, "outcome": "held", "reason": "dirty worktree"}
+        return {"item": item_id, "outcome": "held", "reason": "dirty worktree", "files": changed[:20]}
+    if dirty:  # untracked files only: never reviewed, never pushed; the approved commit ships, they stay
+        left = [line[3:] for line in dirty]
+        items.record(
+            repo,
+            item_id,
+            "notice",
+            actor=ACTOR,
+            kind="left_in_worktree",
+            files=left[:20],
+            text=f"{item_id} ships its approved commit; these untracked files stay in {view.worktree} and are not "
+            f"part of it: {', '.join(left[:5])}" + (f" and {len(left) - 5} more" if len(left) > 5 else ""),
+        )
     head = git.head_sha(worktree)
     if head != view.hallmark_sha:
         moved = _rebased_before(repo, view, head)

@@ -103,10 +103,9 @@ def parse(data: Any, *, source: str = "the verdict") -> Verdict:
 
 def load_file(path: Path) -> tuple[Verdict, dict[str, Any]]:
     """Read a verdict file a person wrote; returns the verdict and the raw JSON (which may name the item)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise HallError("USAGE", f"Cannot read {path}: {exc.strerror or exc}.", ["hall schema verdict"]) from exc
+    from hallmark.core.bounded_read import VERDICT_LIMIT, read_argument
+
+    text = read_argument(str(path), VERDICT_LIMIT, "--file", "hall verdict --file <a JSON verdict file>")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -103,6 +103,9 @@ def build(
         moment = as_of_stamp(as_of) or moment
         then = believed(paths, as_of)
 
+    from . import person_audit  # only a briefing reads the signed audit (session start never builds one)
+
+    signed = person_audit.signed_acceptances(paths, _auto_kinds(paths))
     header = HEADER.format(cap=cap, method=TOKEN_METHOD)
     used = estimate_tokens(header + "\n")
     included: list[BriefingLine] = []
@@ -111,6 +114,8 @@ def build(
     # candidates are read a page at a time, only until the cap is full
     for learning, why in _stages_then(then, changed) if as_of else _stages(index, project, changed, query):
         if learning.id in seen or learning.status not in ("accepted", "promoted") or learning.project != project:
+            continue
+        if not person_audit.person_accepted(learning, signed):  # a file says accepted; no person signed it
             continue
         if not learning.valid_at(moment):  # retired, superseded, expired or not yet in force
             continue
@@ -149,6 +154,16 @@ def build(
 
 
 # -- degraded mode (plan-build: an explicit, reported degraded mode when the store cannot be read) --
+
+
+def _auto_kinds(paths: RepoPaths) -> frozenset[str]:
+    from hallmark.core.config_raw import load_raw
+
+    try:
+        kinds = (load_raw(paths.main_checkout).get("library") or {}).get("auto_accept") or []
+    except Exception:  # noqa: BLE001 - a broken config accepts nothing automatically
+        return frozenset()
+    return frozenset(str(k) for k in kinds) if isinstance(kinds, list) else frozenset()
 
 
 def _stages_then(then: list[Learning], changed: list[str]) -> Iterator[tuple[Learning, str]]:

@@ -9,10 +9,8 @@ Stdlib only (the hook path reads it); one `git show` subprocess to read HEAD's v
 
 from __future__ import annotations
 
-import configparser
 import re
 import subprocess
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +69,8 @@ def normalise_origin(url: str) -> str | None:
 
 def origin_url(paths: RepoPaths) -> str | None:
     """The origin remote's URL read from the git config file (no subprocess)."""
+    import configparser  # here: SessionStart reads a committed identity and never needs it
+
     parser = configparser.RawConfigParser(strict=False)
     try:
         parser.read(paths.common_dir / "config", encoding="utf-8")
@@ -197,6 +197,8 @@ def _local_value(paths: RepoPaths, create: bool) -> str | None:
         pass
     if not create:
         return None
+    import uuid  # here: only a first local identity needs one (uuid imports platform)
+
     value = f"local/{uuid.uuid4()}"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(value + "\n", encoding="utf-8")
@@ -207,7 +209,11 @@ def proposal(paths: RepoPaths) -> str:
     """What `hall init` proposes: the normalised origin URL, else a stable local/<uuid>."""
     url = origin_url(paths)
     found = normalise_origin(url) if url else None
-    return found or _local_value(paths, create=True) or f"local/{uuid.uuid4()}"
+    if found:
+        return found
+    import uuid
+
+    return _local_value(paths, create=True) or f"local/{uuid.uuid4()}"
 
 
 def current(paths: RepoPaths) -> Identity:

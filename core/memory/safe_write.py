@@ -26,14 +26,18 @@ TEMP_SUFFIX = ".tmp"
 
 def read_text(path: Path) -> str | None:
     """The file's text exactly (no newline translation), None when absent; refuses non-UTF-8."""
+    from hallmark.core.bounded_read import PERSON_FILE_LIMIT, Refused, read_bytes
+
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, PERSON_FILE_LIMIT)  # never a FIFO or /dev/zero behind a symlink
     except FileNotFoundError:
         return None
     except IsADirectoryError:
         raise HallError(
             "WRONG_STATE", f"{path} is a directory, not a file; nothing was changed.", [f"look at {path}"]
         ) from None
+    except Refused as exc:
+        raise HallError("WRONG_STATE", f"{path} {exc.reason}; nothing was changed.", [f"look at {path}"]) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -248,19 +248,30 @@ class Store:
         if not learning.valid_from:  # a store from before validity time: it held from when it was recorded
             learning.valid_from = learning.created
         text = render(learning)
+        fields = {
+            "lid": learning.id,
+            "action": action,
+            "from": from_status,
+            "to": learning.status,
+            "why": why,
+            "version": learning.version,
+            "record": learning.to_dict(),
+            **audit_fields,
+        }
+        line = sealed_audit(self.paths, journal.make_event("library", None, actor, fields), action)  # before any write
         atomic.write_text(self.history_dir / learning.id / f"v{learning.version:04d}.md", text)
         atomic.write_text(self.file(learning.id), text)
-        journal.append(
-            self.audit_path,
-            "library",
-            item=None,
-            actor=actor,
-            lid=learning.id,
-            action=action,
-            **{"from": from_status, "to": learning.status},
-            why=why,
-            version=learning.version,
-            record=learning.to_dict(),
-            **audit_fields,
-        )
+        with journal.locked(self.audit_path):
+            journal.append_unlocked(self.audit_path, line)
         return learning
+
+
+def sealed_audit(paths: RepoPaths, line: dict[str, Any], action: str) -> dict[str, Any]:
+    """A person's library decision carries this machine's signature (core/person_cap.py); a process
+    that cannot sign changes nothing (GATE_DENIED)."""
+    from hallmark.core import person_cap
+
+    try:
+        return person_cap.seal_if_person(line, paths)
+    except person_cap.CapError as exc:
+        raise person_cap.refusal(f"hall library {action}", exc) from None

@@ -74,12 +74,9 @@ def _craft_entries(data: Any) -> list[tuple[str, dict[str, Any]]]:
 
 
 def import_craft(repo: Any, path: Path, *, actor: str = "you") -> CraftImport:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HallError(
-            "USAGE", f"{path} does not exist", ["hall library import --craft .craft/.learnings.yaml"]
-        ) from None
+    from hallmark.core.bounded_read import IMPORT_LIMIT, read_argument
+
+    text = read_argument(str(path), IMPORT_LIMIT, "--craft", "hall library import --craft .craft/.learnings.yaml")
     try:
         data = yamlish.loads(text)
     except yamlish.YamlError as exc:
@@ -168,10 +165,11 @@ def export(repo: Any) -> Export:
 
 
 def import_export(repo: Any, path: Path, *, adopt: bool = False, actor: str = "you") -> StoreImport:
+    from hallmark.core.bounded_read import IMPORT_LIMIT, read_argument
+
+    text = read_argument(str(path), IMPORT_LIMIT, "--from", "hall library export --out FILE")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HallError("USAGE", f"{path} does not exist", ["hall library export --out FILE"]) from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise HallError("USAGE", f"{path} is not JSON ({exc}). Nothing was imported.", []) from exc
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:

@@ -17,6 +17,7 @@ from typing import Any
 
 from hallmark.core import clock
 from hallmark.core.errors import HallError
+from hallmark.core.sandbox_wall import confine_tools
 
 from .isolation import REMOVE_ENV, isolation_args
 
@@ -60,6 +61,7 @@ class RunSpec:
     allowed_tools: list[str] = field(default_factory=list)
     permission_mode: str | None = None
     write_dirs: list[Path] = field(default_factory=list)
+    add_dirs: list[Path] = field(default_factory=list)  # `--add-dir`: more folders the file tools work in
     extra_env: dict[str, str] = field(default_factory=dict)
     validate: Callable[[Any], str | None] | None = None  # checks structured_output; returns a failure
     resume: str | None = None  # a session id: `claude -p --resume <id> <prompt>` continues that session
@@ -165,6 +167,8 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     if agent:
         args += ["--agent", f"hallmark:{agent}"]
     args += ["--plugin-dir", str(_run_plugin_dir(repo))]
+    for folder in spec.add_dirs:  # after the prompt: the variadic --add-dir cannot swallow it
+        args += ["--add-dir", str(folder)]
     if spec.json_schema is not None:  # Claude Code accepts draft-07 only
         from hallmark.core.draft7 import to_draft7
 
@@ -179,8 +183,9 @@ def build_command(repo: Any, spec: RunSpec, settings_path: Path, *, prompt_in_ar
     args += ["--settings", str(settings_path)]
     if spec.permission_mode:
         args += ["--permission-mode", spec.permission_mode]
-    if spec.allowed_tools:
-        args += ["--allowedTools", ",".join(spec.allowed_tools)]
+    tools = confine_tools(spec.allowed_tools)  # the file tools get the wall's scoped rules only
+    if tools:
+        args += ["--allowedTools", ",".join(tools)]
     with contextlib.suppress(AttributeError):
         args += list(repo.config.claude_args)
     return args
@@ -201,3 +206,11 @@ def sandbox_mode(repo: Any) -> str:
         return str(repo.config.runner.sandbox)
     except AttributeError:
         return "auto"
+
+
+def allowed_domains(repo: Any) -> list[str]:
+    """`[runner] allowed_domains`: the hosts a run's sandboxed commands may reach (none by default)."""
+    try:
+        return [str(d) for d in repo.config.runner.allowed_domains]
+    except AttributeError:
+        return []

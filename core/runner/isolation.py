@@ -4,8 +4,10 @@ Isolation keeps a run on its task: the reviewer, intake and the librarian read o
 settings (`--setting-sources user`), no MCP servers but ours (`--strict-mcp-config`), no CLAUDE.md
 from the checkout (CLAUDE_CODE_DISABLE_CLAUDE_MDS=1, set by the runner) and no hooks
 (`disableAllHooks` in the settings). Confinement keeps every run off the host: the `--settings`
-file limits file reads to the run's directories, denies credential paths and the web tools, and
-turns on Claude Code's sandbox for commands, with no unsandboxed retry.
+file carries the sandbox wall (core/sandbox_wall.py, the one owner, shared with interactive
+sessions): the file tools read only the item's checkout and the run's folder and write only the
+item's worktree (editing roles), the commands run in Claude Code's sandbox with the same walls, no
+unsandboxed retry, no credential variable, and the web tools are denied.
 """
 
 from __future__ import annotations
@@ -13,22 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hallmark.core.paths import RepoPaths
+from hallmark.core.sandbox_wall import CREDENTIAL_ENV, Scope, block, file_rules, rule_path
+
 ISOLATED_ROLES = frozenset({"review", "intake", "librarian"})
 EDITING_ROLES = frozenset({"fix", "dev"})
 
-DENY_READ = (
-    "~/.ssh/**",
-    "~/.aws/**",
-    "~/.gnupg/**",
-    "~/.config/gh/**",
-    "~/.netrc",
-    "~/.docker/config.json",
-    "~/.kube/**",
-    "~/.npmrc",
-    "~/.pypirc",
-    "**/.env",
-    "**/.env.*",
-)
 # what no headless run may do: approve, release or drop items, publish, or touch the hallmark
 DENY_COMMANDS = (
     "hall verdict",
@@ -41,17 +33,7 @@ DENY_COMMANDS = (
     "git update-ref",
     "gh",
 )
-REMOVE_ENV = (
-    "GH_TOKEN",
-    "GITHUB_TOKEN",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "NPM_TOKEN",
-    "PYPI_TOKEN",
-    "TWINE_PASSWORD",
-    "DOCKER_PASSWORD",
-)
+REMOVE_ENV = CREDENTIAL_ENV  # one list: what the sandbox denies is what the runner removes
 
 
 def isolation_args(role: str) -> list[str]:
@@ -78,42 +60,41 @@ def confinement_settings(
     write_dirs: list[Path],
     *,
     isolated: bool,
-    git_dir: Path | None = None,
+    paths: RepoPaths | None = None,
+    worktree: Path | None = None,
+    channel: Path | None = None,
     sandbox: str = "auto",
+    allowed_domains: list[str] | None = None,
 ) -> dict[str, Any]:
     """The `--settings` JSON for one run.
 
-    File tools read only the run's directories; commands run in Claude Code's sandbox and write
-    only the working directory (editing roles), the run's directory, the temp dir and the git
-    directory (never its hooks or config); no network; no unsandboxed retry. `sandbox` is
-    `[runner] sandbox`: `require` adds `failIfUnavailable` (a run on a machine where the sandbox
-    cannot start refuses to run instead of running unsandboxed), `off` leaves it out.
-    """
-    read_roots = [str(cwd), str(run_dir)]
-    allow = [f"Read({absolute_rule(root)}/**)" for root in read_roots] + ["Glob", "Grep"]
-    deny = ["WebFetch", "WebSearch"] + [f"Read({p})" for p in DENY_READ] + [f"Bash({c}:*)" for c in DENY_COMMANDS]
-    deny_write: list[str] = []
-    if role not in EDITING_ROLES:
-        deny += ["Edit", "Write", "MultiEdit", "NotebookEdit"]
-        deny_write.append(str(cwd))
-    allow_write = [str(run_dir), *(str(p) for p in write_dirs)]
-    if git_dir is not None:
-        deny_write += [str(git_dir / "hooks"), str(git_dir / "config")]
-    box: dict[str, Any] = {
-        "enabled": sandbox != "off",
-        "autoAllowBashIfSandboxed": True,
-        "allowUnsandboxedCommands": False,
-        "network": {"allowedDomains": [], "allowUnixSockets": [], "allowLocalBinding": False},
-        "filesystem": {"allowWrite": allow_write, "denyWrite": deny_write, "denyRead": list(DENY_READ)},
-    }
-    if sandbox == "require":
-        box["failIfUnavailable"] = True
+    `sandbox` is `[runner] sandbox`: `require` adds `failIfUnavailable` (a run on a machine where
+    the sandbox cannot start refuses to run instead of running unsandboxed), `off` turns the
+    sandbox off (the permission rules stay). Without `paths` (no repository: a bare test) the wall
+    has no git directory to confine and keeps to the working directory."""
+    editing = role in EDITING_ROLES
+    if paths is None:
+        paths = RepoPaths(cwd, cwd / ".git", cwd / ".git", cwd)
+    scope = Scope(
+        paths=paths,
+        cwd=cwd,
+        worktree=worktree if worktree is not None else (cwd if editing else None),
+        editing=editing,
+        channel=channel,
+        allowed_domains=list(allowed_domains or []),
+        fail_if_unavailable=sandbox == "require",
+        extra_write=list(write_dirs),
+        read_roots=[rule_path(run_dir)],
+    )
+    rules = file_rules(scope, read_roots=[run_dir])
+    box = block(scope)
+    box["enabled"] = sandbox != "off"
     return {
         "disableAllHooks": bool(isolated),
         "permissions": {
-            "allow": allow,
-            "deny": deny,
-            "defaultMode": "acceptEdits" if role in EDITING_ROLES else "default",
+            "allow": rules["allow"],
+            "deny": ["WebFetch", "WebSearch", *rules["deny"], *(f"Bash({c}:*)" for c in DENY_COMMANDS)],
+            "defaultMode": "acceptEdits" if editing else "default",
             "disableBypassPermissionsMode": "disable",
         },
         "sandbox": box,

@@ -20,11 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from hallmark.core import journal, runs
+from hallmark.core.agent_channel import ENV as CHANNEL_ENV
+from hallmark.core.agent_channel_server import Server as AgentVerbServer
+from hallmark.core.errors import HallError
 
 from . import lifecycle, limits
 from .command import (  # RunSpec is re-exported: its many callers build one to hand to run() here
     ROLE_ACTOR,
     RunSpec,
+    allowed_domains,
     build_command,
     claude_command,
     default_timeout,
@@ -33,7 +37,7 @@ from .command import (  # RunSpec is re-exported: its many callers build one to 
     role_model,
     sandbox_mode,
 )
-from .isolation import ISOLATED_ROLES, confinement_settings
+from .isolation import EDITING_ROLES, ISOLATED_ROLES, confinement_settings
 from .usage import STANDIN_MODEL, TOKEN_FIELDS, _int, run_usage, usage_rows  # noqa: F401 - re-exported
 
 ARG_LIMIT = 100_000  # bytes: a longer prompt goes through stdin instead of argv
@@ -115,7 +119,10 @@ def judge(spec: RunSpec, exit_code: int | None, timed_out: bool, tracker: _Track
         return f"the stream has no result line{detail}"
     subtype = result.get("subtype", "success")
     if subtype != "success" or result.get("is_error"):
-        return f"the run ended with {subtype}"
+        # a limit or an API error ends `success` with is_error: say what the CLI said, not "with success"
+        said = " ".join(str(result.get("result") or "").split())[:200]
+        head = f"the run ended with {subtype}" if subtype != "success" else "the run ended in an error"
+        return f"{head}: {said}" if said else head
     if exit_code not in (0, None):
         return f"claude exited with code {exit_code}{': ' + stderr_tail if stderr_tail else ''}"
     if spec.json_schema is not None:
@@ -144,33 +151,65 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
     settings_path = base.with_suffix(".settings.json")
     actor = ROLE_ACTOR.get(spec.role, spec.role)
     prompt_path.write_text(spec.prompt, encoding="utf-8")
-    settings = confinement_settings(
-        spec.role,
-        spec.cwd,
-        folder,
-        spec.write_dirs,
-        isolated=spec.role in ISOLATED_ROLES,
-        git_dir=_git_dir(repo),
-        sandbox=sandbox_mode(repo),
-    )
-    settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    if not spec.resume and not spec.session_id:
-        spec = replace(spec, session_id=str(uuid.uuid4()))
-    prompt_in_argv = len(spec.prompt.encode("utf-8")) < ARG_LIMIT and not spec.prompt.startswith("-")
-    command = build_command(repo, spec, settings_path, prompt_in_argv=prompt_in_argv)
-    standin = is_standin(command)
-    if standin:
-        actor += STANDIN_LABEL
-    else:  # one clear error before anything starts, not gates that silently fail open
-        from hallmark.core.claude_code import check_minimum
+    paths_of_run = (run_path, lock_path, stderr_path)
+    mode = sandbox_mode(repo)
+    if mode != "off" and getattr(repo, "paths", None) is not None:
+        from hallmark.core.sandbox_wall import prepare
 
-        check_minimum(claude_command(repo))
-    env = launch_environment(repo, spec.item_id, actor)
-    if spec.role in ISOLATED_ROLES:
-        env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] = "1"
-    env["HALL_SESSION_ID"] = spec.resume or spec.session_id or ""  # `hall ask` records it: answers resume it
-    env["HALL_RUN"] = run_path.name  # the Stop hook leaves this run's usage to the runner
-    env.update(spec.extra_env)
+        prepare(repo.paths)  # what the wall holds in place must exist before the sandbox mounts it
+    server = _channel(repo, mode) if spec.role in EDITING_ROLES else None
+    try:
+        settings = confinement_settings(
+            spec.role,
+            spec.cwd,
+            folder,
+            spec.write_dirs,
+            isolated=spec.role in ISOLATED_ROLES,
+            paths=getattr(repo, "paths", None),
+            worktree=_worktree(repo, spec),
+            channel=server.spool if server else None,
+            sandbox=mode,
+            allowed_domains=allowed_domains(repo),
+        )
+        settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        if not spec.resume and not spec.session_id:
+            spec = replace(spec, session_id=str(uuid.uuid4()))
+        prompt_in_argv = len(spec.prompt.encode("utf-8")) < ARG_LIMIT and not spec.prompt.startswith("-")
+        command = build_command(repo, spec, settings_path, prompt_in_argv=prompt_in_argv)
+        standin = is_standin(command)
+        if standin:
+            actor += STANDIN_LABEL
+        else:  # one clear error before anything starts, not gates that silently fail open
+            from hallmark.core.claude_code import check_minimum
+
+            check_minimum(claude_command(repo))
+        env = launch_environment(repo, spec.item_id, actor)
+        if spec.role in ISOLATED_ROLES:
+            env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] = "1"
+        env["HALL_SESSION_ID"] = spec.resume or spec.session_id or ""  # `hall ask` records it: answers resume it
+        env["HALL_RUN"] = run_path.name  # the Stop hook leaves this run's usage to the runner
+        env.update(spec.extra_env)
+        if server is not None:  # the agent's verbs run with the agent's own launch environment
+            env[CHANNEL_ENV] = str(server.spool)
+            server.env = dict(env)
+        return _run_process(repo, spec, command, env, prompt_in_argv, standin, actor, paths_of_run)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _run_process(
+    repo: Any,
+    spec: RunSpec,
+    command: list[str],
+    env: dict[str, str],
+    prompt_in_argv: bool,
+    standin: bool,
+    actor: str,
+    paths_of_run: tuple[Path, Path, Path],
+) -> RunResult:
+    """Start the process under its lock and stream it into the run file (see run)."""
+    run_path, lock_path, stderr_path = paths_of_run
     lock = lifecycle.RunLock(lock_path)
     lock.acquire(timeout_s=30)
     tracker = _Tracker()
@@ -265,11 +304,29 @@ def run(repo: Any, spec: RunSpec) -> RunResult:
         lock.release()
 
 
-def _git_dir(repo: Any) -> Path | None:
-    try:
-        return Path(repo.paths.common_dir)
-    except AttributeError:
+def _channel(repo: Any, mode: str) -> AgentVerbServer | None:
+    """The agent-verb channel for an editing run (its sandboxed `hall` records fixes through it), or
+    None where the sandbox is off or there is no repository. The readers have no verb to send."""
+    paths = getattr(repo, "paths", None)
+    if mode == "off" or paths is None:
         return None
+    try:
+        return AgentVerbServer(paths, {}).start()
+    except (HallError, OSError):  # no private spool here: the run goes on; its `hall fixed` says why it cannot
+        return None
+
+
+def _worktree(repo: Any, spec: RunSpec) -> Path | None:
+    """The item's worktree (the only checkout an editing run writes), else None."""
+    if not spec.item_id:
+        return None
+    from hallmark.core import items
+
+    try:
+        found = items.fold_item(repo, spec.item_id).worktree
+    except Exception:  # noqa: BLE001 - no such item (a bare test): the run's own directory
+        return None
+    return Path(found) if found and Path(found).is_dir() else None
 
 
 def _feed(proc: subprocess.Popen[bytes], prompt: str) -> None:
@@ -315,7 +372,7 @@ def _finish(
             stderr_path.unlink()
     except OSError:
         pass
-    rows = run_usage(repo, tracker)
+    rows = run_usage(repo, tracker, resumed=bool(spec.resume))
     limit = limits.limit_of(tracker.result, tracker.facts, _tail(stderr_path)) if failure else None
     limited, resets = limit is not None, limit.resets_at if limit else None
     result = tracker.result or {}

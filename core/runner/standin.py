@@ -372,11 +372,12 @@ def _json_schema(given: str) -> dict[str, Any] | str:
 def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, duration_ms: int) -> dict[str, Any]:
     """The run's closing `result` line, as the real CLI writes it (without structured_output)."""
     usage = _usage_numbers(step, prompt, model)
+    earlier = step.get("session_usage") or {}
     subtype = step.get("subtype", "success")
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
-        "is_error": subtype != "success",
+        "is_error": bool(step.get("is_error", subtype != "success")),  # a limit ends `success`, is_error
         "duration_ms": duration_ms,
         "duration_api_ms": 0,
         "num_turns": max(1, model.turns),
@@ -388,10 +389,10 @@ def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, dur
             "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
             "service_tier": "standard",
         },
-        "modelUsage": {
+        "modelUsage": {  # a resumed session's is cumulative: the scenario's `session_usage` is the earlier turns
             MODEL: {
-                "inputTokens": usage["input_tokens"],
-                "outputTokens": usage["output_tokens"],
+                "inputTokens": usage["input_tokens"] + int(earlier.get("input_tokens", 0)),
+                "outputTokens": usage["output_tokens"] + int(earlier.get("output_tokens", 0)),
                 "cacheReadInputTokens": usage["cache_read_input_tokens"],
                 "cacheCreationInputTokens": usage["cache_creation_input_tokens"],
                 "webSearchRequests": 0,
@@ -400,13 +401,13 @@ def _result(step: dict[str, Any], prompt: str, model: Model, stream: Stream, dur
                 "maxOutputTokens": 64000,
             }
         },
-        "permission_denials": [],
+        "permission_denials": list(step.get("permission_denials") or []),  # a scenario's denied tool calls
         "uuid": str(uuid.uuid4()),
     }
     if step.get("api_error_status"):
         result["api_error_status"] = step["api_error_status"]
     if subtype == "success":
-        result["result"] = "Stand-in run finished (hallmark-standin: no model ran)."
+        result["result"] = str(step.get("result_text") or "Stand-in run finished (hallmark-standin: no model ran).")
     else:
         result["errors"] = [f"stand-in scenario ended the run with {subtype}"]
     return result

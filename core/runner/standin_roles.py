@@ -100,6 +100,14 @@ def apply_edit(model: Model, edit: dict[str, Any]) -> None:
         model.write_file(rel, "".join(x for x in lines if needle not in x), append=False)
 
 
+def commit_command(model: Model, edits: list[dict[str, Any]], message: str) -> str:
+    """Commit exactly the files the step edited, as a careful agent does (`git add -A` would take
+    whatever else lies in the worktree: a build's outputs, the sandbox's placeholder files)."""
+    files = [f for f in dict.fromkeys(str(edit["file"]) for edit in edits) if (model.cwd / f).exists()]
+    add = f"git add -- {shlex.join(files)} && " if files else ""
+    return f"{add}git commit -q -m {shlex.quote(message)}"
+
+
 def do_fix(model: Model, step: dict[str, Any], prompt: str) -> None:
     model.say(
         "I am Hallmark's stand-in model, not Claude: no model runs here. "
@@ -120,7 +128,7 @@ def do_fix(model: Model, step: dict[str, Any], prompt: str) -> None:
         model.bash(str(command))
     if step.get("commit", True) and edits:
         message = step.get("message") or ("Fix " + ", ".join(fixed) if fixed else "Stand-in fix")
-        model.bash(f"git add -A && git commit -q -m {shlex.quote(message)}", "Commit the fix")
+        model.bash(commit_command(model, edits, message), "Commit the fix")
     disputes = step.get("dispute") or {}
     if fixed or disputes:
         parts = ["hall", "fixed", *fixed]
@@ -139,7 +147,7 @@ def do_other(model: Model, step: dict[str, Any]) -> None:
     for edit in step.get("edits") or []:
         apply_edit(model, edit)
     if step.get("edits") and step.get("message"):
-        model.bash(f"git add -A && git commit -q -m {shlex.quote(step['message'])}", "Commit the work")
+        model.bash(commit_command(model, step["edits"], str(step["message"])), "Commit the work")
     for command in step.get("commands", []):
         model.bash(command)
     model.say(step.get("text", "Done."))

@@ -18,12 +18,14 @@ from . import limits
 STANDIN_MODEL = "hallmark-standin"
 
 
-def usage_rows(result: dict[str, Any] | None, fallback_model: str) -> list[dict[str, Any]]:
-    """Per-model token counts: `modelUsage` is the source of truth, `usage` the fallback."""
+def usage_rows(result: dict[str, Any] | None, fallback_model: str, *, resumed: bool = False) -> list[dict[str, Any]]:
+    """Per-model token counts: `modelUsage` is the source of truth, `usage` the fallback. After
+    `--resume` the CLI's `modelUsage` and `total_cost_usd` are the whole session's (the turns before
+    were counted when they happened): the run's own top-level `usage` is read, priced at list."""
     if not result:
         return []
     rows = []
-    model_usage = result.get("modelUsage")
+    model_usage = None if resumed else result.get("modelUsage")
     if isinstance(model_usage, dict) and model_usage:
         for model, u in model_usage.items():
             if not isinstance(u, dict):
@@ -48,7 +50,7 @@ def usage_rows(result: dict[str, Any] | None, fallback_model: str) -> list[dict[
                     "output_tokens": _int(u.get("output_tokens")),
                     "cache_read_tokens": _int(u.get("cache_read_input_tokens")),
                     "cache_write_tokens": _int(u.get("cache_creation_input_tokens")),
-                    "reported_cost_usd": _float(result.get("total_cost_usd")),
+                    "reported_cost_usd": 0.0 if resumed else _float(result.get("total_cost_usd")),
                 }
             )
     return _priced(rows)
@@ -71,11 +73,12 @@ def _priced(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
-def run_usage(repo: Any, tracker: Any) -> list[dict[str, Any]]:
-    """The run's usage, recorded once: `modelUsage` from the result line, else (a killed run) the
-    assistant lines one response per message id; less what another path (the Stop hook of a session
-    this run resumed) already counted for the same message ids (core/usage_ledger.py)."""
-    rows = usage_rows(tracker.result, tracker.model)
+def run_usage(repo: Any, tracker: Any, *, resumed: bool = False) -> list[dict[str, Any]]:
+    """The run's usage, recorded once: `modelUsage` from the result line (a resumed run: its own
+    `usage`, see usage_rows), else (a killed run) the assistant lines one response per message id;
+    less what another path (the Stop hook of a session this run resumed) already counted for the
+    same message ids (core/usage_ledger.py)."""
+    rows = usage_rows(tracker.result, tracker.model, resumed=resumed)
     if not tracker.result:
         rows = _priced(limits.fallback_rows(tracker.facts, tracker.model))
     state_dir = getattr(repo, "state_dir", None)

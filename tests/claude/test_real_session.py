@@ -140,3 +140,61 @@ def test_a_gate_hook_that_cannot_start_blocks_and_doctor_names_the_fix(claude_cl
     assert not marker.exists()
     checks = {c["check"]: c for c in hall("doctor", "--json", cwd=main).json["checks"]}
     assert not checks["hook command"]["ok"] and "hall setup claude" in checks["hook command"]["fix"]
+
+
+FORGED = "FORGED-SESSION-LINE-5530"
+
+
+def test_a_session_opened_like_hall_new_open_records_through_the_channel_and_cannot_touch_the_record(
+    claude_cli, model_server, hall_repo, tmp_path, monkeypatch
+):
+    """`hall new --open`'s own path (open_session: the item's wall in --settings, the channel served
+    while it runs), with the real CLI in print mode: the commit and `hall propose-ready` go, a write
+    to the journal that the hook gate cannot read is refused by the sandbox."""
+    from hallmark.core import items, sandbox_profile
+    from hallmark.core.open_session import open_session
+
+    available = sandbox_profile.availability()
+    if not available["ok"]:
+        pytest.skip(f"Claude Code's sandbox cannot run here: {available['detail']}")
+    repo = hall_repo
+    created = items.new(repo, title="Add sub")
+    item, worktree = created["item"], Path(created["worktree"])
+    journal = repo.paths.item_journal(item)
+    where, what = str(journal).encode().hex(), (FORGED + "\n").encode().hex()
+    forge = f"python3 -c \"import binascii as b; open(b.unhexlify('{where}').decode(), 'a').write(b.unhexlify('{what}').decode())\""
+    model_server(
+        {
+            "roles": {
+                "session": [
+                    [
+                        {"tool": "Bash", "input": {"command": forge, "description": "forge"}},
+                        {"tool": "Write", "input": {"file_path": str(worktree / "sub.py"), "content": "x = 1\n"}},
+                        {"tool": "Bash", "input": {"command": "git add sub.py"}},
+                        {"tool": "Bash", "input": {"command": "git commit -q -m sub"}},
+                        {"tool": "Bash", "input": {"command": "hall propose-ready --summary 'sub is in'"}},
+                        {"text": "Proposed."},
+                    ]
+                ]
+            }
+        }
+    )
+    out = tmp_path / "session.jsonl"
+    wrapper = tmp_path / "claude-print"
+    wrapper.write_text(f'#!/bin/sh\nexec {claude_cli} "$@" > {out}\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv(
+        "HALL_CLAUDE",
+        f"{wrapper} -p 'Add sub and propose it' --output-format stream-json --verbose --permission-mode acceptEdits",
+    )
+    opened = open_session(repo, item)
+    records = stream(out.read_text())
+    assert opened["exit_code"] == 0 and opened["sandbox"]["enabled"] is True, out.read_text()[-2000:]
+    results = [tool_results(records)[u["id"]] for u in tool_uses(records)]
+    assert results[0].get("is_error") is True, results[0]
+    assert FORGED not in journal.read_text()
+    assert not any(r.get("is_error") for r in results[1:5]), results[1:5]
+    assert "proposed" in json.dumps(results[4]) or "awaiting" in json.dumps(results[4]), results[4]
+    assert items.fold_item(repo, item).state == "awaiting_you"
+    proposed = [e for e in items.item_events(repo, item) if e.get("event") == "proposed_ready"]
+    assert proposed and proposed[-1]["sha"] == git(worktree, "rev-parse", "HEAD")  # the commit went in

@@ -89,7 +89,12 @@ def test_hall_help_for_one_command_or_group(hall, hall_repo):
     root = hall_repo.root
     drop = hall("help", "drop", cwd=root).json
     assert [c["command"] for c in drop["commands"]] == ["hall drop"]
-    assert {a["name"] for a in drop["commands"][0]["arguments"]} == {"id", "--reason", "--keep-worktree"}
+    assert {a["name"] for a in drop["commands"][0]["arguments"]} == {
+        "id",
+        "--reason",
+        "--keep-worktree",
+        "--delete-ignored",
+    }
     note = hall("help", "note", cwd=root).json
     assert [c["command"] for c in note["commands"]] == [
         "hall note",

@@ -211,7 +211,7 @@ def _item_in(repo, item_id: str, state: str) -> None:
         base="main",
     )
     for action in PATH_TO[state]:
-        items.transition(repo, item_id, action, actor="test", sha="f" * 40, reason="walk")
+        items.transition(repo, item_id, action, actor="you", sha="f" * 40, reason="walk")  # signed, as a person's
 
 
 def test_every_verb_in_every_state_through_the_cli(hall_repo):

@@ -157,6 +157,7 @@ UNTYPED = {
     "hook": "Claude Code's hook answer in Claude Code's own format (hooks/reply.py), not a Hallmark reply",
     "help": "self-description the face builds from its own argparse tables; hall schema command describes it",
     "schema": "a JSON Schema document: the reply is the schema itself",
+    "statusline": "one line of text for Claude Code's status line, which shows what is printed",
 }
 
 

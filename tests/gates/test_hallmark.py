@@ -214,24 +214,37 @@ def test_a_stand_in_hallmark_counts_in_a_repo_that_runs_the_stand_in(tmp_path):
     assert verdict.ok and verdict.standin, verdict
 
 
+def _override(repo, sha: str, *, signed: bool) -> None:
+    """A person's `hall verdict` override: the verdict line signed by this machine's key (person_cap)."""
+    from gatehelp import _environ
+    from hallmark.core import person_cap
+
+    path = _journal(repo)
+    fields = {"sha": sha, "decision": "approve", "human_override": True, "model": "human override", "run": None}
+    line = journal.make_event("verdict", repo.item, "you", fields)
+    if signed:
+        with _environ(repo.env):  # the key of the repo's own data dir, the one `hall init` trusted
+            person_cap.seal(line, discover(repo.main))
+    with journal.locked(path):
+        journal.append_unlocked(path, line)
+    journal.append(path, "hallmarked", item=repo.item, actor="you", sha=sha, round=1, run=None, human_override=True)
+
+
 def test_a_person_s_override_is_a_hallmark(repo):
     sha = commit(repo)
-    path = _journal(repo)
     loop_events(repo, sha, hallmarked=False, started=False, verdict=False)
-    journal.append(
-        path,
-        "verdict",
-        item=repo.item,
-        actor="you",
-        sha=sha,
-        decision="approve",
-        human_override=True,
-        model="human override",
-        run=None,
-    )
-    journal.append(path, "hallmarked", item=repo.item, actor="you", sha=sha, round=1, run=None, human_override=True)
+    _override(repo, sha, signed=True)
     strike(repo, sha, run=None)
     assert push_answer(repo) is None
+
+
+def test_an_unsigned_person_override_is_no_hallmark(repo):
+    """The red team's S15: a person-override chain appended by hand (no cap) stands behind nothing."""
+    sha = commit(repo)
+    loop_events(repo, sha, hallmarked=False, started=False, verdict=False)
+    _override(repo, sha, signed=False)
+    strike(repo, sha, run=None)
+    assert "no verdict of theirs" in message(push_answer(repo))
 
 
 def test_an_override_line_with_no_verdict_of_the_person(repo):

@@ -62,8 +62,9 @@ def test_the_reviewer_is_started_with_every_isolation_flag(loop_repo, ready_item
     assert settings["sandbox"]["enabled"] is True and settings["sandbox"]["allowUnsandboxedCommands"] is False
     assert {"Bash(hall verdict:*)", "Bash(git push:*)", "Bash(git notes:*)"} <= set(settings["permissions"]["deny"])
     fs = settings["sandbox"]["filesystem"]
-    assert call["cwd"] in fs["denyWrite"] and str(loop_repo.paths.common_dir / "hooks") in fs["denyWrite"]
-    assert "~/.ssh/**" in fs["denyRead"] and settings["sandbox"]["network"]["allowedDomains"] == []
+    assert "//" + call["cwd"].lstrip("/") in fs["denyWrite"] and fs["allowWrite"] == []  # the reviewer writes nothing
+    assert "//" + str(loop_repo.paths.common_dir / "hooks").lstrip("/") in fs["denyWrite"]
+    assert "~/.ssh" in fs["denyRead"] and settings["sandbox"]["network"]["allowedDomains"] == []
     assert value("--model") == "opus"
     assert argv[1].startswith(f"# Review {item_id} round 1") and "BASE-RULE-7731" in argv[1]
     assert "Bash(git diff:*)" in value("--allowedTools").split(",")

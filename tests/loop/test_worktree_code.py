@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hallmark.core import doctor, items, setup_repo, states, worktree_env
+from hallmark.core import doctor, gate_checkout, items, setup_repo, states, worktree_env
 from hallmark.core.loop import checks, daemon
 
 TEST = (
@@ -50,7 +50,8 @@ def test_a_broken_change_in_an_editable_src_layout_is_not_approved(editable, rea
     assert view.state == states.FIXING, "the worktree's broken code was tested and failed"
     (run,) = kit.events(repo, item_id, "check_run")
     assert run["exit_code"] != 0 and "2 != 1" in run["output"]
-    assert run["env"]["PYTHONPATH"].split(os.pathsep)[0] == str(Path(view.worktree).resolve() / "src")
+    # the clean checkout of the commit the gates run in (core/gate_checkout.py), its src first
+    assert run["env"]["PYTHONPATH"].split(os.pathsep)[0] == str(gate_checkout.location(view.worktree) / "src")
     log = Path(run["log"]).read_text()
     assert "imports from the main checkout" in log and "PYTHONPATH=" in log.splitlines()[1]
     assert not kit.events(repo, item_id, "verdict")  # no model ever saw it

@@ -124,7 +124,7 @@ def test_takeover_stops_the_live_run_and_resumes_by_hand(
     assert data["run"] == live.name and data["session_id"] == SESSION
     launched = standin_claude()
     assert len(launched) == 1
-    assert launched[0]["argv"] == ["--resume", SESSION]
+    assert _no_wall(launched[0]["argv"]) == ["--resume", SESSION]
     assert Path(launched[0]["cwd"]).resolve() == wt.resolve()
     assert launched[0]["env"]["HALL_ITEM"] == item_id
     assert launched[0]["env"]["AGENTMEMORY_PROJECT_NAME"] == _identity(hall_repo)
@@ -138,6 +138,14 @@ def test_takeover_stops_the_live_run_and_resumes_by_hand(
     assert view.state == "development"  # stays there until `hall ready`
 
 
+def _no_wall(argv: list[str]) -> list[str]:
+    """The command without the sandbox wall's `--settings <file>` (there where the sandbox can run)."""
+    if "--settings" not in argv:
+        return list(argv)
+    at = argv.index("--settings")
+    return argv[:at] + argv[at + 2 :]
+
+
 def test_takeover_print_runs_nothing_and_picks_run_n(hall_repo, new_item, commit_all, standin_claude, hall):
     item_id, wt = new_item("in development")
     runs = hall_repo.paths.item_dir(item_id) / "runs"
@@ -145,7 +153,7 @@ def test_takeover_print_runs_nothing_and_picks_run_n(hall_repo, new_item, commit
     _stream(runs / "20261130T090000000Z-dev.jsonl", wt, ended=True)
     (runs / "20261130T091000000Z-dev.jsonl").write_text('{"type":"system","subtype":"init"}\n')  # no session yet
     data = hall("takeover", item_id, "--print", "--run", "1", cwd=hall_repo.root).json
-    assert data["ran"] is False and data["command"] == ["claude", "--resume", SESSION]
+    assert data["ran"] is False and _no_wall(data["command"]) == ["claude", "--resume", SESSION]
     assert data["env"] == {"HALL_ITEM": item_id, "AGENTMEMORY_PROJECT_NAME": _identity(hall_repo)}
     assert data["pulled_back"] is False and data["stopped"] is False
     assert f"--resume {SESSION}" in data["shell"]
@@ -173,7 +181,8 @@ def test_hall_claude_override(hall_repo, new_item, monkeypatch):
     runs.mkdir(parents=True)
     _stream(runs / "20261130T090000000Z-dev.jsonl", wt, ended=True)
     monkeypatch.setenv("HALL_CLAUDE", "/opt/claude/bin/claude --verbose")
-    assert takeover(hall_repo, item_id)["command"] == ["/opt/claude/bin/claude", "--verbose", "--resume", SESSION]
+    command = _no_wall(takeover(hall_repo, item_id)["command"])
+    assert command == ["/opt/claude/bin/claude", "--verbose", "--resume", SESSION]
 
 
 def test_new_open_starts_claude_in_the_worktree(hall_repo, standin_claude, hall):

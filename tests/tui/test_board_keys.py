@@ -325,3 +325,28 @@ def test_the_board_opens_on_the_first_card_even_when_the_first_columns_are_empty
             assert isinstance(app.screen, ItemScreen) and app.screen.item_id == hallmarked
 
     run(go())
+
+
+def test_a_column_that_empties_stays_on_the_board_for_the_session(busy):
+    """Columns appeared and disappeared while the daemon worked: the board shifted sideways."""
+    from hallmark.core import items as core_items
+    from hallmark.tui.screens.board import BoardColumn
+
+    repo, ids = busy
+
+    async def go():
+        app = make_app(repo.root, start_mode="board")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            column = next(c for c in screen.query(BoardColumn) if c.state == "checks")
+            assert column.display
+            core_items.transition(repo, ids["checks"], "checks_passed", actor="assayer")
+            app.journal_changed(frozenset({ids["checks"]}))
+            await settle(pilot)
+            assert column.shown == ()  # empty now
+            assert column.display, "the emptied column stayed"
+            never = next(c for c in screen.query(BoardColumn) if not c.shown and c.state not in screen.kept)
+            assert not never.display  # a column never shown this session stays hidden
+
+    run(go())

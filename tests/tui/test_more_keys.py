@@ -4,6 +4,7 @@ Room's enter, trace paging, and `hall tui` on the command line."""
 from __future__ import annotations
 
 import json
+import re
 import stat
 
 from hallmark.core import items
@@ -43,6 +44,7 @@ def test_T_in_a_trace_takes_the_run_over_and_resumes_its_session(busy, tmp_path,
 
     run(go())
     args, cwd = marker.read_text().splitlines()
+    args = re.sub(r"^--settings \S+ ", "", args)  # the sandbox wall, where the sandbox can run here
     assert args == f"--resume {lines[0]['session_id']}" and cwd == worktree
     events = [e["event"] for e in items.item_events(repo, item)]
     assert "taken_over" in events and items.fold_item(repo, item).state == "development"
@@ -182,3 +184,48 @@ def test_escape_quits_from_the_setup_screens(git_repo, tmp_path, at):
                 assert app._exit  # the app is exiting
 
         run(go())
+
+
+def test_the_triage_list_puts_waiting_items_first_and_hides_closed_ones_until_c(busy):
+    """With 95 of 100 items closed, what needed you was buried: the list sorted by id and showed all."""
+    repo, ids = busy
+    from hallmark.tui.screens.items_list import ItemListScreen
+
+    async def go():
+        app = make_app(repo.root, start_mode="list")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ItemListScreen)
+            shown = [row.item for row in screen.table.rows]
+            waiting = [row.item for row in screen.table.rows if row.strong]
+            assert waiting and shown[: len(waiting)] == waiting  # what waits for you comes first
+            assert ids["dropped"] not in shown
+            assert "1 closed hidden (c)" in screen.sub_title
+            await pilot.press("c")
+            await settle(pilot)
+            assert ids["dropped"] in [row.item for row in screen.table.rows]
+            assert "closed shown" in screen.sub_title
+            await pilot.press("c")
+            await settle(pilot)
+            assert ids["dropped"] not in [row.item for row in screen.table.rows]
+
+    run(go())
+
+
+def test_usage_opens_at_its_top_with_the_budgets_on_screen(busy):
+    """It opened scrolled past "Today against each budget": focusing the table scrolled it away."""
+    repo, _ids = busy
+
+    async def go():
+        app = make_app(repo.root, start_mode="usage")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.pause(0.1)
+            body = app.screen.query_one("#usage-body")
+            assert body.scroll_y == 0
+            budget = app.screen.query_one("#usage-budget")
+            assert budget.region.y >= 0 and budget.region.y < 5
+            assert "Today against each budget" in str(budget.render())
+
+    run(go())

@@ -169,3 +169,107 @@ def test_help(snap_compare, hall_repo, at, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_not_initialised(snap_compare, git_repo, at, size):
     assert snap(snap_compare, make_app(git_repo), size)
+
+
+# -- both themes: the screens issue 28 changed (the table and diff colours, the trace's keys, the
+# conflict hold's own modal) -------------------------------------------------------------------
+THEMES = [pytest.param("hallmark-dark", id="dark"), pytest.param("hallmark-light", id="light")]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_triage_list_themed(snap_compare, busy_snap, size, theme):
+    repo, _ = busy_snap
+
+    async def detail_loaded(pilot):
+        await until(pilot, lambda: pilot.app.screen.loaded_detail is not None)
+        await settle(pilot)
+
+    app = make_app(repo.root, start_mode="list", theme=theme)
+    assert snap(snap_compare, app, size, before=detail_loaded)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_inbox_themed(snap_compare, busy_snap, size, theme):
+    repo, _ = busy_snap
+    assert snap(snap_compare, make_app(repo.root, start_mode="inbox", theme=theme), size)
+
+
+@pytest.fixture
+def diff_snap(busy_snap):
+    """The review item with a committed change (fixed dates: the same SHAs every run)."""
+    repo, ids = busy_snap
+    from hallmark.core import items
+
+    worktree = items.fold_item(repo, ids["development"]).worktree
+    from pathlib import Path
+
+    wt = Path(worktree)
+    (wt / "app.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef read_cart(lines: list[str]) -> dict:\n"
+        '    """Read a cart from CSV lines: sku,price,quantity."""\n    cart = {}\n'
+        "    for number, line in enumerate(lines, 1):\n"
+        '        if not line.strip() or line.startswith("#"):\n            continue  # a comment\n'
+        '        sku, price, qty = (part.strip() for part in line.split(","))\n'
+        "        cart[sku] = (int(float(price) * 100), int(qty))\n    return cart\n"
+    )
+    (wt / "README.md").unlink()
+    subprocess.run(["git", "add", "-A"], cwd=wt, check=True)
+    subprocess.run(["git", "commit", "-qm", "read carts"], cwd=wt, check=True)
+    return repo, ids
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_diff_themed(snap_compare, diff_snap, size, theme):
+    repo, ids = diff_snap
+
+    async def open_diff(pilot):
+        from hallmark.tui.screens.diff import DiffScreen
+
+        pilot.app.push_screen(DiffScreen(pilot.app.repo, ids["development"]))
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen) and pilot.app.screen.diff is not None)
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(repo.root, theme=theme), size, before=open_diff)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_conflict_hold_modal(snap_compare, busy_snap, size, theme):
+    """enter on a rebase-conflict hold: its files and exact command (paths fixed for the snapshot)."""
+    repo, ids = busy_snap
+
+    async def open_modal(pilot):
+        from hallmark.tui.screens.conflict import ConflictHold, ConflictModal
+
+        hold = ConflictHold(
+            ids["development"],
+            "/work/demo-H-0001",
+            "origin/main",
+            ("README.md", "app.py"),
+            ("git -C /work/demo-H-0001 rebase origin/main", f"hall ready {ids['development']}"),
+        )
+        pilot.app.push_screen(ConflictModal(hold))
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(repo.root, start_mode="inbox", theme=theme), size, before=open_modal)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_trace_light(snap_compare, busy_snap, size):
+    repo, ids = busy_snap
+    run_file = next((repo.paths.item_dir(ids["review"]) / "runs").glob("*.jsonl"))
+
+    async def open_trace(pilot):
+        pilot.app.open_trace(run_file, item=ids["review"])
+        await settle(pilot)
+        await until(
+            pilot,
+            lambda: (
+                pilot.app.screen.view.scanned and "ended" in str(pilot.app.screen.query_one("#trace-status").render())
+            ),
+        )
+
+    assert snap(snap_compare, make_app(repo.root, theme="hallmark-light"), size, before=open_trace)

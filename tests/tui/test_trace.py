@@ -139,12 +139,14 @@ def test_end_line_died_and_live_are_each_marked(hall_repo):
 
 def test_search_then_brackets_step_through_hits_and_say_which(hall_repo):
     path = write_run(_run_path(hall_repo), finished=True, item="H-0001", n_tools=4)
-    wanted = [i for i, line in enumerate(path.read_text().splitlines()) if "HEAD~" in line]
 
     async def go():
         app = make_app(hall_repo.root, start_mode="runs")
         async with app.run_test() as pilot:
             view = await _open(pilot, path)
+            # the rows as drawn: each call and the result that names it (the raw result has no HEAD~)
+            wanted = [i for i in range(view.line_count) if "head~" in view.summary_text(i).plain.lower()]
+            assert len(wanted) == 8
             assert app.screen.check_action("hit", (True,)) is None
             await pilot.press("slash", *"head~", "enter")
             assert await until(pilot, lambda: view.hits == wanted)

@@ -80,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not [a for a in args_in if a not in ("-C",)] or args_in == []:
             return _finish(_open_app_or_status(as_json))
+        from hallmark.core import agent_channel
+
+        if agent_channel.should_forward(args_in):  # inside the sandbox: the agent-verb channel records it
+            return _finish(agent_channel.forward(args_in + (["--json"] if forced_json else [])))
         parser = build_parser(command_of(args_in) or "")  # no command named: list them, load none
         Parser.json_output = as_json
         args = parser.parse_args(args_in)

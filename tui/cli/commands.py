@@ -39,6 +39,7 @@ GROUPS: dict[str, str] = {
     "usage": "tokens and list-price cost, and the budget",
     "library": "the memory store: learnings a person approves, decisions, search, briefings",
     "notes": "the project's handoff checkpoint and durable notes",
+    "notify": "telling a person the loop needs them: the notification channels, Claude Code's status line",
     "setup": "set a repository and Claude Code up, check them, run a hook",
     "app": "the terminal app and the demo",
     "meta": "self-description: every command and the JSON Schemas",
@@ -94,6 +95,12 @@ COMMANDS: dict[str, CommandInfo] = {
         "notes", "checkpoint_group", "The one workflow checkpoint of this project (handoff state)."
     ),
     "note": CommandInfo("notes", "note_group", "Durable notes with a facet and an as-of date."),
+    "notify": CommandInfo(
+        "notify", "notify_group", "Notifications: a test message on every channel, ntfy set up with a random topic."
+    ),
+    "statusline": CommandInfo(
+        "notify", "cmd_statusline", "One line for Claude Code's status line (reads its JSON on stdin)."
+    ),
     "init": CommandInfo("setup", "cmd_init", "Set Hallmark up in this repository."),
     "doctor": CommandInfo(
         "setup", "cmd_doctor", "Check git, the state directory, the config, the journals and the hooks."

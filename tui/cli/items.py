@@ -58,6 +58,12 @@ def ready_next(result: ItemResult) -> list[str]:
     return [f"hall status {i}", f"hall trace {i} --follow", f"hall pull-back {i}"]
 
 
+DELETE_IGNORED = (
+    "also delete the git-ignored files in the worktree that are yours (files Hallmark did not copy in, "
+    "copies you edited); without it such a worktree is kept"
+)
+
+
 def drop_next(result: Dropped, root: str) -> list[str]:
     nxt = [f"hall log {result.item}", 'hall new --title "…"']
     if result.stood_in_worktree:
@@ -227,11 +233,18 @@ def cmd_pull_back(args: argparse.Namespace) -> dict[str, Any]:
         arg("id", nargs="?"),
         arg("--reason", required=True),
         arg("--keep-worktree", action="store_true"),
+        arg("--delete-ignored", action="store_true", help=DELETE_IGNORED),
     ],
 )
 def cmd_drop(args: argparse.Namespace) -> dict[str, Any]:
     repo = _repo()
-    dropped = items.drop(repo, _id(repo, args.id), reason=args.reason, keep_worktree=args.keep_worktree)
+    dropped = items.drop(
+        repo,
+        _id(repo, args.id),
+        reason=args.reason,
+        keep_worktree=args.keep_worktree,
+        delete_ignored=args.delete_ignored,
+    )
     return reply(dropped, drop_next(dropped, str(repo.root)))
 
 
@@ -355,6 +368,7 @@ def sweep_next(result: Swept | SweepPreview) -> list[str]:
     found = result.would_remove if isinstance(result, SweepPreview) else result.removed
     nxt = ["hall sweep"] if isinstance(result, SweepPreview) and found else []
     nxt += [f"git -C {k.worktree} status" for k in result.kept if "uncommitted" in k.why][:3]
+    nxt += [f"hall sweep {k.item} --delete-ignored" for k in result.kept if "--delete-ignored" in k.why][:3]
     return nxt or ["hall status --all"]
 
 
@@ -363,11 +377,15 @@ def sweep_next(result: Swept | SweepPreview) -> list[str]:
     text=sweep_text,
     replies=(Swept, SweepPreview),
     args=[
+        arg("ids", nargs="*", help="only these items (default: every closed or dropped one)"),
         arg("--dry-run", action="store_true", help="say what would be removed, remove nothing"),
+        arg("--delete-ignored", action="store_true", help=DELETE_IGNORED),
     ],
 )
 def cmd_sweep(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.ids import parse_item_id
     from hallmark.core.sweep import sweep
 
-    result = sweep(_repo(), dry_run=args.dry_run)
+    wanted = [parse_item_id(given) for given in args.ids] or None
+    result = sweep(_repo(), dry_run=args.dry_run, item_ids=wanted, delete_ignored=args.delete_ignored)
     return {**result.to_dict(), "next": sweep_next(result)}

@@ -8,8 +8,6 @@ Each subcommand is declared on its handler with its arguments, summary and reply
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 from hallmark.core.errors import HallError
@@ -67,7 +65,9 @@ def cmd_checkpoint_set(args: argparse.Namespace) -> dict[str, Any]:
 
     values: dict[str, str] = {}
     if args.from_file:
-        text = sys.stdin.read() if args.from_file == "-" else Path(args.from_file).read_text(encoding="utf-8")
+        from hallmark.core.bounded_read import CHECKPOINT_LIMIT, read_argument
+
+        text = read_argument(args.from_file, CHECKPOINT_LIMIT, "--from-file", "hall checkpoint set --from-file <file>")
         values.update(checkpoint.parse(text))
         values.pop("Updated", None)
     for field, key in checkpoint.KEYS.items():

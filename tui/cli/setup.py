@@ -97,19 +97,28 @@ setup_group = Group("setup", dest="tool", metavar="<tool>")
             action="store_true",
             help="also write Claude Code's sandbox profile for sessions in Hallmark repos (--dry-run shows it)",
         ),
+        arg(
+            "--statusline",
+            action="store_true",
+            help="also set Claude Code's status line to Hallmark's (`hall statusline`) where none is set; one you have is never replaced",
+        ),
     ],
 )
 def cmd_setup_claude(args: argparse.Namespace) -> dict[str, Any]:
     from hallmark.core.plugin_install import install
 
     # --sandbox: the sandbox wall (core/sandbox_profile.py), the profile in the user's settings too
-    done = install(dry_run=args.dry_run, sandbox_at=Path.cwd() if args.sandbox else None)
+    done = install(dry_run=args.dry_run, sandbox_at=Path.cwd() if args.sandbox else None, statusline=args.statusline)
     nxt = (
         ["hall setup claude"]
         if done.dry_run
         else ["hall doctor", "restart Claude Code (or /reload-plugins) to load the hooks"]
     )
-    return with_next(done, nxt, "sandbox")
+    if done.statusline is not None and done.statusline.existing is not None:
+        nxt.append(
+            f"you have a status line ({done.statusline.existing}); to use Hallmark's, set statusLine.command to {done.statusline.command} in {done.statusline.settings}"
+        )
+    return with_next(done, nxt, "sandbox", "statusline")
 
 
 @setup_group.command(

@@ -116,6 +116,7 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
         self.views: dict[str, ItemView] = {}
         self.filter_text = ""
         self.show_empty = False
+        self.kept: set[str] = set()  # states whose column has been shown: it stays for the session
         self.selected_id: str | None = None  # the item the cursor is on; it follows the item
 
     def compose(self) -> ComposeResult:
@@ -157,7 +158,10 @@ class BoardScreen(FilterKeys, TriageKeys, HallScreen):
         for column in self.query(BoardColumn):
             found = by_state.get(column.state, [])
             total += len(found)
-            column.display = bool(found) or self.show_empty
+            if found and not needle:
+                self.kept.add(column.state)
+            # a column stays once shown (no filter): columns coming and going shifted the board under you
+            column.display = bool(found) or self.show_empty or (column.state in self.kept and not needle)
             column.query_one(".column-title", Label).update(f"{rooms.state_label(column.state)} ({len(found)})")
             width = max(12, (column.options.content_size.width or CARD_WIDTH + 2) - 3)
             cards = [

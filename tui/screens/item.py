@@ -26,7 +26,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from .base import HallScreen
 from .triage_keys import TRIAGE_BINDINGS, TriageKeys
 
-ENVELOPE = {"v", "t", "actor", "event", "item"}
+ENVELOPE = {"v", "t", "actor", "event", "item", "cap"}  # cap: a person decision's signature (core/person_cap.py)
 
 
 def event_summary(event: dict[str, Any], width: int = 90, root: Path | None = None) -> str:

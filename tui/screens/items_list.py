@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from hallmark.core.building import Building
     from hallmark.core.loop.findings import Finding
 
+WAITING_FIRST = 2  # the default sort: what waits for you first (the "waits for" column)
 STATE_ORDER = {state: n for n, state in enumerate(states.STATES)}
 NARROW = 110  # below this many columns the detail pane goes under the table
 DETAIL_DELAY_S = 0.12  # the cursor rests this long before the detail's journal is read
@@ -48,7 +49,7 @@ def _id_number(item_id: str) -> int:
 COLUMNS = (
     Column("id", "id", 7, lambda v: _id_number(v)),
     Column("state", "state", 14, lambda v: STATE_ORDER.get(v, 99)),
-    Column("why", "waits for", 18, lambda v: (v == "", v)),
+    Column("why", "waits for", 18),  # waiting for you first, then the loop's, then nothing
     Column("age", "age", 6, lambda v: -(v or 0.0), narrow=False),
     Column("round", "rnd", 4, narrow=False),
     Column("cost", "cost", 16, narrow=False),
@@ -76,7 +77,8 @@ def row_for(view: ItemView, building: Building) -> Row:
         Text(labels.cost(view.tokens, view.cost_usd)),
         Text(view.title or "(untitled)", style="dim" if view.terminal else ""),
     )
-    values = (view.id, view.state, reason or why, updated, view.round, view.cost_usd, view.title or "")
+    rank = 0 if reason else (1 if why else 2)
+    values = (view.id, view.state, (rank, reason or why), updated, view.round, view.cost_usd, view.title or "")
     return Row(view.id, cells, values, strong=bool(reason))
 
 
@@ -153,6 +155,7 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
         Binding("enter", "open_item", "Open", id="list.open"),
         *TRIAGE_BINDINGS,
         Binding("slash", "filter", "Filter", key_display="/", id="list.filter"),
+        Binding("c", "toggle_closed", "Closed", id="list.closed"),
         *(
             Binding(str(n + 1), f"sort({n})", f"Sort by {c.title}", show=False, id=f"list.sort_{c.key}")
             for n, c in enumerate(COLUMNS)
@@ -165,6 +168,7 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
         self.views: dict[str, ItemView] = {}
         self.filter_text = ""
         self.loaded_detail: DetailLoaded | None = None
+        self.show_closed = False  # closed and dropped items are hidden until c shows them
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -174,7 +178,7 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
             classes="-hidden",
         )
         with Horizontal(id="list-body"):
-            yield ItemTable(COLUMNS, id="item-table")
+            yield ItemTable(COLUMNS, id="item-table", sort_column=WAITING_FIRST)
             with VerticalScroll(id="list-detail"):
                 yield Static("", id="list-detail-text")
         yield from self.compose_footer()
@@ -200,13 +204,19 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
         self.views = dict(building.by_id)
         needle = self.filter_text.lower()
         rows = []
+        hidden = 0
         for view in building.views:
+            if view.terminal and not self.show_closed:
+                hidden += 1
+                continue
             row = row_for(view, building)
             if needle and needle not in " ".join(c.plain for c in row.cells).lower() + f" {view.branch}".lower():
                 continue
             rows.append(row)
         self.table.set_rows(rows)
-        self.sub_title = f"Triage list · {len(rows)} of {len(building.views)} items · 1-7 sort · / filter"
+        closed = f"{hidden} closed hidden (c)" if hidden else ("closed shown (c hides)" if self.show_closed else "")
+        parts = [f"{len(rows)} of {len(building.views)} items", closed, "1-7 sort · / filter"]
+        self.sub_title = "Triage list · " + " · ".join(p for p in parts if p)
         self._show_detail()
 
     def selected(self) -> ItemView | None:
@@ -271,6 +281,12 @@ class ItemListScreen(FilterKeys, TriageKeys, HallScreen):
     # -- keys ------------------------------------------------------------------------------
     def action_sort(self, index: int) -> None:
         self.table.sort_by(index)
+
+    def action_toggle_closed(self) -> None:
+        """c: show the closed and dropped items too, or hide them again."""
+        self.show_closed = not self.show_closed
+        if self.building is not None:
+            self.draw(self.building)
 
     def filter_done(self) -> None:
         self.table.focus()

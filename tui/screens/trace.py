@@ -1,5 +1,6 @@
 """A run's live trace. The heavy lifting is TraceView; this screen adds the status line, search
-(/ then ] and [ step through the hits) and take over (T).
+over the rows as drawn (/ then ] and [ step through the hits; the count grows while the run
+streams), the next error or tool call (e / c) and take over (T).
 
 The status line says only what is true now: whether the run is live, ended (with its end line),
 finished (a `claude -p` file that ends with its result line) or died; how long it has run and
@@ -18,8 +19,9 @@ from hallmark.core.repo import Repo
 from hallmark.core.runner import trace
 from hallmark.core.takeover import takeover
 from hallmark.core.takeover_results import Takeover
-from hallmark.tui import programs
+from hallmark.tui import labels, programs
 from hallmark.tui.messages import CoreDone
+from hallmark.tui.widgets.trace_scans import HitsChanged
 from hallmark.tui.widgets.trace_view import TailChanged, TraceView
 from textual import on, work
 from textual.app import ComposeResult
@@ -54,7 +56,12 @@ class TraceScreen(HallScreen):
         Binding("slash", "search", "Search", key_display="/", id="trace.search"),
         Binding("right_square_bracket", "hit(True)", "Next hit", key_display="]", id="trace.next_hit"),
         Binding("left_square_bracket", "hit(False)", "Prev hit", key_display="[", id="trace.prev_hit"),
+        Binding("e", "jump('errors', True)", "Next error", id="trace.next_error"),
+        Binding("E", "jump('errors', False)", "Prev error", show=False, id="trace.prev_error"),
+        Binding("c", "jump('calls', True)", "Next call", id="trace.next_call"),
+        Binding("C", "jump('calls', False)", "Prev call", show=False, id="trace.prev_call"),
         Binding("T", "takeover", "Take over", id="trace.takeover"),
+        Binding("y", "copy_resume", "Copy resume", id="trace.copy_resume"),
         Binding("escape", "back", "Back", id="trace.back"),
     ]
 
@@ -125,6 +132,11 @@ class TraceScreen(HallScreen):
                 return duration(record["duration_ms"] / 1000)
         return ""
 
+    def tokens(self) -> str:
+        """The running token total (input, output and cache, every message counted once)."""
+        used = self.view.meter.tokens
+        return f"{labels.tokens(used)} tok" if used else ""
+
     def cost(self) -> str:
         meter = self.view.meter
         if meter.standin:
@@ -147,7 +159,7 @@ class TraceScreen(HallScreen):
             return ""
         view = self.view
         if not view.hits:
-            return f"“{self.query_text}”: no hits"
+            return f"“{self.query_text}”: searching…" if view.searching else f"“{self.query_text}”: no hits"
         at = view.hit_index()
         if at is None:
             return f"“{self.query_text}”: {len(view.hits):,} hits (] next)"
@@ -163,13 +175,14 @@ class TraceScreen(HallScreen):
             ("count", count),
             ("state", self.run_state()),
             ("elapsed", self.elapsed()),
+            ("tokens", self.tokens()),
             ("cost", self.cost()),
             ("follow", self.follow_state()),
             ("search", self.search_state()),
         ]
         parts = [(k, v) for k, v in parts if v]
         width = width if width is not None else max(20, self.size.width - 2)
-        for drop in ("role", "cost", "elapsed", "count"):
+        for drop in ("role", "tokens", "cost", "elapsed", "count"):
             if len(" · ".join(v for _, v in parts)) <= width:
                 break
             parts = [(k, v) for k, v in parts if k != drop]
@@ -222,26 +235,17 @@ class TraceScreen(HallScreen):
         if view.partial:
             self.notify("Still indexing the whole run; search again in a moment.", severity="warning")
             return
-        self._search(self.query_text)
+        view.search(self.query_text)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, needle: str) -> None:
-        view = self.view
-        try:
-            from hallmark.core.runner.trace_lines import search_file
-
-            hits = search_file(self.path, needle, view.base, view.ends[-1] if view.ends else view.base)
-        except OSError:
-            hits = []
-        self.app.call_from_thread(self._hits_found, hits, needle)
-
-    def _hits_found(self, hits: list[int], needle: str) -> None:
-        view = self.view
-        view.set_hits(hits, needle)
-        if hits:
-            view.step_hit(True)
+    @on(HitsChanged)
+    def _hits_changed(self, message: HitsChanged) -> None:
+        message.stop()
         self._status()
         self.refresh_bindings()
+
+    def action_jump(self, kind: str, forward: bool) -> None:
+        """e / E: the next or previous error row; c / C: the next or previous tool call."""
+        self.view.action_jump(kind, forward)
 
     def action_hit(self, forward: bool) -> None:
         if self.view.step_hit(forward) is not None:
@@ -254,6 +258,41 @@ class TraceScreen(HallScreen):
             self.view.focus()
             return
         self.app.pop_screen()
+
+    # -- the resume command, even where T is not available -----------------------------------
+    def action_copy_resume(self) -> None:
+        """y: copy `cd <its cwd> && … claude --resume <session>` (the command T would run)."""
+        self._resume_command()
+
+    @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
+    def _resume_command(self) -> None:
+        import shlex
+
+        from hallmark.core.takeover import claude_command, stream_info
+
+        info = stream_info(self.path)
+        session = info.get("session_id")
+        if not session:
+            self.app.call_from_thread(
+                self.notify, "This run has no session id yet (no init line).", title="nothing to copy"
+            )
+            return
+        env = ""
+        if self.item:
+            try:
+                from hallmark.core.launch_env import launch_env
+
+                with self.hall.fresh_repo() as repo:
+                    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in launch_env(repo, self.item).items())
+            except Exception:  # noqa: BLE001 - the command still resumes without the item's variables
+                env = ""
+        where = f"cd {shlex.quote(str(info['cwd']))} && " if info.get("cwd") else ""
+        command = where + (env + " " if env else "") + shlex.join([*claude_command(), "--resume", str(session)])
+        self.app.call_from_thread(self._copied, command)
+
+    def _copied(self, command: str) -> None:
+        self.app.copy_to_clipboard(command)
+        self.notify(command, title="copied", timeout=6, markup=False)
 
     # -- take over (core/takeover.py) --------------------------------------------------------------
     def action_takeover(self) -> None:

@@ -203,6 +203,11 @@ class UsageScreen(HallScreen):
                 )
             if not rows:
                 table.add_row("no runs yet", "", "", "", "", "", "")
+        self.call_after_refresh(self._to_top)
+
+    def _to_top(self) -> None:
+        """Open at the page's top: focusing the first table scrolled the budgets and the chart away."""
+        self.query_one("#usage-body", VerticalScroll).scroll_home(animate=False)
 
     def action_next_tab(self) -> None:
         tabs = self.query_one(TabbedContent)

@@ -14,13 +14,15 @@ from typing import Any, ClassVar
 from hallmark.core.diff_results import Diff, DiffLine, FileDiff
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from .diff_palette import DiffPalette
+from .strips import text_strip
 
 SEVERITY_MARK = {"blocker": "■", "major": "▲", "minor": "●", "nit": "·"}
 GUTTER = 12  # "1234 1234 " + the +/- column
@@ -110,11 +112,6 @@ class DiffView(ScrollView, can_focus=True):
     DiffView { background: $surface; }
     DiffView > .diff--file { color: $text; background: $primary 30%; text-style: bold; }
     DiffView > .diff--hunk { color: $accent; text-style: italic; }
-    DiffView > .diff--added { color: $success; background: $success 15%; }
-    DiffView > .diff--removed { color: $error; background: $error 15%; }
-    DiffView > .diff--added-mark { color: $background; background: $success; text-style: bold; }
-    DiffView > .diff--removed-mark { color: $background; background: $error; text-style: bold; }
-    DiffView > .diff--context { color: $text-muted; }
     DiffView > .diff--gutter { color: $text-muted; }
     DiffView > .diff--finding { color: $warning; text-style: bold; }
     DiffView > .diff--blocker { color: $error; text-style: bold reverse; }
@@ -124,16 +121,11 @@ class DiffView(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "diff--file",
         "diff--hunk",
-        "diff--added",
-        "diff--removed",
-        "diff--context",
         "diff--gutter",
         "diff--finding",
         "diff--blocker",
         "diff--empty",
         "diff--cursor",
-        "diff--added-mark",
-        "diff--removed-mark",
     }
 
     class FileChanged(Message):
@@ -152,7 +144,7 @@ class DiffView(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[int, int], Strip] = LRUCache(2000)
         self._lexers: dict[int, Any] = {}
         self._styles: dict[str, Style] = {}
-        self._theme = Syntax.get_theme("ansi_dark")
+        self._palette: DiffPalette | None = None
         self._current_file = -1
         self.cursor = 0  # the file or hunk header ]/[ and }/{ last landed on
         self._wrapped_at = 0  # the width findings were wrapped to
@@ -203,6 +195,7 @@ class DiffView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._cache.clear()
         self._styles.clear()
+        self._palette = None
 
     # -- navigation ----------------------------------------------------------------------------
     @property
@@ -281,14 +274,24 @@ class DiffView(ScrollView, can_focus=True):
             strip = self._build(self.rows[index], max(width, self.virtual_size.width))
             self._cache[key] = strip
         if index == self.cursor and self.diff is not None and self.diff.files:
-            strip = strip.apply_style(self._style("diff--cursor"))
+            # over the row's own colours (every segment has a background: apply_style would lose)
+            cursor = Style(bgcolor=self._style("diff--cursor").bgcolor)
+            strip = Strip(Segment.apply_style(list(strip), post_style=cursor), strip.cell_length)
         return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
 
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
-            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+            # not partial: a colour with alpha ($primary 30%) is blended over the view's own background
+            style = self._styles[name] = self.get_component_rich_style(name)
         return style
+
+    @property
+    def palette(self) -> DiffPalette:
+        """The line backgrounds, gutter bars and syntax colours, from the app's current theme."""
+        if self._palette is None:
+            self._palette = DiffPalette.of(self.app.current_theme)
+        return self._palette
 
     def _highlight(self, file_index: int, text: str) -> Text:
         """One line, highlighted with the file's pygments lexer (created once per file)."""
@@ -301,7 +304,7 @@ class DiffView(ScrollView, can_focus=True):
         if lexer is None:
             return Text(text)
         out = Text()
-        style_for = self._theme.get_style_for_token
+        style_for = self.palette.token
         for token_type, value in lexer.get_tokens(text):
             out.append(value.rstrip("\n"), style_for(token_type))
         return out
@@ -330,14 +333,12 @@ class DiffView(ScrollView, can_focus=True):
             text = Text(row.part or finding_text(finding, where=row.kind != "finding"), style=style)
         else:
             text = Text(f"   ({row.payload})", style=self._style("diff--empty"))
-        segments = list(text.render(console))
-        strip = Strip(segments, text.cell_len)
-        base = Style.null()
+        base = self.rich_style
         if row.kind == "file":
             base = self._style("diff--file")
         elif row.kind == "line" and row.payload.kind in ("+", "-"):
-            base = Style(bgcolor=self._style("diff--added" if row.payload.kind == "+" else "diff--removed").bgcolor)
-        return strip.extend_cell_length(width, base)
+            base = base + self.palette.line(row.payload.kind)
+        return text_strip(text, console, base).extend_cell_length(width, base)
 
     def _line_text(self, file_index: int, line: DiffLine) -> Text:
         old = "" if line.old is None else str(line.old)
@@ -345,15 +346,14 @@ class DiffView(ScrollView, can_focus=True):
         gutter = Text(f"{old:>5}{new:>5} ", style=self._style("diff--gutter"))
         if line.kind == "\\":
             return gutter + Text(f"  \\ {line.text}", style=self._style("diff--gutter"))
-        marker_style = {"+": "diff--added", "-": "diff--removed"}.get(line.kind, "diff--context")
         body = self._highlight(file_index, line.text)
-        row_style = self._style(marker_style)
-        # the +/- marker is solid (background-coloured on the signal colour): in 256 colours a tint of
-        # a colour and the colour itself can round to the same cell colour, which hid the marker
-        mark = self._style(f"{marker_style}-mark") if line.kind in "+-" else row_style
-        out = gutter + Text(line.kind if line.kind != " " else " ", style=mark) + Text(" ", style=row_style) + body
-        if line.kind in "+-":
-            out.stylize(Style(bgcolor=row_style.bgcolor), len(gutter) + 1, len(out))
+        palette = self.palette
+        if line.kind not in "+-":
+            return gutter + Text("  ") + body
+        # the sign sits on a solid bar of the signal colour (a gutter bar): in 256 colours a low tint
+        # can round to the background's own cell colour, the bar never does
+        out = gutter + Text(line.kind, style=palette.mark(line.kind)) + Text(" ") + body
+        out.stylize(palette.line(line.kind), len(gutter) + 1, len(out))
         return out
 
 

@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -20,6 +19,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from .strips import text_strip
 
 
 @dataclass(frozen=True)
@@ -65,11 +66,11 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
         table: ItemTable
         item: str
 
-    def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
+    def __init__(self, columns: Sequence[Column], *, id: str | None = None, sort_column: int = 0) -> None:
         super().__init__(id=id)
         self.columns = list(columns)
         self.rows: list[Row] = []
-        self.sort_column = 0
+        self.sort_column = sort_column
         self.sort_reverse = False
         self._index: dict[str, int] = {}
         self._widths: list[int] = []
@@ -229,8 +230,7 @@ class ItemTable(ScrollView, can_focus=True, inherit_bindings=False):
             if index == self.cursor:
                 text.stylize(self.get_component_rich_style("item-table--cursor"))
         text.truncate(width, pad=True)
-        strip = Strip(list(text.render(self.app.console)), text.cell_len)
-        return strip.crop_extend(0, width, Style())
+        return text_strip(text, self.app.console, self.rich_style, width=width)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -25,6 +24,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import OptionList
+
+from .strips import text_strip
 
 
 class VimOptionList(OptionList, inherit_bindings=False):
@@ -69,7 +70,9 @@ class VimTable(ScrollView, can_focus=True, inherit_bindings=False):
     VimTable { height: 1fr; }
     VimTable > .vim-table--header { background: $panel; text-style: bold; }
     VimTable > .vim-table--cursor { background: $primary 25%; }
-    VimTable:focus > .vim-table--cursor { background: $primary 45%; text-style: bold; }
+    VimTable:focus > .vim-table--cursor {
+        background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold;
+    }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
@@ -244,7 +247,7 @@ class VimTable(ScrollView, can_focus=True, inherit_bindings=False):
                 return Strip.blank(width, self.rich_style)
             text = found
         text.truncate(width, pad=True)
-        return Strip(list(text.render(self.app.console)), text.cell_len).crop_extend(0, width, Style())
+        return text_strip(text, self.app.console, self.rich_style, width=width)
 
     def _text_at(self, line: int) -> Text | None:
         import bisect

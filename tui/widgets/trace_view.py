@@ -23,7 +23,6 @@ from hallmark.core.runner import trace
 from hallmark.core.runner.follow import StreamFollower
 from hallmark.core.runner.trace_lines import RunMeter, TraceLines, newline_ends
 from hallmark.core.runs import END_MARK
-from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.binding import Binding, BindingType
@@ -34,25 +33,15 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from .strips import text_strip
+from .trace_scans import Scanned, TraceScans
+from .trace_search import KIND_MARK, body_of, mark_of
+
 TAIL_FIRST_BYTES = 2 * 1024 * 1024  # a bigger file shows its newest lines before the full scan
 METER_MAX_BYTES = 16 * 1024 * 1024  # a bigger file is metered from what is appended (and its result line)
 POLL_SECONDS = 0.1
 LOCK_PROBE_S = 0.5
 MAX_DETAIL_ROWS = 2000
-
-KIND_MARK = {
-    "init": "▶ init",
-    "text": "✎ text",
-    "thinking": "… thinking",
-    "tool_call": "→ call",
-    "tool_result": "← result",
-    "result": "■ result",
-    "retry": "↻ retry",
-    "system": "· system",
-    "end": "⏹ end",
-    "error": "✗ error",
-    "unknown": "? line",
-}
 
 
 @dataclass
@@ -117,6 +106,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         "trace--detail",
         "trace--hit",
         "trace--hit-line",
+        "trace--error",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor(1)", "Down", show=False, id="trace.down"),
@@ -145,9 +135,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self.meter = Meter()
         self.expanded: dict[int, Expansion] = {}
         self._exp_keys: list[int] = []
-        self.hits: list[int] = []
-        self.needle = ""
         self.scanned = False
+        self.scans = TraceScans(self)
 
     # -- the index (TraceLines) ---------------------------------------------------------------
     @property
@@ -259,9 +248,9 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             self.lines.reset(message.base, message.partial)
             self.expanded.clear()
             self._exp_keys = []
-            self.hits = []
             self.pending = 0
             self.saw_end = False
+            self.scans.restart()
         added = len(message.ends)
         self.lines.extend(message.ends)
         if added:
@@ -284,6 +273,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             self.pending += added
         self.refresh()
         self.post_message(TailChanged(self.tail, self.pending))
+        if added:
+            self.scans.more()
 
     def on_run_state(self, message: RunState) -> None:
         message.stop()
@@ -323,9 +314,12 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         for n, step in enumerate(self.steps(line)):
             if n:
                 text.append(" │ ", style="dim")
-            mark = "← ERROR" if step.is_error and step.kind == "tool_result" else KIND_MARK.get(step.kind, step.kind)
-            text.append(mark, style=self.get_component_rich_style("trace--mark"))
-            text.append(" " + " ".join(trace.step_text(step).split())[:400])
+            errored = step.is_error or step.kind == "error"
+            text.append(
+                mark_of(step), style=self.get_component_rich_style("trace--error" if errored else "trace--mark")
+            )
+            body = body_of(step)
+            text.append(body, style=self.get_component_rich_style("trace--error") if errored else "")
         return text
 
     def render_line(self, y: int) -> Strip:
@@ -333,7 +327,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         row = y + scroll_y
         width = self.scrollable_content_region.width
         if row >= self.total_rows():
-            return Strip.blank(width)
+            return Strip.blank(width, self.rich_style)
         where = self.locate(row)
         gutter_style = self.get_component_rich_style("trace--gutter")
         if where.sub == 0:
@@ -353,9 +347,7 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
             if self.needle:
                 self._highlight(text)
         text.truncate(width + scroll_x, overflow="ellipsis", pad=True)
-        segments = list(text.render(self.app.console))
-        strip = Strip(segments, text.cell_len)
-        return strip.crop_extend(scroll_x, scroll_x + width, Style())
+        return text_strip(text, self.app.console, self.rich_style, start=scroll_x, width=width)
 
     def _highlight(self, text: Text) -> None:
         """Mark every match of the search in what is drawn (the line's gutter dot says a match
@@ -392,6 +384,8 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.refresh()
+        if not self.tail:  # the status line's "at line N" and "hit i of N" follow the cursor
+            self.post_message(TailChanged(self.tail, self.pending))
 
     def _show_cursor(self) -> None:
         row = self.row_of(self.cursor)
@@ -454,32 +448,46 @@ class TraceView(ScrollView, can_focus=True, inherit_bindings=False):
         self._resize()
         self.refresh()
 
-    # -- search ----------------------------------------------------------------------------
+    # -- search (widgets/trace_scans: the drawn rows, read on as the run grows) ------------
     def line_of_offset(self, offset: int) -> int:
         return self.lines.line_of_offset(offset)
 
+    @property
+    def hits(self) -> list[int]:
+        return self.scans.hits
+
+    @property
+    def needle(self) -> str:
+        return self.scans.needle
+
+    @property
+    def marks(self) -> dict[str, list[int]]:
+        return self.scans.marks
+
+    @property
+    def searching(self) -> bool:
+        """A scan is still reading lines the view already shows."""
+        return self.scans.searching
+
     def set_hits(self, lines: list[int], needle: str = "") -> None:
-        self.hits = lines
-        self.needle = needle
+        self.scans.hits, self.scans.needle = lines, needle
         self.refresh()
+
+    def search(self, needle: str) -> None:
+        """Search the drawn rows for needle; the hits grow as the run streams (HitsChanged)."""
+        self.scans.search(needle)
+
+    def on_scanned(self, message: Scanned) -> None:
+        message.stop()
+        self.scans.scanned(message)
+
+    def action_jump(self, kind: str, forward: bool) -> None:
+        """e / E: the next or previous error row; c / C: the next or previous tool call."""
+        self.scans.jump(kind, forward)
 
     def hit_index(self) -> int | None:
         """Which hit (1-based) the cursor is on, when it is on one."""
-        import bisect
-
-        at = bisect.bisect_left(self.hits, self.cursor)
-        if at < len(self.hits) and self.hits[at] == self.cursor:
-            return at + 1
-        return None
+        return self.scans.hit_index()
 
     def step_hit(self, forward: bool) -> int | None:
-        import bisect
-
-        if not self.hits:
-            return None
-        if forward:
-            index = bisect.bisect_right(self.hits, self.cursor) % len(self.hits)
-        else:
-            index = (bisect.bisect_left(self.hits, self.cursor) - 1) % len(self.hits)
-        self.go_to_line(self.hits[index])
-        return index + 1
+        return self.scans.step_hit(forward)
