@@ -133,3 +133,18 @@ def test_the_daemon_runs_the_office_and_watch_false_turns_it_off(loop_repo, gith
     time.sleep(1.1)  # the interval (1s) since the shipping passes asked
     daemon.pass_repo(on, "t")
     assert kit.events(on, item_id, "delivered")
+
+
+def test_a_merged_prs_worktree_holding_an_ignored_file_is_kept(loop_repo, github, ready_item, scenario, kit):
+    repo, item_id = _shipped(loop_repo, ready_item, scenario, kit)
+    wt = Path(items.fold_item(repo, item_id).worktree)
+    exclude = Path(kit.git(repo.root, "rev-parse", "--git-common-dir"))
+    exclude = (exclude if exclude.is_absolute() else repo.root / exclude) / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    exclude.write_text("build/\n")
+    (wt / "build").mkdir()
+    (wt / "build" / "notes.txt").write_text("a person's local notes, git-ignored\n")
+    github.prs[1].state = "MERGED"
+    (step,) = watch.watch(repo, now=T0)
+    assert step["outcome"] == "delivered" and step["worktree_removed"] is False
+    assert (wt / "build" / "notes.txt").exists()
