@@ -478,10 +478,7 @@ def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.Sta
 
 
 def status_one(repo: Repo, item_id: str) -> item_results.ItemDetail:
-    from .delivery.view import fold as delivery_fold
-
-    delivery = delivery_fold(item_events(repo, item_id))
-    return item_results.ItemDetail.detail(fold_item(repo, item_id), delivery)
+    return item_results.ItemDetail.detail(fold_item(repo, item_id))
 
 
 def log(

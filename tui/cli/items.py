@@ -146,13 +146,15 @@ def cmd_adopt(args: argparse.Namespace) -> dict[str, Any]:
     ],
 )
 def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
+    from hallmark.core.delivery.status import status_one  # with the delivery block
+
     repo = _repo()
     if args.id:
-        result = reply(items.status_one(repo, _id(repo, args.id)))
+        result = reply(status_one(repo, _id(repo, args.id)))
     else:
         here = None if args.all else items.item_for_path(repo, repo.cwd)
         result = (
-            reply(items.status_one(repo, here))
+            reply(status_one(repo, here))
             if here
             else status_all_reply(items.status_all(repo, include_terminal=args.all))
         )
