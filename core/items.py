@@ -70,9 +70,6 @@ def resolve(repo: Repo, given: str | None) -> str:
     return found
 
 
-# -- next commands ----------------------------------------------------------------------
-
-
 VERB_OF_ACTION = {v: k for k, v in states.ACTION_OF_VERB.items()}
 
 
@@ -441,9 +438,6 @@ def retry(
         fields["tokens"] = tokens
     view = transition(repo, item_id, "retried", actor=actor, **fields)
     return describe(view)
-
-
-# -- status and log --------------------------------------------------------------------
 
 
 def status_all(repo: Repo, *, include_terminal: bool = True) -> item_results.StatusAll:
