@@ -308,15 +308,7 @@ def check_commit(
         return Verdict(False, f"the note on {what} is no hallmark: {unsigned}", sha, item)
     standin = bool(data.get("standin"))
     if standin and not demo_repo(paths):
-        return Verdict(
-            False,
-            f"the hallmark of {item} on {short} was struck by Hallmark's stand-in model (no model "
-            "reviewed it); it opens no gate outside a repository made by `hall demo`",
-            sha,
-            item,
-            True,
-            signed=True,
-        )
+        return _standin_elsewhere(item, sha)
     if not paths.initialized:
         return Verdict(
             True,
@@ -364,16 +356,20 @@ def _journal_agrees(sha: str, data: dict[str, Any], paths: RepoPaths, item: str,
             signed=True,
         )
     if standin and not demo_repo(paths):
-        return Verdict(
-            False,
-            f"the hallmark of {item} on {short} was struck by Hallmark's stand-in model (no model "
-            "reviewed it); it opens no gate outside a repository made by `hall demo`",
-            sha,
-            item,
-            True,
-            signed=True,
-        )
+        return _standin_elsewhere(item, sha)
     return Verdict(True, f"{short} is hallmarked for {item}", sha, item, standin, signed=True, journal="checked")
+
+
+def _standin_elsewhere(item: str, sha: str) -> Verdict:
+    return Verdict(
+        False,
+        f"the hallmark of {item} on {sha[:7]} was struck by Hallmark's stand-in model (no model "
+        "reviewed it); it opens no gate outside a repository made by `hall demo`",
+        sha,
+        item,
+        True,
+        signed=True,
+    )
 
 
 def _tree_of(where: str, sha: str) -> str:
