@@ -15,7 +15,7 @@ from hallmark.core import items, journal, states
 from hallmark.core.errors import HallError
 from hallmark.core.paths import RepoPaths
 from hallmark.core.repo import Repo
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 DEV, AWAIT, CHECKS, REVIEW, FIXING, ESC, HALL, CLOSED, DROPPED = (
@@ -201,6 +201,7 @@ NOISE = ["question", "usage", "prompt", "held", "released", "check_run"]
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.sampled_from(ACTIONS + NOISE), min_size=1, max_size=25))
+@example(steps=["ready", "pulled_back", "ready", "ready"])  # a re-ready after a pull-back is no replay
 def test_fold_of_the_journal_equals_the_stepwise_result(tmp_path: Path, steps: list[str]):
     repo = bare_repo(tmp_path)
     numbers = itertools.count(len(list(repo.paths.items_dir.iterdir())) + 1)
