@@ -39,9 +39,14 @@ class SigningError(Exception):
     """The key cannot be made or used (no ssh-keygen, an unreadable key, ssh-keygen failed)."""
 
 
+# Where the system's ssh-keygen lives: never the caller's PATH, which an agent can shadow with a
+# program that answers "Good signature" to anything (the pre-push hook runs in the agent's env).
+SYSTEM_DIRS = "/usr/bin:/bin:/usr/local/bin:/opt/homebrew/bin:/usr/sbin:/sbin"
+
+
 def ssh_keygen() -> str | None:
-    """The ssh-keygen this machine runs, or None (no signatures can be made or checked then)."""
-    return shutil.which("ssh-keygen")
+    """The system's ssh-keygen, or None (no signatures can be made or checked then)."""
+    return shutil.which("ssh-keygen", path=SYSTEM_DIRS)
 
 
 def key_dir() -> Path:

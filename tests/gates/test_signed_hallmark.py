@@ -246,3 +246,28 @@ def test_trusted_signers_never_come_from_the_environment_or_the_working_tree(rep
     finally:
         del os.environ["GIT_DIR"]
     assert stranger not in trusted.text and trusted.source == ".hallmark/allowed_signers on origin/main"
+
+
+def test_an_ssh_keygen_first_on_path_that_says_yes_to_anything_changes_nothing(repo, tmp_path):
+    """PATH shadowing: the agent's own `ssh-keygen` (exit 0 for every -Y verify) first on PATH, and a
+    script pushing a forged chain through git's pre-push hook in that environment."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "ssh-keygen").write_text('#!/bin/sh\necho "Good \\"hallmark\\" signature"\nexit 0\n')
+    (shim / "ssh-keygen").chmod(0o755)
+    sha = commit_file(repo)
+    loop_events(repo, sha)
+    body = _note_body(repo, sha, tree_of(repo, sha), run=RUN, standin=False)
+    body["signer"], body["sig"] = "hallmark-root@vm", "-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----"
+    put_note(repo, body)
+    env = {**repo.env, "PATH": f"{shim}{os.pathsep}{repo.env['PATH']}"}
+    code = "import subprocess, sys\nsys.exit(subprocess.run(['git', 'push', 'origin', 'HEAD:refs/heads/x']).returncode)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo.wt, env=env, capture_output=True, text=True)
+    assert proc.returncode != 0 and "does not verify" in proc.stderr, proc.stderr
+    saved = os.environ["PATH"]
+    os.environ["PATH"] = env["PATH"]
+    try:
+        assert signing.ssh_keygen() != str(shim / "ssh-keygen")
+        assert not check(repo).ok
+    finally:
+        os.environ["PATH"] = saved
