@@ -29,11 +29,12 @@ REMOTE = "origin"
 class Trusted:
     """The allowed-signers text and where it came from (said in every answer that uses it)."""
 
-    __slots__ = ("source", "text")
+    __slots__ = ("from_base", "source", "text")
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, *, from_base: bool = False) -> None:
         self.text = text
         self.source = source
+        self.from_base = from_base  # the remote's base listed it (else the local list, or no one)
 
     def __bool__(self) -> bool:
         return bool(self.text.strip())
@@ -77,7 +78,7 @@ def trusted(where: str, paths: RepoPaths | None, git_dir: str | None = None) -> 
     base = base_name(paths)
     text = from_remote_base(where, base, git_dir)
     if text is not None:
-        return Trusted(text, f"{SIGNERS_PATH} on {REMOTE}/{base}")
+        return Trusted(text, f"{SIGNERS_PATH} on {REMOTE}/{base}", from_base=True)
     if paths is not None and paths.initialized:
         local = signing.read_small(local_path(paths))
         if local is not None:

@@ -40,8 +40,8 @@ def set_up(paths: RepoPaths, *, resign: bool = False) -> SigningSetup:
     key, made = signing.ensure_key()
     signers.add_local(paths, key)
     written = signers.write_working_tree(paths, key)
-    base = signers.from_remote_base(str(paths.toplevel), signers.base_name(paths))
     trusted = signers.trusted(str(paths.toplevel), paths)
+    base = trusted.text if trusted.from_base else None
     return SigningSetup(
         principal=key.principal,
         public_key=key.key,
@@ -59,8 +59,7 @@ def set_up(paths: RepoPaths, *, resign: bool = False) -> SigningSetup:
 def resign_legacy(paths: RepoPaths) -> list[ResignedNote]:
     """Every version-1 note: re-signed (version 2) when its item's journal proves the loop struck it
     on that commit (gates/hallmark.py's chain), else reported and left as it is (invalid)."""
-    from . import git, hallmark_note, item_lookup
-    from .gates import hallmark
+    from . import git, hallmark_note
     from .setup_results import ResignedNote
 
     listing = git.run(["notes", f"--ref={hallmark_note.NOTES_REF}", "list"], paths.toplevel, check=False)
@@ -75,7 +74,7 @@ def resign_legacy(paths: RepoPaths) -> list[ResignedNote]:
         if data is None or data.get("v") != 1:
             continue
         item = data.get("item") if isinstance(data.get("item"), str) else None
-        why = _legacy_problem(paths, data, sha, item, item_lookup, hallmark)
+        why = _legacy_problem(paths, data, sha, item)
         if why:
             out.append(ResignedNote(sha=sha, item=item, resigned=False, reason=why))
             continue
@@ -101,9 +100,11 @@ def resign_legacy(paths: RepoPaths) -> list[ResignedNote]:
     return out
 
 
-def _legacy_problem(
-    paths: RepoPaths, data: dict[str, Any], sha: str, item: str | None, item_lookup: Any, hallmark: Any
-) -> str | None:
+def _legacy_problem(paths: RepoPaths, data: dict[str, Any], sha: str, item: str | None) -> str | None:
+    """Why the journal does not prove the loop struck this version-1 note, or None when it does."""
+    from . import item_lookup
+    from .gates import hallmark
+
     if data.get("sha") != sha or not item:
         return "the note does not name this commit and an item"
     found = item_lookup.fold_item_events(paths, item)

@@ -103,7 +103,8 @@ def check(
         return [*refusals, Refusal(ref, str(exc.args[0]), "it is not a commit Hallmark can check")]
     from hallmark.core import signers
 
-    trusted = signers.trusted(where, paths, git_dir)
+    noted = any(note is not None for _tree, note in commits.values())
+    trusted = signers.trusted(where, paths, git_dir) if noted else None  # read once, and only when needed
     for ref, sha in sending:
         peeled = sha if sha in commits else _peel(where, sha, git_dir)  # an annotated tag: the commit it names
         tree, note = commits.get(peeled, ("", None))
